@@ -1,0 +1,76 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Platforms whose Security framework `KeychainServices` re-exports instead of re-implementing.
+let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst]
+/// Platforms where `KeychainServices` is our own implementation on the encrypted keychain file.
+let reimplementedPlatforms: [Platform] = [.linux, .android, .openbsd, .wasi, .windows]
+
+let package = Package(
+    name: "KeychainKit",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "KeychainServices", targets: ["KeychainServices"]),
+        .library(name: "KeychainKit", targets: ["KeychainKit"]),
+        .library(name: "KeychainKitTesting", targets: ["KeychainKitTesting"]),
+        .executable(name: "keychainctl", targets: ["keychainctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // The system SQLite library (Debian: libsqlite3-dev), reached through a module map.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // Typed items, queries, matching, keybag, crypto, SQLite file, lock state, memory store.
+        .target(
+            name: "KeychainStore",
+            dependencies: [
+                "CSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The SecItem dictionary semantics (parse, validate, result shapes) on string keys,
+        // pure Swift, so it builds on every platform (a hermetic keychain for tests on Apple too).
+        .target(name: "KeychainEngine", dependencies: ["KeychainStore"]),
+        // Apple's names and signatures (SecItem*, kSec*, errSec*, CF shims, SecKeychain*,
+        // LAContext) implemented over KeychainEngine. Never built on Apple platforms.
+        .target(
+            name: "KeychainServicesPortable",
+            dependencies: ["KeychainEngine", "KeychainStore"]
+        ),
+        // What users import: Security (and LocalAuthentication) re-exported on Apple platforms,
+        // KeychainServicesPortable re-exported everywhere else.
+        .target(
+            name: "KeychainServices",
+            dependencies: [
+                .target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms)),
+            ]
+        ),
+        .target(
+            name: "KeychainKit",
+            dependencies: [
+                "KeychainServices",
+                "KeychainEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine"]),
+        .executableTarget(
+            name: "keychainctl",
+            dependencies: [
+                "KeychainServices",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore"]),
+        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore"]),
+        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore"]),
+        .testTarget(name: "KeychainKitTests", dependencies: ["KeychainKit", "KeychainKitTesting"]),
+    ]
+)
