@@ -1,0 +1,47 @@
+import Foundation
+
+/// The keychain access groups a caller is "entitled" to, in order: on Linux they come from
+/// configuration instead of code-signing entitlements, with Apple's rules unchanged — the first
+/// is the default group for adds, queries without a group search all of them, any other explicit
+/// group is `errSecMissingEntitlement`. A `*` entry grants every group (used by tools such as
+/// keychainctl). On Linux this is an API contract, not a security boundary: any process of the
+/// same user can claim any group.
+public struct AccessGroups: Sendable, Equatable {
+    /// The groups, in order.
+    public let groups: [String]
+
+    /// Creates a group list; empty entries are dropped.
+    public init(_ groups: [String]) {
+        self.groups = groups.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The groups from the environment: `KEYCHAINKIT_ACCESS_GROUPS` (comma-separated) in order,
+    /// then `KEYCHAINKIT_APP_ID`, else the executable's name.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> AccessGroups {
+        let listed = environment["KEYCHAINKIT_ACCESS_GROUPS"].map { $0.split(separator: ",").map(String.init) } ?? []
+        let appID = environment["KEYCHAINKIT_APP_ID"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ProcessInfo.processInfo.processName
+        var groups = AccessGroups(listed).groups
+        if !groups.contains(appID) { groups.append(appID) }
+        return AccessGroups(groups)
+    }
+
+    /// Whether every group is granted.
+    var isUnrestricted: Bool { groups.contains("*") }
+
+    /// The group an add without `kSecAttrAccessGroup` goes to.
+    func defaultGroup() throws(EngineFailure) -> String {
+        guard let first = groups.first(where: { $0 != "*" }) else { throw EngineFailure(Status.missingEntitlement) }
+        return first
+    }
+
+    /// Checks that the caller has some group at all.
+    func requireAny() throws(EngineFailure) {
+        if groups.isEmpty { throw EngineFailure(Status.missingEntitlement) }
+    }
+
+    /// Checks an explicitly named group.
+    func require(_ group: String) throws(EngineFailure) {
+        if !isUnrestricted && !groups.contains(group) { throw EngineFailure(Status.missingEntitlement) }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import KeychainStore
+
+/// A query or attribute dictionary after parsing: every key classified and every value typed.
+/// Nothing below the engine's edge sees the original dictionary.
+struct ParsedRequest {
+    /// `kSecAttrSynchronizable` as given.
+    enum Synchronizable: Equatable {
+        case absent
+        case value(Bool)
+        /// `kSecAttrSynchronizableAny`.
+        case any
+    }
+
+    /// `kSecMatchLimit`.
+    enum Limit: Equatable {
+        case one
+        case all
+        case count(Int)
+    }
+
+    /// `kSecUseAuthenticationUI`.
+    enum AuthenticationUI: Equatable {
+        case allow
+        case fail
+        case skip
+    }
+
+    var itemClass: ItemClass
+    /// Class attributes given (short names), `agrp`, `sync`, `pdmn` and `accc` excluded.
+    var attributes: [String: AttributeValue] = [:]
+    var accessGroup: String?
+    var synchronizable: Synchronizable = .absent
+    var protection: ProtectionClass?
+    var accessControl: AccessControlPolicy?
+    var data: Data?
+    var hasDataKey = false
+    var persistentID: UUID?
+
+    var returnData = false
+    var returnAttributes = false
+    var returnRef = false
+    var returnPersistentRef = false
+    /// Any `kSecReturn…` key present, true or false.
+    var hasReturnKeyTrue: Bool { returnData || returnAttributes || returnRef || returnPersistentRef }
+
+    var limit: Limit?
+    /// Some `kSecMatch…` key was present.
+    var hasMatchKey = false
+    var hostOrSubdomainOf: String?
+
+    var authenticationUI: AuthenticationUI = .allow
+    var authenticationContext: AuthenticationContextConvertible?
+    var hasItemList = false
+
+    init(itemClass: ItemClass) { self.itemClass = itemClass }
+}

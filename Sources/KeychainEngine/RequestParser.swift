@@ -1,0 +1,204 @@
+import Foundation
+import KeychainStore
+
+/// Turns a SecItem dictionary into a `ParsedRequest`, classifying each key by its shape as
+/// Apple's `securityd` does: 4 characters = attribute, `class`, `m_…` match, `r_…` return,
+/// `u_…` use, `v_…` value. The first problem found decides the status.
+enum RequestParser {
+    /// How the dictionary is used; some keys are legal in one call and not another.
+    enum Mode {
+        case add, copyMatching, update, delete
+    }
+
+    /// Classes Apple has that this keychain does not store (answered with `errSecUnimplemented`).
+    static let otherAppleClasses: Set<String> = ["cert", "keys", "idnt"]
+
+    /// Internal attributes callers must never pass (Apple: `errSecParam`).
+    private static let forbiddenInternalAttributes: Set<String> = ["clip", "musr", "sha1", "tomb", "UUID"]
+
+    /// Apple's limit on the number of keys in one query.
+    private static let maximumKeyCount = 128
+
+    static func parse(_ dictionary: [String: Any], mode: Mode) throws(EngineFailure) -> ParsedRequest {
+        guard dictionary.count <= maximumKeyCount else { throw EngineFailure(Status.param) }
+        var request = ParsedRequest(itemClass: try resolveClass(dictionary))
+        // Deterministic order, so the same bad dictionary always gives the same status.
+        for key in dictionary.keys.sorted() {
+            guard let value = dictionary[key] else { continue }
+            if value is NSNull { throw EngineFailure(Status.param) }
+            try apply(key: key, value: value, to: &request, mode: mode)
+        }
+        return request
+    }
+
+    private static func resolveClass(_ dictionary: [String: Any]) throws(EngineFailure) -> ItemClass {
+        if let value = dictionary["class"] {
+            guard let name = ValueCoercion.string(value) else { throw EngineFailure(Status.param) }
+            if let itemClass = ItemClass(rawValue: name) { return itemClass }
+            throw EngineFailure(otherAppleClasses.contains(name) ? Status.unimplemented : Status.noSuchClass)
+        }
+        if let reference = dictionary["v_PersistentRef"] { return try PersistentReference.parse(reference).itemClass }
+        throw EngineFailure(Status.param)
+    }
+
+    private static func apply(key: String, value: Any, to request: inout ParsedRequest, mode: Mode) throws(EngineFailure) {
+        if key == "class" { return }
+        if key.count == 4 {
+            try applyAttribute(key, value, to: &request)
+            return
+        }
+        guard key.count > 1 else { throw EngineFailure(Status.param) }
+        switch key.first {
+        case "m": try applyMatch(key, value, to: &request)
+        case "r": try applyReturn(key, value, to: &request)
+        case "u": try applyUse(key, value, to: &request, mode: mode)
+        case "v": try applyValue(key, value, to: &request)
+        case "f": return  // callbacks: ignored, as by Apple
+        default: throw EngineFailure(Status.param)
+        }
+    }
+
+    private static func applyAttribute(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
+        switch key {
+        case "nleg":
+            return  // kSecUseDataProtectionKeychain: this keychain is always the data-protection kind
+        case "pdmn":
+            guard let name = ValueCoercion.string(value), let protection = ProtectionClass(rawValue: name) else {
+                throw EngineFailure(Status.param)
+            }
+            request.protection = protection
+        case "accc":
+            guard let convertible = value as? AccessControlConvertible else { throw EngineFailure(Status.param) }
+            request.accessControl = convertible.accessControlPolicy
+        case "agrp":
+            guard case .string(let group) = try ValueCoercion.attribute(value, kind: .string) else {
+                throw EngineFailure(Status.param)
+            }
+            request.accessGroup = group
+        case "sync":
+            if let text = ValueCoercion.string(value), text == "syna" {
+                request.synchronizable = .any
+            } else if let flag = ValueCoercion.boolean(value) {
+                request.synchronizable = .value(flag)
+            } else if let number = ValueCoercion.integer(value) {
+                request.synchronizable = .value(number != 0)
+            } else if let text = ValueCoercion.string(value), let number = Int(text) {
+                request.synchronizable = .value(number != 0)
+            } else {
+                throw EngineFailure(Status.param)
+            }
+        default:
+            if forbiddenInternalAttributes.contains(key) { throw EngineFailure(Status.param) }
+            guard let kind = request.itemClass.attributes[key] else { throw EngineFailure(Status.noSuchAttribute) }
+            request.attributes[key] = try ValueCoercion.attribute(value, kind: kind)
+        }
+    }
+
+    private static func applyMatch(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
+        request.hasMatchKey = true
+        switch key {
+        case "m_Limit":
+            if let text = ValueCoercion.string(value) {
+                switch text {
+                case "m_LimitOne": request.limit = .one
+                case "m_LimitAll": request.limit = .all
+                default: throw EngineFailure(Status.param)
+                }
+            } else if ValueCoercion.boolean(value) == nil, let number = ValueCoercion.integer(value) {
+                // -1 is Apple's internal "unlimited"; 1 behaves exactly like kSecMatchLimitOne.
+                switch number {
+                case 1: request.limit = .one
+                case -1: request.limit = .all
+                case 0...: request.limit = .count(Int(number))
+                default: throw EngineFailure(Status.param)
+                }
+            } else {
+                throw EngineFailure(Status.param)
+            }
+        case "m_HostOrSubdomainOfHost":
+            guard let host = ValueCoercion.string(value) else { throw EngineFailure(Status.param) }
+            request.hostOrSubdomainOf = host
+        case "m_Issuers", "m_Policy", "m_EmailAddressIfPresent", "m_TrustedOnly", "m_ValidOnDate":
+            // Certificate-only matches.
+            throw EngineFailure(Status.unimplemented)
+        default:
+            return  // other match keys (case-insensitive, subject, item/search list) are ignored on iOS
+        }
+    }
+
+    private static func applyReturn(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
+        guard let flag = ValueCoercion.boolean(value) else { throw EngineFailure(Status.param) }
+        switch key {
+        case "r_Data": request.returnData = flag
+        case "r_Attributes": request.returnAttributes = flag
+        case "r_Ref": request.returnRef = flag
+        case "r_PersistentRef": request.returnPersistentRef = flag
+        default: throw EngineFailure(Status.param)
+        }
+    }
+
+    private static func applyUse(_ key: String, _ value: Any, to request: inout ParsedRequest, mode: Mode) throws(EngineFailure) {
+        switch key {
+        case "u_AuthUI":
+            guard let text = ValueCoercion.string(value) else { throw EngineFailure(Status.param) }
+            switch text {
+            case "u_AuthUIA": request.authenticationUI = .allow
+            case "u_AuthUIF": request.authenticationUI = .fail
+            case "u_AuthUIS": request.authenticationUI = .skip
+            default: throw EngineFailure(Status.param)
+            }
+        case "u_NoAuthUI":
+            guard let flag = ValueCoercion.boolean(value) else { throw EngineFailure(Status.param) }
+            if flag { request.authenticationUI = .fail }
+        case "u_AuthCtx":
+            guard let context = value as? AuthenticationContextConvertible else { throw EngineFailure(Status.param) }
+            request.authenticationContext = context
+        case "u_OpPrompt", "u_CallerName":
+            guard ValueCoercion.string(value) != nil else { throw EngineFailure(Status.param) }
+        case "u_ItemList":
+            request.hasItemList = true
+        case "u_Tomb":
+            return
+        default:
+            throw EngineFailure(Status.param)
+        }
+    }
+
+    private static func applyValue(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
+        switch key {
+        case "v_Data":
+            guard let bytes = ValueCoercion.data(value) else { throw EngineFailure(Status.param) }
+            request.data = bytes
+            request.hasDataKey = true
+        case "v_PersistentRef":
+            let reference = try PersistentReference.parse(value)
+            guard reference.itemClass == request.itemClass else { throw EngineFailure(Status.param) }
+            request.persistentID = reference.id
+        default:
+            // kSecValueRef: SecKey / SecCertificate objects are not stored by this keychain.
+            throw EngineFailure(Status.param)
+        }
+    }
+
+    /// Parses `attributesToUpdate`: every key except `kSecValueData` must be an attribute of the
+    /// class (so `class`, `r_…`, `m_…`, `u_…` are `errSecNoSuchAttr`).
+    static func parseChanges(_ dictionary: [String: Any], itemClass: ItemClass) throws(EngineFailure) -> ParsedRequest {
+        var request = ParsedRequest(itemClass: itemClass)
+        for key in dictionary.keys.sorted() {
+            guard let value = dictionary[key] else { continue }
+            if key == "v_Data" {
+                guard !(value is NSNull), let bytes = ValueCoercion.data(value) else { throw EngineFailure(Status.param) }
+                request.data = bytes
+                request.hasDataKey = true
+                continue
+            }
+            let isAttribute = key.count == 4
+                && (itemClass.attributes[key] != nil || ["pdmn", "accc", "agrp", "sync", "nleg"].contains(key)
+                    || forbiddenInternalAttributes.contains(key))
+            guard isAttribute else { throw EngineFailure(Status.noSuchAttribute) }
+            if value is NSNull { throw EngineFailure(Status.param) }
+            try applyAttribute(key, value, to: &request)
+        }
+        return request
+    }
+}

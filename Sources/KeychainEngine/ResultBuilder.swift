@@ -1,0 +1,67 @@
+import Foundation
+import KeychainStore
+
+/// Shapes matched items into what `SecItemCopyMatching` / `SecItemAdd` return: one value per
+/// item, a single object for limit one and an array otherwise.
+struct ResultBuilder {
+    let request: ParsedRequest
+    /// Turns a stored policy into the object callers get under `kSecAttrAccessControl`.
+    let accessControlObject: @Sendable (AccessControlPolicy) -> Any
+
+    private var requestedCount: Int {
+        [request.returnData, request.returnAttributes, request.returnRef, request.returnPersistentRef].filter { $0 }.count
+    }
+
+    /// The value for one item; nil when nothing (or only an unsupported ref) was requested.
+    func value(for item: KeychainItem) -> Any? {
+        switch requestedCount {
+        case 0:
+            return nil
+        case 1:
+            if request.returnData { return item.data ?? Data() }
+            if request.returnPersistentRef { return PersistentReference.make(item.itemClass, item.persistentID) }
+            if request.returnAttributes { return attributes(of: item) }
+            return nil  // kSecReturnRef: passwords have no SecKeychainItem ref on iOS
+        default:
+            var dictionary: [String: Any] = [:]
+            if request.returnAttributes || request.returnRef { dictionary = attributes(of: item) }
+            if request.returnData, let data = item.data { dictionary["v_Data"] = data }
+            if request.returnPersistentRef {
+                dictionary["v_PersistentRef"] = PersistentReference.make(item.itemClass, item.persistentID)
+            }
+            if request.returnRef { dictionary["class"] = item.itemClass.rawValue }
+            return dictionary
+        }
+    }
+
+    /// The result for all matched items.
+    func result(for items: [KeychainItem], limitOne: Bool) -> Any? {
+        if limitOne { return items.first.flatMap(value(for:)) }
+        return items.compactMap(value(for:))
+    }
+
+    /// Attributes as Apple returns them: every stored attribute with its type preserved, plus
+    /// `pdmn` and a synthesised `accc`; no `class`, data or persistent reference.
+    func attributes(of item: KeychainItem) -> [String: Any] {
+        var dictionary: [String: Any] = [:]
+        for (name, value) in item.attributes {
+            switch value {
+            case .string(let text): dictionary[name] = text
+            case .data(let data): dictionary[name] = data
+            case .number(let number): dictionary[name] = NSNumber(value: number)
+            case .date(let date): dictionary[name] = date
+            }
+        }
+        dictionary["pdmn"] = item.protection.rawValue
+        let policy: AccessControlPolicy
+        if let accessControl = item.accessControl {
+            policy = accessControl
+        } else {
+            // Flags 0 are always valid, so this cannot fail; fall back to omitting the key.
+            guard let synthesised = try? AccessControlPolicy(protection: item.protection, flags: 0) else { return dictionary }
+            policy = synthesised
+        }
+        dictionary["accc"] = accessControlObject(policy)
+        return dictionary
+    }
+}

@@ -1,0 +1,178 @@
+import Crypto
+import Foundation
+
+/// One keybag row: a wrapped class key and a check value that lets a class key obtained from
+/// elsewhere (the session cache) be recognised without unwrapping anything.
+struct KeybagEntry {
+    var wrapped: Data
+    var check: Data
+
+    /// A 16-byte value derived from the class key; reveals nothing about the key.
+    static func checkValue(of key: SymmetricKey) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: Data("class-key-check".utf8), using: key)).prefix(16)
+    }
+
+    var encoded: Data {
+        var out = Data()
+        out.appendField(wrapped)
+        out.appendField(check)
+        return out
+    }
+
+    init(wrapped: Data, check: Data) {
+        self.wrapped = wrapped
+        self.check = check
+    }
+
+    init(decoding bytes: Data) throws(KeychainStoreError) {
+        var reader = ByteReader(bytes)
+        wrapped = try reader.bytes(Int(try reader.uint32()))
+        check = try reader.bytes(Int(try reader.uint32()))
+        guard reader.isAtEnd, check.count == 16 else { throw .undecodable("a keybag entry") }
+    }
+}
+
+/// Creating a new keychain's schema and keybag, and reading an existing one's, including the
+/// format-version check and migration hook.
+enum Bootstrap {
+    static func loadOrCreate(connection: SQLiteConnection, deviceKey: SymmetricKey?, password: Data?,
+                             options: KeychainDatabase.Options) throws(KeychainStoreError) -> Keybag {
+        // Fast path: an initialised file is read without taking the write lock.
+        if try isInitialised(connection) {
+            return try load(connection: connection, deviceKey: deviceKey, options: options)
+        }
+        do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
+        do throws(KeychainStoreError) {
+            // Another process may have initialised the file while we waited for the lock.
+            if try !isInitialised(connection) {
+                try create(connection: connection, deviceKey: deviceKey, password: password, options: options)
+            }
+            do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
+        } catch {
+            do { try connection.execute("ROLLBACK") } catch {}  // the creation error is the one to report
+            throw error
+        }
+        return try load(connection: connection, deviceKey: deviceKey, options: options)
+    }
+
+    private static func isInitialised(_ connection: SQLiteConnection) throws(KeychainStoreError) -> Bool {
+        do {
+            let tables = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'") { $0.text(0) }
+            return !tables.isEmpty
+        } catch let error as SQLiteError {
+            throw KeychainStoreError(error)
+        } catch {
+            throw .internalFailure("schema check")
+        }
+    }
+
+    private static func create(connection: SQLiteConnection, deviceKey: SymmetricKey?, password: Data?,
+                               options: KeychainDatabase.Options) throws(KeychainStoreError) {
+        let keychainID = Sealing.randomBytes(16)
+        let fileKey = Sealing.randomKey()
+        let hasPassword = !(password?.isEmpty ?? true)
+        var kdf: PasswordKDF? = nil
+        if hasPassword {
+            if let configured = options.newKeychainKDF { kdf = configured } else { kdf = try PasswordKDF.calibrated() }
+        }
+        let deviceKeyID = deviceKey.map { DeviceKey.identifier(of: $0, keychainID: keychainID) }
+        let keybag = Keybag(keychainID: keychainID, fileKey: fileKey, deviceKey: deviceKey,
+                            expectedDeviceKeyID: deviceKeyID, passwordKDF: kdf)
+        let passwordKey = try kdf.map { kdf throws(KeychainStoreError) in try kdf.deriveKey(password: password ?? Data()) }
+        do {
+            for statement in Schema.createStatements { try connection.execute(statement) }
+        } catch {
+            throw KeychainStoreError(error)
+        }
+        var version = Data()
+        version.appendBigEndian(UInt32(Schema.formatVersion))
+        var meta: [(String, Data)] = [
+            (Schema.MetaKey.formatVersion, version),
+            (Schema.MetaKey.keychainID, keychainID),
+            (Schema.MetaKey.fileKey, Sealing.bytes(of: fileKey)),
+        ]
+        if let kdf { meta.append((Schema.MetaKey.passwordKDF, kdf.encoded)) }
+        if let deviceKeyID { meta.append((Schema.MetaKey.deviceKeyID, deviceKeyID)) }
+        for protection in ProtectionClass.allCases {
+            if protection.requiresPassword && !hasPassword { continue }
+            if protection.isThisDeviceOnly && deviceKey == nil { continue }
+            let classKey = Sealing.randomKey()
+            let entry = KeybagEntry(wrapped: try keybag.wrap(classKey, for: protection, passwordKey: passwordKey),
+                                    check: KeybagEntry.checkValue(of: classKey))
+            meta.append(("keybag:" + protection.rawValue, entry.encoded))
+        }
+        do {
+            for (key, value) in meta {
+                if key.hasPrefix("keybag:") {
+                    try connection.run("INSERT INTO keybag (class, wrapped_key) VALUES (?, ?)",
+                                       [.text(String(key.dropFirst(7))), .blob(value)])
+                } else {
+                    try connection.run("INSERT INTO meta (key, value) VALUES (?, ?)", [.text(key), .blob(value)])
+                }
+            }
+        } catch {
+            throw KeychainStoreError(error)
+        }
+    }
+
+    private static func load(connection: SQLiteConnection, deviceKey: SymmetricKey?,
+                             options: KeychainDatabase.Options) throws(KeychainStoreError) -> Keybag {
+        guard let versionBytes = try readMeta(connection, Schema.MetaKey.formatVersion) else {
+            throw .undecodable("the keychain (no format version)")
+        }
+        var reader = ByteReader(versionBytes)
+        let version = try reader.uint32()
+        guard reader.isAtEnd else { throw .undecodable("the keychain's format version") }
+        try migrate(connection: connection, from: version)
+        guard let keychainID = try readMeta(connection, Schema.MetaKey.keychainID), keychainID.count == 16,
+              let fileKeyBytes = try readMeta(connection, Schema.MetaKey.fileKey), fileKeyBytes.count == 32
+        else { throw .undecodable("the keychain's identity") }
+        let kdf = try readMeta(connection, Schema.MetaKey.passwordKDF).map { bytes throws(KeychainStoreError) in try PasswordKDF(decoding: bytes) }
+        if let kdf, kdf.logN < PasswordKDF.minimumLogN, !options.allowTestingKDF {
+            throw .unusableKeychain("its password KDF is weaker than the minimum (scrypt N = 2^\(kdf.logN)); it was made for tests or altered")
+        }
+        return Keybag(keychainID: keychainID, fileKey: SymmetricKey(data: fileKeyBytes), deviceKey: deviceKey,
+                      expectedDeviceKeyID: try readMeta(connection, Schema.MetaKey.deviceKeyID), passwordKDF: kdf)
+    }
+
+    /// Brings an older file up to the current format; refuses a newer one. Format 1 is the first,
+    /// so there is nothing to migrate yet: each future version adds one step here, run in one
+    /// transaction, and bumps the version bound into keybag and item associated data.
+    private static func migrate(connection: SQLiteConnection, from version: UInt32) throws(KeychainStoreError) {
+        switch version {
+        case UInt32(Schema.formatVersion):
+            return
+        case let newer where newer > UInt32(Schema.formatVersion):
+            throw .unusableKeychain("it uses format \(newer), newer than this library's \(Schema.formatVersion)")
+        default:
+            throw .unusableKeychain("it uses unknown format \(version)")
+        }
+    }
+
+    static func readMeta(_ connection: SQLiteConnection, _ key: String) throws(KeychainStoreError) -> Data? {
+        do {
+            return try connection.query("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.blob(0) }.first
+        } catch let error as SQLiteError {
+            throw KeychainStoreError(error)
+        } catch {
+            throw .internalFailure("metadata read")
+        }
+    }
+
+    static func readKeybag(_ connection: SQLiteConnection) throws(KeychainStoreError) -> [ProtectionClass: KeybagEntry] {
+        let rows: [(String?, Data)]
+        do {
+            rows = try connection.query("SELECT class, wrapped_key FROM keybag") { ($0.text(0), $0.blob(1)) }
+        } catch let error as SQLiteError {
+            throw KeychainStoreError(error)
+        } catch {
+            throw .internalFailure("keybag read")
+        }
+        var entries: [ProtectionClass: KeybagEntry] = [:]
+        for (name, bytes) in rows {
+            guard let name, let protection = ProtectionClass(rawValue: name) else { throw .undecodable("the keybag (unknown class)") }
+            entries[protection] = try KeybagEntry(decoding: bytes)
+        }
+        return entries
+    }
+}

@@ -1,0 +1,122 @@
+import Crypto
+import Foundation
+
+/// One row of the `items` table as read from SQL, before decryption.
+struct ItemRow {
+    var rowID: Int64
+    var itemClass: ItemClass
+    var persistentID: UUID
+    var protection: ProtectionClass
+    var primaryKeyDigest: Data
+    var isTombstone: Bool
+    var wrappedKey: Data
+    var payload: Data
+    /// The blind index of the `sync` attribute (tells synchronizable items without decrypting).
+    var syncIndex: Data
+
+    /// Decodes the columns listed in `Schema.itemColumns`; a row whose plain columns are
+    /// malformed is reported as undecodable (tampering), never trusted.
+    init(_ statement: SQLiteStatement) throws(KeychainStoreError) {
+        rowID = statement.int64(0)
+        guard let className = statement.text(1), let itemClass = ItemClass(rawValue: className) else {
+            throw .undecodable("an item row (class)")
+        }
+        let idBytes = statement.blob(2)
+        guard idBytes.count == 16 else { throw .undecodable("an item row (persistent id)") }
+        guard let protectionName = statement.text(3), let protection = ProtectionClass(rawValue: protectionName) else {
+            throw .undecodable("an item row (protection class)")
+        }
+        self.itemClass = itemClass
+        self.persistentID = UUID(uuid: idBytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
+        self.protection = protection
+        primaryKeyDigest = statement.blob(4)
+        isTombstone = statement.int64(5) != 0
+        wrappedKey = statement.blob(6)
+        payload = statement.blob(7)
+        syncIndex = statement.blob(8)
+    }
+}
+
+/// Encryption, associated data and blind indexes of item records.
+enum ItemRecord {
+    /// Largest encoded payload (attributes plus data) an item may have: 16 MiB.
+    static let maximumPayloadSize = 16 << 20
+
+    /// Associated data binding an item's ciphertexts to its row: format version, class,
+    /// protection class, persistent identity, primary-key digest and tombstone flag.
+    static func associatedData(itemClass: ItemClass, protection: ProtectionClass, persistentID: UUID,
+                               primaryKeyDigest: Data) -> Data {
+        var aad = Data("KCKI".utf8)
+        aad.appendBigEndian(UInt32(Schema.formatVersion))
+        aad.appendField(Data(itemClass.rawValue.utf8))
+        aad.appendField(Data(protection.rawValue.utf8))
+        aad.appendField(persistentID.bytes)
+        aad.appendField(primaryKeyDigest)
+        return aad
+    }
+
+    /// Attributes with every missing primary-key attribute set to its default.
+    static func withPrimaryKeyDefaults(_ attributes: [String: AttributeValue], for itemClass: ItemClass) -> [String: AttributeValue] {
+        var result = attributes
+        for name in itemClass.primaryKey where result[name] == nil {
+            if let kind = itemClass.attributes[name] { result[name] = kind.defaultValue }
+        }
+        return result
+    }
+
+    /// Keyed digest of an item's identity (class and defaulted primary key): the UNIQUE column.
+    static func primaryKeyDigest(of attributes: [String: AttributeValue], for itemClass: ItemClass, key: SymmetricKey) -> Data {
+        var message = Data("pk".utf8)
+        message.appendField(Data(itemClass.rawValue.utf8))
+        for name in itemClass.primaryKey {
+            let kind = itemClass.attributes[name] ?? .blob
+            let value = attributes[name] ?? kind.defaultValue
+            message.appendField(Data(name.utf8))
+            message.appendField(kind.canonicalBytes(of: value))
+        }
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: key))
+    }
+
+    /// Keyed blind index of one attribute value (16 bytes), for equality lookups in SQL.
+    static func blindIndex(name: String, value: AttributeValue, kind: AttributeKind, key: SymmetricKey) -> Data {
+        var message = Data("ix".utf8)
+        message.appendField(Data(name.utf8))
+        message.appendField(kind.canonicalBytes(of: value))
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: key)).prefix(16)
+    }
+
+    /// Blind indexes of every indexed attribute the class has (others are NULL).
+    static func blindIndexes(of attributes: [String: AttributeValue], for itemClass: ItemClass, key: SymmetricKey) -> [SQLiteValue] {
+        ItemClass.indexedAttributes.map { name in
+            guard itemClass.primaryKey.contains(name), let kind = itemClass.attributes[name] else { return .null }
+            return .blob(blindIndex(name: name, value: attributes[name] ?? kind.defaultValue, kind: kind, key: key))
+        }
+    }
+
+    /// Encrypts a payload under a fresh item key wrapped by the class key.
+    static func seal(_ payload: ItemPayload, classKey: SymmetricKey, associatedData: Data) throws(KeychainStoreError) -> (wrappedKey: Data, ciphertext: Data) {
+        let plaintext = payload.encoded()
+        guard plaintext.count <= maximumPayloadSize else {
+            throw .invalidParameter("the item is larger than the 16 MiB limit")
+        }
+        let itemKey = Sealing.randomKey()
+        let ciphertext = try Sealing.seal(plaintext, using: itemKey, binding: associatedData)
+        let wrappedKey = try Sealing.seal(Sealing.bytes(of: itemKey), using: classKey, binding: associatedData)
+        return (wrappedKey, ciphertext)
+    }
+
+    /// Decrypts a row's payload with its class key; `.undecodable` for any altered byte.
+    static func open(_ row: ItemRow, classKey: SymmetricKey) throws(KeychainStoreError) -> ItemPayload {
+        let aad = associatedData(itemClass: row.itemClass, protection: row.protection,
+                                 persistentID: row.persistentID, primaryKeyDigest: row.primaryKeyDigest)
+        let keyBytes = try Sealing.open(row.wrappedKey, using: classKey, binding: aad, what: "an item key")
+        guard keyBytes.count == 32 else { throw .undecodable("an item key") }
+        let plaintext = try Sealing.open(row.payload, using: SymmetricKey(data: keyBytes), binding: aad, what: "an item")
+        return try ItemPayload(decoding: plaintext)
+    }
+}
+
+extension UUID {
+    /// The 16 bytes of the UUID.
+    var bytes: Data { withUnsafeBytes(of: uuid) { Data($0) } }
+}

@@ -1,0 +1,297 @@
+import Crypto
+import Foundation
+
+extension KeychainDatabase {
+    /// Adds an item. Fails with `.locked` if its class key is unavailable — before the
+    /// uniqueness check, as on Apple platforms — and `.duplicateItem` if a live item has the same
+    /// primary key (a tombstone with that key is replaced).
+    public func insert(_ item: NewItem) throws(KeychainStoreError) -> KeychainItem {
+        try withLock { () throws(KeychainStoreError) in
+            let classKey = try keybag.classKey(for: item.protection)
+            var attributes = ItemRecord.withPrimaryKeyDefaults(item.attributes, for: item.itemClass)
+            let now = Date()
+            attributes["cdat"] = .date(now)
+            attributes["mdat"] = .date(now)
+            let stored = KeychainItem(itemClass: item.itemClass, persistentID: UUID(), protection: item.protection,
+                                      accessControl: item.accessControl, attributes: attributes, data: item.data,
+                                      isDecrypted: true)
+            let record = try sealedRecord(for: stored, classKey: classKey)
+            try transaction { () throws(KeychainStoreError) in
+                try run("DELETE FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
+                        [.text(item.itemClass.rawValue), .blob(record.digest)])
+                try insertRow(stored, record)
+            }
+            return stored
+        }
+    }
+
+    /// Items matching `query`, in insertion order, at most `query.limit`. With `decrypt` false
+    /// and a query answerable from blind indexes alone, items are returned without their
+    /// contents and no class key is needed.
+    public func find(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> [KeychainItem] {
+        try withLock { () throws(KeychainStoreError) in try matchingItems(query, decrypt: decrypt) }
+    }
+
+    /// Applies `changes` to every item matching `query`, atomically: if any change would collide
+    /// with another item, nothing changes (`.duplicateItem`). Returns the number of items updated.
+    @discardableResult
+    public func update(_ query: ItemQuery, with changes: ItemChanges) throws(KeychainStoreError) -> Int {
+        try withLock { () throws(KeychainStoreError) in
+            try transaction { () throws(KeychainStoreError) in
+                var unlimited = query
+                unlimited.limit = nil
+                let matches = try matchingItems(unlimited, decrypt: true)
+                guard !matches.isEmpty else { throw .itemNotFound }
+                for old in matches { try apply(changes, to: old) }
+                return matches.count
+            }
+        }
+    }
+
+    /// Deletes every item matching `query`; synchronizable items leave a tombstone.
+    /// Returns the number of items deleted.
+    @discardableResult
+    public func delete(_ query: ItemQuery) throws(KeychainStoreError) -> Int {
+        try withLock { () throws(KeychainStoreError) in
+            try transaction { () throws(KeychainStoreError) in
+                var unlimited = query
+                unlimited.limit = nil
+                let matches = try matchingItems(unlimited, decrypt: false)
+                guard !matches.isEmpty else { throw .itemNotFound }
+                let synchronizable = syncIndex(true)
+                for item in matches {
+                    let rowID = try rowID(of: item.persistentID)
+                    let isSynchronizable = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE id = ?", [.integer(rowID)])
+                        .first?.syncIndex == synchronizable
+                    if isSynchronizable {
+                        try run("UPDATE items SET tombstone = 1, wrapped_key = x'', payload = x'' WHERE id = ?", [.integer(rowID)])
+                    } else {
+                        try run("DELETE FROM items WHERE id = ?", [.integer(rowID)])
+                    }
+                }
+                return matches.count
+            }
+        }
+    }
+
+    /// Number of live items (tombstones excluded), without decrypting anything.
+    public func itemCount() throws(KeychainStoreError) -> Int {
+        try withLock { () throws(KeychainStoreError) in
+            do {
+                return try connection.query("SELECT count(*) FROM items WHERE tombstone = 0") { Int($0.int64(0)) }.first ?? 0
+            } catch let error as SQLiteError {
+                throw KeychainStoreError(error)
+            } catch {
+                throw .internalFailure("count")
+            }
+        }
+    }
+
+    // MARK: Matching
+
+    func matchingItems(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> [KeychainItem] {
+        let mustDecrypt = decrypt || query.needsDecryptionToMatch
+        var (sql, arguments) = selectStatement(for: query)
+        if !mustDecrypt, let limit = query.limit {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(limit)))
+        }
+        let rows = try selectRows(sql, arguments)
+        if !mustDecrypt {
+            return rows.map { row in
+                KeychainItem(itemClass: row.itemClass, persistentID: row.persistentID, protection: row.protection,
+                             accessControl: nil, attributes: [:], data: nil, isDecrypted: false)
+            }
+        }
+        var items: [KeychainItem] = []
+        var firstFailure: KeychainStoreError?
+        for row in rows {
+            if let limit = query.limit, items.count >= limit { break }
+            let item: KeychainItem
+            do {
+                item = try decryptRow(row)
+            } catch .locked {
+                throw .locked
+            } catch {
+                // An item that cannot be decrypted is skipped, as Apple skips corrupt items; its
+                // error is reported only if nothing else matched.
+                if firstFailure == nil { firstFailure = error }
+                continue
+            }
+            // Re-check every filter on the decrypted attributes: a blind index edited on disk
+            // must not make the wrong item match.
+            if matches(item, query) { items.append(item) }
+        }
+        if items.isEmpty, let firstFailure { throw firstFailure }
+        return items
+    }
+
+    private func selectStatement(for query: ItemQuery) -> (String, [SQLiteValue]) {
+        var clauses = ["class = ?", "tombstone = 0"]
+        var arguments: [SQLiteValue] = [.text(query.itemClass.rawValue)]
+        if let persistentID = query.persistentID {
+            clauses.append("persistent_id = ?")
+            arguments.append(.blob(persistentID.bytes))
+        }
+        if let protection = query.protection {
+            clauses.append("protection = ?")
+            arguments.append(.text(protection.rawValue))
+        }
+        for name in query.itemClass.primaryKey.sorted() {
+            guard let value = query.filters[name], let kind = query.itemClass.attributes[name] else { continue }
+            clauses.append("ix_\(name) = ?")
+            arguments.append(.blob(ItemRecord.blindIndex(name: name, value: value, kind: kind, key: indexKey)))
+        }
+        if let synchronizable = query.synchronizable {
+            clauses.append("ix_sync = ?")
+            arguments.append(.blob(syncIndex(synchronizable)))
+        }
+        if case .only(let groups) = query.accessGroups {
+            clauses.append("ix_agrp IN (\(Array(repeating: "?", count: groups.count).joined(separator: ", ")))")
+            arguments += groups.map { .blob(ItemRecord.blindIndex(name: "agrp", value: .string($0), kind: .string, key: indexKey)) }
+        }
+        return ("SELECT \(Schema.itemColumns) FROM items WHERE \(clauses.joined(separator: " AND ")) ORDER BY id", arguments)
+    }
+
+    private func matches(_ item: KeychainItem, _ query: ItemQuery) -> Bool {
+        let schema = query.itemClass.attributes
+        for (name, wanted) in query.filters {
+            guard let kind = schema[name], let actual = item.attributes[name] else { return false }
+            if !kind.matches(actual, wanted) { return false }
+        }
+        if let synchronizable = query.synchronizable,
+           !AttributeKind.number.matches(item.attributes["sync"] ?? .number(0), .number(synchronizable ? 1 : 0)) {
+            return false
+        }
+        if case .only(let groups) = query.accessGroups {
+            guard case .string(let group)? = item.attributes["agrp"], groups.contains(group) else { return false }
+        }
+        if let host = query.hostOrSubdomainOf {
+            let server: String
+            switch item.attributes["srvr"] {
+            case .string(let text)?: server = text
+            case .data(let data)?: server = String(decoding: data, as: UTF8.self)
+            default: return false
+            }
+            if server != host && !server.hasSuffix("." + host) { return false }
+        }
+        return true
+    }
+
+    private func syncIndex(_ synchronizable: Bool) -> Data {
+        ItemRecord.blindIndex(name: "sync", value: .number(synchronizable ? 1 : 0), kind: .number, key: indexKey)
+    }
+
+    // MARK: Rows
+
+    func selectRows(_ sql: String, _ arguments: [SQLiteValue]) throws(KeychainStoreError) -> [ItemRow] {
+        do {
+            return try connection.query(sql, arguments) { statement in try ItemRow(statement) }
+        } catch let error as SQLiteError {
+            throw KeychainStoreError(error)
+        } catch let error as KeychainStoreError {
+            throw error
+        } catch {
+            throw .internalFailure("item read")
+        }
+    }
+
+    private func rowID(of persistentID: UUID) throws(KeychainStoreError) -> Int64 {
+        guard let row = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE persistent_id = ?",
+                                       [.blob(persistentID.bytes)]).first
+        else { throw .itemNotFound }
+        return row.rowID
+    }
+
+    private func decryptRow(_ row: ItemRow) throws(KeychainStoreError) -> KeychainItem {
+        let classKey = try keybag.classKey(for: row.protection)
+        let payload = try ItemRecord.open(row, classKey: classKey)
+        let accessControl: AccessControlPolicy?
+        if let flags = payload.accessControlFlags {
+            do {
+                accessControl = try AccessControlPolicy(protection: row.protection, flags: flags)
+            } catch {
+                throw .undecodable("an item's access control")
+            }
+        } else {
+            accessControl = nil
+        }
+        return KeychainItem(itemClass: row.itemClass, persistentID: row.persistentID, protection: row.protection,
+                            accessControl: accessControl, attributes: payload.attributes, data: payload.data,
+                            isDecrypted: true)
+    }
+
+    private struct SealedRecord {
+        var digest: Data
+        var indexes: [SQLiteValue]
+        var wrappedKey: Data
+        var ciphertext: Data
+    }
+
+    private func sealedRecord(for item: KeychainItem, classKey: SymmetricKey) throws(KeychainStoreError) -> SealedRecord {
+        let digest = ItemRecord.primaryKeyDigest(of: item.attributes, for: item.itemClass, key: indexKey)
+        let aad = ItemRecord.associatedData(itemClass: item.itemClass, protection: item.protection,
+                                            persistentID: item.persistentID, primaryKeyDigest: digest)
+        let payload = ItemPayload(attributes: item.attributes, data: item.data, accessControlFlags: item.accessControl?.flags)
+        let sealed = try ItemRecord.seal(payload, classKey: classKey, associatedData: aad)
+        return SealedRecord(digest: digest, indexes: ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey),
+                            wrappedKey: sealed.wrappedKey, ciphertext: sealed.ciphertext)
+    }
+
+    private func insertRow(_ item: KeychainItem, _ record: SealedRecord) throws(KeychainStoreError) {
+        let indexColumns = ItemClass.indexedAttributes.map { "ix_\($0)" }
+        let columns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"] + indexColumns + ["wrapped_key", "payload"]
+        let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(item.persistentID.bytes),
+                                        .text(item.protection.rawValue), .blob(record.digest), .integer(0)]
+            + record.indexes + [.blob(record.wrappedKey), .blob(record.ciphertext)]
+        try run("INSERT INTO items (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))",
+                arguments)
+    }
+
+    private func apply(_ changes: ItemChanges, to old: KeychainItem) throws(KeychainStoreError) {
+        var updated = old
+        for (name, value) in changes.attributes { updated.attributes[name] = value }
+        if let data = changes.data { updated.data = data }
+        if let accessControl = changes.accessControl {
+            updated.accessControl = accessControl
+            updated.protection = accessControl.protection
+        } else if let protection = changes.protection {
+            updated.protection = protection
+            updated.accessControl = nil
+        }
+        // The modification date moves forward by at least a millisecond, even within one clock tick.
+        var modified = Date()
+        if case .date(let previous)? = old.attributes["mdat"], modified.timeIntervalSince(previous) < 0.001 {
+            modified = previous.addingTimeInterval(0.001)
+        }
+        updated.attributes["mdat"] = .date(modified)
+        updated.attributes = ItemRecord.withPrimaryKeyDefaults(updated.attributes, for: updated.itemClass)
+        let classKey = try keybag.classKey(for: updated.protection)
+        let record = try sealedRecord(for: updated, classKey: classKey)
+        let oldDigest = ItemRecord.primaryKeyDigest(of: old.attributes, for: old.itemClass, key: indexKey)
+        let rowID = try rowID(of: old.persistentID)
+        if record.digest != oldDigest {
+            try run("DELETE FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
+                    [.text(updated.itemClass.rawValue), .blob(record.digest)])
+        }
+        let assignments = (["protection", "pk_digest"] + ItemClass.indexedAttributes.map { "ix_\($0)" } + ["wrapped_key", "payload"])
+            .map { "\($0) = ?" }.joined(separator: ", ")
+        try run("UPDATE items SET \(assignments) WHERE id = ?",
+                [.text(updated.protection.rawValue), .blob(record.digest)] + record.indexes
+                    + [.blob(record.wrappedKey), .blob(record.ciphertext), .integer(rowID)])
+        // A synchronizable item whose identity changed leaves a tombstone for its old identity.
+        if record.digest != oldDigest, AttributeKind.number.matches(old.attributes["sync"] ?? .number(0), .number(1)) {
+            try insertTombstone(of: old, digest: oldDigest)
+        }
+    }
+
+    private func insertTombstone(of item: KeychainItem, digest: Data) throws(KeychainStoreError) {
+        let indexColumns = ItemClass.indexedAttributes.map { "ix_\($0)" }
+        let columns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"] + indexColumns + ["wrapped_key", "payload"]
+        let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(UUID().bytes), .text(item.protection.rawValue),
+                                        .blob(digest), .integer(1)]
+            + ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey) + [.blob(Data()), .blob(Data())]
+        try run("INSERT OR REPLACE INTO items (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))",
+                arguments)
+    }
+}

@@ -1,0 +1,49 @@
+/// The keychain file's SQL schema and format version.
+///
+/// Nothing secret or attribute-valued is stored in the clear: `meta` holds the keychain's
+/// identity, file key and KDF parameters; `keybag` the wrapped class keys; `items` one row per
+/// item with its encrypted payload and keyed (HMAC) blind indexes of its primary-key attributes.
+enum Schema {
+    /// The current file format. Bound into every keybag entry's and item's associated data, so a
+    /// file edited to claim another version fails authentication instead of being misread.
+    static let formatVersion: UInt16 = 1
+
+    /// Statements that create a format-1 keychain.
+    static var createStatements: [String] {
+        let indexColumns = ItemClass.indexedAttributes.map { "ix_\($0) BLOB" }.joined(separator: ", ")
+        return [
+            "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)",
+            "CREATE TABLE keybag (class TEXT PRIMARY KEY NOT NULL, wrapped_key BLOB NOT NULL)",
+            """
+            CREATE TABLE items (
+                id INTEGER PRIMARY KEY,
+                class TEXT NOT NULL,
+                persistent_id BLOB NOT NULL UNIQUE,
+                protection TEXT NOT NULL,
+                pk_digest BLOB NOT NULL,
+                tombstone INTEGER NOT NULL DEFAULT 0,
+                \(indexColumns),
+                wrapped_key BLOB NOT NULL,
+                payload BLOB NOT NULL,
+                UNIQUE (class, pk_digest)
+            )
+            """,
+            "CREATE INDEX items_by_service ON items (class, ix_svce)",
+            "CREATE INDEX items_by_server ON items (class, ix_srvr)",
+            "CREATE INDEX items_by_account ON items (class, ix_acct)",
+        ]
+    }
+
+    /// Column list used by every item read, in the order `ItemRow` decodes it.
+    static let itemColumns = "id, class, persistent_id, protection, pk_digest, tombstone, wrapped_key, payload, ix_sync"
+
+    /// Metadata keys.
+    enum MetaKey {
+        static let formatVersion = "format_version"
+        static let keychainID = "keychain_id"
+        static let fileKey = "file_key"
+        static let passwordKDF = "password_kdf"
+        static let deviceKeyID = "device_key_id"
+        static let autoLockSeconds = "auto_lock_seconds"
+    }
+}

@@ -1,0 +1,88 @@
+/// Why a store operation failed. Every case maps to the `OSStatus` Apple returns in the same
+/// situation; the associated text names the problem, never a secret or an attribute value.
+public enum KeychainStoreError: Error, Sendable, Equatable {
+    /// No item matched (`errSecItemNotFound`).
+    case itemNotFound
+    /// Another item already has this primary key (`errSecDuplicateItem`).
+    case duplicateItem
+    /// The class key needed is not available while the keychain is locked (`errSecInteractionNotAllowed`).
+    case locked
+    /// The password is wrong (`errSecAuthFailed`).
+    case wrongPassword
+    /// The item or keybag cannot be decrypted: altered, truncated or foreign (`errSecDecode`).
+    case undecodable(String)
+    /// A capability is missing, e.g. a passcode-only class without a password, or the device
+    /// key for a ThisDeviceOnly class (`errSecNotAvailable`).
+    case notAvailable(String)
+    /// The request itself is invalid (`errSecParam`).
+    case invalidParameter(String)
+    /// The keychain file cannot be used: wrong permissions, wrong owner, a symlink, an unknown
+    /// format version (`errSecNotAvailable`).
+    case unusableKeychain(String)
+    /// The keychain file is read-only (`errSecReadOnly`).
+    case readOnly
+    /// The disk is full (`errSecDiskFull`).
+    case diskFull
+    /// An I/O error (`errSecIO`).
+    case io(String)
+    /// Out of memory (`errSecAllocate`).
+    case outOfMemory
+    /// Any other internal failure (`errSecInternalComponent`).
+    case internalFailure(String)
+
+    /// The `OSStatus` Apple's Keychain Services return for this failure.
+    public var osStatus: Int32 {
+        switch self {
+        case .itemNotFound: return -25300
+        case .duplicateItem: return -25299
+        case .locked: return -25308
+        case .wrongPassword: return -25293
+        case .undecodable: return -26275
+        case .notAvailable, .unusableKeychain: return -25291
+        case .invalidParameter: return -50
+        case .readOnly: return -25292
+        case .diskFull: return -34
+        case .io: return -36
+        case .outOfMemory: return -108
+        case .internalFailure: return -2070
+        }
+    }
+}
+
+extension KeychainStoreError: CustomStringConvertible {
+    /// A sentence for people and logs; contains no secret.
+    public var description: String {
+        switch self {
+        case .itemNotFound: return "The item could not be found in the keychain."
+        case .duplicateItem: return "An item with the same primary key already exists."
+        case .locked: return "The keychain is locked and the item's class key is not available."
+        case .wrongPassword: return "The keychain password is not correct."
+        case .undecodable(let what): return "Unable to decode \(what): it was altered, truncated or written elsewhere."
+        case .notAvailable(let what): return "Not available: \(what)"
+        case .invalidParameter(let what): return "Invalid parameter: \(what)"
+        case .unusableKeychain(let what): return "The keychain cannot be used: \(what)"
+        case .readOnly: return "The keychain file is read-only."
+        case .diskFull: return "The disk is full."
+        case .io(let what): return "I/O error: \(what)"
+        case .outOfMemory: return "Out of memory."
+        case .internalFailure(let what): return "Internal error: \(what)"
+        }
+    }
+}
+
+extension KeychainStoreError {
+    /// Maps a SQLite failure to the status Apple's client maps the same SQLite code to.
+    init(_ error: SQLiteError) {
+        switch error.primaryCode {
+        case 19 /* SQLITE_CONSTRAINT */: self = .duplicateItem
+        case 8 /* SQLITE_READONLY */: self = .readOnly
+        case 13 /* SQLITE_FULL */: self = .diskFull
+        case 10 /* SQLITE_IOERR */: self = .io(error.message)
+        case 7 /* SQLITE_NOMEM */: self = .outOfMemory
+        case 11 /* SQLITE_CORRUPT */, 26 /* SQLITE_NOTADB */: self = .undecodable("the keychain database")
+        case 5 /* SQLITE_BUSY */, 6 /* SQLITE_LOCKED */: self = .io("the keychain is busy: \(error.message)")
+        case 14 /* SQLITE_CANTOPEN */, 23 /* SQLITE_AUTH */: self = .unusableKeychain(error.message)
+        default: self = .internalFailure(error.description)
+        }
+    }
+}

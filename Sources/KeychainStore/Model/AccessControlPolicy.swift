@@ -1,0 +1,55 @@
+/// What `SecAccessControlCreateWithFlags` describes: a protection class plus constraint flags,
+/// validated by Apple's rules. Stored with the item (inside its encrypted payload).
+public struct AccessControlPolicy: Sendable, Hashable {
+    /// The accessibility class the item is stored under.
+    public let protection: ProtectionClass
+    /// The `SecAccessControlCreateFlags` bits, exactly as Apple numbers them.
+    public let flags: UInt64
+
+    /// `kSecAccessControlUserPresence`.
+    public static let userPresence: UInt64 = 1 << 0
+    /// `kSecAccessControlBiometryAny`.
+    public static let biometryAny: UInt64 = 1 << 1
+    /// `kSecAccessControlBiometryCurrentSet`.
+    public static let biometryCurrentSet: UInt64 = 1 << 3
+    /// `kSecAccessControlDevicePasscode`.
+    public static let devicePasscode: UInt64 = 1 << 4
+    /// `kSecAccessControlWatch` / `kSecAccessControlCompanion`.
+    public static let companion: UInt64 = 1 << 5
+    /// `kSecAccessControlOr`.
+    public static let or: UInt64 = 1 << 14
+    /// `kSecAccessControlAnd`.
+    public static let and: UInt64 = 1 << 15
+    /// `kSecAccessControlPrivateKeyUsage`.
+    public static let privateKeyUsage: UInt64 = 1 << 30
+    /// `kSecAccessControlApplicationPassword`.
+    public static let applicationPassword: UInt64 = 1 << 31
+
+    /// Why a combination of flags is refused (Apple answers `errSecParam` for each).
+    public enum ValidationError: Error, Sendable, Equatable {
+        /// `Or` and `And` together.
+        case orAndAnd
+        /// `BiometryAny` and `BiometryCurrentSet` together.
+        case twoBiometryFlags
+        /// `UserPresence` with another constraint (only ApplicationPassword and PrivateKeyUsage may join it).
+        case userPresenceCombined
+    }
+
+    /// Validates flags as `SecAccessControlCreateWithFlags` does.
+    public init(protection: ProtectionClass, flags: UInt64) throws(ValidationError) {
+        if flags & Self.or != 0 && flags & Self.and != 0 { throw .orAndAnd }
+        if flags & Self.biometryAny != 0 && flags & Self.biometryCurrentSet != 0 { throw .twoBiometryFlags }
+        if flags & Self.userPresence != 0 {
+            let others = flags & ~(Self.userPresence | Self.applicationPassword | Self.privateKeyUsage)
+            if others != 0 { throw .userPresenceCombined }
+        }
+        self.protection = protection
+        self.flags = flags
+    }
+
+    /// Whether reading the item's data requires a constraint to be satisfied.
+    public var hasConstraints: Bool {
+        flags & (Self.userPresence | Self.biometryAny | Self.biometryCurrentSet | Self.devicePasscode
+            | Self.companion | Self.applicationPassword) != 0
+    }
+}

@@ -1,0 +1,51 @@
+/// A keychain item class (`kSecClass…`) this store keeps, with its schema: which attributes it
+/// has, of which kind, and which of them form its primary key.
+public enum ItemClass: String, Sendable, CaseIterable, Hashable {
+    /// `kSecClassGenericPassword`.
+    case genericPassword = "genp"
+    /// `kSecClassInternetPassword`.
+    case internetPassword = "inet"
+
+    /// Attributes every class has, by Apple's short name.
+    private static let commonAttributes: [String: AttributeKind] = [
+        "agrp": .string, "sync": .number, "vwht": .string, "tkid": .string,
+        "cdat": .date, "mdat": .date,
+        "desc": .blob, "icmt": .blob, "crtr": .number, "type": .number, "labl": .blob,
+        "invi": .number, "nega": .number, "acct": .blob,
+    ]
+
+    private static let genericPasswordAttributes: [String: AttributeKind] =
+        commonAttributes.merging(["svce": .blob, "gena": .blob]) { current, _ in current }
+
+    private static let internetPasswordAttributes: [String: AttributeKind] =
+        commonAttributes.merging([
+            "sdmn": .blob, "srvr": .blob, "ptcl": .number, "atyp": .blob, "port": .number, "path": .blob,
+        ]) { current, _ in current }
+
+    /// The attributes of this class (short name → kind), excluding `pdmn` and `accc`, which the
+    /// store models as the item's protection and access control.
+    public var attributes: [String: AttributeKind] {
+        switch self {
+        case .genericPassword: return Self.genericPasswordAttributes
+        case .internetPassword: return Self.internetPasswordAttributes
+        }
+    }
+
+    /// The attributes that together identify an item (Apple's primary key), in a fixed order.
+    public var primaryKey: [String] {
+        switch self {
+        case .genericPassword: return ["acct", "svce", "agrp", "sync", "vwht", "tkid"]
+        case .internetPassword:
+            return ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync", "vwht", "tkid"]
+        }
+    }
+
+    /// Every attribute that is part of some class's primary key: each has a blind-index column.
+    static let indexedAttributes: [String] = {
+        var seen: [String] = []
+        for itemClass in ItemClass.allCases {
+            for name in itemClass.primaryKey where !seen.contains(name) { seen.append(name) }
+        }
+        return seen
+    }()
+}

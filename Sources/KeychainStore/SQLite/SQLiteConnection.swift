@@ -1,0 +1,164 @@
+import CSQLite
+import Foundation
+
+/// The failure of one SQLite call, with SQLite's extended result code kept for mapping to an
+/// OSStatus. The message is SQLite's own text about the statement, never bound values.
+package struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    /// SQLite's extended result code (`sqlite3_extended_errcode`).
+    package let extendedCode: Int32
+    /// SQLite's description of the failure.
+    package let message: String
+
+    /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, …).
+    package var primaryCode: Int32 { extendedCode & 0xFF }
+
+    package var description: String { "SQLite error \(extendedCode): \(message)" }
+}
+
+/// SQLite's "transient" destructor: SQLite copies the bound bytes before the call returns.
+private let transientDestructor = unsafeBitCast(Int(-1), to: sqlite3_destructor_type.self)
+
+/// One SQLite connection. Not thread-safe: its owner serialises access.
+package final class SQLiteConnection {
+    private var handle: OpaquePointer?
+
+    /// Opens (creating if asked) the database at `path`; `":memory:"` opens a private in-memory one.
+    package init(path: String, create: Bool) throws(SQLiteError) {
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        if create { flags |= SQLITE_OPEN_CREATE }
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            let code = db.map { sqlite3_extended_errcode($0) } ?? rc
+            sqlite3_close_v2(db)
+            throw SQLiteError(extendedCode: code, message: message)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Waits up to `milliseconds` for another connection's lock before reporting `SQLITE_BUSY`.
+    package func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Runs SQL that binds nothing and returns no rows (schema, pragmas, transaction control).
+    package func execute(_ sql: String) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        if rc != SQLITE_OK { throw lastError(rc) }
+    }
+
+    /// Prepares one statement.
+    package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw lastError(rc) }
+        return SQLiteStatement(statement: statement, connection: self)
+    }
+
+    /// Runs one statement with its arguments, discarding rows.
+    package func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    /// Runs a query and maps each row.
+    package func query<T>(
+        _ sql: String, _ arguments: [SQLiteValue] = [], row transform: (SQLiteStatement) throws -> T
+    ) throws -> [T] {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        var rows: [T] = []
+        while try statement.step() { rows.append(try transform(statement)) }
+        return rows
+    }
+
+    /// Number of rows changed by the last INSERT, UPDATE or DELETE.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The rowid of the last successful INSERT.
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open on this connection.
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    fileprivate func lastError(_ rc: Int32) -> SQLiteError {
+        let code = handle.map { sqlite3_extended_errcode($0) } ?? rc
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
+        return SQLiteError(extendedCode: code == 0 ? rc : code, message: message)
+    }
+}
+
+/// A value bound to, or read from, a SQLite statement.
+package enum SQLiteValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob(Data)
+}
+
+/// A prepared statement; finalised when released.
+package final class SQLiteStatement {
+    private let statement: OpaquePointer
+    private let connection: SQLiteConnection
+
+    fileprivate init(statement: OpaquePointer, connection: SQLiteConnection) {
+        self.statement = statement
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    /// Binds positional arguments (1-based in SQL, 0-based here).
+    package func bind(_ arguments: [SQLiteValue]) throws(SQLiteError) {
+        for (offset, value) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(statement, index)
+            case .integer(let number): rc = sqlite3_bind_int64(statement, index, number)
+            case .text(let text): rc = sqlite3_bind_text(statement, index, text, -1, transientDestructor)
+            case .blob(let data):
+                rc = data.withUnsafeBytes { bytes in
+                    // A zero-length blob must still be a blob, not NULL: SQLite takes a non-nil pointer.
+                    sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                      Int32(bytes.count), transientDestructor)
+                }
+            }
+            if rc != SQLITE_OK { throw connection.lastError(rc) }
+        }
+    }
+
+    /// Advances to the next row; false when the statement is done.
+    package func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(statement)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.lastError(rc)
+        }
+    }
+
+    /// The integer in column `index` of the current row.
+    package func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
+
+    /// The text in column `index`, or nil for NULL.
+    package func text(_ index: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(statement, index) else { return nil }
+        return String(cString: pointer)
+    }
+
+    /// The bytes in column `index`; empty for NULL or a zero-length blob.
+    package func blob(_ index: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, index) else { return Data() }
+        return Data(bytes: pointer, count: count)
+    }
+
+    /// Whether column `index` is NULL.
+    package func isNull(_ index: Int32) -> Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
+}
