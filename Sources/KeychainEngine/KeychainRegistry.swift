@@ -1,0 +1,142 @@
+import Foundation
+import KeychainStore
+
+/// Where keychains live and which one is the default, by the documented precedence: an explicit
+/// Swift call, then the environment, then the XDG default.
+///
+/// | variable | meaning |
+/// |---|---|
+/// | `KEYCHAINKIT_KEYCHAIN` | path of the default keychain file |
+/// | `KEYCHAINKIT_PASSWORD_FILE` | file whose content unlocks (or, at creation, sets) the password |
+/// | `KEYCHAINKIT_DEVICE_KEY_FILE` | where the device key lives (default beside the XDG state) |
+public enum KeychainLocation {
+    /// `$XDG_DATA_HOME/keychainkit/login.keychain-db`, or `~/.local/share/keychainkit/login.keychain-db`.
+    public static func xdgDefaultPath(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (homeDirectory(environment) + "/.local/share")
+        return dataHome + "/keychainkit/login.keychain-db"
+    }
+
+    /// The default keychain's path from the environment: `KEYCHAINKIT_KEYCHAIN`, else the XDG path.
+    public static func environmentPath(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = environment["KEYCHAINKIT_KEYCHAIN"], !path.isEmpty { return absolute(path) }
+        return xdgDefaultPath(environment)
+    }
+
+    /// The device key's path: `KEYCHAINKIT_DEVICE_KEY_FILE`, else
+    /// `$XDG_STATE_HOME/keychainkit/device.key` (`~/.local/state/…`): outside the keychain's folder,
+    /// so copying the keychain folder does not copy the device key.
+    public static func deviceKeyPath(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = environment["KEYCHAINKIT_DEVICE_KEY_FILE"], !path.isEmpty { return absolute(path) }
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (homeDirectory(environment) + "/.local/state")
+        return stateHome + "/keychainkit/device.key"
+    }
+
+    /// The password in `KEYCHAINKIT_PASSWORD_FILE` (one trailing newline removed), if set.
+    public static func passwordFromFile(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(KeychainStoreError) -> Data? {
+        guard let path = environment["KEYCHAINKIT_PASSWORD_FILE"], !path.isEmpty else { return nil }
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE names a file that cannot be read")
+        }
+        var password = contents
+        if password.last == UInt8(ascii: "\n") { password.removeLast() }
+        if password.last == UInt8(ascii: "\r") { password.removeLast() }
+        return password
+    }
+
+    /// Makes a relative path absolute against the working directory.
+    public static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    private static func homeDirectory(_ environment: [String: String]) -> String {
+        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    }
+}
+
+/// The keychains this process has open, one `KeychainDatabase` per path, so that every handle
+/// on one file shares its lock state (as `securityd` does on macOS), and the process-wide
+/// configuration (default keychain, access groups).
+public final class KeychainRegistry: @unchecked Sendable {
+    /// The process-wide registry.
+    public static let shared = KeychainRegistry()
+
+    private let lock = NSLock()
+    private var databases: [String: KeychainDatabase] = [:]
+    private var configuredDefaultPath: String?
+    private var configuredAccessGroups: AccessGroups?
+    private var allowTestingKDF = false
+    private var testingKDFForNewKeychains = false
+
+    /// Sets the default keychain (overrides `KEYCHAINKIT_KEYCHAIN`); nil returns to the environment.
+    public func setDefaultKeychainPath(_ path: String?) {
+        lock.withLock { configuredDefaultPath = path.map(KeychainLocation.absolute) }
+    }
+
+    /// Sets the caller's access groups (overrides the environment); nil returns to the environment.
+    public func setAccessGroups(_ groups: [String]?) {
+        lock.withLock { configuredAccessGroups = groups.map(AccessGroups.init) }
+    }
+
+    /// Lets keychains be created with, and opened with, the cheap test KDF. For test suites only:
+    /// a keychain made this way protects its password far less than a real one.
+    public func useTestingKDF(_ enabled: Bool) {
+        lock.withLock {
+            allowTestingKDF = enabled
+            testingKDFForNewKeychains = enabled
+        }
+    }
+
+    /// The default keychain's path, by precedence.
+    public var defaultKeychainPath: String {
+        lock.withLock { configuredDefaultPath } ?? KeychainLocation.environmentPath()
+    }
+
+    /// The caller's access groups, by precedence.
+    public var accessGroups: AccessGroups {
+        lock.withLock { configuredAccessGroups } ?? AccessGroups.fromEnvironment()
+    }
+
+    /// Options for opening or creating a file keychain.
+    public func options(createIfMissing: Bool = true) -> KeychainDatabase.Options {
+        lock.withLock {
+            KeychainDatabase.Options(deviceKeyPath: KeychainLocation.deviceKeyPath(),
+                                     newKeychainKDF: testingKDFForNewKeychains ? .testing() : nil,
+                                     allowTestingKDF: allowTestingKDF, createIfMissing: createIfMissing)
+        }
+    }
+
+    /// The open keychain at `path`, opening it (creating it if missing, with the password from
+    /// `KEYCHAINKIT_PASSWORD_FILE` or none) on first use. A password file also unlocks it.
+    public func database(at path: String) throws(KeychainStoreError) -> KeychainDatabase {
+        let path = KeychainLocation.absolute(path)
+        if let open = lock.withLock({ databases[path] }) { return open }
+        let password = try KeychainLocation.passwordFromFile()
+        let database = try KeychainDatabase.open(path: path, password: password, options: options())
+        return lock.withLock {
+            if let raced = databases[path] { return raced }
+            databases[path] = database
+            return database
+        }
+    }
+
+    /// Registers a keychain opened or created elsewhere (e.g. `SecKeychainCreate`).
+    public func register(_ database: KeychainDatabase) {
+        lock.withLock { databases[database.path] = database }
+    }
+
+    /// The keychain at `path` if this process has it open.
+    public func openDatabase(at path: String) -> KeychainDatabase? {
+        lock.withLock { databases[KeychainLocation.absolute(path)] }
+    }
+
+    /// Every keychain this process has open.
+    public var openDatabases: [KeychainDatabase] { lock.withLock { Array(databases.values) } }
+
+    /// Forgets the keychain at `path` (after it was deleted).
+    public func forget(path: String) {
+        _ = lock.withLock { databases.removeValue(forKey: KeychainLocation.absolute(path)) }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import KeychainEngine
+import KeychainStore
+
+/// Apple: `SecItemAdd`. Adds an item to the default keychain (or the one under `kSecUseKeychain`).
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemCall.withEngine(attributes) { engine, dictionary in
+        let outcome = engine.add(dictionary)
+        if outcome.status == errSecSuccess { result?.pointee = SecItemCall.bridge(outcome.value) }
+        return outcome.status
+    }
+}
+
+/// Apple: `SecItemCopyMatching`. On failure `result` is left untouched.
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemCall.withEngine(query) { engine, dictionary in
+        let outcome = engine.copyMatching(dictionary)
+        if outcome.status == errSecSuccess { result?.pointee = SecItemCall.bridge(outcome.value) }
+        return outcome.status
+    }
+}
+
+/// Apple: `SecItemUpdate`.
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    SecItemCall.withEngine(query) { engine, dictionary in
+        guard let changes = SecItemCall.dictionary(attributesToUpdate) else { return errSecParam }
+        return engine.update(dictionary, changes)
+    }
+}
+
+/// Apple: `SecItemDelete`.
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    SecItemCall.withEngine(query) { engine, dictionary in engine.delete(dictionary) }
+}
+
+/// The bridge between Apple's CF-typed functions and the engine's Swift dictionaries.
+enum SecItemCall {
+    /// Converts the CF dictionary, picks the keychain (`kSecUseKeychain`, the first of
+    /// `kSecMatchSearchList`, else the default), and runs `body` with an engine for it.
+    static func withEngine(_ cfDictionary: CFDictionary, _ body: (SecItemEngine, [String: Any]) -> OSStatus) -> OSStatus {
+        guard var dictionary = dictionary(cfDictionary) else { return errSecParam }
+        let database: KeychainDatabase
+        do {
+            database = try keychain(for: &dictionary)
+        } catch {
+            return error.osStatus
+        }
+        return body(engine(for: database), dictionary)
+    }
+
+    /// An engine over `database` for this process's access groups.
+    static func engine(for database: KeychainDatabase) -> SecItemEngine {
+        SecItemEngine(database: database, accessGroups: KeychainRegistry.shared.accessGroups,
+                      accessControlObject: { SecAccessControl($0) })
+    }
+
+    /// The dictionary with string keys, or nil if a key is not a string.
+    static func dictionary(_ cfDictionary: CFDictionary) -> [String: Any]? {
+        var result: [String: Any] = [:]
+        for (key, value) in cfDictionary {
+            guard let name = key as? String else { return nil }
+            result[name] = value
+        }
+        return result
+    }
+
+    /// Removes the macOS keychain-selection keys and opens the keychain they name.
+    private static func keychain(for dictionary: inout [String: Any]) throws(KeychainStoreError) -> KeychainDatabase {
+        let useKeychain = dictionary.removeValue(forKey: kSecUseKeychain as String)
+        let searchList = dictionary.removeValue(forKey: kSecMatchSearchList as String)
+        if let useKeychain {
+            guard let keychain = useKeychain as? SecKeychain else { throw .invalidParameter("kSecUseKeychain must be a SecKeychain") }
+            return try keychain.database()
+        }
+        if let searchList {
+            guard let keychains = searchList as? [SecKeychain] ?? (searchList as? NSArray)?.compactMap({ $0 as? SecKeychain }),
+                  let first = keychains.first
+            else { throw .invalidParameter("kSecMatchSearchList must be an array of SecKeychain") }
+            return try first.database()
+        }
+        return try KeychainRegistry.shared.database(at: KeychainRegistry.shared.defaultKeychainPath)
+    }
+
+    /// The engine's result as the CF object Apple returns (`NSData`, `NSDictionary`, `NSArray`).
+    static func bridge(_ value: Any?) -> CFTypeRef? {
+        guard let value else { return nil }
+        switch value {
+        case let data as Data: return NSData(data: data)
+        case let text as String: return NSString(string: text)
+        case let date as Date: return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
+        case let dictionary as [String: Any]:
+            let bridged = NSMutableDictionary()
+            for (key, element) in dictionary { bridged[NSString(string: key)] = bridge(element) }
+            return bridged
+        case let array as [Any]:
+            return NSArray(array: array.compactMap { bridge($0) })
+        default:
+            return value as AnyObject
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import KeychainEngine
+import KeychainStore
+
+/// Apple (macOS): `SecKeychain`, a handle on one keychain file. Handles on the same path share
+/// one open keychain, and so its lock state, within the process.
+public final class SecKeychain: Hashable, @unchecked Sendable, CustomStringConvertible {
+    /// The keychain file's absolute path.
+    public let path: String
+
+    init(path: String) { self.path = KeychainLocation.absolute(path) }
+
+    /// The open keychain, opened on first use. A keychain that does not exist is
+    /// `errSecNoSuchKeychain`: handles never create files (only `SecKeychainCreate` does, and the
+    /// default keychain, which is created on first use).
+    func database(createIfMissing: Bool = false) throws(KeychainStoreError) -> KeychainDatabase {
+        let registry = KeychainRegistry.shared
+        if let open = registry.openDatabase(at: path) { return open }
+        if path == registry.defaultKeychainPath { return try registry.database(at: path) }
+        guard FileManager.default.fileExists(atPath: path) || createIfMissing else {
+            throw .unusableKeychain("no such keychain")
+        }
+        return try registry.database(at: path)
+    }
+
+    /// Equal when they name the same file.
+    public static func == (lhs: SecKeychain, rhs: SecKeychain) -> Bool { lhs.path == rhs.path }
+    /// Hashes the path.
+    public func hash(into hasher: inout Hasher) { hasher.combine(path) }
+    /// The path.
+    public var description: String { "<SecKeychain \(path)>" }
+}
+
+/// Apple (macOS): `SecAccess`, the legacy ACL object. Accepted and ignored (pass nil).
+public final class SecAccess: Sendable {}
+
+/// Apple (macOS): `SecKeychainStatus`, a bit mask.
+public typealias SecKeychainStatus = UInt32
+/// Apple: the keychain is unlocked.
+public let kSecUnlockStateStatus: UInt32 = 1
+/// Apple: the keychain can be read.
+public let kSecReadPermStatus: UInt32 = 2
+/// Apple: the keychain can be written.
+public let kSecWritePermStatus: UInt32 = 4
+
+/// Apple (macOS): `SecKeychainSettings`, the auto-lock settings.
+public struct SecKeychainSettings: Sendable, Equatable {
+    /// Apple: the structure's version (`SEC_KEYCHAIN_SETTINGS_VERS1` = 1).
+    public var version: UInt32
+    /// Apple: lock when the machine sleeps (recorded only; Linux has no hook here).
+    public var lockOnSleep: Bool
+    /// Apple: lock after `lockInterval` seconds.
+    public var useLockInterval: Bool
+    /// Apple: the auto-lock interval in seconds.
+    public var lockInterval: UInt32
+
+    /// Apple's memberwise initialiser.
+    public init(version: UInt32, lockOnSleep: Bool, useLockInterval: Bool, lockInterval: UInt32) {
+        self.version = version
+        self.lockOnSleep = lockOnSleep
+        self.useLockInterval = useLockInterval
+        self.lockInterval = lockInterval
+    }
+
+    /// Apple's zero initialiser.
+    public init() { self.init(version: 0, lockOnSleep: false, useLockInterval: false, lockInterval: 0) }
+}
+
+/// Apple: `SEC_KEYCHAIN_SETTINGS_VERS1`.
+public let SEC_KEYCHAIN_SETTINGS_VERS1: UInt32 = 1
+
+/// Apple: `errSecNoSuchKeychain` status for a missing file, otherwise the store's status.
+private func status(_ error: KeychainStoreError) -> OSStatus {
+    if case .unusableKeychain("no such keychain") = error { return errSecNoSuchKeychain }
+    return error.osStatus
+}
+
+private func password(_ length: UInt32, _ bytes: UnsafeRawPointer?) -> Data? {
+    guard let bytes else { return nil }
+    return Data(bytes: bytes, count: Int(length))
+}
+
+/// Apple (macOS): `SecKeychainCreate`. Creates the keychain file with the password (none when
+/// the length is 0) and leaves it unlocked. An existing file is `errSecDuplicateKeychain`.
+/// `promptUser` is not supported (`errSecUnimplemented`): tools prompt, then pass the password.
+public func SecKeychainCreate(
+    _ pathName: UnsafePointer<CChar>, _ passwordLength: UInt32, _ password: UnsafeRawPointer?,
+    _ promptUser: Bool, _ initialAccess: SecAccess?, _ keychain: UnsafeMutablePointer<SecKeychain?>
+) -> OSStatus {
+    if promptUser { return errSecUnimplemented }
+    let path = KeychainLocation.absolute(String(cString: pathName))
+    if FileManager.default.fileExists(atPath: path) { return errSecDuplicateKeychain }
+    do {
+        var options = KeychainRegistry.shared.options()
+        options.createIfMissing = true
+        let database = try KeychainDatabase.open(path: path, password: KeychainServicesPortable.password(passwordLength, password), options: options)
+        KeychainRegistry.shared.register(database)
+        keychain.pointee = SecKeychain(path: path)
+        return errSecSuccess
+    } catch {
+        return error.osStatus
+    }
+}
+
+/// Apple (macOS): `SecKeychainOpen`. Always succeeds, as on macOS; a missing file is reported by
+/// the first operation that uses the handle.
+public func SecKeychainOpen(_ pathName: UnsafePointer<CChar>, _ keychain: UnsafeMutablePointer<SecKeychain?>) -> OSStatus {
+    keychain.pointee = SecKeychain(path: String(cString: pathName))
+    return errSecSuccess
+}
+
+/// Apple (macOS): `SecKeychainCopyDefault`: the default keychain (`SecKeychainSetDefault`, else
+/// `KEYCHAINKIT_KEYCHAIN`, else the XDG path).
+public func SecKeychainCopyDefault(_ keychain: UnsafeMutablePointer<SecKeychain?>) -> OSStatus {
+    keychain.pointee = SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
+    return errSecSuccess
+}
+
+/// Apple (macOS): `SecKeychainSetDefault`, for this process; nil returns to the environment's default.
+public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
+    KeychainRegistry.shared.setDefaultKeychainPath(keychain?.path)
+    return errSecSuccess
+}
+
+/// Apple (macOS): `SecKeychainLock`; nil locks the default keychain.
+public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
+    do {
+        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
+        try handle.database().lockKeychain()
+        return errSecSuccess
+    } catch {
+        return status(error)
+    }
+}
+
+/// Apple (macOS): `SecKeychainLockAll`: locks every keychain this process has open.
+public func SecKeychainLockAll() -> OSStatus {
+    for database in KeychainRegistry.shared.openDatabases { database.lockKeychain() }
+    return errSecSuccess
+}
+
+/// Apple (macOS): `SecKeychainUnlock`; nil unlocks the default keychain. With `usePassword`
+/// false the password comes from `KEYCHAINKIT_PASSWORD_FILE` (there is no unlock dialog);
+/// without one the call fails with `errSecInteractionNotAllowed`. A wrong password is
+/// `errSecAuthFailed`.
+public func SecKeychainUnlock(
+    _ keychain: SecKeychain?, _ passwordLength: UInt32, _ password: UnsafeRawPointer?, _ usePassword: Bool
+) -> OSStatus {
+    do {
+        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
+        let database = try handle.database()
+        if usePassword {
+            try database.unlock(password: KeychainServicesPortable.password(passwordLength, password) ?? Data())
+        } else if let fromFile = try KeychainLocation.passwordFromFile() {
+            try database.unlock(password: fromFile)
+        } else if try database.status.hasPassword {
+            return errSecInteractionNotAllowed
+        } else {
+            try database.unlock(password: nil)
+        }
+        return errSecSuccess
+    } catch {
+        return status(error)
+    }
+}
+
+/// Apple (macOS): `SecKeychainGetStatus`: unlocked, readable and writable bits.
+public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: UnsafeMutablePointer<SecKeychainStatus>) -> OSStatus {
+    do {
+        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
+        let current = try handle.database().status
+        keychainStatus.pointee = current.isUnlocked
+            ? kSecUnlockStateStatus | kSecReadPermStatus | kSecWritePermStatus : 0
+        return errSecSuccess
+    } catch {
+        return status(error)
+    }
+}
+
+/// Apple (macOS): `SecKeychainDelete`: removes the keychain file and its WAL files.
+public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
+    guard let keychain = keychainOrArray else { return errSecInvalidKeychain }
+    guard FileManager.default.fileExists(atPath: keychain.path) else { return errSecNoSuchKeychain }
+    KeychainRegistry.shared.forget(path: keychain.path)
+    for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: keychain.path + suffix) {
+        do {
+            try FileManager.default.removeItem(atPath: keychain.path + suffix)
+        } catch {
+            return errSecIO
+        }
+    }
+    return errSecSuccess
+}
+
+/// Apple (macOS SPI, `SecKeychainPriv.h`): `SecKeychainChangePassword`. Re-wraps the class keys;
+/// items are not re-encrypted. A zero-length new password removes the password.
+public func SecKeychainChangePassword(
+    _ keychainRef: SecKeychain, _ oldPasswordLength: UInt32, _ oldPassword: UnsafeRawPointer,
+    _ newPasswordLength: UInt32, _ newPassword: UnsafeRawPointer
+) -> OSStatus {
+    do {
+        try keychainRef.database().changePassword(from: password(oldPasswordLength, oldPassword),
+                                                  to: password(newPasswordLength, newPassword))
+        return errSecSuccess
+    } catch {
+        return status(error)
+    }
+}
+
+/// Apple (macOS): `SecKeychainGetPath`. `ioPathLength` holds the buffer size on entry and the
+/// path length on return; a buffer too small is `errSecBufferTooSmall`.
+public func SecKeychainGetPath(
+    _ keychain: SecKeychain?, _ ioPathLength: UnsafeMutablePointer<UInt32>, _ pathName: UnsafeMutablePointer<CChar>
+) -> OSStatus {
+    let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
+    let bytes = Array(handle.path.utf8CString)
+    guard Int(ioPathLength.pointee) >= bytes.count else { return errSecBufferTooSmall }
+    for (index, byte) in bytes.enumerated() { pathName[index] = byte }
+    ioPathLength.pointee = UInt32(bytes.count - 1)
+    return errSecSuccess
+}
+
+/// Apple (macOS): `SecKeychainCopySettings`.
+public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: UnsafeMutablePointer<SecKeychainSettings>) -> OSStatus {
+    do {
+        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
+        let seconds = try handle.database().status.autoLockSeconds
+        outSettings.pointee = SecKeychainSettings(version: SEC_KEYCHAIN_SETTINGS_VERS1, lockOnSleep: false,
+                                                  useLockInterval: seconds > 0, lockInterval: UInt32(clamping: seconds))
+        return errSecSuccess
+    } catch {
+        return status(error)
+    }
+}
+
+/// Apple (macOS): `SecKeychainSetSettings`: stores the auto-lock interval in the keychain file.
+public func SecKeychainSetSettings(_ keychain: SecKeychain?, _ newSettings: UnsafePointer<SecKeychainSettings>) -> OSStatus {
+    do {
+        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
+        let settings = newSettings.pointee
+        try handle.database().setAutoLockTimeout(seconds: settings.useLockInterval ? Int(settings.lockInterval) : 0)
+        return errSecSuccess
+    } catch {
+        return status(error)
+    }
+}
