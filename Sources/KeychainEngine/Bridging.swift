@@ -15,10 +15,20 @@ extension AccessControlPolicy: AccessControlConvertible {
 }
 
 /// A value that stands for an authentication context (`LAContext`) under
-/// `kSecUseAuthenticationContext`.
-public protocol AuthenticationContextConvertible: AnyObject {
-    /// An application password set on the context with `setCredential(_:type:)`, if any.
+/// `kSecUseAuthenticationContext`. It carries an application password, the prompt text, whether
+/// prompts are allowed, and which keychains' owners it has already authenticated, so that one
+/// evaluated context is reused without a new prompt.
+public protocol AuthenticationContextConvertible: AnyObject, Sendable {
+    /// An application password set with `setCredential(_:type: .applicationPassword)`, if any.
     var applicationPasswordCredential: Data? { get }
-    /// Whether the context forbids user interaction.
+    /// Whether the context forbids user interaction (`interactionNotAllowed`).
     var forbidsInteraction: Bool { get }
+    /// The text shown in prompts (`localizedReason`).
+    var authenticationReason: String { get }
+    /// Whether the context was invalidated (it can no longer authenticate anything).
+    var isInvalidated: Bool { get }
+    /// Whether the owner of the keychain with this identity was authenticated with this context.
+    func hasAuthenticatedOwner(ofKeychain keychainID: Data) -> Bool
+    /// Records a successful owner authentication, for reuse by later calls with this context.
+    func recordOwnerAuthentication(ofKeychain keychainID: Data)
 }

@@ -10,15 +10,20 @@ public final class SecItemEngine: Sendable {
     public let database: KeychainDatabase
     /// The caller's access groups.
     public let accessGroups: AccessGroups
+    /// How the device owner is asked for the keychain password (or an application password).
+    public let authenticator: OwnerAuthenticator
     private let accessControlObject: @Sendable (AccessControlPolicy) -> Any
 
     /// An engine over `database` for a caller entitled to `accessGroups`.
     /// `accessControlObject` builds the value returned under `kSecAttrAccessControl`
     /// (KeychainServices passes its `SecAccessControl`); by default the policy itself.
+    /// `authenticator` prompts for passwords (default: a pinentry from the environment, if any).
     public init(database: KeychainDatabase, accessGroups: AccessGroups,
+                authenticator: OwnerAuthenticator = .fromEnvironment(),
                 accessControlObject: @escaping @Sendable (AccessControlPolicy) -> Any = { $0 }) {
         self.database = database
         self.accessGroups = accessGroups
+        self.authenticator = authenticator
         self.accessControlObject = accessControlObject
     }
 
@@ -56,10 +61,13 @@ public final class SecItemEngine: Sendable {
             stored["sync"] = .number(synchronizable ? 1 : 0)
             stored["cdat"] = nil
             stored["mdat"] = nil
-            let item = try perform { () throws(KeychainStoreError) in
-                try database.insert(NewItem(itemClass: request.itemClass, attributes: stored, data: request.data,
+            let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
+            let data = try gate.protectForStorage(request.data, policy: request.accessControl)
+            var item = try perform { () throws(KeychainStoreError) in
+                try database.insert(NewItem(itemClass: request.itemClass, attributes: stored, data: data,
                                             protection: protection, accessControl: request.accessControl))
             }
+            item.data = request.data  // results show the caller's secret, not its sealed form
             return ResultBuilder(request: request, accessControlObject: accessControlObject).value(for: item)
         }
     }
@@ -103,7 +111,7 @@ public final class SecItemEngine: Sendable {
             var changes = ItemChanges()
             changes.attributes = changesRequest.attributes
             changes.attributes["mdat"] = nil  // the store sets the modification date
-            changes.data = changesRequest.data
+            changes.data = try protectUpdatedData(changesRequest, query: request)
             if changesRequest.protection != nil || changesRequest.accessControl != nil {
                 let protection = try resolveProtection(changesRequest, defaultClass: nil)
                 changes.accessControl = changesRequest.accessControl
@@ -175,21 +183,61 @@ public final class SecItemEngine: Sendable {
         return query
     }
 
-    /// Items whose access control has constraints are guarded: until prompts exist on this
-    /// platform, reading their contents is refused as "interaction not allowed", or the items
-    /// are left out with `kSecUseAuthenticationUISkip`, as Apple does when no UI may be shown.
+    /// Reveals the secrets of matched items whose access control has constraints, asking for
+    /// authentication as their flags require. With `kSecUseAuthenticationUISkip`, items that
+    /// would need a prompt are left out, as on Apple platforms.
     private func enforceAccessControl(_ items: [KeychainItem], request: ParsedRequest) throws(EngineFailure) -> [KeychainItem] {
         guard request.returnData else { return items }
+        let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
         var allowed: [KeychainItem] = []
-        for item in items {
+        for var item in items {
             guard let accessControl = item.accessControl, accessControl.hasConstraints else {
                 allowed.append(item)
                 continue
             }
-            if request.authenticationUI == .skip { continue }
-            throw EngineFailure(Status.interactionNotAllowed)
+            do {
+                item.data = try gate.revealData(of: item, interactionAllowed: request.authenticationUI == .skip ? false : nil)
+                allowed.append(item)
+            } catch .notInteractive where request.authenticationUI == .skip {
+                continue
+            } catch {
+                throw EngineFailure(error.osStatus)
+            }
         }
         return allowed
+    }
+
+    /// The new secret of an update, sealed under the application password when the items it
+    /// lands in (or the new access control) require one. Changing whether an item has an
+    /// application password without giving its secret again is refused (`errSecParam`): the
+    /// stored form of the secret would no longer match its access control.
+    private func protectUpdatedData(_ changes: ParsedRequest, query request: ParsedRequest) throws(EngineFailure) -> Data? {
+        let appPassword = AccessControlPolicy.applicationPassword
+        let itemQuery = try makeQuery(request)
+        let needsInspection = changes.data != nil || changes.accessControl != nil || changes.protection != nil
+        guard needsInspection else { return nil }
+        let matched = try perform { () throws(KeychainStoreError) in try database.find(itemQuery, decrypt: true) }
+        if matched.isEmpty { return changes.data }  // the update itself reports errSecItemNotFound
+        let oldUsesPassword = matched.map { ($0.accessControl?.flags ?? 0) & appPassword != 0 }
+        let newUsesPassword: [Bool]
+        if let accessControl = changes.accessControl {
+            newUsesPassword = matched.map { _ in accessControl.flags & appPassword != 0 }
+        } else if changes.protection != nil {
+            newUsesPassword = matched.map { _ in false }
+        } else {
+            newUsesPassword = oldUsesPassword
+        }
+        guard let data = changes.data else {
+            if oldUsesPassword != newUsesPassword { throw EngineFailure(Status.param) }
+            return nil
+        }
+        guard let first = newUsesPassword.first, newUsesPassword.allSatisfy({ $0 == first }) else {
+            throw EngineFailure(Status.param)  // one secret cannot be stored sealed and plain at once
+        }
+        guard first else { return data }
+        let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
+        let policy = changes.accessControl ?? matched.first?.accessControl
+        return try gate.protectForStorage(data, policy: policy)
     }
 
     private func perform<T>(_ body: () throws(KeychainStoreError) -> T) throws(EngineFailure) -> T {

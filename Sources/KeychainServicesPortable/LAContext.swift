@@ -11,8 +11,9 @@ import Foundation
 /// in this object's memory only: they never appear in its description or reflection and are
 /// wiped on `invalidate()`, when replaced, and when the context is released.
 ///
-/// `canEvaluatePolicy(_:error:)` and `evaluatePolicy(_:localizedReason:reply:)` are not
-/// provided yet: they come with real authentication prompts in a later change.
+/// `canEvaluatePolicy(_:error:)` and `evaluatePolicy(_:localizedReason:reply:)` are in
+/// `LAContext+Evaluation.swift`: the device passcode is the default keychain's password,
+/// asked through a pinentry prompt.
 ///
 /// All members may be used from any thread.
 open class LAContext: NSObject, @unchecked Sendable {
@@ -25,6 +26,8 @@ open class LAContext: NSObject, @unchecked Sendable {
         var reuseDuration: TimeInterval = 0
         var credentials: [LACredentialType: SecretBytes] = [:]
         var invalidated = false
+        /// Keychains (by identity) whose owner this context authenticated; reused without a prompt.
+        var authenticatedKeychains: Set<Data> = []
     }
 
     private let lock = NSLock()
@@ -111,6 +114,7 @@ open class LAContext: NSObject, @unchecked Sendable {
     open func invalidate() {
         let secrets: [SecretBytes] = lock.withLock {
             state.invalidated = true
+            state.authenticatedKeychains.removeAll()
             let all = Array(state.credentials.values)
             state.credentials.removeAll()
             return all
@@ -128,8 +132,20 @@ open class LAContext: NSObject, @unchecked Sendable {
     }
 
     /// Whether `invalidate()` has been called.
-    var isInvalidated: Bool {
+    public var isInvalidated: Bool {
         lock.withLock { state.invalidated }
+    }
+
+    /// Whether this context authenticated the owner of the keychain with this identity.
+    public func hasAuthenticatedOwner(ofKeychain keychainID: Data) -> Bool {
+        lock.withLock { !state.invalidated && state.authenticatedKeychains.contains(keychainID) }
+    }
+
+    /// Records an owner authentication for reuse by later calls with this context.
+    public func recordOwnerAuthentication(ofKeychain keychainID: Data) {
+        lock.withLock {
+            if !state.invalidated { state.authenticatedKeychains.insert(keychainID) }
+        }
     }
 }
 
@@ -147,6 +163,7 @@ extension LAContext: CustomReflectable {
                 "touchIDAuthenticationAllowableReuseDuration": snapshot.reuseDuration,
                 "credentialTypesSet": snapshot.credentials.keys.map(\.rawValue).sorted(),
                 "invalidated": snapshot.invalidated,
+            "authenticatedKeychains": snapshot.authenticatedKeychains.count,
             ],
             displayStyle: .class
         )

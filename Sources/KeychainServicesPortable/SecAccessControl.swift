@@ -76,4 +76,4 @@ public func SecAccessControlCreateWithFlags(
 }
 
 /// Apple: `SecAccessControlGetTypeID`.
-public func SecAccessControlGetTypeID() -> CFTypeID { CFTypeID(bitPattern: ObjectIdentifier(SecAccessControl.self).hashValue) }
+public func SecAccessControlGetTypeID() -> CFTypeID { cfTypeID(forClass: SecAccessControl.self) }

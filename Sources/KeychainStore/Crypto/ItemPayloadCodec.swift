@@ -127,6 +127,9 @@ struct ByteReader {
 
     var isAtEnd: Bool { offset == bytes.count }
 
+    /// Bytes not read yet.
+    var remaining: Int { bytes.count - offset }
+
     mutating func byte() throws(KeychainStoreError) -> UInt8 {
         guard offset < bytes.count else { throw .undecodable("a truncated record") }
         defer { offset += 1 }

@@ -265,6 +265,9 @@ public final class KeychainDatabase: @unchecked Sendable {
         return Int(clamping: try reader.uint64())
     }
 
+    /// Whether this keychain accepts the cheap test KDF (test suites only).
+    public var allowsTestingKDF: Bool { options.allowTestingKDF }
+
     /// The keychain's random identity (used to name its entries in the session cache).
     public var keychainID: Data { keybag.keychainID }
 

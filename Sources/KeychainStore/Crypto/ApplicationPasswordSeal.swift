@@ -1,0 +1,45 @@
+import Crypto
+import Foundation
+
+/// The extra layer of items protected with `kSecAccessControlApplicationPassword`: their secret
+/// is sealed under a key derived (scrypt) from the application password before the item is
+/// stored, so the protection is cryptographic: without the password the secret cannot be
+/// decrypted, even with the class key.
+///
+/// Layout: `"KKAP" ‖ version:u8 ‖ field(kdf parameters) ‖ AES-256-GCM(password key, data)`.
+public enum ApplicationPasswordSeal {
+    private static let magic = Data("KKAP".utf8)
+    private static let version: UInt8 = 1
+    private static let associatedData = Data("keychainkit application password v1".utf8)
+
+    /// Seals `data` under `password`. `testing` uses the cheap test KDF (test suites only).
+    public static func seal(_ data: Data, password: Data, testing: Bool) throws(KeychainStoreError) -> Data {
+        let kdf = testing ? PasswordKDF.testing()
+            : PasswordKDF(logN: PasswordKDF.minimumLogN, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
+        let key = try kdf.deriveKey(password: password)
+        var out = magic
+        out.append(version)
+        out.appendField(kdf.encoded)
+        out.append(try Sealing.seal(data, using: key, binding: associatedData))
+        return out
+    }
+
+    /// Opens a sealed secret; `.wrongPassword` if `password` is not the one it was sealed with.
+    public static func open(_ sealed: Data, password: Data, allowTestingKDF: Bool) throws(KeychainStoreError) -> Data {
+        var reader = ByteReader(sealed)
+        guard try reader.bytes(4) == magic, try reader.byte() == version else {
+            throw .undecodable("an application-password-protected secret")
+        }
+        let kdf = try PasswordKDF(decoding: try reader.bytes(Int(try reader.uint32())))
+        if kdf.logN < PasswordKDF.minimumLogN && !allowTestingKDF {
+            throw .undecodable("an application-password-protected secret (weak KDF)")
+        }
+        let box = try reader.bytes(reader.remaining)
+        let key = try kdf.deriveKey(password: password)
+        do {
+            return try Sealing.open(box, using: key, binding: associatedData, what: "an application-password-protected secret")
+        } catch {
+            throw .wrongPassword
+        }
+    }
+}
