@@ -70,7 +70,7 @@ let package = Package(
         ),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore"]),
-        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore"]),
+        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(name: "KeychainKitTests", dependencies: ["KeychainKit", "KeychainKitTesting"]),
     ]
 )

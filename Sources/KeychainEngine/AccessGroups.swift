@@ -26,12 +26,19 @@ public struct AccessGroups: Sendable, Equatable {
         return AccessGroups(groups)
     }
 
+    /// `kSecAttrAccessGroupToken`: items of hardware tokens, which callers may read but never
+    /// write — Apple removes it from the writable list for add, update and delete.
+    static let tokenGroup = "com.apple.token"
+
     /// Whether every group is granted.
     var isUnrestricted: Bool { groups.contains("*") }
 
-    /// The group an add without `kSecAttrAccessGroup` goes to.
+    /// The groups add, update and delete may touch: every group but the read-only token group.
+    var writableGroups: [String] { groups.filter { $0 != Self.tokenGroup } }
+
+    /// The group an add without `kSecAttrAccessGroup` goes to: the first writable one.
     func defaultGroup() throws(EngineFailure) -> String {
-        guard let first = groups.first(where: { $0 != "*" }) else { throw EngineFailure(Status.missingEntitlement) }
+        guard let first = writableGroups.first(where: { $0 != "*" }) else { throw EngineFailure(Status.missingEntitlement) }
         return first
     }
 
@@ -43,5 +50,12 @@ public struct AccessGroups: Sendable, Equatable {
     /// Checks an explicitly named group.
     func require(_ group: String) throws(EngineFailure) {
         if !isUnrestricted && !groups.contains(group) { throw EngineFailure(Status.missingEntitlement) }
+    }
+
+    /// Checks an explicitly named group for a write (add, update, delete): it must be granted
+    /// and must not be the read-only token group.
+    func requireWritable(_ group: String) throws(EngineFailure) {
+        if group == Self.tokenGroup { throw EngineFailure(Status.missingEntitlement) }
+        try require(group)
     }
 }

@@ -44,6 +44,14 @@ struct ParsedRequest {
     /// Any `kSecReturn…` key present, true or false.
     var hasReturnKeyTrue: Bool { returnData || returnAttributes || returnRef || returnPersistentRef }
 
+    /// Whether the dictionary names any item attribute as a filter (class attributes, access
+    /// group, accessibility, or a definite `kSecAttrSynchronizable`); a persistent reference
+    /// must stand alone (Apple: `errSecParam`).
+    var hasAttributeFilter: Bool {
+        if case .value = synchronizable { return true }
+        return !attributes.isEmpty || accessGroup != nil || protection != nil
+    }
+
     var limit: Limit?
     /// Some `kSecMatch…` key was present.
     var hasMatchKey = false

@@ -28,9 +28,11 @@ public final class SecItemEngine: Sendable {
     }
 
     /// An isolated in-memory keychain (unlocked, no password) entitled to `accessGroups`
-    /// (the first is the default group for adds). For tests.
+    /// (the first is the default group for adds). For tests: it never shows a prompt, whatever
+    /// pinentry the environment offers — anything that would need one fails as not interactive.
     public static func ephemeral(accessGroups: [String] = ["test"]) throws -> SecItemEngine {
-        SecItemEngine(database: try KeychainDatabase.inMemory(), accessGroups: AccessGroups(accessGroups))
+        SecItemEngine(database: try KeychainDatabase.inMemory(), accessGroups: AccessGroups(accessGroups),
+                      authenticator: OwnerAuthenticator(pinentry: nil))
     }
 
     // MARK: SecItemAdd
@@ -55,7 +57,7 @@ public final class SecItemEngine: Sendable {
             if synchronizable && request.accessControl != nil { throw EngineFailure(Status.param) }
             let group: String
             if let explicit = request.accessGroup { group = explicit } else { group = try accessGroups.defaultGroup() }
-            try accessGroups.require(group)
+            try accessGroups.requireWritable(group)
             var stored = request.attributes
             stored["agrp"] = .string(group)
             stored["sync"] = .number(synchronizable ? 1 : 0)
@@ -80,7 +82,7 @@ public final class SecItemEngine: Sendable {
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .copyMatching)
             if request.hasItemList { throw EngineFailure(Status.param) }
-            let itemQuery = try makeQuery(request)
+            let itemQuery = try makeQuery(request, writing: false)
             let limit = request.limit ?? .one
             var storeQuery = itemQuery
             switch limit {
@@ -118,7 +120,7 @@ public final class SecItemEngine: Sendable {
                 changes.protection = protection
             }
             if let group = changesRequest.accessGroup {
-                try accessGroups.require(group)
+                try accessGroups.requireWritable(group)
                 changes.attributes["agrp"] = .string(group)
             }
             switch changesRequest.synchronizable {
@@ -128,7 +130,7 @@ public final class SecItemEngine: Sendable {
                 changes.attributes["sync"] = .number(flag ? 1 : 0)
             case .any: throw EngineFailure(Status.param)
             }
-            let itemQuery = try makeQuery(request)
+            let itemQuery = try makeQuery(request, writing: true)
             try perform { () throws(KeychainStoreError) in try database.update(itemQuery, with: changes) }
             return nil
         }.status
@@ -142,7 +144,7 @@ public final class SecItemEngine: Sendable {
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .delete)
             if request.hasMatchKey || request.authenticationUI == .skip { throw EngineFailure(Status.param) }
-            let itemQuery = try makeQuery(request)
+            let itemQuery = try makeQuery(request, writing: true)
             try perform { () throws(KeychainStoreError) in try database.delete(itemQuery) }
             return nil
         }.status
@@ -157,18 +159,20 @@ public final class SecItemEngine: Sendable {
         return request.accessControl?.protection ?? request.protection ?? defaultClass
     }
 
-    /// The store query for a CopyMatching/Update/Delete request.
-    private func makeQuery(_ request: ParsedRequest) throws(EngineFailure) -> ItemQuery {
-        if request.persistentID != nil && !request.attributes.isEmpty { throw EngineFailure(Status.param) }
+    /// The store query for a CopyMatching (`writing` false) or Update/Delete (`writing` true)
+    /// request. Writes reach only the writable groups: the token group is read-only.
+    private func makeQuery(_ request: ParsedRequest, writing: Bool) throws(EngineFailure) -> ItemQuery {
+        if request.persistentID != nil && request.hasAttributeFilter { throw EngineFailure(Status.param) }
         if request.hostOrSubdomainOf != nil && request.itemClass != .internetPassword {
             throw EngineFailure(Status.unimplemented)
         }
         let scope: AccessGroupScope
         if let group = request.accessGroup {
-            try accessGroups.require(group)
+            if writing { try accessGroups.requireWritable(group) } else { try accessGroups.require(group) }
             scope = .only([group])
         } else {
-            scope = accessGroups.isUnrestricted ? .all : .only(accessGroups.groups)
+            let visible = writing ? accessGroups.writableGroups : accessGroups.groups
+            scope = accessGroups.isUnrestricted ? .all : .only(visible)
         }
         var query = ItemQuery(itemClass: request.itemClass, accessGroups: scope)
         query.persistentID = request.persistentID
@@ -198,7 +202,9 @@ public final class SecItemEngine: Sendable {
             do {
                 item.data = try gate.revealData(of: item, interactionAllowed: request.authenticationUI == .skip ? false : nil)
                 allowed.append(item)
-            } catch .notInteractive where request.authenticationUI == .skip {
+            } catch let failure where request.authenticationUI == .skip && failure != .failed && failure != .cancelled {
+                // Skip leaves out every item that would need authentication (not interactive,
+                // no biometry, no passcode): Apple decides this before any LocalAuthentication attempt.
                 continue
             } catch {
                 throw EngineFailure(error.osStatus)
@@ -213,7 +219,7 @@ public final class SecItemEngine: Sendable {
     /// stored form of the secret would no longer match its access control.
     private func protectUpdatedData(_ changes: ParsedRequest, query request: ParsedRequest) throws(EngineFailure) -> Data? {
         let appPassword = AccessControlPolicy.applicationPassword
-        let itemQuery = try makeQuery(request)
+        let itemQuery = try makeQuery(request, writing: true)
         let needsInspection = changes.data != nil || changes.accessControl != nil || changes.protection != nil
         guard needsInspection else { return nil }
         let matched = try perform { () throws(KeychainStoreError) in try database.find(itemQuery, decrypt: true) }

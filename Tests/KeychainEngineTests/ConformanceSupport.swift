@@ -1,0 +1,135 @@
+import Foundation
+import KeychainEngine
+import KeychainServices
+import KeychainStore
+import Testing
+
+// Shared fixtures of the conformance suite (apple-secitem-semantics.md §7). Every test runs on
+// its own isolated in-memory keychain through `SecItemEngine`, with dictionaries written with
+// Apple's constants exactly as iOS code writes them.
+
+/// A SecItem dictionary as the engine takes it.
+typealias Query = [String: Any]
+
+/// The caller's access groups in most tests; the first is the default group for adds.
+let testGroups = ["TEAM.app", "TEAM.shared"]
+
+/// An isolated, unlocked keychain without a password, entitled to `testGroups`.
+func makeEngine(groups: [String] = testGroups) throws -> SecItemEngine {
+    try SecItemEngine.ephemeral(accessGroups: groups)
+}
+
+/// An isolated keychain with the password "pw" (so it can be locked, and owner authentication
+/// has a password to ask for), and its database.
+func makeLockableEngine(groups: [String] = testGroups) throws -> (SecItemEngine, KeychainDatabase) {
+    let database = try KeychainDatabase.inMemory(password: Data("pw".utf8))
+    // No pinentry: a test must never prompt, whatever the environment offers.
+    let engine = SecItemEngine(database: database, accessGroups: AccessGroups(groups),
+                               authenticator: OwnerAuthenticator(pinentry: nil))
+    return (engine, database)
+}
+
+/// UTF-8 bytes of a string.
+func bytes(_ text: String) -> Data { Data(text.utf8) }
+
+/// A generic password dictionary; `extra` entries win.
+func genp(account: String = "a", service: String = "s", data: Data? = bytes("secret"), _ extra: Query = [:]) -> Query {
+    var query: Query = [
+        kSecClass as String: kSecClassGenericPassword,
+        kSecAttrAccount as String: account,
+        kSecAttrService as String: service,
+    ]
+    if let data { query[kSecValueData as String] = data }
+    return query.merging(extra) { _, new in new }
+}
+
+/// A generic-password query (no data) for `account`/`service`; `extra` entries win.
+func genpQuery(account: String = "a", service: String = "s", _ extra: Query = [:]) -> Query {
+    genp(account: account, service: service, data: nil, extra)
+}
+
+/// An internet password dictionary; `extra` entries win.
+func inet(server: String = "example.com", account: String = "alice", data: Data? = bytes("pw"), _ extra: Query = [:]) -> Query {
+    var query: Query = [
+        kSecClass as String: kSecClassInternetPassword,
+        kSecAttrServer as String: server,
+        kSecAttrAccount as String: account,
+        kSecAttrProtocol as String: kSecAttrProtocolHTTPS,
+    ]
+    if let data { query[kSecValueData as String] = data }
+    return query.merging(extra) { _, new in new }
+}
+
+/// An internet-password query (no data); `extra` entries win.
+func inetQuery(server: String = "example.com", account: String = "alice", _ extra: Query = [:]) -> Query {
+    inet(server: server, account: account, data: nil, extra)
+}
+
+/// `query` plus extra entries.
+func with(_ query: Query, _ extra: Query) -> Query { query.merging(extra) { _, new in new } }
+
+/// `query` without the given keys.
+func without(_ query: Query, _ keys: CFString...) -> Query {
+    var copy = query
+    for key in keys { copy[key as String] = nil }
+    return copy
+}
+
+/// Apple's deprecated constants, spelt by value to keep the build free of deprecation warnings:
+/// `kSecAttrAccessibleAlways`, `kSecAttrAccessibleAlwaysThisDeviceOnly`,
+/// `kSecUseAuthenticationUIFail`, `kSecUseNoAuthenticationUI`.
+nonisolated(unsafe) let accessibleAlways: CFString = "dk"
+nonisolated(unsafe) let accessibleAlwaysThisDeviceOnly: CFString = "dku"
+let authenticationUIFail = "u_AuthUIF"
+let noAuthenticationUI = "u_NoAuthUI"
+
+/// `kCFBooleanTrue`, as a dictionary value.
+var yes: Any { kCFBooleanTrue! }
+/// `kCFBooleanFalse`, as a dictionary value.
+var no: Any { kCFBooleanFalse! }
+
+extension SecItemEngine {
+    /// Adds and requires success.
+    func mustAdd(_ attributes: Query, sourceLocation: SourceLocation = #_sourceLocation) {
+        let status = add(attributes).status
+        #expect(status == errSecSuccess, "add failed with \(status)", sourceLocation: sourceLocation)
+    }
+
+    /// The status of a CopyMatching.
+    func status(_ query: Query) -> OSStatus { copyMatching(query).status }
+
+    /// The data stored under `query` (nil if not found).
+    func readData(_ query: Query) -> Data? {
+        copyMatching(with(query, [kSecReturnData as String: yes])).value as? Data
+    }
+
+    /// The attributes of the single item `query` matches (nil if not found).
+    func readAttributes(_ query: Query) -> [String: Any]? {
+        copyMatching(with(query, [kSecReturnAttributes as String: yes])).value as? [String: Any]
+    }
+
+    /// How many items `query` matches (0 when not found).
+    func count(_ query: Query) -> Int {
+        let result = copyMatching(with(query, [kSecReturnAttributes as String: yes, kSecMatchLimit as String: kSecMatchLimitAll]))
+        return (result.value as? [Any])?.count ?? 0
+    }
+}
+
+/// A string attribute of a result dictionary (accepts String or Data holding UTF-8).
+func text(_ dictionary: [String: Any]?, _ key: CFString) -> String? {
+    switch dictionary?[key as String] {
+    case let value as String: return value
+    case let value as Data: return String(data: value, encoding: .utf8)
+    default: return nil
+    }
+}
+
+/// A number attribute of a result dictionary.
+func number(_ dictionary: [String: Any]?, _ key: CFString) -> Int? {
+    (dictionary?[key as String] as? NSNumber)?.intValue
+}
+
+/// A date attribute of a result dictionary.
+func date(_ dictionary: [String: Any]?, _ key: CFString) -> Date? {
+    dictionary?[key as String] as? Date
+}
