@@ -66,7 +66,7 @@ struct AccessGroupTests {
         #expect(engine.delete(genpQuery(other)) == errSecMissingEntitlement)
         // The item stayed where it was, unchanged.
         #expect(text(engine.readAttributes(genpQuery()), kSecAttrAccessGroup) == "TEAM.app")
-        #expect(engine.readAttributes(genpQuery())?[kSecAttrLabel as String] == nil)
+        #expect(try #require(engine.readAttributes(genpQuery()))[kSecAttrLabel as String] == nil)
         // Moving to an entitled group is allowed.
         #expect(engine.update(genpQuery(), [kSecAttrAccessGroup as String: "TEAM.shared"]) == errSecSuccess)
         #expect(text(engine.readAttributes(genpQuery()), kSecAttrAccessGroup) == "TEAM.shared")

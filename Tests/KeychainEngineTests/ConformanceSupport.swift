@@ -98,20 +98,30 @@ extension SecItemEngine {
     /// The status of a CopyMatching.
     func status(_ query: Query) -> OSStatus { copyMatching(query).status }
 
-    /// The data stored under `query` (nil if not found).
-    func readData(_ query: Query) -> Data? {
-        copyMatching(with(query, [kSecReturnData as String: yes])).value as? Data
+    /// The data stored under `query` (nil if not found; any other failure is an issue).
+    func readData(_ query: Query, sourceLocation: SourceLocation = #_sourceLocation) -> Data? {
+        checked(copyMatching(with(query, [kSecReturnData as String: yes])), sourceLocation).value as? Data
     }
 
-    /// The attributes of the single item `query` matches (nil if not found).
-    func readAttributes(_ query: Query) -> [String: Any]? {
-        copyMatching(with(query, [kSecReturnAttributes as String: yes])).value as? [String: Any]
+    /// The attributes of the single item `query` matches (nil if not found; any other failure
+    /// is an issue).
+    func readAttributes(_ query: Query, sourceLocation: SourceLocation = #_sourceLocation) -> [String: Any]? {
+        checked(copyMatching(with(query, [kSecReturnAttributes as String: yes])), sourceLocation).value as? [String: Any]
     }
 
-    /// How many items `query` matches (0 when not found).
-    func count(_ query: Query) -> Int {
+    /// How many items `query` matches (0 when not found; any other failure is an issue).
+    func count(_ query: Query, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
         let result = copyMatching(with(query, [kSecReturnAttributes as String: yes, kSecMatchLimit as String: kSecMatchLimitAll]))
-        return (result.value as? [Any])?.count ?? 0
+        return (checked(result, sourceLocation).value as? [Any])?.count ?? 0
+    }
+
+    /// `result`, after recording an issue if it failed for another reason than "not found",
+    /// so that helpers answering "nothing" cannot hide an unexpected error.
+    private func checked(_ result: SecItemResult, _ sourceLocation: SourceLocation) -> SecItemResult {
+        if result.status != errSecSuccess && result.status != errSecItemNotFound {
+            Issue.record("unexpected status \(result.status)", sourceLocation: sourceLocation)
+        }
+        return result
     }
 }
 

@@ -272,7 +272,7 @@ struct CopyMatchingTests {
         #expect(attributes["UUID"] == nil)
     }
 
-    @Test("3.10 persistent references: 20 bytes, class prefix, stable across update, gone after delete")
+    @Test("19/3.10 persistent refs: add returns 20 bytes with the class prefix; {v_PersistentRef, r_Data} → the data; stable across update; gone after delete")
     func persistentReferenceShape() throws {
         let engine = try makeEngine()
         let genpReference = try #require(engine.add(genp([kSecReturnPersistentRef as String: yes])).value as? Data)

@@ -72,7 +72,7 @@ struct UpdateDeleteTests {
         for key in [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef] {
             #expect(engine.update(genpQuery([key as String: yes]), [kSecAttrLabel as String: "x"]) == errSecParam, "\(key)")
         }
-        #expect(engine.readAttributes(genpQuery())?[kSecAttrLabel as String] == nil)
+        #expect(try #require(engine.readAttributes(genpQuery()))[kSecAttrLabel as String] == nil)
         // false means "not requested".
         #expect(engine.update(genpQuery([kSecReturnData as String: no]), [kSecAttrLabel as String: "x"]) == errSecSuccess)
     }
@@ -90,7 +90,7 @@ struct UpdateDeleteTests {
         }
         #expect(engine.update(inetQuery([kSecMatchHostOrSubdomainOfHost as String: "example.com"]),
                               [kSecAttrLabel as String: "x"]) == errSecParam)
-        #expect(engine.readAttributes(genpQuery())?[kSecAttrLabel as String] == nil)
+        #expect(try #require(engine.readAttributes(genpQuery()))[kSecAttrLabel as String] == nil)
     }
 
     @Test("15/16 non-attribute keys in attributesToUpdate (class, u_CredRef, r_*, m_*, u_*) → errSecNoSuchAttr")
@@ -110,7 +110,7 @@ struct UpdateDeleteTests {
         for changes in nonAttributes {
             #expect(engine.update(genpQuery(), changes) == errSecNoSuchAttr, "\(changes.keys.sorted())")
         }
-        #expect(engine.readAttributes(genpQuery())?[kSecAttrServer as String] == nil)
+        #expect(try #require(engine.readAttributes(genpQuery()))[kSecAttrServer as String] == nil)
     }
 
     @Test("17 delete with kSecMatchLimit (any value) → errSecParam (iOS); nothing deleted")
