@@ -61,6 +61,8 @@ let package = Package(
             ]
         ),
         .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine"]),
+        // Walks KeychainKit's flows on the default keychain: `swift run keychainkit-demo`.
+        .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
         .executableTarget(
             name: "keychainctl",
             dependencies: [
@@ -71,6 +73,9 @@ let package = Package(
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
-        .testTarget(name: "KeychainKitTests", dependencies: ["KeychainKit", "KeychainKitTesting"]),
+        .testTarget(
+            name: "KeychainKitTests",
+            dependencies: ["KeychainKit", "KeychainKitTesting", .product(name: "Crypto", package: "swift-crypto")]
+        ),
     ]
 )

@@ -1,0 +1,102 @@
+import Foundation
+import KeychainKit
+import KeychainKitTesting
+import KeychainServices
+import Testing
+
+@Suite struct AccessControlTests {
+    @Test func constraintsCombineIntoApplesFlags() {
+        let either = AccessControl.biometryCurrentSet.or(.devicePasscode)
+        #expect(either.flags == [.biometryCurrentSet, .devicePasscode, .or])
+        let both = AccessControl.biometryAny.and(.applicationPassword)
+        #expect(both.flags == [.biometryAny, .applicationPassword, .and])
+        #expect(AccessControl.userPresence.flags == .userPresence)
+        #expect(AccessControl.none.flags.isEmpty)
+        #expect(AccessControl(.devicePasscode) == .devicePasscode)
+        #expect(either.description == "biometryCurrentSet|devicePasscode|or")
+    }
+
+    @Test func validCombinationsMakeASecAccessControl() throws {
+        for accessControl in [AccessControl.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode,
+                              .applicationPassword, .none, .biometryAny.or(.devicePasscode),
+                              .biometryCurrentSet.and(.devicePasscode)] {
+            _ = try accessControl.makeSecAccessControl(accessibility: .whenUnlockedThisDeviceOnly)
+        }
+    }
+
+    @Test func invalidCombinationsAreRejectedBySecurityWithParam() {
+        let orAndAnd = AccessControl(rawFlags: AccessControl.devicePasscode.or(.biometryAny).and(.biometryAny).rawFlags)
+        for accessControl in [orAndAnd, .biometryAny.and(.biometryCurrentSet), .userPresence.or(.biometryAny)] {
+            #expect(throws: KeychainError.param) {
+                try accessControl.makeSecAccessControl(accessibility: .whenUnlocked)
+            }
+        }
+    }
+
+    @Test func anAccessControlledItemIsStoredWithItsPolicyAndReadBack() throws {
+        let recorder = try RecordingBackend()
+        let keychain = Keychain(service: "vault", accessibility: .whenUnlockedThisDeviceOnly, backend: recorder.backend)
+            .accessControl(.biometryCurrentSet.or(.devicePasscode))
+        try keychain.set("card-number", forKey: "card")
+
+        let add = try #require(recorder.calls.first { $0.operation == "add" })
+        #expect(add.query[kSecAttrAccessControl as String] != nil)
+        #expect(add.query[kSecAttrAccessible as String] == nil)
+        let attributes = try #require(rawAttributes(of: "card", in: keychain))
+        #expect(attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String)
+        #expect(attributes[kSecAttrAccessControl as String] != nil)
+
+        try keychain.set("new-card-number", forKey: "card")
+        let update = try #require(recorder.calls.last { $0.operation == "update" })
+        #expect(update.attributesToUpdate?[kSecAttrAccessControl as String] != nil)
+        #expect(update.attributesToUpdate?[kSecAttrAccessible as String] == nil)
+        #expect(try keychain.contains("card"))
+    }
+
+    @Test func accessControlCannotBeCombinedWithSynchronization() throws {
+        let recorder = try RecordingBackend()
+        let keychain = Keychain(service: "s", synchronizable: true, backend: recorder.backend).accessControl(.userPresence)
+        let error = #expect(throws: KeychainError.self) { try keychain.set("v", forKey: "k") }
+        #expect(error == .invalidArgument)
+        #expect(error?.context?.contains("access control") == true)
+        #expect(recorder.calls.isEmpty)
+    }
+
+    @Test func oneAuthenticationContextIsPassedWithEveryCallButNeverAsAnAttributeToUpdate() throws {
+        let recorder = try RecordingBackend()
+        let laContext = LAContext()
+        let context = AuthenticationContext(laContext)
+        let keychain = Keychain(service: "s", backend: recorder.backend).authenticationContext(context)
+        try keychain.set("v", forKey: "k")
+        _ = try keychain.string(forKey: "k")
+        _ = try keychain.contains("k")
+        _ = try keychain.removeValue(forKey: "k")
+
+        #expect(recorder.calls.count == 5)
+        for call in recorder.calls {
+            #expect(call.query[kSecUseAuthenticationContext as String] as? LAContext === laContext)
+            #expect(call.attributesToUpdate?[kSecUseAuthenticationContext as String] == nil)
+        }
+        #expect(keychain.authenticationContext === context)
+    }
+
+    @Test func promptTextGoesToTheContextsLocalizedReason() {
+        let context = AuthenticationContext(reason: "Unlock your saved cards")
+        #expect(context.laContext.localizedReason == "Unlock your saved cards")
+        #expect(AuthenticationContext.nonInteractive().laContext.interactionNotAllowed)
+    }
+
+    @Test func anApplicationPasswordItemNeedsThePasswordOnTheContext() throws {
+        let backend = try KeychainBackend.isolated()
+        let laContext = LAContext()
+        #expect(laContext.setCredential(Data("app-password".utf8), type: .applicationPassword))
+        let keychain = Keychain(service: "s", accessibility: .whenUnlockedThisDeviceOnly, backend: backend)
+            .accessControl(.applicationPassword)
+            .authenticationContext(AuthenticationContext(laContext))
+        try keychain.set("guarded", forKey: "k")
+
+        #expect(try keychain.string(forKey: "k") == "guarded")
+        let withoutPassword = keychain.authenticationContext(.nonInteractive())
+        #expect(throws: KeychainError.self) { try withoutPassword.string(forKey: "k") }
+    }
+}
