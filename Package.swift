@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "KeychainKit", targets: ["KeychainKit"]),
         .library(name: "KeychainKitTesting", targets: ["KeychainKitTesting"]),
         .executable(name: "keychainctl", targets: ["keychainctl"]),
+        .executable(name: "docker-credential-keychainkit", targets: ["docker-credential-keychainkit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
@@ -37,7 +38,10 @@ let package = Package(
         ),
         // The SecItem dictionary semantics (parse, validate, result shapes) on string keys,
         // pure Swift, so it builds on every platform (a hermetic keychain for tests on Apple too).
-        .target(name: "KeychainEngine", dependencies: ["KeychainStore"]),
+        .target(
+            name: "KeychainEngine",
+            dependencies: ["KeychainStore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // Apple's names and signatures (SecItem*, kSec*, errSec*, CF shims, SecKeychain*,
         // LAContext) implemented over KeychainEngine. Never built on Apple platforms.
         .target(
@@ -63,14 +67,26 @@ let package = Package(
         .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine"]),
         // Walks KeychainKit's flows on the default keychain: `swift run keychainkit-demo`.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
+        // Internet-password credentials (git, Docker) over Apple's SecItem API, shared by the tools.
+        .target(
+            name: "CredentialStore",
+            dependencies: [
+                "KeychainServices",
+                .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
+            ]
+        ),
         .executableTarget(
             name: "keychainctl",
             dependencies: [
                 "KeychainServices",
+                "CredentialStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "docker-credential-keychainkit", dependencies: ["KeychainServices", "CredentialStore"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
+        // Black-box tests that run the built keychainctl and docker-credential-keychainkit.
+        .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit"]),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(

@@ -109,12 +109,14 @@ public final class KeychainRegistry: @unchecked Sendable {
     }
 
     /// The open keychain at `path`, opening it (creating it if missing, with the password from
-    /// `KEYCHAINKIT_PASSWORD_FILE` or none) on first use. A password file also unlocks it.
+    /// `KEYCHAINKIT_PASSWORD_FILE` or none) on first use. A password file also unlocks it, and so
+    /// does an unlock another process of this user published in the kernel keyring (`SessionKeyring`).
     public func database(at path: String) throws(KeychainStoreError) -> KeychainDatabase {
         let path = KeychainLocation.absolute(path)
         if let open = lock.withLock({ databases[path] }) { return open }
         let password = try KeychainLocation.passwordFromFile()
         let database = try KeychainDatabase.open(path: path, password: password, options: options())
+        try SessionKeyring.adoptPublishedKeys(into: database)
         return lock.withLock {
             if let raced = databases[path] { return raced }
             databases[path] = database

@@ -81,7 +81,8 @@ private func password(_ length: UInt32, _ bytes: UnsafeRawPointer?) -> Data? {
 }
 
 /// Apple (macOS): `SecKeychainCreate`. Creates the keychain file with the password (none when
-/// the length is 0) and leaves it unlocked. An existing file is `errSecDuplicateKeychain`.
+/// the length is 0) and leaves it unlocked, for every process of the user (`SessionKeyring`).
+/// An existing file is `errSecDuplicateKeychain`.
 /// `promptUser` is not supported (`errSecUnimplemented`): tools prompt, then pass the password.
 public func SecKeychainCreate(
     _ pathName: UnsafePointer<CChar>, _ passwordLength: UInt32, _ password: UnsafeRawPointer?,
@@ -95,6 +96,7 @@ public func SecKeychainCreate(
         options.createIfMissing = true
         let database = try KeychainDatabase.open(path: path, password: KeychainServicesPortable.password(passwordLength, password), options: options)
         KeychainRegistry.shared.register(database)
+        try SessionKeyring.publish(database)
         keychain.pointee = SecKeychain(path: path)
         return errSecSuccess
     } catch {
@@ -122,11 +124,14 @@ public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
     return errSecSuccess
 }
 
-/// Apple (macOS): `SecKeychainLock`; nil locks the default keychain.
+/// Apple (macOS): `SecKeychainLock`; nil locks the default keychain. The lock also withdraws
+/// the unlock shared with the user's other processes (`SessionKeyring`).
 public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
     do {
         let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
-        try handle.database().lockKeychain()
+        let database = try handle.database()
+        database.lockKeychain()
+        SessionKeyring.withdraw([.whenUnlocked], of: database)
         return errSecSuccess
     } catch {
         return status(error)
@@ -135,14 +140,18 @@ public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
 
 /// Apple (macOS): `SecKeychainLockAll`: locks every keychain this process has open.
 public func SecKeychainLockAll() -> OSStatus {
-    for database in KeychainRegistry.shared.openDatabases { database.lockKeychain() }
+    for database in KeychainRegistry.shared.openDatabases {
+        database.lockKeychain()
+        SessionKeyring.withdraw([.whenUnlocked], of: database)
+    }
     return errSecSuccess
 }
 
 /// Apple (macOS): `SecKeychainUnlock`; nil unlocks the default keychain. With `usePassword`
 /// false the password comes from `KEYCHAINKIT_PASSWORD_FILE` (there is no unlock dialog);
-/// without one the call fails with `errSecInteractionNotAllowed`. A wrong password is
-/// `errSecAuthFailed`.
+/// without one the call fails with `errSecInteractionNotAllowed`, unless the keychain is already
+/// unlocked. A wrong password is `errSecAuthFailed`. The unlock is shared with the user's other
+/// processes through the kernel keyring (`SessionKeyring`).
 public func SecKeychainUnlock(
     _ keychain: SecKeychain?, _ passwordLength: UInt32, _ password: UnsafeRawPointer?, _ usePassword: Bool
 ) -> OSStatus {
@@ -153,11 +162,14 @@ public func SecKeychainUnlock(
             try database.unlock(password: KeychainServicesPortable.password(passwordLength, password) ?? Data())
         } else if let fromFile = try KeychainLocation.passwordFromFile() {
             try database.unlock(password: fromFile)
+        } else if try database.status.isUnlocked {
+            return errSecSuccess
         } else if try database.status.hasPassword {
             return errSecInteractionNotAllowed
         } else {
             try database.unlock(password: nil)
         }
+        try SessionKeyring.publish(database)
         return errSecSuccess
     } catch {
         return status(error)
@@ -177,10 +189,17 @@ public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: Uns
     }
 }
 
-/// Apple (macOS): `SecKeychainDelete`: removes the keychain file and its WAL files.
+/// Apple (macOS): `SecKeychainDelete`: removes the keychain file and its WAL files, and its
+/// shared unlock from the kernel keyring.
 public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     guard let keychain = keychainOrArray else { return errSecInvalidKeychain }
     guard FileManager.default.fileExists(atPath: keychain.path) else { return errSecNoSuchKeychain }
+    do {
+        SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: try keychain.database())
+    } catch {
+        // A file that cannot be opened has no readable keychain id, so nothing of it can be
+        // adopted either; deleting it is still what the caller asked for.
+    }
     KeychainRegistry.shared.forget(path: keychain.path)
     for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: keychain.path + suffix) {
         do {

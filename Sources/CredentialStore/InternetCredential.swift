@@ -1,0 +1,40 @@
+import Foundation
+
+/// An internet password as git and Docker see it: protocol, host, port, path, user name, secret.
+/// Stored as a `kSecClassInternetPassword` item (server, port, path, protocol code, account).
+public struct InternetCredential: Sendable, Equatable {
+    /// The URL scheme (`https`).
+    public var scheme: String
+    /// The host name without port (`example.com`, `::1`).
+    public var host: String
+    /// The port, if one was given.
+    public var port: Int?
+    /// The path (git: without a leading slash; Docker: as in the URL), if any.
+    public var path: String?
+    /// The user name.
+    public var account: String?
+    /// The secret; nil in queries and in results that did not ask for it.
+    public var secret: Data?
+    /// `kSecAttrLabel`.
+    public var label: String?
+    /// `kSecAttrComment`.
+    public var comment: String?
+
+    /// A credential (or a query: nil fields match anything).
+    public init(scheme: String, host: String, port: Int? = nil, path: String? = nil, account: String? = nil,
+                secret: Data? = nil, label: String? = nil, comment: String? = nil) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.account = account
+        self.secret = secret
+        self.label = label
+        self.comment = comment
+    }
+
+    /// A custom description that never shows the secret.
+    public var redactedDescription: String {
+        "\(scheme)://\(account.map { $0 + "@" } ?? "")\(host)\(port.map { ":\($0)" } ?? "")/\(path ?? "")"
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+#if canImport(Security)
+/// Process configuration for the command-line tools. On Apple platforms the Security framework
+/// decides access groups (entitlements) and key derivation, so there is nothing to configure.
+public enum ToolEnvironment {
+    /// Nothing to do on Apple platforms.
+    public static func grantAllAccessGroups() {}
+    /// Nothing to do on Apple platforms.
+    public static func useTestingKDF() {}
+}
+#else
+import KeychainEngine
+
+/// Process configuration for the command-line tools on KeychainKit's own keychain: the one seam
+/// where the tools reach below Apple's API.
+public enum ToolEnvironment {
+    /// Lets the tool see the items of every access group, as `security(1)` does. Adds go to the
+    /// tool's own default group (`KEYCHAINKIT_ACCESS_GROUPS`' first, else `KEYCHAINKIT_APP_ID`,
+    /// else the executable's name).
+    public static func grantAllAccessGroups() {
+        KeychainRegistry.shared.setAccessGroups(AccessGroups.fromEnvironment().groups + ["*"])
+    }
+
+    /// Test suites only: keychains are created with, and may be opened with, a deliberately cheap
+    /// key derivation, so that tests can create many password keychains quickly.
+    public static func useTestingKDF() {
+        KeychainRegistry.shared.useTestingKDF(true)
+    }
+}
+#endif

@@ -1,0 +1,52 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+import KeychainServices
+
+/// `delete-generic-password [-a account] [-s service] [-l label] [keychain]`: deletes the first
+/// match, printing its attributes first, as `security` does.
+struct DeleteGenericPassword: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete-generic-password",
+        abstract: "Delete a generic password (the first match).")
+
+    @OptionGroup var attributes: GenericPasswordAttributes
+    @OptionGroup var output: OutputOptions
+
+    @Argument(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    func execute() throws {
+        try DeletePasswordFlow.run(attributes.dictionary, itemClass: kSecClassGenericPassword, shortName: "genp",
+                                   keychain: keychain, json: output.json)
+    }
+}
+
+/// `delete-internet-password [-a account] [-s server] [-r protocol] [-P port] [-p path] [keychain]`.
+struct DeleteInternetPassword: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete-internet-password",
+        abstract: "Delete an internet password (the first match).")
+
+    @OptionGroup var attributes: InternetPasswordAttributes
+    @OptionGroup var output: OutputOptions
+
+    @Argument(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    func execute() throws {
+        try DeletePasswordFlow.run(attributes.dictionary, itemClass: kSecClassInternetPassword, shortName: "inet",
+                                   keychain: keychain, json: output.json)
+    }
+}
+
+/// Find the first match, print it, delete it.
+enum DeletePasswordFlow {
+    static func run(_ query: [String: Any], itemClass: CFString, shortName: String, keychain: String?, json: Bool) throws {
+        let target = try KeychainTarget.open(keychain)
+        let items = try ItemSearch.items(query, in: target, all: false, withData: false)
+        for item in items { try ItemSearch.delete(item, itemClass: itemClass, in: target) }
+        try ItemPrinter.print(items, itemClass: shortName, keychainPath: target.path, secret: .none, json: json)
+        if !json { Console.out("password has been deleted.") }
+    }
+}

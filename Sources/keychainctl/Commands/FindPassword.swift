@@ -1,0 +1,60 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+import KeychainServices
+
+/// The `-g` / `-w` flags of the find commands.
+struct SecretDisplayOptions: ParsableArguments {
+    @Flag(name: .customShort("g"), help: "Also show the password (on standard error, as security(1) does).")
+    var showPassword = false
+
+    @Flag(name: .customShort("w"), help: "Show only the password, on standard output.")
+    var passwordOnly = false
+
+    /// The display the flags ask for.
+    var display: ItemPrinter.SecretDisplay {
+        passwordOnly ? .only : (showPassword ? .afterAttributes : .none)
+    }
+}
+
+/// `find-generic-password [-a account] [-s service] [-l label] [-g] [-w] [keychain]`.
+struct FindGenericPassword: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "find-generic-password",
+        abstract: "Find a generic password and print its attributes (and, with -g or -w, the password).")
+
+    @OptionGroup var attributes: GenericPasswordAttributes
+    @OptionGroup var secret: SecretDisplayOptions
+    @OptionGroup var output: OutputOptions
+
+    @Argument(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    func execute() throws {
+        let target = try KeychainTarget.open(keychain)
+        let display = secret.display
+        let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)
+        try ItemPrinter.print(items, itemClass: "genp", keychainPath: target.path, secret: display, json: output.json)
+    }
+}
+
+/// `find-internet-password [-a account] [-s server] [-r protocol] [-P port] [-p path] [-g] [-w] [keychain]`.
+struct FindInternetPassword: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "find-internet-password",
+        abstract: "Find an internet password and print its attributes (and, with -g or -w, the password).")
+
+    @OptionGroup var attributes: InternetPasswordAttributes
+    @OptionGroup var secret: SecretDisplayOptions
+    @OptionGroup var output: OutputOptions
+
+    @Argument(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    func execute() throws {
+        let target = try KeychainTarget.open(keychain)
+        let display = secret.display
+        let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)
+        try ItemPrinter.print(items, itemClass: "inet", keychainPath: target.path, secret: display, json: output.json)
+    }
+}

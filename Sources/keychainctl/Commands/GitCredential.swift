@@ -1,0 +1,57 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+import KeychainServices
+
+/// `git-credential get|store|erase`: git's credential-helper protocol, credentials kept as
+/// internet passwords (protocol, host, port, path, user name) in the default keychain.
+///
+/// Set up with `git config --global credential.helper '!keychainctl git-credential'`.
+struct GitCredential: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "git-credential",
+        abstract: "A git credential helper: git config --global credential.helper '!keychainctl git-credential'",
+        discussion: """
+            git writes protocol, host, path, username and password lines on standard input; get \
+            answers username= and password= lines. Credentials are internet passwords in the \
+            default keychain (KEYCHAINKIT_KEYCHAIN). A locked keychain is not unlocked here (git \
+            owns standard input): run keychainctl unlock-keychain first. Other actions are ignored.
+            """
+    )
+
+    @Argument(help: "get, store or erase (as git calls it).")
+    var action: String
+
+    func execute() throws {
+        do {
+            try perform()
+        } catch let error as KeychainCallError where error.status == errSecInteractionNotAllowed {
+            throw UsageFailure(message: "\(error.message) The keychain is locked: run keychainctl unlock-keychain first.",
+                               exitCode: error.exitCode)
+        }
+    }
+
+    private func perform() throws {
+        guard ["get", "store", "erase"].contains(action) else { return }  // git's rule: ignore unknown actions
+        let message = GitCredentialMessage.readStandardInput()
+        guard let scheme = message["protocol"], let hostAndPort = message["host"] else { return }
+        let (host, port) = ServerAddress.splitHostPort(hostAndPort)
+        var query = InternetCredential(scheme: scheme, host: host, port: port, path: message["path"],
+                                       account: message["username"])
+        switch action {
+        case "get":
+            guard let found = try InternetCredentialStore.find(query, exactLocation: true).first, let secret = found.secret,
+                  let password = String(data: secret, encoding: .utf8)
+            else { return }
+            FileHandle.standardOutput.write(Data("username=\(found.account ?? "")\npassword=\(password)\n".utf8))
+        case "store":
+            guard query.account != nil, let password = message["password"] else { return }
+            query.secret = Data(password.utf8)
+            query.label = hostAndPort
+            try InternetCredentialStore.save(query)
+        default:
+            try InternetCredentialStore.delete(query, exactLocation: true,
+                                               onlyWithSecret: message["password"].map { Data($0.utf8) })
+        }
+    }
+}

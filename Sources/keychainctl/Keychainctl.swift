@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// The root command: `keychainctl <command>`, with macOS `security(1)` command names and flags.
+struct Keychainctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keychainctl",
+        abstract: "Manage keychains and their passwords from the command line, like macOS security(1).",
+        discussion: """
+            The keychain is the path given, else KEYCHAINKIT_KEYCHAIN, else \
+            ~/.local/share/keychainkit/login.keychain-db. Exit status is the low byte of the \
+            OSStatus (44 not found, 45 duplicate, 36 locked or interaction not allowed, \
+            51 wrong password). Shell completions: keychainctl --generate-completion-script bash|zsh|fish.
+            """,
+        subcommands: [
+            CreateKeychain.self, DeleteKeychain.self, LockKeychain.self, UnlockKeychain.self,
+            ShowKeychainInfo.self, SetKeychainSettings.self, SetKeychainPassword.self,
+            AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
+            AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
+            DumpKeychain.self, GitCredential.self,
+        ]
+    )
+}

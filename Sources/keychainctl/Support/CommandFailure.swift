@@ -1,0 +1,41 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+import KeychainServices
+
+/// A failure that is not a Keychain Services status (bad input, nothing to read), with its exit status.
+struct UsageFailure: Error {
+    /// What went wrong; never contains a secret.
+    var message: String
+    /// The exit status (1 unless a status applies).
+    var exitCode: Int32 = 1
+}
+
+/// A command whose failures are reported as `security(1)` reports them: one line
+/// `keychainctl: <command>: <Apple's message>` on standard error and the low byte of the OSStatus
+/// as exit status.
+protocol KeychainCommand: ParsableCommand {
+    /// The command's work; throws `KeychainCallError` or `UsageFailure`.
+    func execute() throws
+}
+
+extension KeychainCommand {
+    /// Runs `execute()` and turns its failures into a message and an exit status.
+    func run() throws {
+        let name = Self.configuration.commandName ?? "keychainctl"
+        do {
+            try execute()
+        } catch let error as KeychainCallError {
+            Console.error("keychainctl: \(name): \(error.message)")
+            throw ExitCode(error.exitCode == 0 ? 1 : error.exitCode)
+        } catch let failure as UsageFailure {
+            Console.error("keychainctl: \(name): \(failure.message)")
+            throw ExitCode(failure.exitCode)
+        }
+    }
+}
+
+/// Throws a `KeychainCallError` unless `status` is `errSecSuccess`.
+func require(_ status: OSStatus, _ function: String) throws(KeychainCallError) {
+    guard status == errSecSuccess else { throw KeychainCallError(status, in: function) }
+}

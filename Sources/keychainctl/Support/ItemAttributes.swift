@@ -1,0 +1,132 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+import KeychainServices
+
+/// The attribute options of the generic-password commands (`security`'s letters).
+struct GenericPasswordAttributes: ParsableArguments {
+    @Option(name: .customShort("a"), help: ArgumentHelp("The account name.", valueName: "account"))
+    var account: String?
+    @Option(name: .customShort("s"), help: ArgumentHelp("The service name.", valueName: "service"))
+    var service: String?
+    @Option(name: .customShort("l"), help: ArgumentHelp("The label (when adding: default the service name).", valueName: "label"))
+    var label: String?
+    @Option(name: .customShort("j"), help: ArgumentHelp("The comment.", valueName: "comment"))
+    var comment: String?
+    @Option(name: .customShort("D"), help: ArgumentHelp("The kind (kSecAttrDescription).", valueName: "kind"))
+    var kind: String?
+
+    /// `kSecClass` and the given attributes.
+    var dictionary: [String: Any] {
+        var attributes: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
+        attributes[kSecAttrAccount as String] = account
+        attributes[kSecAttrService as String] = service
+        attributes[kSecAttrLabel as String] = label
+        attributes[kSecAttrComment as String] = comment
+        attributes[kSecAttrDescription as String] = kind
+        return attributes
+    }
+
+    /// The primary key part (account, service) that identifies the item for an update.
+    var primaryKey: [String: Any] {
+        var attributes: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
+        attributes[kSecAttrAccount as String] = account
+        attributes[kSecAttrService as String] = service
+        return attributes
+    }
+
+    /// The attributes an update changes (label, comment, kind).
+    var changes: [String: Any] {
+        var attributes: [String: Any] = [:]
+        attributes[kSecAttrLabel as String] = label
+        attributes[kSecAttrComment as String] = comment
+        attributes[kSecAttrDescription as String] = kind
+        return attributes
+    }
+}
+
+/// The attribute options of the internet-password commands (`security`'s letters).
+struct InternetPasswordAttributes: ParsableArguments {
+    @Option(name: .customShort("a"), help: ArgumentHelp("The account name.", valueName: "account"))
+    var account: String?
+    @Option(name: .customShort("s"), help: ArgumentHelp("The server name (host, without port).", valueName: "server"))
+    var server: String?
+    @Option(name: .customShort("d"), help: ArgumentHelp("The security domain.", valueName: "domain"))
+    var securityDomain: String?
+    @Option(name: .customShort("p"), help: ArgumentHelp("The path.", valueName: "path"))
+    var path: String?
+    @Option(name: .customShort("P"), help: ArgumentHelp("The port number.", valueName: "port"))
+    var port: Int?
+    @Option(name: .customShort("r"), help: ArgumentHelp("The protocol: a four-character code (\"htps\", \"ssh \") or a scheme (https, ssh).", valueName: "protocol"))
+    var protocolName: String?
+    @Option(name: .customShort("t"), help: ArgumentHelp("The authentication type, a four-character code (\"dflt\", \"http\", \"form\").", valueName: "type"))
+    var authenticationType: String?
+    @Option(name: .customShort("l"), help: ArgumentHelp("The label (when adding: default the server name).", valueName: "label"))
+    var label: String?
+    @Option(name: .customShort("j"), help: ArgumentHelp("The comment.", valueName: "comment"))
+    var comment: String?
+    @Option(name: .customShort("D"), help: ArgumentHelp("The kind (kSecAttrDescription).", valueName: "kind"))
+    var kind: String?
+
+    mutating func validate() throws {
+        if let port, !(0...65535).contains(port) { throw ValidationError("The port must be between 0 and 65535.") }
+        if let protocolName, InternetProtocolCode.code(for: protocolName) == nil {
+            throw ValidationError("The protocol must be a four-character code or a URL scheme.")
+        }
+        if let authenticationType, authenticationType.isEmpty || authenticationType.count > 4 {
+            throw ValidationError("The authentication type must be a four-character code.")
+        }
+    }
+
+    /// `kSecClass` and the primary-key attributes given.
+    var primaryKey: [String: Any] {
+        var attributes: [String: Any] = [kSecClass as String: kSecClassInternetPassword]
+        attributes[kSecAttrAccount as String] = account
+        attributes[kSecAttrServer as String] = server
+        attributes[kSecAttrSecurityDomain as String] = securityDomain
+        attributes[kSecAttrPath as String] = path
+        attributes[kSecAttrPort as String] = port
+        attributes[kSecAttrProtocol as String] = protocolName.flatMap(InternetProtocolCode.code(for:))
+        attributes[kSecAttrAuthenticationType as String] = authenticationType.map { $0 + String(repeating: " ", count: 4 - $0.count) }
+        return attributes
+    }
+
+    /// The attributes an update changes (label, comment, kind).
+    var changes: [String: Any] {
+        var attributes: [String: Any] = [:]
+        attributes[kSecAttrLabel as String] = label
+        attributes[kSecAttrComment as String] = comment
+        attributes[kSecAttrDescription as String] = kind
+        return attributes
+    }
+
+    /// `kSecClass` and every attribute given.
+    var dictionary: [String: Any] { primaryKey.merging(changes) { current, _ in current } }
+}
+
+/// `--accessible`: when an added item can be read (`kSecAttrAccessible…`). A KeychainKit
+/// extension; `security(1)` has no such option.
+enum Accessibility: String, ExpressibleByArgument, CaseIterable {
+    case whenUnlocked = "when-unlocked"
+    case afterFirstUnlock = "after-first-unlock"
+    case whenUnlockedThisDeviceOnly = "when-unlocked-this-device-only"
+    case afterFirstUnlockThisDeviceOnly = "after-first-unlock-this-device-only"
+    case whenPasscodeSetThisDeviceOnly = "when-passcode-set-this-device-only"
+
+    /// The `kSecAttrAccessible` value.
+    var constant: CFString {
+        switch self {
+        case .whenUnlocked: return kSecAttrAccessibleWhenUnlocked
+        case .afterFirstUnlock: return kSecAttrAccessibleAfterFirstUnlock
+        case .whenUnlockedThisDeviceOnly: return kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        case .afterFirstUnlockThisDeviceOnly: return kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+        case .whenPasscodeSetThisDeviceOnly: return kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly
+        }
+    }
+}
+
+/// `--json`: machine-readable output.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print JSON (for scripts) instead of security(1)'s text format.")
+    var json = false
+}

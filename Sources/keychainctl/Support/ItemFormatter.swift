@@ -1,0 +1,121 @@
+import Foundation
+import KeychainServices
+
+/// Prints keychain items the way `security(1)` does (text), or as JSON objects for scripts.
+enum ItemFormatter {
+    /// Attributes that are four-character codes (printed as text, like `security`).
+    private static let fourCharacterCodes: Set<String> = ["ptcl", "atyp", "crtr", "type"]
+    /// Keys of a result dictionary that are not attributes.
+    private static let nonAttributes: Set<String> = ["accc", "class", "v_Data", "v_PersistentRef", "v_Ref"]
+    /// JSON names of Apple's attribute keys.
+    private static let jsonNames: [String: String] = [
+        "acct": "account", "svce": "service", "labl": "label", "icmt": "comment", "desc": "description",
+        "srvr": "server", "ptcl": "protocol", "port": "port", "path": "path", "sdmn": "securityDomain",
+        "atyp": "authenticationType", "agrp": "accessGroup", "pdmn": "accessible", "cdat": "created",
+        "mdat": "modified", "sync": "synchronizable", "gena": "generic", "crtr": "creator", "type": "type",
+        "invi": "invisible", "nega": "negative", "vwht": "viewHint", "tkid": "tokenID",
+    ]
+
+    // MARK: Text
+
+    /// `security`'s block for one item: keychain, class, then one line per attribute.
+    static func text(_ item: [String: Any], itemClass: String, keychainPath: String) -> String {
+        var lines = ["keychain: \"\(keychainPath)\"", "class: \"\(itemClass)\"", "attributes:"]
+        for name in item.keys.sorted() where !nonAttributes.contains(name) {
+            guard let value = item[name] else { continue }
+            lines.append("    \"\(name)\"" + typedValue(value, name: name))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A secret as `security` prints it after `password: ` or `data:`: quoted text, else hex.
+    static func quotedSecret(_ secret: Data) -> String {
+        if let text = String(data: secret, encoding: .utf8) { return quote(text) }
+        return "0x" + hex(secret)
+    }
+
+    /// A secret as `find-…-password -w` prints it: the text itself, or hex if it is not UTF-8.
+    static func bareSecret(_ secret: Data) -> String {
+        String(data: secret, encoding: .utf8) ?? hex(secret)
+    }
+
+    private static func typedValue(_ value: Any, name: String) -> String {
+        switch value {
+        case let text as String:
+            return (fourCharacterCodes.contains(name) ? "<uint32>=" : "<blob>=") + quote(text)
+        case let date as Date:
+            return "<timedate>=" + quote(compactDate(date))
+        case let data as Data:
+            if let text = String(data: data, encoding: .utf8) { return "<blob>=" + quote(text) }
+            return "<blob>=0x" + hex(data)
+        case let number as NSNumber:
+            return (name == "sync" || name == "invi" || name == "nega" ? "<sint32>=" : "<uint32>=") + number.stringValue
+        default:
+            return "<blob>=<unprintable>"
+        }
+    }
+
+    private static func quote(_ text: String) -> String {
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7f {
+                    quoted += String(format: "\\%03o", scalar.value)
+                } else {
+                    quoted.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return quoted + "\""
+    }
+
+    private static func compactDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
+        return formatter.string(from: date)
+    }
+
+    private static func hex(_ data: Data) -> String { data.map { String(format: "%02X", $0) }.joined() }
+
+    // MARK: JSON
+
+    /// One item as a JSON object: keychain, class, attributes by readable name, and the
+    /// password when `secret` is given (`passwordHex` if it is not UTF-8).
+    static func json(_ item: [String: Any], itemClass: String, keychainPath: String, secret: Data?) -> [String: Any] {
+        var attributes: [String: Any] = [:]
+        for (name, value) in item where !nonAttributes.contains(name) {
+            attributes[jsonNames[name] ?? name] = jsonValue(value)
+        }
+        var object: [String: Any] = ["keychain": keychainPath, "class": itemClass, "attributes": attributes]
+        if let secret {
+            if let text = String(data: secret, encoding: .utf8) {
+                object["password"] = text
+            } else {
+                object["passwordHex"] = hex(secret)
+            }
+        }
+        return object
+    }
+
+    private static func jsonValue(_ value: Any) -> Any {
+        switch value {
+        case let text as String: return text
+        case let date as Date: return ISO8601DateFormatter().string(from: date)
+        case let data as Data: return String(data: data, encoding: .utf8) ?? ("0x" + hex(data))
+        case let number as NSNumber: return number
+        default: return "\(type(of: value))"
+        }
+    }
+
+    /// Serialises a JSON value (pretty, keys sorted) for standard output.
+    static func serialise(_ value: Any) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+}

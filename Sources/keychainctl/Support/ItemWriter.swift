@@ -1,0 +1,30 @@
+import CredentialStore
+import Foundation
+import KeychainServices
+
+/// `SecItemAdd`, and with `-U` `SecItemUpdate` of the existing item, for the add commands.
+enum ItemWriter {
+    /// Adds `attributes` with `secret` (empty when nil) to `target`. On `errSecDuplicateItem` with
+    /// `update`, changes the item matching `primaryKey` instead: its secret (if one was given) and
+    /// `changes`.
+    static func add(_ attributes: [String: Any], secret: Data?, accessible: Accessibility?, update: Bool,
+                    primaryKey: [String: Any], changes: [String: Any], in target: KeychainTarget) throws {
+        var item = attributes
+        item[kSecValueData as String] = secret ?? Data()
+        item[kSecUseKeychain as String] = target.keychain
+        if let accessible { item[kSecAttrAccessible as String] = accessible.constant }
+        var added: OSStatus = errSecSuccess
+        try target.performUnlocking("SecItemAdd") {
+            added = SecItemAdd(item as CFDictionary, nil)
+            return added == errSecDuplicateItem && update ? errSecSuccess : added
+        }
+        guard added == errSecDuplicateItem else { return }
+        var match = primaryKey
+        match[kSecUseKeychain as String] = target.keychain
+        var updates = changes
+        if let secret { updates[kSecValueData as String] = secret }
+        if let accessible { updates[kSecAttrAccessible as String] = accessible.constant }
+        guard !updates.isEmpty else { return }
+        try target.performUnlocking("SecItemUpdate") { SecItemUpdate(match as CFDictionary, updates as CFDictionary) }
+    }
+}

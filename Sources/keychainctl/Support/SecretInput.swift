@@ -1,0 +1,102 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads secrets without putting them on the command line: at a prompt that does not echo when
+/// standard input is a terminal, else one line of standard input. Secrets stay in memory only.
+enum SecretInput {
+    /// Whether standard input is a terminal (only then does keychainctl ever prompt).
+    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// A secret: typed at `prompt` (not echoed) on a terminal, else one line of standard input.
+    /// End of input before any byte is an error: an empty line is an empty secret, nothing is not.
+    static func secret(prompt: String) throws(UsageFailure) -> Data {
+        if isInteractive { return try readWithoutEcho(prompt: prompt) }
+        guard let line = readLine(STDIN_FILENO) else {
+            throw UsageFailure(message: "expected the password as one line on standard input")
+        }
+        return line
+    }
+
+    /// A new secret: on a terminal typed twice, at `prompt` and at "Retype …"; else one line.
+    static func newSecret(prompt: String) throws(UsageFailure) -> Data {
+        let first = try secret(prompt: prompt)
+        guard isInteractive else { return first }
+        let second = try readWithoutEcho(prompt: "Retype " + prompt.prefix(1).lowercased() + prompt.dropFirst())
+        guard first == second else { throw UsageFailure(message: "the passwords do not match") }
+        return first
+    }
+
+    /// Reads a line from the terminal with echo off, restoring the terminal afterwards, also when
+    /// the user interrupts (SIGINT, SIGTERM, SIGHUP, SIGQUIT); suspension is held off meanwhile.
+    private static func readWithoutEcho(prompt: String) throws(UsageFailure) -> Data {
+        Console.prompt(prompt)
+        var original = termios()
+        guard tcgetattr(STDIN_FILENO, &original) == 0 else {
+            throw UsageFailure(message: "cannot turn off echo on the terminal", exitCode: 1)
+        }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag |= tcflag_t(ICANON)
+        TerminalRestore.save(original)
+        let previousStop = signal(SIGTSTP, SIG_IGN)
+        for interrupt in TerminalRestore.interrupts { signal(interrupt, TerminalRestore.handler) }
+        defer {
+            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+            for interrupt in TerminalRestore.interrupts { signal(interrupt, SIG_DFL) }
+            signal(SIGTSTP, previousStop)
+            TerminalRestore.clear()
+            Console.prompt("\n")
+        }
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else {
+            throw UsageFailure(message: "cannot turn off echo on the terminal", exitCode: 1)
+        }
+        guard let line = readLine(STDIN_FILENO) else { throw UsageFailure(message: "no password was typed") }
+        return line
+    }
+
+    /// One line from `descriptor`, read byte by byte so nothing after it is consumed; without its
+    /// line end (`\n` or `\r\n`). Nil at end of input before any byte.
+    private static func readLine(_ descriptor: Int32) -> Data? {
+        var bytes: [UInt8] = []
+        defer { bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        var byte: UInt8 = 0
+        var sawInput = false
+        while true {
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            sawInput = true
+            if byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+        }
+        guard sawInput else { return nil }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        return Data(bytes)
+    }
+}
+
+/// The terminal state to restore if a signal ends the process during a no-echo prompt.
+private enum TerminalRestore {
+    nonisolated(unsafe) private static var saved = termios()
+    nonisolated(unsafe) private static var isSaved = false
+
+    static let interrupts: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    static func save(_ state: termios) {
+        saved = state
+        isSaved = true
+    }
+
+    static func clear() { isSaved = false }
+
+    /// Restores echo, then dies of the same signal (async-signal-safe calls only).
+    static let handler: @convention(c) (Int32) -> Void = { signalNumber in
+        if TerminalRestore.isSaved { _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &TerminalRestore.saved) }
+        signal(signalNumber, SIG_DFL)
+        raise(signalNumber)
+    }
+}

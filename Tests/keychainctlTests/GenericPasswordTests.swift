@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+/// add/find/delete-generic-password against the default keychain (KEYCHAINKIT_KEYCHAIN), each
+/// command its own process.
+@Suite("keychainctl generic passwords")
+struct GenericPasswordTests {
+    static let notFound = "keychainctl: find-generic-password: The specified item could not be found in the keychain.\n"
+
+    @Test("add with -w last reads standard input; find prints attributes, -w the secret, -g the secret on stderr")
+    func addAndFind() throws {
+        try withSandbox { (sandbox) throws in
+            let add = try sandbox.keychainctl(["add-generic-password", "-a", "alice", "-s", "api", "-l", "API token",
+                                               "-j", "for scripts", "-w"], stdin: "t0ken\n")
+            #expect(add.status == 0)
+            #expect(add.stdout.isEmpty && add.stderr.isEmpty, "no warning when the secret is not in argv")
+
+            let find = try sandbox.keychainctl(["find-generic-password", "-a", "alice", "-s", "api"])
+            #expect(find.status == 0)
+            #expect(find.stdout.hasPrefix("keychain: \"\(sandbox.keychainPath)\"\nclass: \"genp\"\nattributes:\n"))
+            #expect(find.stdout.contains("    \"acct\"<blob>=\"alice\"\n"))
+            #expect(find.stdout.contains("    \"svce\"<blob>=\"api\"\n"))
+            #expect(find.stdout.contains("    \"labl\"<blob>=\"API token\"\n"))
+            #expect(find.stdout.contains("    \"icmt\"<blob>=\"for scripts\"\n"))
+            #expect(!find.stdout.contains("t0ken") && !find.stderr.contains("t0ken"), "no secret without -g/-w")
+
+            let password = try sandbox.keychainctl(["find-generic-password", "-a", "alice", "-s", "api", "-w"])
+            #expect(password.status == 0)
+            #expect(password.stdout == "t0ken\n")
+            #expect(password.stderr.isEmpty)
+
+            let shown = try sandbox.keychainctl(["find-generic-password", "-s", "api", "-g"])
+            #expect(shown.status == 0)
+            #expect(shown.stdout.contains("\"acct\"<blob>=\"alice\""))
+            #expect(shown.stderr == "password: \"t0ken\"\n")
+        }
+    }
+
+    @Test("a password given in argv works but warns that other processes can see it")
+    func argvWarning() throws {
+        try withSandbox { (sandbox) throws in
+            let add = try sandbox.keychainctl(["add-generic-password", "-a", "bob", "-s", "svc", "-w", "visible"])
+            #expect(add.status == 0)
+            #expect(add.stderr.contains("keychainctl: warning: a password given with -w on the command line is visible to other processes"))
+            #expect(!add.stderr.contains("visible\n") && !add.stderr.contains("\"visible\""), "the warning never repeats the secret")
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "bob", "-w"]).stdout == "visible\n")
+        }
+    }
+
+    @Test("duplicate is 45; -U updates the secret and label; not found is 44 with Apple's message")
+    func duplicateUpdateNotFound() throws {
+        try withSandbox { (sandbox) throws in
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "s", "-w"], stdin: "one\n").status == 0)
+            let duplicate = try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "s", "-w"], stdin: "two\n")
+            #expect(duplicate.status == 45)
+            #expect(duplicate.stderr == "keychainctl: add-generic-password: The specified item already exists in the keychain.\n")
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a", "-s", "s", "-w"]).stdout == "one\n")
+
+            let update = try sandbox.keychainctl(["add-generic-password", "-U", "-a", "a", "-s", "s", "-l", "renamed", "-w"], stdin: "two\n")
+            #expect(update.status == 0, "\(update.stderr)")
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a", "-s", "s", "-w"]).stdout == "two\n")
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a"]).stdout.contains("\"labl\"<blob>=\"renamed\""))
+
+            let missing = try sandbox.keychainctl(["find-generic-password", "-a", "nobody", "-s", "s"])
+            #expect(missing.status == 44)
+            #expect(missing.stdout.isEmpty)
+            #expect(missing.stderr == Self.notFound)
+        }
+    }
+
+    @Test("delete prints the item and 'password has been deleted.'; then find is 44, delete again 44")
+    func delete() throws {
+        try withSandbox { (sandbox) throws in
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "gone", "-w"], stdin: "x\n").status == 0)
+            let delete = try sandbox.keychainctl(["delete-generic-password", "-a", "a", "-s", "gone"])
+            #expect(delete.status == 0)
+            #expect(delete.stdout.contains("\"svce\"<blob>=\"gone\""))
+            #expect(delete.stdout.hasSuffix("password has been deleted.\n"))
+            #expect(try sandbox.keychainctl(["find-generic-password", "-s", "gone"]).status == 44)
+            let again = try sandbox.keychainctl(["delete-generic-password", "-a", "a", "-s", "gone"])
+            #expect(again.status == 44)
+            #expect(again.stderr == "keychainctl: delete-generic-password: The specified item could not be found in the keychain.\n")
+        }
+    }
+
+    @Test("--json: one object with readable attribute names; the password only with -w or -g")
+    func json() throws {
+        try withSandbox { (sandbox) throws in
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "ci", "-s", "deploy", "-w"], stdin: "k3y\n").status == 0)
+            let plain = try sandbox.keychainctl(["find-generic-password", "-s", "deploy", "--json"])
+            #expect(plain.status == 0)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
+            #expect(object["class"] as? String == "genp")
+            #expect(object["keychain"] as? String == sandbox.keychainPath)
+            #expect(object["password"] == nil)
+            let attributes = try #require(object["attributes"] as? [String: Any])
+            #expect(attributes["account"] as? String == "ci")
+            #expect(attributes["service"] as? String == "deploy")
+            #expect(attributes["accessible"] as? String == "ak")
+            #expect(attributes["accessGroup"] as? String == "keychainctl")
+            #expect((attributes["created"] as? String)?.hasSuffix("Z") == true)
+
+            let withSecret = try sandbox.keychainctl(["find-generic-password", "-s", "deploy", "-w", "--json"])
+            let secretObject = try #require(try JSONSerialization.jsonObject(with: Data(withSecret.stdout.utf8)) as? [String: Any])
+            #expect(secretObject["password"] as? String == "k3y")
+        }
+    }
+
+    @Test("-w last with nothing on standard input fails with a message, storing nothing")
+    func emptyStandardInput() throws {
+        try withSandbox { (sandbox) throws in
+            let add = try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "s", "-w"], stdin: "")
+            #expect(add.status == 1)
+            #expect(add.stderr == "keychainctl: add-generic-password: expected the password as one line on standard input\n")
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a"]).status == 44)
+        }
+    }
+
+    @Test("only the first line of standard input is the secret; CRLF is trimmed")
+    func firstLineOnly() throws {
+        try withSandbox { (sandbox) throws in
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "s", "-w"], stdin: "line1\r\nline2\n").status == 0)
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a", "-w"]).stdout == "line1\n")
+        }
+    }
+
+    @Test("a named keychain that does not exist is 50 with Apple's message")
+    func missingKeychain() throws {
+        try withSandbox { (sandbox) throws in
+            let find = try sandbox.keychainctl(["find-generic-password", "-s", "x", sandbox.directory + "/none.keychain-db"])
+            #expect(find.status == 50)
+            #expect(find.stderr == "keychainctl: find-generic-password: The specified keychain could not be found.\n")
+        }
+    }
+}

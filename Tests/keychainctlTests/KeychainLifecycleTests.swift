@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+
+/// create/show/settings/password/delete-keychain and dump-keychain on password keychains.
+@Suite("keychainctl keychains")
+struct KeychainLifecycleTests {
+    @Test("create-keychain leaves it unlocked; show-keychain-info in text and JSON; a second create is 48")
+    func createAndShow() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("work.keychain-db", password: "pw")
+            let info = try sandbox.keychainctl(["show-keychain-info", path])
+            #expect(info.status == 0)
+            #expect(info.stdout == "Keychain \"\(path)\" timeout=300s unlocked\n")
+            let json = try sandbox.keychainctl(["show-keychain-info", "--json", path])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(object["locked"] as? Bool == false)
+            #expect(object["timeout"] as? Int == 300)
+            #expect(object["keychain"] as? String == path)
+
+            let again = try sandbox.keychainctl(["create-keychain", path, "-p"], stdin: "pw\n")
+            #expect(again.status == 48)
+            #expect(again.stderr == "keychainctl: create-keychain: A keychain with the same name already exists.\n")
+        }
+    }
+
+    @Test("create-keychain without -p and without a terminal fails at once with 36, creating nothing")
+    func createNeedsPassword() throws {
+        try withSandbox { (sandbox) throws in
+            let path = sandbox.directory + "/nopw.keychain-db"
+            let create = try sandbox.keychainctl(["create-keychain", path])
+            #expect(!create.timedOut)
+            #expect(create.status == 36)
+            #expect(create.stderr == "keychainctl: create-keychain: User interaction is not allowed.\n")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test("locked: reads fail at once with 36 (no terminal, no hang); a wrong password is 51; unlock reads again")
+    func lockedWithoutTerminal() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("locked.keychain-db", password: "right")
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "s", path, "-w"], stdin: "secret\n").status == 0)
+            #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
+            #expect(try sandbox.keychainctl(["show-keychain-info", path]).stdout.hasSuffix(" locked\n"))
+
+            let find = try sandbox.run(sandbox.tool("keychainctl"), ["find-generic-password", "-a", "a", "-w", path], timeout: 10)
+            #expect(!find.timedOut, "a locked keychain must never make a script hang")
+            #expect(find.status == 36)
+            #expect(find.stdout.isEmpty)
+            #expect(find.stderr == "keychainctl: find-generic-password: User interaction is not allowed.\n")
+
+            let add = try sandbox.keychainctl(["add-generic-password", "-a", "b", "-s", "s", path, "-w"], stdin: "x\n")
+            #expect(add.status == 36)
+            let dump = try sandbox.keychainctl(["dump-keychain", path])
+            #expect(dump.status == 36)
+
+            let noPassword = try sandbox.keychainctl(["unlock-keychain", path])
+            #expect(noPassword.status == 36)
+            #expect(noPassword.stderr == "keychainctl: unlock-keychain: User interaction is not allowed.\n")
+
+            let wrong = try sandbox.keychainctl(["unlock-keychain", path, "-p"], stdin: "wrong\n")
+            #expect(wrong.status == 51)
+            #expect(wrong.stderr == "keychainctl: unlock-keychain: The user name or passphrase you entered is not correct.\n")
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a", path]).status == 36)
+
+            let unlock = try sandbox.keychainctl(["unlock-keychain", path, "-p"], stdin: "right\n")
+            #expect(unlock.status == 0 && unlock.stderr.isEmpty)
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a", "-w", path]).stdout == "secret\n")
+            #expect(try sandbox.keychainctl(["unlock-keychain", path]).status == 0, "already unlocked: no password needed")
+        }
+    }
+
+    @Test("KEYCHAINKIT_PASSWORD_FILE unlocks without a prompt")
+    func passwordFile() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("file.keychain-db", password: "from-file")
+            #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
+            let file = sandbox.directory + "/password"
+            _ = FileManager.default.createFile(atPath: file, contents: Data("from-file\n".utf8), attributes: [.posixPermissions: 0o600])
+            let unlock = try sandbox.keychainctl(["unlock-keychain", path], environment: ["KEYCHAINKIT_PASSWORD_FILE": file])
+            #expect(unlock.status == 0, "\(unlock.stderr)")
+            #expect(try sandbox.keychainctl(["show-keychain-info", path]).stdout.hasSuffix(" unlocked\n"))
+        }
+    }
+
+    @Test("set-keychain-settings -t sets the timeout; without options there is none")
+    func settings() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("settings.keychain-db", password: "pw")
+            #expect(try sandbox.keychainctl(["set-keychain-settings", "-t", "600", path]).status == 0)
+            #expect(try sandbox.keychainctl(["show-keychain-info", path]).stdout == "Keychain \"\(path)\" timeout=600s unlocked\n")
+            #expect(try sandbox.keychainctl(["set-keychain-settings", path]).status == 0)
+            #expect(try sandbox.keychainctl(["show-keychain-info", path]).stdout == "Keychain \"\(path)\" no-timeout unlocked\n")
+            #expect(try sandbox.keychainctl(["set-keychain-settings", "-u", path]).status == 0)
+            #expect(try sandbox.keychainctl(["show-keychain-info", path]).stdout.contains("timeout=300s"))
+        }
+    }
+
+    @Test("set-keychain-password reads old and new from standard input; the old one is then 51")
+    func changePassword() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("change.keychain-db", password: "old")
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "s", path, "-w"], stdin: "kept\n").status == 0)
+            let wrongOld = try sandbox.keychainctl(["set-keychain-password", path], stdin: "nope\nnew\n")
+            #expect(wrongOld.status == 51)
+            let change = try sandbox.keychainctl(["set-keychain-password", path], stdin: "old\nnew\n")
+            #expect(change.status == 0, "\(change.stderr)")
+            #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
+            #expect(try sandbox.keychainctl(["unlock-keychain", path, "-p"], stdin: "old\n").status == 51)
+            #expect(try sandbox.keychainctl(["unlock-keychain", path, "-p"], stdin: "new\n").status == 0)
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a", "-w", path]).stdout == "kept\n")
+        }
+    }
+
+    @Test("delete-keychain removes the file; then it is 50")
+    func deleteKeychain() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("gone.keychain-db", password: "pw")
+            #expect(try sandbox.keychainctl(["delete-keychain", path]).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            let again = try sandbox.keychainctl(["delete-keychain", path])
+            #expect(again.status == 50)
+            #expect(again.stderr == "keychainctl: delete-keychain: The specified keychain could not be found.\n")
+            #expect(try sandbox.keychainctl(["show-keychain-info", path]).status == 50)
+        }
+    }
+
+    @Test("dump-keychain prints every item's attributes; secrets only with -d; JSON is an array")
+    func dump() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("dump.keychain-db", password: "pw")
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "g", "-s", "svc", path, "-w"], stdin: "generic-secret\n").status == 0)
+            #expect(try sandbox.keychainctl(["add-internet-password", "-a", "i", "-s", "host.example", path, "-w"], stdin: "inet-secret\n").status == 0)
+
+            let attributesOnly = try sandbox.keychainctl(["dump-keychain", path])
+            #expect(attributesOnly.status == 0)
+            #expect(attributesOnly.stdout.contains("class: \"genp\""))
+            #expect(attributesOnly.stdout.contains("class: \"inet\""))
+            #expect(attributesOnly.stdout.contains("\"acct\"<blob>=\"g\""))
+            #expect(!attributesOnly.stdout.contains("secret") && !attributesOnly.stderr.contains("secret"))
+
+            let withData = try sandbox.keychainctl(["dump-keychain", "-d", path])
+            #expect(withData.stdout.contains("data:\n\"generic-secret\"\n"))
+            #expect(withData.stdout.contains("data:\n\"inet-secret\"\n"))
+
+            let json = try sandbox.keychainctl(["dump-keychain", "--json", path])
+            let items = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+            #expect(items.count == 2)
+            #expect(items.allSatisfy { $0["password"] == nil })
+            let jsonWithData = try sandbox.keychainctl(["dump-keychain", "-d", "--json", path])
+            let secretItems = try #require(try JSONSerialization.jsonObject(with: Data(jsonWithData.stdout.utf8)) as? [[String: Any]])
+            #expect(Set(secretItems.compactMap { $0["password"] as? String }) == ["generic-secret", "inet-secret"])
+
+            #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
+            let locked = try sandbox.keychainctl(["dump-keychain", "-d", path])
+            #expect(locked.status == 36, "a locked keychain shows nothing without its password")
+            #expect(locked.stdout.isEmpty)
+        }
+    }
+
+    @Test("an empty keychain dumps nothing and exits 0")
+    func dumpEmpty() throws {
+        try withSandbox { (sandbox) throws in
+            let dump = try sandbox.keychainctl(["dump-keychain"])
+            #expect(dump.status == 0)
+            #expect(dump.stdout.isEmpty)
+            let json = try sandbox.keychainctl(["dump-keychain", "--json"])
+            #expect(json.status == 0)
+            #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.isEmpty == true)
+        }
+    }
+}
