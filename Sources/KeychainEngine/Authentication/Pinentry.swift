@@ -54,23 +54,12 @@ struct Pinentry {
 
     /// Asks for one password.
     func password(title: String, description: String, prompt: String, error: String?) throws(PinentryFailure) -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: configuration.program)
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw .unavailable("cannot start \(configuration.program)")
-        }
-        var reader = AssuanReader(handle: output.fileHandleForReading)
+        let child = try ChildProcess(path: configuration.program)
         defer {
-            send("BYE", to: input)
-            do { try input.fileHandleForWriting.close() } catch {}  // best effort: the process is being discarded
-            process.waitUntilExit()
+            child.send("BYE")
+            child.closeInput()
         }
+        var reader = AssuanReader(child: child)
         _ = try reader.expectOK()  // greeting
         var commands: [String] = []
         if let terminal = configuration.terminal {
@@ -79,17 +68,11 @@ struct Pinentry {
         commands += ["SETTITLE \(Self.escape(title))", "SETDESC \(Self.escape(description))", "SETPROMPT \(Self.escape(prompt))"]
         if let error { commands.append("SETERROR \(Self.escape(error))") }
         for command in commands {
-            send(command, to: input)
+            child.send(command)
             _ = try reader.expectOK()
         }
-        send("GETPIN", to: input)
+        child.send("GETPIN")
         return try reader.expectOK() ?? Data()
-    }
-
-    private func send(_ line: String, to pipe: Pipe) {
-        // A closed pipe (pinentry exited) surfaces as an error on the next read, so a failed
-        // write needs no handling of its own.
-        do { try pipe.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) } catch {}
     }
 
     /// Assuan percent-escaping of a parameter: `%`, CR and LF.
@@ -109,10 +92,9 @@ struct Pinentry {
 
 /// Reads Assuan response lines, collecting `D` data until `OK` or `ERR`.
 struct AssuanReader {
-    let handle: FileHandle
-    private var buffer = Data()
+    let child: ChildProcess
 
-    init(handle: FileHandle) { self.handle = handle }
+    init(child: ChildProcess) { self.child = child }
 
     /// Reads until `OK` (returning any data lines, unescaped) or `ERR` (throwing).
     mutating func expectOK() throws(PinentryFailure) -> Data? {
@@ -136,16 +118,7 @@ struct AssuanReader {
     }
 
     private mutating func nextLine() throws(PinentryFailure) -> Data {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer = Data(buffer[buffer.index(after: newline)...])
-                return Data(line)
-            }
-            let chunk = handle.availableData
-            if chunk.isEmpty { throw .unavailable("pinentry closed the connection") }
-            buffer.append(chunk)
-        }
+        try child.readLine()
     }
 
     static func unescape(_ bytes: Data.SubSequence) -> Data {

@@ -1,0 +1,173 @@
+import Foundation
+import KeychainEngine
+import KeychainServices
+import KeychainStore
+import Testing
+
+/// Access control enforced on Linux, through the engine with an explicit prompt configuration
+/// (the real `pinentry-tty` on a pseudo-terminal) so tests do not depend on the environment.
+@Suite("Access control")
+struct AccessControlTests {
+    static let pinentryPath = "/usr/bin/pinentry-tty"
+
+    private func engine(password: String? = "device-passcode", pinentry: PinentryConfiguration? = nil) throws -> SecItemEngine {
+        let database = try KeychainDatabase.inMemory(password: password.map { Data($0.utf8) })
+        return SecItemEngine(database: database, accessGroups: AccessGroups(["app"]),
+                             authenticator: OwnerAuthenticator(pinentry: pinentry))
+    }
+
+    private func accessControl(_ flags: SecAccessControlCreateFlags) throws -> SecAccessControl {
+        try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, nil))
+    }
+
+    private func add(_ engine: SecItemEngine, account: String, flags: SecAccessControlCreateFlags, context: LAContext? = nil) throws -> OSStatus {
+        var item: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+            kSecAttrAccount as String: account, kSecValueData as String: Data("secret-\(account)".utf8),
+            kSecAttrAccessControl as String: try accessControl(flags),
+        ]
+        if let context { item[kSecUseAuthenticationContext as String] = context }
+        return engine.add(item).status
+    }
+
+    private func read(_ engine: SecItemEngine, account: String, context: LAContext? = nil, ui: CFString? = nil) -> SecItemResult {
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+            kSecAttrAccount as String: account, kSecReturnData as String: true,
+        ]
+        if let context { query[kSecUseAuthenticationContext as String] = context }
+        if let ui { query[kSecUseAuthenticationUI as String] = ui }
+        return engine.copyMatching(query)
+    }
+
+    @Test("application password: the secret is sealed under it; right credential reads, wrong fails -25293, none without UI -25308")
+    func applicationPassword() throws {
+        let engine = try engine()
+        let writer = LAContext()
+        writer.setCredential(Data("app-password".utf8), type: .applicationPassword)
+        #expect(try add(engine, account: "a", flags: .applicationPassword, context: writer) == errSecSuccess)
+
+        let stored = try engine.database.find(ItemQuery(itemClass: .genericPassword, accessGroups: .all), decrypt: true)
+        #expect(stored.first?.data != nil && stored.first?.data != Data("secret-a".utf8), "stored sealed, not plain")
+
+        let right = LAContext()
+        right.setCredential(Data("app-password".utf8), type: .applicationPassword)
+        #expect(read(engine, account: "a", context: right).value as? Data == Data("secret-a".utf8))
+        let wrong = LAContext()
+        wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
+        #expect(read(engine, account: "a", context: wrong).status == errSecAuthFailed)
+        #expect(read(engine, account: "a").status == errSecInteractionNotAllowed, "no credential and no prompt program")
+        // Attributes need no authentication, as on Apple platforms.
+        let attributes = engine.copyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "a",
+                                              kSecReturnAttributes as String: true])
+        #expect(attributes.status == errSecSuccess)
+        // Adding without the credential and without a prompt is refused.
+        #expect(try add(engine, account: "b", flags: .applicationPassword) == errSecInteractionNotAllowed)
+    }
+
+    @Test("device passcode through a real pinentry on a pseudo-terminal; the evaluated context is reused without a prompt")
+    func passcodePrompt() throws {
+        let terminal = try PseudoTerminal()
+        let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
+        #expect(try add(prompting, account: "p", flags: .devicePasscode) == errSecSuccess)
+        let context = LAContext()
+        context.localizedReason = "Show the test secret"
+        let typed = Thread.detachResult { terminal.answer(after: "Password:", with: "device-passcode\r") }
+        let result = read(prompting, account: "p", context: context)
+        #expect(typed.value == true)
+        #expect(result.status == errSecSuccess)
+        #expect(result.value as? Data == Data("secret-p".utf8))
+        #expect(terminal.text.contains("Show the test secret"), "the reason is shown in the prompt")
+
+        // Same keychain, no prompt program at all: the evaluated context still opens the item.
+        let silent = SecItemEngine(database: prompting.database, accessGroups: AccessGroups(["app"]),
+                                   authenticator: OwnerAuthenticator(pinentry: nil))
+        #expect(read(silent, account: "p", context: context).value as? Data == Data("secret-p".utf8))
+        #expect(read(silent, account: "p").status == errSecInteractionNotAllowed, "a fresh context needs a prompt")
+        context.invalidate()
+        #expect(read(silent, account: "p", context: context).status == errSecAuthFailed)
+    }
+
+    @Test("cancel at the prompt → -128; three wrong passwords → -25293")
+    func cancelAndWrongPassword() throws {
+        let terminal = try PseudoTerminal()
+        let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
+        #expect(try add(prompting, account: "p", flags: .userPresence) == errSecSuccess)
+        let cancel = Thread.detachResult { terminal.answer(after: "Password:", with: "\u{04}") }
+        #expect(read(prompting, account: "p").status == errSecUserCanceled)
+        #expect(cancel.value == true)
+
+        let wrong = Thread.detachResult {
+            (1...3).allSatisfy { attempt in terminal.answer(after: "Password:", occurrence: 1 + attempt, with: "nope\r") }
+        }
+        #expect(read(prompting, account: "p").status == errSecAuthFailed)
+        #expect(wrong.value == true)
+    }
+
+    @Test("no prompt allowed: UIFail and interactionNotAllowed → -25308 at once; UISkip leaves the item out")
+    func interactionNotAllowed() throws {
+        let terminal = try PseudoTerminal()
+        let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
+        #expect(try add(prompting, account: "p", flags: .devicePasscode) == errSecSuccess)
+        #expect(read(prompting, account: "p", ui: kSecUseAuthenticationUIFail).status == errSecInteractionNotAllowed)
+        let noUI = LAContext()
+        noUI.interactionNotAllowed = true
+        #expect(read(prompting, account: "p", context: noUI).status == errSecInteractionNotAllowed)
+        #expect(read(prompting, account: "p", ui: kSecUseAuthenticationUISkip).status == errSecItemNotFound)
+        #expect(terminal.text.isEmpty, "no prompt was drawn")
+    }
+
+    @Test("biometry is not available: guarded reads fail -25293, an .or passcode alternative still works")
+    func biometry() throws {
+        let engine = try engine()
+        #expect(try add(engine, account: "bio", flags: .biometryCurrentSet) == errSecSuccess)
+        let context = LAContext()
+        var error: NSError?
+        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
+        #expect(error?.code == LAError.Code.biometryNotAvailable.rawValue)
+        #expect(read(engine, account: "bio", context: context).status == errSecAuthFailed)
+
+        #expect(try add(engine, account: "either", flags: [.biometryAny, .or, .devicePasscode]) == errSecSuccess)
+        context.recordOwnerAuthentication(ofKeychain: engine.database.keychainID)  // as after evaluatePolicy
+        #expect(read(engine, account: "either", context: context).value as? Data == Data("secret-either".utf8))
+        #expect(try add(engine, account: "both", flags: [.biometryAny, .and, .devicePasscode]) == errSecSuccess)
+        #expect(read(engine, account: "both", context: context).status == errSecAuthFailed)
+    }
+
+    @Test("a keychain without a password cannot satisfy the device passcode")
+    func passcodeNotSet() throws {
+        let engine = try engine(password: nil)
+        #expect(try add(engine, account: "p", flags: .devicePasscode) == errSecSuccess)
+        #expect(read(engine, account: "p").status == errSecAuthFailed)
+    }
+}
+
+extension Thread {
+    /// Runs `body` on a new thread; `value` waits for its result.
+    static func detachResult<T: Sendable>(_ body: @escaping @Sendable () -> T) -> ThreadResult<T> {
+        let result = ThreadResult<T>()
+        Thread.detachNewThread { result.set(body()) }
+        return result
+    }
+}
+
+/// The result of a detached thread.
+final class ThreadResult<T: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var stored: T?
+
+    func set(_ value: T) {
+        condition.withLock {
+            stored = value
+            condition.broadcast()
+        }
+    }
+
+    var value: T? {
+        condition.withLock {
+            let deadline = Date().addingTimeInterval(15)
+            while stored == nil && condition.wait(until: deadline) {}
+            return stored
+        }
+    }
+}
