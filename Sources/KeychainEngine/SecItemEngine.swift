@@ -113,7 +113,6 @@ public final class SecItemEngine: Sendable {
             var changes = ItemChanges()
             changes.attributes = changesRequest.attributes
             changes.attributes["mdat"] = nil  // the store sets the modification date
-            changes.data = try protectUpdatedData(changesRequest, query: request)
             if changesRequest.protection != nil || changesRequest.accessControl != nil {
                 let protection = try resolveProtection(changesRequest, defaultClass: nil)
                 changes.accessControl = changesRequest.accessControl
@@ -131,6 +130,8 @@ public final class SecItemEngine: Sendable {
             case .any: throw EngineFailure(Status.param)
             }
             let itemQuery = try makeQuery(request, writing: true)
+            // Last, so that a prompt for an application password never precedes a refusal.
+            changes.data = try protectUpdatedData(changesRequest, query: request)
             try perform { () throws(KeychainStoreError) in try database.update(itemQuery, with: changes) }
             return nil
         }.status
