@@ -53,15 +53,7 @@ struct ResultBuilder {
             }
         }
         dictionary["pdmn"] = item.protection.rawValue
-        let policy: AccessControlPolicy
-        if let accessControl = item.accessControl {
-            policy = accessControl
-        } else {
-            // Flags 0 are always valid, so this cannot fail; fall back to omitting the key.
-            guard let synthesised = try? AccessControlPolicy(protection: item.protection, flags: 0) else { return dictionary }
-            policy = synthesised
-        }
-        dictionary["accc"] = accessControlObject(policy)
+        dictionary["accc"] = accessControlObject(item.accessControl ?? .unconstrained(item.protection))
         return dictionary
     }
 }

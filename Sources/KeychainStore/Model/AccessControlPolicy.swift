@@ -47,6 +47,17 @@ public struct AccessControlPolicy: Sendable, Hashable {
         self.flags = flags
     }
 
+    /// The policy of an item stored without access control: its protection class, no constraints
+    /// (what Apple synthesises for `kSecAttrAccessControl` in results).
+    public static func unconstrained(_ protection: ProtectionClass) -> AccessControlPolicy {
+        AccessControlPolicy(validated: protection, flags: 0)
+    }
+
+    private init(validated protection: ProtectionClass, flags: UInt64) {
+        self.protection = protection
+        self.flags = flags
+    }
+
     /// Whether reading the item's data requires a constraint to be satisfied.
     public var hasConstraints: Bool {
         flags & (Self.userPresence | Self.biometryAny | Self.biometryCurrentSet | Self.devicePasscode
