@@ -33,7 +33,6 @@ enum SecretInput {
     /// Reads a line from the terminal with echo off, restoring the terminal afterwards, also when
     /// the user interrupts (SIGINT, SIGTERM, SIGHUP, SIGQUIT); suspension is held off meanwhile.
     private static func readWithoutEcho(prompt: String) throws(UsageFailure) -> Data {
-        Console.prompt(prompt)
         var original = termios()
         guard tcgetattr(STDIN_FILENO, &original) == 0 else {
             throw UsageFailure(message: "cannot turn off echo on the terminal", exitCode: 1)
@@ -54,6 +53,7 @@ enum SecretInput {
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else {
             throw UsageFailure(message: "cannot turn off echo on the terminal", exitCode: 1)
         }
+        Console.prompt(prompt)  // only once echo is off: nothing typed after it can show
         guard let line = readLine(STDIN_FILENO) else { throw UsageFailure(message: "no password was typed") }
         return line
     }
