@@ -32,9 +32,4 @@ public struct InternetCredential: Sendable, Equatable {
         self.label = label
         self.comment = comment
     }
-
-    /// A custom description that never shows the secret.
-    public var redactedDescription: String {
-        "\(scheme)://\(account.map { $0 + "@" } ?? "")\(host)\(port.map { ":\($0)" } ?? "")/\(path ?? "")"
-    }
 }

@@ -99,6 +99,7 @@ struct GenericPasswordTests {
             #expect(attributes["accessible"] as? String == "ak")
             #expect(attributes["accessGroup"] as? String == "keychainctl")
             #expect((attributes["created"] as? String)?.hasSuffix("Z") == true)
+            #expect(attributes["synchronizable"] as? Bool == false)
 
             let withSecret = try sandbox.keychainctl(["find-generic-password", "-s", "deploy", "-w", "--json"])
             let secretObject = try #require(try JSONSerialization.jsonObject(with: Data(withSecret.stdout.utf8)) as? [String: Any])

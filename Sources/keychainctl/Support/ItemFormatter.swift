@@ -5,6 +5,8 @@ import KeychainServices
 enum ItemFormatter {
     /// Attributes that are four-character codes (printed as text, like `security`).
     private static let fourCharacterCodes: Set<String> = ["ptcl", "atyp", "crtr", "type"]
+    /// Attributes that are booleans stored as numbers.
+    private static let flags: Set<String> = ["sync", "invi", "nega"]
     /// Keys of a result dictionary that are not attributes.
     private static let nonAttributes: Set<String> = ["accc", "class", "v_Data", "v_PersistentRef", "v_Ref"]
     /// JSON names of Apple's attribute keys.
@@ -49,7 +51,7 @@ enum ItemFormatter {
             if let text = String(data: data, encoding: .utf8) { return "<blob>=" + quote(text) }
             return "<blob>=0x" + hex(data)
         case let number as NSNumber:
-            return (name == "sync" || name == "invi" || name == "nega" ? "<sint32>=" : "<uint32>=") + number.stringValue
+            return (flags.contains(name) ? "<sint32>=" : "<uint32>=") + number.stringValue
         default:
             return "<blob>=<unprintable>"
         }
@@ -90,7 +92,11 @@ enum ItemFormatter {
     static func json(_ item: [String: Any], itemClass: String, keychainPath: String, secret: Data?) -> [String: Any] {
         var attributes: [String: Any] = [:]
         for (name, value) in item where !nonAttributes.contains(name) {
-            attributes[jsonNames[name] ?? name] = jsonValue(value)
+            if flags.contains(name), let number = value as? NSNumber {
+                attributes[jsonNames[name] ?? name] = number.boolValue
+            } else {
+                attributes[jsonNames[name] ?? name] = jsonValue(value)
+            }
         }
         var object: [String: Any] = ["keychain": keychainPath, "class": itemClass, "attributes": attributes]
         if let secret {

@@ -37,7 +37,7 @@ struct KeychainTarget {
     func isLocked() throws(KeychainCallError) -> Bool {
         var status: SecKeychainStatus = 0
         try require(SecKeychainGetStatus(keychain, &status), "SecKeychainGetStatus")
-        return status & kSecUnlockStateStatus == 0
+        return status & SecKeychainStatus(kSecUnlockStateStatus) == 0  // Apple imports the constant as Int
     }
 
     /// Unlocks with `password` (for every process of the user, through the kernel keyring on Linux).
