@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a store operation failed. Every case maps to the `OSStatus` Apple returns in the same
 /// situation; the associated text names the problem, never a secret or an attribute value.
 public enum KeychainStoreError: Error, Sendable, Equatable {
@@ -73,6 +81,17 @@ extension KeychainStoreError: CustomStringConvertible {
 extension KeychainStoreError {
     /// Maps a SQLite failure to the status Apple's client maps the same SQLite code to.
     init(_ error: SQLiteError) {
+        // SQLite reports a failed open as SQLITE_CANTOPEN and a failed shared-memory or other
+        // write as SQLITE_IOERR_*; the system's errno tells a full disk, and for an open, a
+        // refusal (permissions, links) from a failing device.
+        if error.primaryCode == 10 /* SQLITE_IOERR */ || error.primaryCode == 14 /* SQLITE_CANTOPEN */ {
+            switch error.systemErrno {
+            case ENOSPC, EDQUOT: self = .diskFull; return
+            case EROFS: self = .readOnly; return
+            case 0, EACCES, EPERM, ELOOP, ENOTDIR, EISDIR: break
+            default: self = .io(error.message); return
+            }
+        }
         switch error.primaryCode {
         case 19 /* SQLITE_CONSTRAINT */: self = .duplicateItem
         case 8 /* SQLITE_READONLY */: self = .readOnly

@@ -8,6 +8,8 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     package let extendedCode: Int32
     /// SQLite's description of the failure.
     package let message: String
+    /// The `errno` of the system call behind an I/O or open failure (`sqlite3_system_errno`), else 0.
+    package var systemErrno: Int32 = 0
 
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, …).
     package var primaryCode: Int32 { extendedCode & 0xFF }
@@ -24,15 +26,19 @@ package final class SQLiteConnection {
 
     /// Opens (creating if asked) the database at `path`; `":memory:"` opens a private in-memory one.
     package init(path: String, create: Bool) throws(SQLiteError) {
+        #if KEYCHAINKIT_FAULT_INJECTION
+        IOSeam.installSQLiteSystemCalls()  // once, before this process's first connection
+        #endif
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
         if create { flags |= SQLITE_OPEN_CREATE }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = IOSeam.open(path, &db, flags)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
             let code = db.map { sqlite3_extended_errcode($0) } ?? rc
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(db)
-            throw SQLiteError(extendedCode: code, message: message)
+            throw SQLiteError(extendedCode: code, message: message, systemErrno: systemErrno)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -47,14 +53,14 @@ package final class SQLiteConnection {
 
     /// Runs SQL that binds nothing and returns no rows (schema, pragmas, transaction control).
     package func execute(_ sql: String) throws(SQLiteError) {
-        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        let rc = IOSeam.exec(handle, sql)
         if rc != SQLITE_OK { throw lastError(rc) }
     }
 
     /// Prepares one statement.
     package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?
-        let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        let rc = IOSeam.prepare(handle, sql, &statement)
         guard rc == SQLITE_OK, let statement else { throw lastError(rc) }
         return SQLiteStatement(statement: statement, connection: self)
     }
@@ -83,13 +89,22 @@ package final class SQLiteConnection {
     /// The rowid of the last successful INSERT.
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Whether the main database was opened read-only (SQLite falls back to read-only when a
+    /// read-write open fails).
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     /// Whether a transaction is open on this connection.
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// The error for a call that returned `rc`. The connection's extended code and message are
+    /// used only when they describe `rc` (an older error's text must not be reported instead).
     fileprivate func lastError(_ rc: Int32) -> SQLiteError {
-        let code = handle.map { sqlite3_extended_errcode($0) } ?? rc
-        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
-        return SQLiteError(extendedCode: code == 0 ? rc : code, message: message)
+        if let handle, sqlite3_extended_errcode(handle) & 0xFF == rc & 0xFF {
+            let primary = rc & 0xFF
+            return SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+                               systemErrno: primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN ? sqlite3_system_errno(handle) : 0)
+        }
+        return SQLiteError(extendedCode: rc, message: String(cString: sqlite3_errstr(rc)))
     }
 }
 
@@ -117,16 +132,18 @@ package final class SQLiteStatement {
     package func bind(_ arguments: [SQLiteValue]) throws(SQLiteError) {
         for (offset, value) in arguments.enumerated() {
             let index = Int32(offset + 1)
-            let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(statement, index)
-            case .integer(let number): rc = sqlite3_bind_int64(statement, index, number)
-            case .text(let text): rc = sqlite3_bind_text(statement, index, text, -1, transientDestructor)
-            case .blob(let data):
-                rc = data.withUnsafeBytes { bytes in
-                    // A zero-length blob must still be a blob, not NULL: SQLite takes a non-nil pointer.
-                    sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                      Int32(bytes.count), transientDestructor)
+            let statement = self.statement
+            let rc = IOSeam.bind { () -> Int32 in
+                switch value {
+                case .null: return sqlite3_bind_null(statement, index)
+                case .integer(let number): return sqlite3_bind_int64(statement, index, number)
+                case .text(let text): return sqlite3_bind_text(statement, index, text, -1, transientDestructor)
+                case .blob(let data):
+                    return data.withUnsafeBytes { bytes in
+                        // A zero-length blob must still be a blob, not NULL: SQLite takes a non-nil pointer.
+                        sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                          Int32(bytes.count), transientDestructor)
+                    }
                 }
             }
             if rc != SQLITE_OK { throw connection.lastError(rc) }
@@ -135,7 +152,7 @@ package final class SQLiteStatement {
 
     /// Advances to the next row; false when the statement is done.
     package func step() throws(SQLiteError) -> Bool {
-        let rc = sqlite3_step(statement)
+        let rc = IOSeam.step(statement)
         switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
