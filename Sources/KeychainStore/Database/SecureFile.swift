@@ -15,7 +15,7 @@ enum SecureFile {
     /// Creates `directory` and its missing parents with mode 0700, refusing a symlink at the leaf.
     static func ensureDirectory(_ directory: String) throws(KeychainStoreError) {
         var info = stat()
-        if lstat(directory, &info) == 0 {
+        if IOSeam.lstat(directory, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else {
                 throw .unusableKeychain("\(directory) is not a directory (symlinks are refused)")
             }
@@ -24,30 +24,35 @@ enum SecureFile {
         let parent = (directory as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != directory, parent != "/" {
             var parentInfo = stat()
-            if stat(parent, &parentInfo) != 0 { try ensureDirectory(parent) }
+            if IOSeam.stat(parent, &parentInfo) != 0 { try ensureDirectory(parent) }
         }
-        if mkdir(directory, 0o700) != 0, errno != EEXIST {
-            throw .unusableKeychain("cannot create \(directory): \(String(cString: strerror(errno)))")
+        if IOSeam.mkdir(directory, 0o700) != 0, errno != EEXIST {
+            throw failure(errno, "cannot create \(directory)")
         }
         // mkdir's mode is filtered by the umask; set it exactly.
-        if chmod(directory, 0o700) != 0 {
-            throw .unusableKeychain("cannot set the mode of \(directory): \(String(cString: strerror(errno)))")
+        if IOSeam.chmod(directory, 0o700) != 0 {
+            throw failure(errno, "cannot set the mode of \(directory)")
         }
     }
 
     /// Checks an existing file: a regular file (not a symlink), owned by this user, not
-    /// readable or writable by group or others. Returns false if it does not exist.
-    static func validateExisting(_ path: String) throws(KeychainStoreError) -> Bool {
+    /// readable or writable by group or others, and — unless `allowHardLinks` — with no second
+    /// hard link (SQLite would keep the journal of each name apart and corrupt the file).
+    /// Returns false if it does not exist.
+    static func validateExisting(_ path: String, allowHardLinks: Bool = false) throws(KeychainStoreError) -> Bool {
         var info = stat()
-        guard lstat(path, &info) == 0 else {
+        guard IOSeam.lstat(path, &info) == 0 else {
             if errno == ENOENT { return false }
-            throw .unusableKeychain("cannot inspect \(path): \(String(cString: strerror(errno)))")
+            throw failure(errno, "cannot inspect \(path)")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw .unusableKeychain("\(path) is not a regular file (symlinks are refused)")
         }
         guard info.st_uid == geteuid() else {
             throw .unusableKeychain("\(path) belongs to another user")
+        }
+        guard allowHardLinks || info.st_nlink == 1 else {
+            throw .unusableKeychain("\(path) has \(info.st_nlink) hard links; a keychain file must have one name")
         }
         guard info.st_mode & 0o077 == 0 else {
             throw .unusableKeychain(
@@ -58,48 +63,77 @@ enum SecureFile {
 
     /// Creates the (empty) file at `path` with mode 0600 unless it exists.
     static func createEmpty(_ path: String) throws(KeychainStoreError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = IOSeam.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd < 0 {
             if errno == EEXIST { return }
-            throw .unusableKeychain("cannot create \(path): \(String(cString: strerror(errno)))")
+            throw failure(errno, "cannot create \(path)")
         }
-        defer { close(fd) }
-        if fchmod(fd, 0o600) != 0 { throw .unusableKeychain("cannot set the mode of \(path)") }
+        defer { IOSeam.close(fd) }
+        if IOSeam.fchmod(fd, 0o600) != 0 { throw failure(errno, "cannot set the mode of \(path)") }
     }
 
     /// Writes `bytes` to a new file (0600), durably; does nothing if the file already exists.
+    /// The bytes go to a private temporary name first and are linked into place only once they
+    /// are on disk, so a concurrent reader never sees a half-written file, and a process that
+    /// loses the race keeps the winner's file.
     static func writeNew(_ bytes: Data, to path: String) throws(KeychainStoreError) {
         try ensureDirectory((path as NSString).deletingLastPathComponent)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            if errno == EEXIST { return }
-            throw .io("cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        guard fchmod(fd, 0o600) == 0 else { throw .io("cannot set the mode of \(path)") }
-        let written = bytes.withUnsafeBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let result = write(fd, buffer.baseAddress!.advanced(by: done), buffer.count - done)
-                if result < 0 { if errno == EINTR { continue }; return -1 }
-                done += result
+        let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0 ... .max))"
+        let fd = IOSeam.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd < 0 { throw failure(errno, "cannot create \(temporary)") }
+        defer { _ = unlink(temporary) }  // after a successful link the file lives on under `path`
+        do {
+            defer { IOSeam.close(fd) }
+            guard IOSeam.fchmod(fd, 0o600) == 0 else { throw failure(errno, "cannot set the mode of \(temporary)") }
+            let written = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                var done = 0
+                while done < buffer.count {
+                    let result = IOSeam.write(fd, base.advanced(by: done), buffer.count - done)  // EINTR is retried inside
+                    if result < 0 { return -1 }
+                    done += result
+                }
+                return done
             }
-            return done
+            guard written == bytes.count else { throw failure(errno, "cannot write \(temporary)") }
+            guard IOSeam.fsync(fd) == 0 else { throw failure(errno, "cannot write \(temporary)") }
         }
-        guard written == bytes.count, fsync(fd) == 0 else { throw .io("cannot write \(path)") }
+        // link(2) never replaces an existing file: whoever links first wins.
+        if link(temporary, path) != 0, errno != EEXIST { throw failure(errno, "cannot create \(path)") }
+        // The new name must survive a power loss too: ThisDeviceOnly keys are wrapped under it.
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryFD = IOSeam.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryFD >= 0 else { throw failure(errno, "cannot open \(directory)") }
+        defer { IOSeam.close(directoryFD) }
+        guard IOSeam.fsync(directoryFD) == 0 else { throw failure(errno, "cannot write \(directory)") }
+    }
+
+    /// The error for a failed system call, from `errno`: a full disk is `.diskFull` (errSecDiskFull),
+    /// a read-only file system `.readOnly`, a hardware or network failure `.io` (errSecIO), and
+    /// anything about names, permissions or links `.unusableKeychain`.
+    static func failure(_ code: Int32, _ what: String) -> KeychainStoreError {
+        let reason = "\(what): \(String(cString: strerror(code)))"
+        switch code {
+        case ENOSPC, EDQUOT: return .diskFull
+        case EROFS: return .readOnly
+        case EIO, ENXIO, ENODEV, ETIMEDOUT, ESTALE, ENOMEM, EAGAIN, EMFILE, ENFILE: return .io(reason)
+        default: return .unusableKeychain(reason)
+        }
     }
 
     /// Reads a whole small file after validating it; nil if it does not exist.
     static func read(_ path: String) throws(KeychainStoreError) -> Data? {
-        guard try validateExisting(path) else { return nil }
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw .io("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        // The device key briefly has two names while `writeNew` links it into place.
+        guard try validateExisting(path, allowHardLinks: true) else { return nil }
+        let fd = IOSeam.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(errno, "cannot open \(path)") }
+        defer { IOSeam.close(fd) }
         var out = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
+        defer { buffer.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }  // it held key bytes
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 { if errno == EINTR { continue }; throw .io("cannot read \(path)") }
+            let count = buffer.withUnsafeMutableBytes { IOSeam.read(fd, $0.baseAddress, $0.count) }  // EINTR is retried inside
+            if count < 0 { throw failure(errno, "cannot read \(path)") }
             if count == 0 { break }
             out.append(contentsOf: buffer[0..<count])
             if out.count > 1 << 20 { throw .unusableKeychain("\(path) is unexpectedly large") }
