@@ -96,15 +96,16 @@ extension KeychainDatabase {
             sql += " LIMIT ?"
             arguments.append(.integer(Int64(limit)))
         }
-        let rows = try selectRows(sql, arguments)
+        let (rows, malformed) = try selectDecodableRows(sql, arguments)
         if !mustDecrypt {
+            if rows.isEmpty, let malformed { throw malformed }
             return rows.map { row in
                 KeychainItem(itemClass: row.itemClass, persistentID: row.persistentID, protection: row.protection,
                              accessControl: nil, attributes: [:], data: nil, isDecrypted: false)
             }
         }
         var items: [KeychainItem] = []
-        var firstFailure: KeychainStoreError?
+        var firstFailure: KeychainStoreError? = malformed
         for row in rows {
             if let limit = query.limit, items.count >= limit { break }
             let item: KeychainItem
@@ -194,6 +195,31 @@ extension KeychainDatabase {
         } catch {
             throw .internalFailure("item read")
         }
+    }
+
+    /// Like `selectRows`, but a row whose plain columns are malformed (tampering) is left out and
+    /// its error returned, so that one altered row cannot hide every other item from a query.
+    private func selectDecodableRows(_ sql: String, _ arguments: [SQLiteValue]) throws(KeychainStoreError)
+        -> (rows: [ItemRow], firstFailure: KeychainStoreError?) {
+        let results: [Result<ItemRow, KeychainStoreError>]
+        do {
+            results = try connection.query(sql, arguments) { statement in
+                Result { () throws(KeychainStoreError) -> ItemRow in try ItemRow(statement) }
+            }
+        } catch let error as SQLiteError {
+            throw KeychainStoreError(error)
+        } catch {
+            throw .internalFailure("item read")
+        }
+        var rows: [ItemRow] = []
+        var firstFailure: KeychainStoreError?
+        for result in results {
+            switch result {
+            case .success(let row): rows.append(row)
+            case .failure(let error): if firstFailure == nil { firstFailure = error }
+            }
+        }
+        return (rows, firstFailure)
     }
 
     private func rowID(of persistentID: UUID) throws(KeychainStoreError) -> Int64 {

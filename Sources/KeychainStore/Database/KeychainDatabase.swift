@@ -76,6 +76,15 @@ public final class KeychainDatabase: @unchecked Sendable {
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, create: true)
+        } catch {
+            throw KeychainStoreError(error)
+        }
+        if path != ":memory:", connection.isReadOnly, access(path, W_OK) == 0 {
+            // SQLite retried a failed read-write open read-only (an I/O error, not the file's
+            // mode): a handle that can never write must not be kept for the process's lifetime.
+            throw .io("the keychain file could be opened only read-only")
+        }
+        do {
             connection.setBusyTimeout(milliseconds: 30_000)
             if path != ":memory:" { try connection.execute("PRAGMA journal_mode = WAL") }
             // FULL: a commit is on disk (WAL fsynced) before SecItem* reports success.
@@ -151,7 +160,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     /// Class keys carry a check value: the keybag row stores, besides the wrapped key, nothing
     /// else — so a candidate key is verified by re-deriving its blind check from the keychain id.
     private static func classKey(_ key: SymmetricKey, checksAgainst entry: KeybagEntry) -> Bool {
-        entry.check == KeybagEntry.checkValue(of: key)
+        Sealing.constantTimeEquals(entry.check, KeybagEntry.checkValue(of: key))
     }
 
     func unlockLocked(password: Data?) throws(KeychainStoreError) {
@@ -276,7 +285,16 @@ public final class KeychainDatabase: @unchecked Sendable {
     func withLock<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
         lock.lock()
         defer { lock.unlock() }
+        try discardAbandonedTransaction()
         return try body()
+    }
+
+    /// No transaction is open between calls, except one whose `ROLLBACK` itself failed (an I/O
+    /// error at the worst moment). Its changes must never be read or committed by a later call,
+    /// so it is rolled back before anything else runs.
+    private func discardAbandonedTransaction() throws(KeychainStoreError) {
+        guard connection.isInTransaction else { return }
+        do { try connection.execute("ROLLBACK") } catch { throw KeychainStoreError(error) }
     }
 
     /// Runs `body` in one immediate (write-locking) transaction, rolled back on any error.
