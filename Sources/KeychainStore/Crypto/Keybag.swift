@@ -41,7 +41,7 @@ struct Keybag {
     var deviceKeyMatches: Bool {
         guard let deviceKey else { return false }
         guard let expectedDeviceKeyID else { return true }
-        return DeviceKey.identifier(of: deviceKey, keychainID: keychainID) == expectedDeviceKeyID
+        return Sealing.constantTimeEquals(DeviceKey.identifier(of: deviceKey, keychainID: keychainID), expectedDeviceKeyID)
     }
 
     /// The key that indexes primary-key attributes; available whenever the file is open.
@@ -86,14 +86,17 @@ struct Keybag {
 
     /// Wraps a class key for storage in the keybag table.
     func wrap(_ classKey: SymmetricKey, for protection: ProtectionClass, passwordKey: SymmetricKey?) throws(KeychainStoreError) -> Data {
-        try Sealing.seal(Sealing.bytes(of: classKey), using: try wrappingKey(for: protection, passwordKey: passwordKey),
-                         binding: keybagAAD(protection))
+        var keyBytes = Sealing.bytes(of: classKey)
+        defer { Sealing.zero(&keyBytes) }
+        return try Sealing.seal(keyBytes, using: try wrappingKey(for: protection, passwordKey: passwordKey),
+                                binding: keybagAAD(protection))
     }
 
     /// Unwraps a stored class key; `.undecodable` if the key (password) is wrong or the entry altered.
     func unwrap(_ wrapped: Data, for protection: ProtectionClass, passwordKey: SymmetricKey?) throws(KeychainStoreError) -> SymmetricKey {
-        let bytes = try Sealing.open(wrapped, using: try wrappingKey(for: protection, passwordKey: passwordKey),
+        var bytes = try Sealing.open(wrapped, using: try wrappingKey(for: protection, passwordKey: passwordKey),
                                      binding: keybagAAD(protection), what: "the keybag entry for \(protection.rawValue)")
+        defer { Sealing.zero(&bytes) }
         guard bytes.count == 32 else { throw .undecodable("the keybag entry for \(protection.rawValue)") }
         return SymmetricKey(data: bytes)
     }

@@ -16,6 +16,9 @@ public struct PasswordKDF: Sendable, Equatable {
     /// The weakest cost a keychain file may ask for outside tests (N = 2^14, r = 8: 16 MiB).
     /// A file that asks for less was tampered with or made for tests, and is refused.
     public static let minimumLogN: UInt8 = 14
+    /// The most work a stored parameter set may ask for, scrypt N·r·p ≤ 2^23: N = 2^20 with r = 8
+    /// and p = 1 (1 GiB), the largest cost `calibrated()` chooses. More is refused before deriving.
+    static let maximumWork: UInt64 = 1 << 23
     /// The cost used when calibration cannot run.
     static let defaultLogN: UInt8 = 15
 
@@ -43,6 +46,7 @@ public struct PasswordKDF: Sendable, Equatable {
 
     /// Derives the 256-bit password key.
     func deriveKey(password: Data) throws(KeychainStoreError) -> SymmetricKey {
+        IOSeam.note(.kdfDerivation)
         do {
             return try KDF.Scrypt.deriveKey(
                 from: password, salt: salt, outputByteCount: 32, rounds: 1 << Int(logN),
@@ -78,5 +82,9 @@ public struct PasswordKDF: Sendable, Equatable {
         guard reader.isAtEnd, (1...24).contains(logN), (1...32).contains(blockSize), (1...16).contains(parallelism),
               salt.count >= 16
         else { throw .undecodable("the keychain's KDF parameters") }
+        // A hostile file must not make every unlock attempt run for minutes.
+        guard (UInt64(1) << logN) * UInt64(blockSize) * UInt64(parallelism) <= Self.maximumWork else {
+            throw .undecodable("the keychain's KDF parameters (cost above the reader's cap)")
+        }
     }
 }

@@ -29,6 +29,22 @@ enum Sealing {
         }
     }
 
+    /// Whether two byte strings are equal, in a time that depends on their lengths (public) and
+    /// never on the position of the first difference: for verifiers, check values and tags.
+    @inline(never)
+    static func constantTimeEquals(_ lhs: Data, _ rhs: Data) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
+        return difference == 0
+    }
+
+    /// Overwrites a buffer that held key material or plaintext before it is released. Swift
+    /// cannot promise that no other copy exists (see docs/RELIABILITY.md, "Memory hygiene").
+    static func zero(_ bytes: inout Data) {
+        bytes.resetBytes(in: 0..<bytes.count)
+    }
+
     /// A new random 256-bit key.
     static func randomKey() -> SymmetricKey { SymmetricKey(size: .bits256) }
 

@@ -95,13 +95,16 @@ enum ItemRecord {
 
     /// Encrypts a payload under a fresh item key wrapped by the class key.
     static func seal(_ payload: ItemPayload, classKey: SymmetricKey, associatedData: Data) throws(KeychainStoreError) -> (wrappedKey: Data, ciphertext: Data) {
-        let plaintext = payload.encoded()
+        var plaintext = payload.encoded()
+        defer { Sealing.zero(&plaintext) }
         guard plaintext.count <= maximumPayloadSize else {
             throw .invalidParameter("the item is larger than the 16 MiB limit")
         }
         let itemKey = Sealing.randomKey()
         let ciphertext = try Sealing.seal(plaintext, using: itemKey, binding: associatedData)
-        let wrappedKey = try Sealing.seal(Sealing.bytes(of: itemKey), using: classKey, binding: associatedData)
+        var keyBytes = Sealing.bytes(of: itemKey)
+        defer { Sealing.zero(&keyBytes) }
+        let wrappedKey = try Sealing.seal(keyBytes, using: classKey, binding: associatedData)
         return (wrappedKey, ciphertext)
     }
 
@@ -109,9 +112,12 @@ enum ItemRecord {
     static func open(_ row: ItemRow, classKey: SymmetricKey) throws(KeychainStoreError) -> ItemPayload {
         let aad = associatedData(itemClass: row.itemClass, protection: row.protection,
                                  persistentID: row.persistentID, primaryKeyDigest: row.primaryKeyDigest)
-        let keyBytes = try Sealing.open(row.wrappedKey, using: classKey, binding: aad, what: "an item key")
+        IOSeam.note(.itemDecryption)
+        var keyBytes = try Sealing.open(row.wrappedKey, using: classKey, binding: aad, what: "an item key")
+        defer { Sealing.zero(&keyBytes) }
         guard keyBytes.count == 32 else { throw .undecodable("an item key") }
-        let plaintext = try Sealing.open(row.payload, using: SymmetricKey(data: keyBytes), binding: aad, what: "an item")
+        var plaintext = try Sealing.open(row.payload, using: SymmetricKey(data: keyBytes), binding: aad, what: "an item")
+        defer { Sealing.zero(&plaintext) }
         return try ItemPayload(decoding: plaintext)
     }
 }
