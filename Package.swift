@@ -34,7 +34,9 @@ let package = Package(
                 "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            // The I/O fault-injection seam (IOSeam) exists in debug builds only.
+            swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         // The SecItem dictionary semantics (parse, validate, result shapes) on string keys,
         // pure Swift, so it builds on every platform (a hermetic keychain for tests on Apple too).
@@ -84,9 +86,17 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "docker-credential-keychainkit", dependencies: ["KeychainServices", "CredentialStore"]),
+        // Writer, reader and stress processes of the reliability suite (not a product).
+        .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
         // Black-box tests that run the built keychainctl and docker-credential-keychainkit.
         .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit"]),
+        // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["KeychainStore", "CSQLite", "keychainkit-torture"],
+            swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
+        ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(

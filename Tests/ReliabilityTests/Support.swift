@@ -1,0 +1,274 @@
+import CSQLite
+import Foundation
+import Testing
+@testable import KeychainStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Suite-wide settings. `KEYCHAINKIT_LONG=1` (scripts/reliability-long.sh) raises every count.
+enum Reliability {
+    static let isLong = ProcessInfo.processInfo.environment["KEYCHAINKIT_LONG"] == "1"
+
+    /// `ci` in CI, `long` in long mode; `KEYCHAINKIT_<NAME>` overrides either.
+    static func count(_ name: String, ci: Int, long: Int) -> Int {
+        if let text = ProcessInfo.processInfo.environment["KEYCHAINKIT_\(name)"], let value = Int(text) { return value }
+        return isLong ? long : ci
+    }
+
+    /// Prints one figure line ("FIGURE <test> key=value …") and appends it to
+    /// `$KEYCHAINKIT_FIGURES_FILE` if set; docs/RELIABILITY.md is written from these lines.
+    static func figure(_ test: String, _ values: KeyValuePairs<String, Any>) {
+        let line = "FIGURE \(test) " + values.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        print(line)
+        if let path = ProcessInfo.processInfo.environment["KEYCHAINKIT_FIGURES_FILE"],
+           let handle = FileHandle(forWritingAtPath: path) ?? {
+               _ = FileManager.default.createFile(atPath: path, contents: nil)
+               return FileHandle(forWritingAtPath: path)
+           }() {
+            handle.seekToEndOfFile()
+            handle.write(Data((line + "\n").utf8))
+            handle.closeFile()
+        }
+    }
+
+    /// Seconds since `start`, for figures only (never asserted).
+    static func seconds(since start: ContinuousClock.Instant) -> String {
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return String(format: "%.2f", seconds)
+    }
+}
+
+/// A fresh private directory, removed by `remove()`.
+struct Scratch {
+    let directory: String
+
+    init(_ name: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-rel-\(name)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+    }
+
+    var keychainPath: String { directory + "/torture.keychain-db" }
+    var deviceKeyPath: String { directory + "/state/device.key" }
+
+    var options: KeychainDatabase.Options {
+        KeychainDatabase.Options(deviceKeyPath: deviceKeyPath, newKeychainKDF: .testing(), allowTestingKDF: true)
+    }
+
+    func open(generation: Int? = 0, options: KeychainDatabase.Options? = nil) throws(KeychainStoreError) -> KeychainDatabase {
+        try KeychainDatabase.open(path: keychainPath, password: generation.map(TortureValues.password(generation:)),
+                                  options: options ?? self.options)
+    }
+
+    func remove() {
+        do { try FileManager.default.removeItem(atPath: directory) } catch {}  // best effort: temporary files
+    }
+
+    /// Every file in the directory tree, with its contents.
+    func files() -> [(path: String, contents: Data)] {
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        var result: [(String, Data)] = []
+        while let relative = enumerator?.nextObject() as? String {
+            let path = directory + "/" + relative
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  let contents = FileManager.default.contents(atPath: path) else { continue }
+            result.append((path, contents))
+        }
+        return result
+    }
+}
+
+/// The values the torture tool writes (same derivation as Sources/keychainkit-torture).
+enum TortureValues {
+    static func password(generation: Int) -> Data { Data("torture-password-\(generation)".utf8) }
+
+    static func value(tag: String, length: Int) -> Data {
+        var state: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in tag.utf8 { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var out = Data(capacity: length)
+        while out.count < length {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            withUnsafeBytes(of: z.littleEndian) { out.append(contentsOf: $0.prefix(length - out.count)) }
+        }
+        return out
+    }
+
+    static func label(tag: String, length: Int) -> String { "label-\(tag)-\(length)" }
+
+    static func protection(ofAccount index: Int) -> ProtectionClass {
+        let classes: [ProtectionClass] = [.whenUnlocked, .afterFirstUnlock, .always, .whenUnlockedThisDeviceOnly,
+                                          .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly, .whenPasscodeSetThisDeviceOnly]
+        return classes[index % classes.count]
+    }
+
+    static func query(account: String) -> ItemQuery {
+        var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["torture"]))
+        query.filters = ["acct": .string(account), "svce": .string("torture")]
+        return query
+    }
+
+    static func newItem(account: String, index: Int, tag: String, length: Int) -> NewItem {
+        NewItem(itemClass: .genericPassword,
+                attributes: ["acct": .string(account), "svce": .string("torture"), "agrp": .string("torture"),
+                             "sync": .number(0), "labl": .string(label(tag: tag, length: length))],
+                data: value(tag: tag, length: length), protection: protection(ofAccount: index))
+    }
+
+    /// The tag an item's contents were written under, if its data and label agree exactly.
+    static func tag(of item: KeychainItem) -> String? {
+        guard case .string(let label)? = item.attributes["labl"], label.hasPrefix("label-") else { return nil }
+        let fields = label.dropFirst(6).split(separator: "-")
+        guard fields.count == 2, let length = Int(fields[1]) else { return nil }
+        let tag = String(fields[0])
+        return item.data == value(tag: tag, length: length) ? tag : nil
+    }
+}
+
+/// Runs the `keychainkit-torture` executable built next to the test bundle.
+enum TortureTool {
+    static var path: String {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [bundle.appendingPathComponent("keychainkit-torture").path,
+                          bundle.deletingLastPathComponent().appendingPathComponent("keychainkit-torture").path,
+                          URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+                              .appendingPathComponent("keychainkit-torture").path]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
+    }
+
+    /// Starts the tool; stdout and stderr go to files in `directory`.
+    static func start(_ arguments: [String], in directory: String, label: String,
+                      environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        for (key, value) in environment { variables[key] = value }
+        process.environment = variables
+        _ = FileManager.default.createFile(atPath: directory + "/\(label).out", contents: nil)
+        _ = FileManager.default.createFile(atPath: directory + "/\(label).err", contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: directory + "/\(label).out")
+        process.standardError = FileHandle(forWritingAtPath: directory + "/\(label).err")
+        try process.run()
+        return process
+    }
+
+    /// The outcome of a run under a timeout.
+    struct Outcome {
+        var exitStatus: Int32
+        var terminatedBySignal: Bool
+        var timedOut: Bool
+        var output: String
+        var errorOutput: String
+    }
+
+    /// Runs to completion, killing the process after `timeout` seconds (reported, not asserted on time).
+    static func run(_ arguments: [String], in directory: String, label: String, timeout: Double = 120,
+                    environment: [String: String] = [:]) throws -> Outcome {
+        let process = try start(arguments, in: directory, label: label, environment: environment)
+        let deadline = Date().addingTimeInterval(timeout)
+        var timedOut = false
+        while process.isRunning {
+            if Date() > deadline {
+                timedOut = true
+                kill(process.processIdentifier, SIGKILL)
+                break
+            }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        let output = (try? String(contentsOfFile: directory + "/\(label).out", encoding: .utf8)) ?? ""
+        let errors = (try? String(contentsOfFile: directory + "/\(label).err", encoding: .utf8)) ?? ""
+        return Outcome(exitStatus: process.terminationStatus, terminatedBySignal: process.terminationReason == .uncaughtSignal,
+                       timedOut: timedOut, output: output, errorOutput: errors)
+    }
+}
+
+/// Direct SQLite access to a keychain file, bypassing the library (tampering, integrity checks).
+final class RawSQLite {
+    private var handle: OpaquePointer?
+
+    init(_ path: String) throws {
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+            sqlite3_close_v2(handle)
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        sqlite3_busy_timeout(handle, 30_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw RawError(message: String(cString: sqlite3_errmsg(handle)))
+        }
+        defer { sqlite3_finalize(statement) }
+        let transient = unsafeBitCast(Int(-1), to: sqlite3_destructor_type.self)
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            switch argument {
+            case .null: sqlite3_bind_null(statement, index)
+            case .integer(let value): sqlite3_bind_int64(statement, index, value)
+            case .text(let value): sqlite3_bind_text(statement, index, value, -1, transient)
+            case .blob(let value):
+                _ = value.withUnsafeBytes {
+                    sqlite3_bind_blob(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), transient)
+                }
+            }
+        }
+        var rows: [[SQLiteValue]] = []
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw RawError(message: String(cString: sqlite3_errmsg(handle))) }
+            var row: [SQLiteValue] = []
+            for column in 0..<sqlite3_column_count(statement) {
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_NULL: row.append(.null)
+                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
+                case SQLITE_TEXT: row.append(.text(String(cString: sqlite3_column_text(statement, column))))
+                default:
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    row.append(.blob(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(statement, column), count: count)))
+                }
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// `PRAGMA integrity_check`'s answer ("ok" when the file is sound).
+    func integrityCheck() throws -> String {
+        try execute("PRAGMA integrity_check").compactMap { row -> String? in
+            if case .text(let text)? = row.first { return text }
+            return nil
+        }.joined(separator: "; ")
+    }
+
+    struct RawError: Error { var message: String }
+}
+
+/// The error a store call throws, or nil.
+func storeError(_ body: () throws -> Void) -> KeychainStoreError? {
+    do {
+        try body()
+        return nil
+    } catch let error as KeychainStoreError {
+        return error
+    } catch {
+        return .internalFailure("not a store error: \(error)")
+    }
+}
+
+/// Runs `body` expecting success or a store error; returns the OSStatus (0 for success).
+func status(_ body: () throws -> Void) -> Int32 {
+    storeError(body)?.osStatus ?? 0
+}
