@@ -90,6 +90,8 @@ public final class KeychainDatabase: @unchecked Sendable {
             // FULL: a commit is on disk (WAL fsynced) before SecItem* reports success.
             try connection.execute("PRAGMA synchronous = FULL")
             try connection.execute("PRAGMA secure_delete = ON")
+            // Statement journals and temporary tables stay in memory: nothing reaches a temp file.
+            try connection.execute("PRAGMA temp_store = MEMORY")
         } catch {
             throw KeychainStoreError(error)
         }
