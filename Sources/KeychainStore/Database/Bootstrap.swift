@@ -124,6 +124,7 @@ enum Bootstrap {
         let version = try reader.uint32()
         guard reader.isAtEnd else { throw .undecodable("the keychain's format version") }
         try migrate(connection: connection, from: version)
+        try verifySchema(connection)
         guard let keychainID = try readMeta(connection, Schema.MetaKey.keychainID), keychainID.count == 16,
               let fileKeyBytes = try readMeta(connection, Schema.MetaKey.fileKey), fileKeyBytes.count == 32
         else { throw .undecodable("the keychain's identity") }
@@ -146,6 +147,22 @@ enum Bootstrap {
             throw .unusableKeychain("it uses format \(newer), newer than this library's \(Schema.formatVersion)")
         default:
             throw .unusableKeychain("it uses unknown format \(version)")
+        }
+    }
+
+    /// Refuses a file whose tables or indexes differ from this format's: an edited schema would
+    /// otherwise surface later as SQL errors ("no such column") instead of a clear refusal.
+    private static func verifySchema(_ connection: SQLiteConnection) throws(KeychainStoreError) {
+        let stored: [String]
+        do {
+            stored = try connection.query("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL") { $0.text(0) ?? "" }
+        } catch let error as SQLiteError {
+            throw KeychainStoreError(error)
+        } catch {
+            throw .internalFailure("schema read")
+        }
+        guard stored.sorted() == Schema.createStatements.sorted() else {
+            throw .undecodable("the keychain's schema (it was altered or written by another program)")
         }
     }
 
