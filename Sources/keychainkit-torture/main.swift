@@ -313,25 +313,34 @@ func concurrentWorker(_ arguments: Arguments) -> Never {
 func populate(_ arguments: Arguments) -> Never {
     let dir = arguments.string("dir")
     let count = arguments.int("items")
-    let database = openKeychain(dir, generation: 0)
     var expected = ""
-    for index in 0..<count {
-        let account = "acct-\(index)"
-        let tag = "pop\(index)"
-        let length = Torture.lengths[index % Torture.lengths.count]
-        do {
-            _ = try database.insert(Torture.newItem(account: account, index: index, tag: tag, length: length))
-        } catch {
-            fail("populate: status \(error.osStatus)")
+    do {  // the handle is released at the end of this scope: a clean close checkpoints the WAL
+        let database = openKeychain(dir, generation: 0)
+        for index in 0..<count {
+            let account = "acct-\(index)"
+            let tag = "pop\(index)"
+            let length = Torture.lengths[index % Torture.lengths.count]
+            do {
+                _ = try database.insert(Torture.newItem(account: account, index: index, tag: tag, length: length))
+            } catch {
+                fail("populate: status \(error.osStatus)")
+            }
+            expected += "\(account) \(index) \(tag) \(length)\n"
         }
-        expected += "\(account) \(index) \(tag) \(length)\n"
+        if arguments.flags.contains("kill") {
+            do {
+                try expected.write(toFile: dir + "/expected", atomically: true, encoding: .utf8)
+            } catch {
+                fail("cannot write the expectations")
+            }
+            kill(getpid(), SIGKILL)  // with the connection open: every commit stays in the WAL
+        }
     }
     do {
         try expected.write(toFile: dir + "/expected", atomically: true, encoding: .utf8)
     } catch {
         fail("cannot write the expectations")
     }
-    if arguments.flags.contains("kill") { kill(getpid(), SIGKILL) }
     exit(0)
 }
 

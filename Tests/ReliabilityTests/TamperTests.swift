@@ -339,6 +339,18 @@ struct TamperTests {
         }
     }
 
+    @Test("an edited schema (a dropped index, an added column) is refused with -26275, not an SQL error")
+    func editedSchema() throws {
+        for edit in ["DROP INDEX items_by_server", "ALTER TABLE items ADD COLUMN extra BLOB", "CREATE TABLE extra (x)"] {
+            let scratch = try Scratch("tamper-schema")
+            defer { scratch.remove() }
+            _ = try Self.makeKeychain(scratch)
+            try RawSQLite(scratch.keychainPath).execute(edit)
+            let error = storeError { _ = try scratch.open(generation: 0) }
+            #expect(error?.osStatus == -26275, "\(edit): \(String(describing: error))")
+        }
+    }
+
     @Test("a deleted class-key row makes only that class fail; no replacement key is created")
     func missingClassKey() throws {
         let scratch = try Scratch("tamper-missing-class")
