@@ -55,10 +55,12 @@ enum ItemRecord {
         return aad
     }
 
-    /// Attributes with every missing primary-key attribute set to its default.
+    /// Attributes with every missing NOT NULL primary-key attribute set to its default (the
+    /// optional key attributes `vwht` and `tkid` stay absent, as Apple stores them; they still
+    /// count as empty in the primary-key digest).
     static func withPrimaryKeyDefaults(_ attributes: [String: AttributeValue], for itemClass: ItemClass) -> [String: AttributeValue] {
         var result = attributes
-        for name in itemClass.primaryKey where result[name] == nil {
+        for name in itemClass.storedWithDefault where result[name] == nil {
             if let kind = itemClass.attributes[name] { result[name] = kind.defaultValue }
         }
         return result

@@ -157,7 +157,10 @@ extension KeychainDatabase {
     private func matches(_ item: KeychainItem, _ query: ItemQuery) -> Bool {
         let schema = query.itemClass.attributes
         for (name, wanted) in query.filters {
-            guard let kind = schema[name], let actual = item.attributes[name] else { return false }
+            guard let kind = schema[name] else { return false }
+            // An absent key attribute equals an empty one; an absent other attribute matches nothing.
+            let stored = item.attributes[name] ?? (query.itemClass.primaryKey.contains(name) ? kind.defaultValue : nil)
+            guard let actual = stored else { return false }
             if !kind.matches(actual, wanted) { return false }
         }
         if let synchronizable = query.synchronizable,

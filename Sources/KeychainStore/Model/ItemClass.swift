@@ -40,6 +40,10 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
         }
     }
 
+    /// The primary-key attributes that are stored with their default when the caller leaves
+    /// them out (Apple's NOT NULL key columns); the others are simply absent.
+    var storedWithDefault: [String] { primaryKey.filter { $0 != "vwht" && $0 != "tkid" } }
+
     /// Every attribute that is part of some class's primary key: each has a blind-index column.
     static let indexedAttributes: [String] = {
         var seen: [String] = []
