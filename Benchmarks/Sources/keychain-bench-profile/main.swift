@@ -1,0 +1,69 @@
+// Runs one keychain operation in a loop, for profilers (valgrind --tool=callgrind, perf, strace):
+//
+//   keychain-bench-profile OPERATION ITEMS ITERATIONS
+//
+// OPERATION: read (SecItemCopyMatching hit), miss, add (then delete, like the benchmark),
+// update, delete (after an add), typed-read (Keychain.string(forKey:)), open (a second handle on
+// the file). ITEMS picks the template keychain (10, 100, 1000, 10000, 100000); the work directory
+// is KEYCHAINKIT_BENCH_DIR, as for the benchmarks. Prints the mean wall time per operation; for
+// instruction counts, run it under callgrind with a small ITERATIONS and compare two ITERATIONS.
+import BenchSupport
+import Foundation
+import KeychainKit
+import KeychainServices
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let items = Int(arguments[2]), let iterations = Int(arguments[3]) else {
+    FileHandle.standardError.write(Data("usage: keychain-bench-profile read|miss|add|update|delete|typed-read|open ITEMS ITERATIONS\n".utf8))
+    exit(64)
+}
+BenchFixture.configureProcess()
+let keychain = try BenchFixture.openKeychain(items: items)
+defer { keychain.remove() }
+
+func query(_ account: String, returnData: Bool = false) -> [String: Any] {
+    var query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword,
+        kSecAttrService as String: BenchFixture.service,
+        kSecAttrAccount as String: account,
+    ]
+    if returnData {
+        query[kSecReturnData as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+    }
+    return query
+}
+
+func expect(_ status: OSStatus, _ wanted: OSStatus = errSecSuccess) {
+    if status != wanted { fatalError("OSStatus \(status), expected \(wanted)") }
+}
+
+let typed = Keychain(service: BenchFixture.service, accessibility: .whenUnlocked)
+let start = ContinuousClock.now
+for iteration in 0..<iterations {
+    let account = BenchFixture.account((iteration &* 7_919) % items)
+    switch arguments[1] {
+    case "read":
+        var result: CFTypeRef?
+        expect(SecItemCopyMatching(query(account, returnData: true) as CFDictionary, &result))
+    case "miss":
+        var result: CFTypeRef?
+        expect(SecItemCopyMatching(query(BenchFixture.missingAccount(iteration), returnData: true) as CFDictionary, &result), errSecItemNotFound)
+    case "add":
+        expect(SecItemAdd(BenchFixture.addQuery(account: "new-\(iteration)", data: BenchFixture.secret()) as CFDictionary, nil))
+        expect(SecItemDelete(query("new-\(iteration)") as CFDictionary))
+    case "update":
+        expect(SecItemUpdate(query(account) as CFDictionary, [kSecValueData as String: BenchFixture.secret()] as CFDictionary))
+    case "delete":
+        expect(SecItemAdd(BenchFixture.addQuery(account: "del-\(iteration)", data: BenchFixture.secret()) as CFDictionary, nil))
+        expect(SecItemDelete(query("del-\(iteration)") as CFDictionary))
+    case "typed-read":
+        guard try typed.string(forKey: account) != nil else { fatalError("typed read missed") }
+    case "open":
+        _ = try BenchFixture.reopen(keychain.path)
+    default:
+        fatalError("unknown operation \(arguments[1])")
+    }
+}
+let elapsed = ContinuousClock.now - start
+print("\(arguments[1]) @ \(items): \(iterations) iterations, \(elapsed / max(iterations, 1)) each")
