@@ -5,7 +5,7 @@
 //       Opens D/torture.keychain-db with the password of generation D/generation and runs
 //       acknowledged add/update/delete/password-change operations until killed. Every operation
 //       is announced ("begin …") before the call and acknowledged ("ack …", fsync'ed) after it
-//       returns, in D/acks.log.
+//       returns, in D/acks.log. --ack-early acknowledges before the call (the checker's self-test).
 //   keychainkit-torture concurrent --dir D --process P --threads T --ops N --seed S
 //       T threads × N mixed operations on one shared keychain file; one line per operation with
 //       its status and CLOCK_MONOTONIC interval in D/process-P.log.
@@ -16,6 +16,9 @@
 //       Opens the keychain and reads every item of D/expected; one line per item:
 //       "<account> ok" | "<account> absent" | "<account> altered" | "<account> status <code>",
 //       or "open status <code>" if it cannot be opened. Run under a timeout by the tests.
+//   keychainkit-torture hygiene    --dir D
+//       Successful and failing operations on values built from $KEYCHAINKIT_CANARY, printing
+//       every status and error text; the test scans the output for the canary.
 //
 // Secrets here are test values derived from public tags; the tool prints statuses only.
 
@@ -163,7 +166,7 @@ struct Arguments {
         while let argument = iterator.next() {
             guard argument.hasPrefix("--") else { fail("unexpected argument \(argument)") }
             let name = String(argument.dropFirst(2))
-            if ["kill", "password-heavy", "device-key-missing"].contains(name) {
+            if ["kill", "password-heavy", "device-key-missing", "ack-early"].contains(name) {
                 flags.insert(name)
             } else if let value = iterator.next() {
                 values[name] = value
@@ -208,6 +211,8 @@ func crashWriter(_ arguments: Arguments) -> Never {
     let dir = arguments.string("dir")
     var random = Random(state: UInt64(arguments.int("seed")))
     let passwordHeavy = arguments.flags.contains("password-heavy")
+    // Self-test of the checker only: claim success before the call, as a buggy writer would.
+    let ackEarly = arguments.flags.contains("ack-early")
     var generation = readGeneration(dir)
     let database = openKeychain(dir, generation: generation)
     let log = LogFile(dir + "/acks.log")
@@ -227,6 +232,7 @@ func crashWriter(_ arguments: Arguments) -> Never {
         let roll = random.below(100)
         if roll < (passwordHeavy ? 50 : 4) {
             log.append("begin \(sequence) password \(generation) \(generation + 1)", durable: false)
+            if ackEarly { log.append("ack \(sequence) 0", durable: true) }
             let status = Torture.status { () throws(KeychainStoreError) in
                 try database.changePassword(from: Torture.password(generation: generation),
                                             to: Torture.password(generation: generation + 1))
@@ -235,6 +241,7 @@ func crashWriter(_ arguments: Arguments) -> Never {
             log.append("ack \(sequence) \(status)", durable: true)
         } else if !present[index] || roll < 20 {
             log.append("begin \(sequence) add \(account) \(tag) \(length)", durable: false)
+            if ackEarly { log.append("ack \(sequence) 0", durable: true) }
             let status = Torture.status { () throws(KeychainStoreError) in
                 _ = try database.insert(Torture.newItem(account: account, index: index, tag: tag, length: length))
             }
@@ -242,12 +249,14 @@ func crashWriter(_ arguments: Arguments) -> Never {
             log.append("ack \(sequence) \(status)", durable: true)
         } else if roll < 80 {
             log.append("begin \(sequence) update \(account) \(tag) \(length)", durable: false)
+            if ackEarly { log.append("ack \(sequence) 0", durable: true) }
             let status = Torture.status { () throws(KeychainStoreError) in
                 try database.update(Torture.query(account: account), with: Torture.changes(tag: tag, length: length))
             }
             log.append("ack \(sequence) \(status)", durable: true)
         } else {
             log.append("begin \(sequence) delete \(account)", durable: false)
+            if ackEarly { log.append("ack \(sequence) 0", durable: true) }
             let status = Torture.status { () throws(KeychainStoreError) in
                 try database.delete(Torture.query(account: account))
             }
@@ -381,6 +390,63 @@ func verify(_ arguments: Arguments) -> Never {
     exit(0)
 }
 
+// MARK: hygiene
+
+/// Runs successful and failing operations on values built from `$KEYCHAINKIT_CANARY` (never on
+/// the command line) and prints every status and error text the library gives; the test scans
+/// this output, and anything the library might print itself, for the canary.
+func hygiene(_ arguments: Arguments) -> Never {
+    let dir = arguments.string("dir")
+    guard let canary = ProcessInfo.processInfo.environment["KEYCHAINKIT_CANARY"], !canary.isEmpty else { fail("no canary") }
+    var options = Torture.options(dir)
+    options.createIfMissing = true
+    func report(_ what: String, _ body: () throws(KeychainStoreError) -> Void) {
+        do {
+            try body()
+            print("\(what): ok")
+        } catch {
+            print("\(what): \(error.osStatus) \(error) | \(String(reflecting: error)) | \(error.localizedDescription)")
+        }
+    }
+    let password = Data((canary + "-password").utf8)
+    let item = NewItem(itemClass: .genericPassword,
+                       attributes: ["acct": .string(canary + "-account"), "svce": .string(canary + "-service"), "agrp": .string("torture"),
+                                    "sync": .number(0), "labl": .string(canary + "-label")],
+                       data: Data((canary + "-secret").utf8), protection: .whenUnlocked)
+    var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["torture"]))
+    query.filters = ["acct": .string(canary + "-account"), "svce": .string(canary + "-service")]
+    var database: KeychainDatabase?
+    report("open") { () throws(KeychainStoreError) in
+        database = try KeychainDatabase.open(path: Torture.keychainPath(dir), password: password, options: options)
+    }
+    guard let database else { exit(0) }
+    report("add") { () throws(KeychainStoreError) in print(try database.insert(item)) }
+    report("add again") { () throws(KeychainStoreError) in _ = try database.insert(item) }
+    report("find") { () throws(KeychainStoreError) in
+        for found in try database.find(query, decrypt: true) { print(found, String(reflecting: found)); dump(found) }
+    }
+    report("wrong password") { () throws(KeychainStoreError) in try database.unlock(password: Data((canary + "-wrong").utf8)) }
+    report("change password from wrong") { () throws(KeychainStoreError) in
+        try database.changePassword(from: Data((canary + "-wrong").utf8), to: Data((canary + "-new").utf8))
+    }
+    database.lockKeychain()
+    report("find while locked") { () throws(KeychainStoreError) in _ = try database.find(query, decrypt: true) }
+    report("unlock") { () throws(KeychainStoreError) in try database.unlock(password: password) }
+    var changes = ItemChanges()
+    changes.data = Data((canary + "-updated").utf8)
+    changes.attributes["icmt"] = .string(canary + "-comment")
+    report("update") { () throws(KeychainStoreError) in try database.update(query, with: changes) }
+    var huge = ItemChanges()
+    huge.data = Data(repeating: 0x43, count: 17 << 20)
+    report("update too large") { () throws(KeychainStoreError) in try database.update(query, with: huge) }
+    report("delete") { () throws(KeychainStoreError) in try database.delete(query) }
+    report("delete again") { () throws(KeychainStoreError) in try database.delete(query) }
+    report("open with a wrong password") { () throws(KeychainStoreError) in
+        _ = try KeychainDatabase.open(path: Torture.keychainPath(dir), password: Data((canary + "-wrong").utf8), options: options)
+    }
+    exit(0)
+}
+
 // MARK: main
 
 let commandLine = CommandLine.arguments
@@ -391,5 +457,6 @@ case "crash": crashWriter(parsed)
 case "concurrent": concurrentWorker(parsed)
 case "populate": populate(parsed)
 case "verify": verify(parsed)
+case "hygiene": hygiene(parsed)
 default: fail("unknown command \(commandLine[1])")
 }

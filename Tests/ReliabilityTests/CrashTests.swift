@@ -61,25 +61,32 @@ struct AckModel {
     }
 }
 
+/// What a series of kill cycles observed.
+struct CrashReport {
+    var cycles = 0, acknowledged = 0, pendingAtKill = 0, pendingPasswords = 0, passwordsKeptOld = 0, passwordsTookNew = 0
+    var pendingWritesApplied = 0, pendingWritesNotApplied = 0
+    var violations: [String] = []
+}
+
 @Suite("Crash safety: SIGKILL at random points")
 struct CrashTests {
     static let accounts = 40
 
-    @Test("every acknowledged write survives SIGKILL; nothing half-written; integrity ok; exactly one password works")
-    func killCycles() throws {
-        let cycles = Reliability.count("CRASH_CYCLES", ci: 200, long: 2_000)
-        let scratch = try Scratch("crash")
+    /// Runs `cycles` writer processes on one keychain, each SIGKILLed at a random point, and checks
+    /// the file against the acknowledgement log after every kill.
+    static func run(cycles: Int, ackEarly: Bool = false) throws -> CrashReport {
+        let scratch = try Scratch(ackEarly ? "crash-selftest" : "crash")
         defer { scratch.remove() }
-        let start = ContinuousClock.now
         _ = try scratch.open(generation: 0)  // create it (the children never create)
         var model = AckModel()
         var random = SystemRandomNumberGenerator()
-        var acknowledged = 0, pendingAtKill = 0, pendingPasswords = 0, passwordsKeptOld = 0, passwordsTookNew = 0
-        var pendingWritesApplied = 0, pendingWritesNotApplied = 0, failures = 0
+        var report = CrashReport()
         for cycle in 1...cycles {
+            report.cycles = cycle
             try String(model.generation).write(toFile: scratch.directory + "/generation", atomically: true, encoding: .utf8)
             let heavy = cycle % 4 == 0  // every 4th run changes the password half of the time
-            let child = try TortureTool.start(["crash", "--dir", scratch.directory, "--seed", String(cycle)] + (heavy ? ["--password-heavy"] : []),
+            let child = try TortureTool.start(["crash", "--dir", scratch.directory, "--seed", String(cycle)]
+                                                + (heavy ? ["--password-heavy"] : []) + (ackEarly ? ["--ack-early"] : []),
                                               in: scratch.directory, label: "crash")
             // Kill at a random point after the writer is ready (opening is not what is tested).
             let readyDeadline = Date().addingTimeInterval(60)
@@ -91,42 +98,53 @@ struct CrashTests {
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             let childErrors = (try? String(contentsOfFile: scratch.directory + "/crash.err", encoding: .utf8)) ?? ""
-            try #require(child.terminationReason == .uncaughtSignal, "cycle \(cycle): the writer exited by itself: \(childErrors)")
+            guard child.terminationReason == .uncaughtSignal else {
+                report.violations.append("cycle \(cycle): the writer exited by itself: \(childErrors)")
+                return report
+            }
 
             let log = try String(contentsOfFile: scratch.directory + "/acks.log", encoding: .utf8)
-            let operations = AckModel.operations(in: log, run: cycle)
             var pending: AckModel.Operation?
-            for operation in operations {
+            for operation in AckModel.operations(in: log, run: cycle) {
                 guard let status = operation.status else {
                     pending = operation  // only the last can be unacknowledged
                     continue
                 }
-                acknowledged += 1
-                #expect([0, -25299, -25300].contains(status), "cycle \(cycle): \(operation.kind) returned \(status)")
+                report.acknowledged += 1
+                if ![0, -25299, -25300].contains(status) {
+                    report.violations.append("cycle \(cycle): \(operation.kind) returned \(status)")
+                }
                 if status == 0 { model = model.applying(operation) }
             }
-            if pending != nil { pendingAtKill += 1 }
+            if pending != nil { report.pendingAtKill += 1 }
 
             // 1. The file is sound.
             let integrity = try RawSQLite(scratch.keychainPath).integrityCheck()
-            #expect(integrity == "ok", "cycle \(cycle): integrity_check: \(integrity)")
+            if integrity != "ok" { report.violations.append("cycle \(cycle): integrity_check: \(integrity)") }
 
             // 2. Exactly one password works.
             let database: KeychainDatabase
             if let pending, pending.kind == "password" {
-                pendingPasswords += 1
+                report.pendingPasswords += 1
                 let old = storeError { _ = try scratch.open(generation: model.generation) }
                 let new = storeError { _ = try scratch.open(generation: model.generation + 1) }
-                #expect((old == nil) != (new == nil), "cycle \(cycle): old password \(String(describing: old)), new \(String(describing: new))")
-                #expect(old == nil || old == .wrongPassword)
-                #expect(new == nil || new == .wrongPassword)
-                if new == nil { model.generation += 1; passwordsTookNew += 1 } else { passwordsKeptOld += 1 }
-                database = try scratch.open(generation: model.generation)
-            } else {
-                database = try scratch.open(generation: model.generation)
-                if model.generation > 0 {
-                    #expect(storeError { _ = try scratch.open(generation: model.generation - 1) } == .wrongPassword)
+                if (old == nil) == (new == nil) || (old != nil && old != .wrongPassword) || (new != nil && new != .wrongPassword) {
+                    report.violations.append("cycle \(cycle): old password \(String(describing: old)), new \(String(describing: new))")
                 }
+                if new == nil {
+                    model.generation += 1
+                    report.passwordsTookNew += 1
+                } else {
+                    report.passwordsKeptOld += 1
+                }
+            } else if model.generation > 0, storeError({ _ = try scratch.open(generation: model.generation - 1) }) != .wrongPassword {
+                report.violations.append("cycle \(cycle): the previous password still opens the keychain")
+            }
+            do {
+                database = try scratch.open(generation: model.generation)
+            } catch {
+                report.violations.append("cycle \(cycle): the acknowledged password fails: \(error)")
+                return report
             }
 
             // 3. Every acknowledged write is there and reads exactly; the pending one is all or nothing.
@@ -137,18 +155,16 @@ struct CrashTests {
                 var observed: (tag: String, length: Int)?
                 do {
                     let items = try database.find(TortureValues.query(account: account), decrypt: true)
-                    #expect(items.count <= 1, "cycle \(cycle): \(items.count) items for \(account)")
+                    if items.count > 1 { report.violations.append("cycle \(cycle): \(items.count) items for \(account)") }
                     if let item = items.first {
                         guard let tag = TortureValues.tag(of: item) else {
-                            Issue.record("cycle \(cycle): \(account) returned altered data")
-                            failures += 1
+                            report.violations.append("cycle \(cycle): \(account) returned altered data")
                             continue
                         }
                         observed = (tag, item.data?.count ?? 0)
                     }
                 } catch {
-                    Issue.record("cycle \(cycle): reading \(account) failed with \(error.osStatus) (half-written?)")
-                    failures += 1
+                    report.violations.append("cycle \(cycle): reading \(account) failed with \(error.osStatus) (half-written?)")
                     continue
                 }
                 let expected = model.items[account]
@@ -157,19 +173,43 @@ struct CrashTests {
                     resolvedPendingToAfter = true
                     continue
                 }
-                Issue.record("cycle \(cycle): \(account) is \(observed?.tag ?? "absent"), acknowledged \(expected?.tag ?? "absent")")
-                failures += 1
+                report.violations.append("cycle \(cycle): \(account) is \(observed?.tag ?? "absent"), acknowledged \(expected?.tag ?? "absent")")
             }
             if let pending, let after, pending.kind != "password" {
-                if resolvedPendingToAfter { model = after; pendingWritesApplied += 1 } else { pendingWritesNotApplied += 1 }
+                if resolvedPendingToAfter {
+                    model = after
+                    report.pendingWritesApplied += 1
+                } else {
+                    report.pendingWritesNotApplied += 1
+                }
             }
-            #expect(try database.itemCount() == model.items.count, "cycle \(cycle): item count")
+            let count = try database.itemCount()
+            if count != model.items.count { report.violations.append("cycle \(cycle): \(count) items, \(model.items.count) acknowledged") }
         }
-        Reliability.figure("crash", ["cycles": cycles, "acknowledged_ops": acknowledged, "killed_mid_operation": pendingAtKill,
-                                     "pending_writes_applied": pendingWritesApplied, "pending_writes_not_applied": pendingWritesNotApplied,
-                                     "interrupted_password_changes": pendingPasswords, "kept_old_password": passwordsKeptOld,
-                                     "took_new_password": passwordsTookNew, "failures": failures,
+        return report
+    }
+
+    @Test("every acknowledged write survives SIGKILL; nothing half-written; integrity ok; exactly one password works")
+    func killCycles() throws {
+        let cycles = Reliability.count("CRASH_CYCLES", ci: 200, long: 2_000)
+        let start = ContinuousClock.now
+        let report = try Self.run(cycles: cycles)
+        Reliability.figure("crash", ["cycles": report.cycles, "acknowledged_ops": report.acknowledged,
+                                     "killed_mid_operation": report.pendingAtKill, "pending_writes_applied": report.pendingWritesApplied,
+                                     "pending_writes_not_applied": report.pendingWritesNotApplied,
+                                     "interrupted_password_changes": report.pendingPasswords, "kept_old_password": report.passwordsKeptOld,
+                                     "took_new_password": report.passwordsTookNew, "violations": report.violations.count,
                                      "seconds": Reliability.seconds(since: start)])
-        #expect(acknowledged > cycles, "the writer must acknowledge operations between kills")
+        #expect(report.violations.isEmpty, "\(report.violations.prefix(20))")
+        #expect(report.cycles == cycles)
+        #expect(report.acknowledged > cycles, "the writer must acknowledge operations between kills")
+        #expect(report.pendingPasswords > 0, "some kills must interrupt a password change")
+    }
+
+    @Test("the checker catches a writer that acknowledges before its write commits (self-test)")
+    func checkerSelfTest() throws {
+        let report = try Self.run(cycles: Reliability.count("CRASH_SELFTEST_CYCLES", ci: 40, long: 40), ackEarly: true)
+        #expect(!report.violations.isEmpty, "a writer that lies about durability must be caught")
+        Reliability.figure("crash-selftest", ["cycles": report.cycles, "violations_found": report.violations.count])
     }
 }
