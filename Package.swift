@@ -94,7 +94,7 @@ let package = Package(
         // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["KeychainStore", "CSQLite", "keychainkit-torture"],
+            dependencies: ["KeychainStore", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore"]),
