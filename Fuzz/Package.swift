@@ -1,0 +1,23 @@
+// swift-tools-version:6.1
+// libFuzzer targets for KeychainKit's decoders, in their own package so that the root package's
+// `swift test` never builds them. Build and run with ./run.sh <seconds-per-target>.
+import PackageDescription
+
+let fuzzTarget = { (name: String) -> Target in
+    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "KeychainServices", package: "KeychainKit")])
+}
+
+let package = Package(
+    name: "KeychainKitFuzz",
+    dependencies: [.package(name: "KeychainKit", path: "..")],
+    targets: [
+        // Declares libFuzzer's LLVMFuzzerRunDriver (the runtime is linked by run.sh).
+        .target(name: "CFuzzDriver"),
+        // SecItem dictionaries through KeychainEngine's RequestParser and SecItemEngine (in memory).
+        fuzzTarget("FuzzRequestParser"),
+        // The decrypted item payload decoder (KeychainStore ItemPayload(decoding:)).
+        fuzzTarget("FuzzItemPayload"),
+        // Keybag entries and stored KDF parameters (read before any authentication).
+        fuzzTarget("FuzzKeybag"),
+    ]
+)

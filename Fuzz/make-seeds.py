@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus under Fuzz/Corpus/ (committed; rerun only when an input format changes)."""
+import os, struct, re, random
+
+here = os.path.dirname(os.path.abspath(__file__))
+src = open(os.path.join(here, "Sources/FuzzRequestParser/FuzzRequestParser.swift")).read()
+def swift_list(name):
+    body = re.search(r"let %s = \[(.*?)\]\n" % name, src, re.S).group(1)
+    return re.findall(r'"([^"]*)"', body)
+KEYS, CONSTANTS = swift_list("knownKeys"), swift_list("constants")
+
+def write(target, name, data):
+    d = os.path.join(here, "Corpus", target)
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, name), "wb").write(bytes(data))
+
+# --- SecItem dictionaries -------------------------------------------------------------
+def k(name): return [KEYS.index(name)]
+def const(v): return [11, CONSTANTS.index(v)]
+def string(s): b = s.encode(); return [0, len(b)] + list(b)
+def data(b): return [1, len(b)] + list(b)
+def boolean(v): return [4, 0 if v else 1]
+def integer(v): return [2, v & 0xFF]
+OPS = {"add": 0, "copy": 1, "update": 2, "delete": 3}
+def call(op, *entries, changes=None):
+    out = [OPS[op]]
+    for e in entries: out += e
+    if changes is not None:
+        out.append(0xFF)
+        for e in changes: out += e
+    return out
+genp = k("class") + const("genp")
+inet = k("class") + const("inet")
+seeds = {
+    "add-genp": call("add", genp, k("acct") + string("alice"), k("svce") + string("svc"), k("v_Data") + data(b"secret")),
+    "add-inet": call("add", inet, k("srvr") + string("example.com"), k("ptcl") + const("https"), k("port") + integer(44),
+                     k("acct") + string("bob"), k("v_Data") + data(b"pw")),
+    "add-accessible": call("add", genp, k("acct") + string("a"), k("pdmn") + const("aku"), k("v_Data") + data(b"x")),
+    "add-sync": call("add", genp, k("acct") + string("s"), k("sync") + boolean(True), k("v_Data") + data(b"x")),
+    "add-group": call("add", genp, k("acct") + string("g"), k("agrp") + const("other"), k("labl") + string("label")),
+    "copy-data": call("copy", genp, k("acct") + string("alice"), k("r_Data") + boolean(True)),
+    "copy-all-attrs": call("copy", genp, k("m_Limit") + const("m_LimitAll"), k("r_Attributes") + boolean(True),
+                           k("r_PersistentRef") + boolean(True)),
+    "copy-host": call("copy", inet, k("m_HostOrSubdomainOfHost") + const("example.com"), k("r_Attributes") + boolean(True)),
+    "copy-syna": call("copy", genp, k("sync") + const("syna"), k("u_AuthUI") + const("u_AuthUIS")),
+    "update": call("update", genp, k("acct") + string("alice"), changes=[k("v_Data") + data(b"new"), k("labl") + string("l2")]),
+    "update-class": call("update", genp, k("svce") + string("svc"), changes=[k("pdmn") + const("dk")]),
+    "delete": call("delete", genp, k("acct") + string("alice")),
+    "delete-all": call("delete", genp),
+    "bad-key": call("add", genp, [0xC3] + list(b"abc") + string("v")),
+    "null": call("copy", genp, k("acct") + [6]),
+    "cert": call("add", k("class") + const("cert"), k("v_Data") + data(b"c")),
+}
+for name, bytes_ in seeds.items():
+    write("FuzzRequestParser", name, bytes_)
+
+# --- item payloads ----------------------------------------------------------------------
+def attr(name, kind, value):
+    n = name.encode()
+    return [ord("A"), len(n)] + list(n) + [ord(kind)] + list(struct.pack(">I", len(value))) + list(value)
+def payload(*records): return [1] + [b for r in records for b in r]
+date = struct.pack(">d", 7.0e8)
+write("FuzzItemPayload", "genp", payload(attr("acct", "s", b"alice"), attr("agrp", "s", b"app"), attr("cdat", "t", date),
+                                          attr("gena", "d", b"\x00\x01"), attr("sync", "n", struct.pack(">q", 0)),
+                                          [ord("D")] + list(struct.pack(">I", 6)) + list(b"secret")))
+write("FuzzItemPayload", "access-control", payload(attr("acct", "s", b"a"), [ord("D"), 0, 0, 0, 0],
+                                                    [ord("C")] + list(struct.pack(">Q", (1 << 30) | 1))))
+write("FuzzItemPayload", "empty", payload())
+write("FuzzItemPayload", "inet", payload(attr("srvr", "s", b"example.com"), attr("port", "n", struct.pack(">q", 443)),
+                                          attr("ptcl", "s", b"htps"), attr("mdat", "t", date)))
+
+# --- keybag entries and KDF parameters ------------------------------------------------------
+random.seed(6)
+wrapped = bytes(random.getrandbits(8) for _ in range(60))
+check = bytes(random.getrandbits(8) for _ in range(16))
+entry = struct.pack(">I", len(wrapped)) + wrapped + struct.pack(">I", 16) + check
+write("FuzzKeybag", "entry", [0] + list(entry))
+write("FuzzKeybag", "entry-short", [2] + list(struct.pack(">I", 3)) + [1, 2, 3] + list(struct.pack(">I", 16)) + list(check))
+salt = bytes(random.getrandbits(8) for _ in range(32))
+for name, (log_n, r, p) in {"kdf-floor": (14, 8, 1), "kdf-test": (4, 8, 1), "kdf-max": (20, 8, 1), "kdf-over": (20, 16, 16)}.items():
+    write("FuzzKeybag", name, [1, log_n] + list(struct.pack(">III", r, p, len(salt))) + list(salt))
+print("seeds written")
