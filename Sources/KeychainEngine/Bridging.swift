@@ -31,4 +31,10 @@ public protocol AuthenticationContextConvertible: AnyObject, Sendable {
     func hasAuthenticatedOwner(ofKeychain keychainID: Data) -> Bool
     /// Records a successful owner authentication, for reuse by later calls with this context.
     func recordOwnerAuthentication(ofKeychain keychainID: Data)
+    /// The biometric domain state (digest of the enrolled fingers) at this context's last
+    /// successful fingerprint verification; nil when it has none.
+    var biometricAuthenticationDomainState: Data? { get }
+    /// Records a successful fingerprint verification made against `domainState`, for reuse by
+    /// later calls with this context.
+    func recordBiometricAuthentication(domainState: Data)
 }

@@ -65,9 +65,10 @@ public final class SecItemEngine: Sendable {
             stored["mdat"] = nil
             let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
             let data = try gate.protectForStorage(request.data, policy: request.accessControl)
+            let policy = gate.policyForStorage(request.accessControl)
             var item = try perform { () throws(KeychainStoreError) in
                 try database.insert(NewItem(itemClass: request.itemClass, attributes: stored, data: data,
-                                            protection: protection, accessControl: request.accessControl))
+                                            protection: protection, accessControl: policy))
             }
             item.data = request.data  // results show the caller's secret, not its sealed form
             return ResultBuilder(request: request, accessControlObject: accessControlObject).value(for: item)
@@ -115,7 +116,8 @@ public final class SecItemEngine: Sendable {
             changes.attributes["mdat"] = nil  // the store sets the modification date
             if changesRequest.protection != nil || changesRequest.accessControl != nil {
                 let protection = try resolveProtection(changesRequest, defaultClass: nil)
-                changes.accessControl = changesRequest.accessControl
+                changes.accessControl = AccessControlGate(database: database, authenticator: authenticator, request: request)
+                    .policyForStorage(changesRequest.accessControl)
                 changes.protection = protection
             }
             if let group = changesRequest.accessGroup {

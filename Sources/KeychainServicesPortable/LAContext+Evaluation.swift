@@ -4,15 +4,21 @@ import KeychainStore
 
 // Policy evaluation on Linux. "The device passcode" is the default keychain's password, typed
 // into a pinentry prompt (KEYCHAINKIT_PINENTRY, or a `pinentry` on the PATH when a terminal or
-// display exists). No biometric service is used yet: biometric policies report
-// `biometryNotAvailable`, as on a Mac without Touch ID.
+// display exists). Biometry is a fingerprint verified by fprintd on the system D-Bus; without
+// fprintd or a reader, biometric policies report `biometryNotAvailable`, as on a Mac without
+// Touch ID.
 
 extension LAContext {
     /// Apple: whether `policy` can be evaluated now. Sets `error` to the `LAError` that
     /// `evaluatePolicy` would report otherwise. (Apple's parameter is an `NSErrorPointer`; Linux
     /// has no autoreleasing pointers, and `&error` call sites compile unchanged.)
+    ///
+    /// It also sets `biometryType` (`.touchID` when fprintd reports a fingerprint reader) and, when
+    /// biometry can be evaluated, `evaluatedPolicyDomainState`.
     public func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool {
-        if let code = Self.unavailability(of: policy, invalidated: isInvalidated) {
+        let probe = probeBiometry()
+        recordBiometryProbe(type: probe.type, domainState: policy == .deviceOwnerAuthenticationWithBiometrics ? probe.usableDomainState : nil)
+        if let code = unavailability(of: policy, biometry: probe) {
             error?.pointee = NSError(domain: LAErrorDomain, code: code.rawValue)
             return false
         }
@@ -46,7 +52,39 @@ extension LAContext {
 
     /// Evaluates synchronously, throwing an `LAError`.
     private func evaluateNow(_ policy: LAPolicy, localizedReason: String) throws {
-        if let code = Self.unavailability(of: policy, invalidated: isInvalidated) { throw LAError(code) }
+        let probe = probeBiometry()
+        if let code = unavailability(of: policy, biometry: probe) { throw LAError(code) }
+        if policy == .deviceOwnerAuthenticationWithBiometrics {
+            try evaluateFingerprint()
+            return
+        }
+        if probe.usableDomainState != nil {
+            // Biometry first, as on Apple platforms; after fingers that did not match, the password.
+            do {
+                try evaluateFingerprint()
+                return
+            } catch LAError.authenticationFailed where OwnerAuthenticator.fromEnvironment().pinentry != nil {
+                // Fall through to the keychain password.
+            }
+        }
+        try evaluatePasscode(localizedReason: localizedReason)
+    }
+
+    /// Verifies a fingerprint through fprintd (reusing this context's earlier verification).
+    private func evaluateFingerprint() throws {
+        if biometricAuthenticationDomainState != nil { return }
+        if interactionNotAllowed { throw LAError(.notInteractive) }
+        guard let configuration = biometryConfiguration else { throw LAError(.biometryNotAvailable) }
+        do {
+            let verified = try BiometricAuthenticator(configuration: configuration).verify(isCancelled: { [self] in isInvalidated })
+            recordBiometricAuthentication(domainState: verified.domainState)
+        } catch {
+            throw LAError(Self.code(for: error))
+        }
+    }
+
+    /// Asks for the default keychain's password.
+    private func evaluatePasscode(localizedReason: String) throws {
         let database: KeychainDatabase
         do {
             database = try KeychainRegistry.shared.database(at: KeychainRegistry.shared.defaultKeychainPath)
@@ -59,19 +97,39 @@ extension LAContext {
                 of: database, reason: localizedReason, interactionAllowed: !interactionNotAllowed)
             recordOwnerAuthentication(ofKeychain: database.keychainID)
         } catch {
-            switch error {
-            case .cancelled: throw LAError(.userCancel)
-            case .failed: throw LAError(.authenticationFailed)
-            case .notInteractive: throw LAError(.notInteractive)
-            case .passcodeNotSet: throw LAError(.passcodeNotSet)
-            case .biometryNotAvailable: throw LAError(.biometryNotAvailable)
-            }
+            throw LAError(Self.code(for: error))
+        }
+    }
+
+    /// The `LAError` code of an authentication failure.
+    private static func code(for failure: OwnerAuthenticationFailure) -> LAError.Code {
+        switch failure {
+        case .cancelled: return .userCancel
+        case .failed: return .authenticationFailed
+        case .notInteractive: return .notInteractive
+        case .passcodeNotSet: return .passcodeNotSet
+        case .biometryNotAvailable: return .biometryNotAvailable
+        case .biometryNotEnrolled: return .biometryNotEnrolled
+        case .appCancelled: return .appCancel
+        case .systemCancelled: return .systemCancel
+        }
+    }
+
+    /// What fprintd says about the fingerprint reader: its presence, and the enrolled set's
+    /// digest when at least one finger is enrolled.
+    private func probeBiometry() -> (type: LABiometryType, usableDomainState: Data?, failure: LAError.Code?) {
+        guard let configuration = biometryConfiguration else { return (.none, nil, .biometryNotAvailable) }
+        do {
+            let state = try BiometricAuthenticator(configuration: configuration).currentState()
+            return state.isEnrolled ? (.touchID, state.domainState, nil) : (.touchID, nil, .biometryNotEnrolled)
+        } catch {
+            return (.none, nil, .biometryNotAvailable)
         }
     }
 
     /// Why `policy` cannot be evaluated here, or nil if it can.
-    private static func unavailability(of policy: LAPolicy, invalidated: Bool) -> LAError.Code? {
-        if invalidated { return .invalidContext }
+    private func unavailability(of policy: LAPolicy, biometry: (type: LABiometryType, usableDomainState: Data?, failure: LAError.Code?)) -> LAError.Code? {
+        if isInvalidated { return .invalidContext }
         switch policy {
         case .deviceOwnerAuthentication:
             do {
@@ -81,7 +139,7 @@ extension LAContext {
                 return .passcodeNotSet
             }
         case .deviceOwnerAuthenticationWithBiometrics:
-            return .biometryNotAvailable
+            return biometry.failure
         default:
             return .companionNotAvailable
         }

@@ -3,6 +3,7 @@
 // and an application password for items protected with kSecAccessControlApplicationPassword.
 
 import Foundation
+import KeychainEngine
 
 /// Apple: `LAContext`, an authentication context.
 ///
@@ -28,6 +29,14 @@ open class LAContext: NSObject, @unchecked Sendable {
         var invalidated = false
         /// Keychains (by identity) whose owner this context authenticated; reused without a prompt.
         var authenticatedKeychains: Set<Data> = []
+        /// The biometric domain state of this context's last fingerprint verification.
+        var verifiedBiometricDomainState: Data?
+        /// The domain state `evaluatedPolicyDomainState` reports.
+        var evaluatedDomainState: Data?
+        /// What `canEvaluatePolicy` found.
+        var biometryType: LABiometryType = .none
+        /// How to reach fprintd; nil: biometry is never used.
+        var biometry: BiometryConfiguration? = .fromEnvironment()
     }
 
     private let lock = NSLock()
@@ -78,10 +87,18 @@ open class LAContext: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Apple: the biometry the device offers. `.none` here: biometric authentication is not
-    /// available on this platform yet.
+    /// Apple: the biometry the device offers, known once `canEvaluatePolicy(_:error:)` has been
+    /// called (`.none` before, as on Apple platforms): `.touchID` when fprintd reports a
+    /// fingerprint reader, enrolled or not.
     open var biometryType: LABiometryType {
-        .none
+        lock.withLock { state.biometryType }
+    }
+
+    /// Apple: the digest of the enrolled fingers as of the last successful biometric
+    /// `canEvaluatePolicy` or `evaluatePolicy`; it changes when a finger is enrolled or deleted.
+    /// Nil before, and without a fingerprint reader.
+    open var evaluatedPolicyDomainState: Data? {
+        lock.withLock { state.evaluatedDomainState }
     }
 
     /// Apple: sets (or, with `nil`, clears) the credential of `type` that later keychain calls
@@ -115,6 +132,7 @@ open class LAContext: NSObject, @unchecked Sendable {
         let secrets: [SecretBytes] = lock.withLock {
             state.invalidated = true
             state.authenticatedKeychains.removeAll()
+            state.verifiedBiometricDomainState = nil
             let all = Array(state.credentials.values)
             state.credentials.removeAll()
             return all
@@ -147,6 +165,35 @@ open class LAContext: NSObject, @unchecked Sendable {
             if !state.invalidated { state.authenticatedKeychains.insert(keychainID) }
         }
     }
+
+    /// The biometric domain state of this context's last successful fingerprint verification.
+    public var biometricAuthenticationDomainState: Data? {
+        lock.withLock { state.invalidated ? nil : state.verifiedBiometricDomainState }
+    }
+
+    /// Records a fingerprint verification made against `domainState`, for reuse by later calls.
+    public func recordBiometricAuthentication(domainState: Data) {
+        lock.withLock {
+            guard !state.invalidated else { return }
+            state.verifiedBiometricDomainState = domainState
+            state.evaluatedDomainState = domainState
+        }
+    }
+
+    /// How this context reaches fprintd: the system bus by default (`DBUS_SYSTEM_BUS_ADDRESS`);
+    /// tests point it at a private bus, and nil turns biometry off.
+    package var biometryConfiguration: BiometryConfiguration? {
+        get { lock.withLock { state.biometry } }
+        set { lock.withLock { state.biometry = newValue } }
+    }
+
+    /// Records what `canEvaluatePolicy` learned about the fingerprint reader.
+    func recordBiometryProbe(type: LABiometryType, domainState: Data?) {
+        lock.withLock {
+            state.biometryType = type
+            if let domainState { state.evaluatedDomainState = domainState }
+        }
+    }
 }
 
 extension LAContext: CustomReflectable {
@@ -164,6 +211,7 @@ extension LAContext: CustomReflectable {
                 "credentialTypesSet": snapshot.credentials.keys.map(\.rawValue).sorted(),
                 "invalidated": snapshot.invalidated,
             "authenticatedKeychains": snapshot.authenticatedKeychains.count,
+            "biometryType": snapshot.biometryType,
             ],
             displayStyle: .class
         )

@@ -8,8 +8,11 @@ import KeychainStore
 /// Flags and what satisfies them here:
 /// - `devicePasscode`, `userPresence`: the keychain password, typed into a pinentry prompt, or a
 ///   context that already authenticated this keychain's owner;
-/// - `biometryAny`, `biometryCurrentSet`, `companion`: nothing yet (no biometric service is
-///   used), so they fail as "biometry not available" unless an `.or` alternative succeeds;
+/// - `userPresence` also accepts a fingerprint (fprintd) first, falling back to the password;
+/// - `biometryAny`: a fingerprint verified by fprintd, or a context that verified one;
+/// - `biometryCurrentSet`: the same, while the enrolled fingers are those the item was stored
+///   with (otherwise the item is invalidated: reads fail without asking for a finger);
+/// - `companion`: nothing (no paired device), so it fails as "biometry not available";
 /// - `applicationPassword`: the password in the context's credential (or typed), which must
 ///   decrypt the sealed secret — a cryptographic check, not a comparison;
 /// - several constraints: all of them, or any one with `.or`.
@@ -23,6 +26,8 @@ final class AccessControlGate {
     private var ownerAuthenticatedInThisCall = false
     /// An application password typed during this call.
     private var typedApplicationPassword: Data?
+    /// Fingerprint checks, shared by every item this call reads.
+    private let biometry: BiometricCheck
 
     init(database: KeychainDatabase, authenticator: OwnerAuthenticator, request: ParsedRequest) {
         self.database = database
@@ -30,6 +35,7 @@ final class AccessControlGate {
         self.context = request.authenticationContext
         self.interactionAllowed = request.authenticationUI == .allow && !(request.authenticationContext?.forbidsInteraction ?? false)
         self.reason = request.authenticationContext?.authenticationReason ?? ""
+        self.biometry = BiometricCheck(authenticator: authenticator.biometric, context: request.authenticationContext)
     }
 
     deinit {
@@ -42,7 +48,7 @@ final class AccessControlGate {
         guard let policy = item.accessControl, policy.hasConstraints else { return item.data }
         let mayPrompt = allowPrompt ?? interactionAllowed
         if context?.isInvalidated == true { throw .failed }
-        try satisfyConstraints(policy.flags, mayPrompt: mayPrompt)
+        try satisfyConstraints(of: policy, mayPrompt: mayPrompt)
         guard policy.flags & AccessControlPolicy.applicationPassword != 0, let sealed = item.data else { return item.data }
         let password = try applicationPassword(mayPrompt: mayPrompt)
         do {
@@ -68,21 +74,90 @@ final class AccessControlGate {
         }
     }
 
-    private func satisfyConstraints(_ flags: UInt64, mayPrompt: Bool) throws(OwnerAuthenticationFailure) {
-        var needsPasscode = false
-        var needsUnavailable = false
-        if flags & (AccessControlPolicy.userPresence | AccessControlPolicy.devicePasscode) != 0 { needsPasscode = true }
-        if flags & (AccessControlPolicy.biometryAny | AccessControlPolicy.biometryCurrentSet | AccessControlPolicy.companion) != 0 {
-            needsUnavailable = true
+    /// `policy` bound to the current biometric domain state when it is `.biometryCurrentSet`
+    /// (what a new or updated item stores); unchanged otherwise, and when no fingerprint service
+    /// answers (the item then stays unreadable while biometry is used, as without it).
+    func policyForStorage(_ policy: AccessControlPolicy?) -> AccessControlPolicy? {
+        guard let policy, policy.flags & AccessControlPolicy.biometryCurrentSet != 0 else { return policy }
+        return policy.binding(biometryDomainState: biometry.domainStateForNewItem())
+    }
+
+    /// One constraint of an item's access control.
+    private enum Constraint {
+        case biometry(BiometricCheck.Requirement)
+        case companion
+        case userPresence
+        case devicePasscode
+    }
+
+    /// The constraints of `policy`: those that never prompt for a password first.
+    private func constraints(of policy: AccessControlPolicy) -> [Constraint] {
+        let flags = policy.flags
+        var constraints: [Constraint] = []
+        if flags & AccessControlPolicy.biometryCurrentSet != 0 {
+            constraints.append(.biometry(.currentSet(boundTo: policy.biometryDomainState)))
+        } else if flags & AccessControlPolicy.biometryAny != 0 {
+            constraints.append(.biometry(.anyFinger))
         }
-        let anyOneSuffices = flags & AccessControlPolicy.or != 0
-        if anyOneSuffices {
-            if needsPasscode { try authenticateOwner(mayPrompt: mayPrompt); return }
-            if needsUnavailable { throw .biometryNotAvailable }
+        if flags & AccessControlPolicy.companion != 0 { constraints.append(.companion) }
+        if flags & AccessControlPolicy.userPresence != 0 { constraints.append(.userPresence) }
+        if flags & AccessControlPolicy.devicePasscode != 0 { constraints.append(.devicePasscode) }
+        return constraints
+    }
+
+    private func satisfyConstraints(of policy: AccessControlPolicy, mayPrompt: Bool) throws(OwnerAuthenticationFailure) {
+        let constraints = constraints(of: policy)
+        guard policy.flags & AccessControlPolicy.or != 0 else {
+            for constraint in constraints { try satisfy(constraint, mayPrompt: mayPrompt) }
             return
         }
-        if needsUnavailable { throw .biometryNotAvailable }
-        if needsPasscode { try authenticateOwner(mayPrompt: mayPrompt) }
+        guard !constraints.isEmpty else { return }
+        // Any one suffices: first one already satisfied (by the context or earlier in this call),
+        // then each in turn with a prompt; a cancel or "no prompt allowed" ends the search.
+        var lastFailure = OwnerAuthenticationFailure.failed
+        for pass in mayPrompt ? [false, true] : [false] {
+            for constraint in constraints {
+                do {
+                    try satisfy(constraint, mayPrompt: pass)
+                    return
+                } catch {
+                    switch error {
+                    case .cancelled, .appCancelled, .systemCancelled: throw error
+                    case .notInteractive where pass: throw error
+                    default: lastFailure = error
+                    }
+                }
+            }
+        }
+        throw lastFailure
+    }
+
+    private func satisfy(_ constraint: Constraint, mayPrompt: Bool) throws(OwnerAuthenticationFailure) {
+        switch constraint {
+        case .biometry(let requirement): try biometry.satisfy(requirement, mayPrompt: mayPrompt)
+        case .companion: throw .biometryNotAvailable
+        case .devicePasscode: try authenticateOwner(mayPrompt: mayPrompt)
+        case .userPresence: try authenticatePresence(mayPrompt: mayPrompt)
+        }
+    }
+
+    /// User presence: a fingerprint when one is enrolled (or a context that verified one), else
+    /// the keychain password; after fingerprints that did not match, the password (when a
+    /// prompt program exists), as Apple falls back to the passcode.
+    private func authenticatePresence(mayPrompt: Bool) throws(OwnerAuthenticationFailure) {
+        if ownerAuthenticatedInThisCall { return }
+        if let context, context.hasAuthenticatedOwner(ofKeychain: database.keychainID) { return }
+        if biometry.isUsable {
+            do {
+                try biometry.satisfy(.anyFinger, mayPrompt: mayPrompt)
+                return
+            } catch .failed where authenticator.pinentry != nil && mayPrompt {
+                // Fall back to the password below.
+            } catch .biometryNotAvailable, .biometryNotEnrolled {
+                // The reader went away between the two questions: the password below.
+            }
+        }
+        try authenticateOwner(mayPrompt: mayPrompt)
     }
 
     private func authenticateOwner(mayPrompt: Bool) throws(OwnerAuthenticationFailure) {

@@ -12,34 +12,55 @@ public enum OwnerAuthenticationFailure: Error, Sendable, Equatable {
     case notInteractive
     /// The keychain has no password to check (`errSecAuthFailed`, `LAError.passcodeNotSet`).
     case passcodeNotSet
-    /// Biometry is not available on this machine (`errSecAuthFailed`, `LAError.biometryNotAvailable`).
+    /// Biometry is not available on this machine: no fprintd or no fingerprint reader
+    /// (`errSecAuthFailed`, `LAError.biometryNotAvailable`).
     case biometryNotAvailable
+    /// A reader is present but the user has enrolled no finger (`errSecAuthFailed`, `LAError.biometryNotEnrolled`).
+    case biometryNotEnrolled
+    /// The application cancelled a fingerprint verification, by invalidating its context
+    /// (`errSecUserCanceled`, `LAError.appCancel`).
+    case appCancelled
+    /// The system cancelled a fingerprint verification: no finger in time, or the reader is busy
+    /// (`errSecUserCanceled`, `LAError.systemCancel`).
+    case systemCancelled
 
     /// The status a SecItem call returns for this failure (Apple's LocalAuthentication mapping).
     public var osStatus: Int32 {
         switch self {
-        case .cancelled: return -128
+        case .cancelled, .appCancelled, .systemCancelled: return -128
         case .notInteractive: return -25308
-        case .failed, .passcodeNotSet, .biometryNotAvailable: return -25293
+        case .failed, .passcodeNotSet, .biometryNotAvailable, .biometryNotEnrolled: return -25293
         }
     }
 }
 
 /// Authenticates the device owner. On Linux "the device passcode" is the keychain's password:
 /// the user types it into a pinentry prompt and it is checked against the keybag (a full KDF run),
-/// with up to three attempts.
+/// with up to three attempts. Biometry is a fingerprint verified by fprintd, when configured.
 public struct OwnerAuthenticator: Sendable {
     /// The prompt program, or nil when no prompt can be shown.
     public let pinentry: PinentryConfiguration?
+    /// How to reach fprintd, or nil when biometry is never used (it is then "not available").
+    public let biometry: BiometryConfiguration?
     /// Attempts before failing.
     static let attempts = 3
 
-    /// An authenticator using `pinentry` (nil: every prompt fails as not interactive).
-    public init(pinentry: PinentryConfiguration?) { self.pinentry = pinentry }
+    /// An authenticator using `pinentry` (nil: every prompt fails as not interactive) and
+    /// fprintd as `biometry` says (nil, the default: no biometry).
+    public init(pinentry: PinentryConfiguration?, biometry: BiometryConfiguration? = nil) {
+        self.pinentry = pinentry
+        self.biometry = biometry
+    }
 
-    /// The authenticator configured from the environment.
+    /// The authenticator configured from the environment: a pinentry when one can be shown, and
+    /// fprintd on the system bus.
     public static func fromEnvironment() -> OwnerAuthenticator {
-        OwnerAuthenticator(pinentry: PinentryConfiguration.fromEnvironment())
+        OwnerAuthenticator(pinentry: PinentryConfiguration.fromEnvironment(), biometry: .fromEnvironment())
+    }
+
+    /// The fingerprint authenticator, or nil when biometry is not configured.
+    public var biometric: BiometricAuthenticator? {
+        biometry.map(BiometricAuthenticator.init(configuration:))
     }
 
     /// Asks for and verifies the password of `database`.

@@ -7,16 +7,24 @@ import Foundation
 /// Layout (all integers big-endian):
 /// `version:u8` then records `tag:u8 …` where
 /// `A` = attribute (`nameLength:u8 name kind:u8 valueLength:u32 value`),
-/// `D` = data (`length:u32 bytes`), `C` = access-control flags (`u64`).
+/// `D` = data (`length:u32 bytes`), `C` = access-control flags (`u64`),
+/// `B` = the biometric domain state of a `.biometryCurrentSet` item (`length:u8` = 32, a SHA-256
+/// digest; only with a `C` record). Payloads written before `B` existed decode unchanged.
 package struct ItemPayload: Equatable, Sendable {
     package var attributes: [String: AttributeValue]
     package var data: Data?
     package var accessControlFlags: UInt64?
+    package var biometryDomainState: Data?
 
-    package init(attributes: [String: AttributeValue], data: Data?, accessControlFlags: UInt64?) {
+    /// The length of a biometric domain state (a SHA-256 digest).
+    static let biometryDomainStateLength = 32
+
+    package init(attributes: [String: AttributeValue], data: Data?, accessControlFlags: UInt64?,
+                 biometryDomainState: Data? = nil) {
         self.attributes = attributes
         self.data = data
         self.accessControlFlags = accessControlFlags
+        self.biometryDomainState = biometryDomainState
     }
 
     static let version: UInt8 = 1
@@ -43,6 +51,11 @@ package struct ItemPayload: Equatable, Sendable {
         if let accessControlFlags {
             out.append(UInt8(ascii: "C"))
             out.appendBigEndian(accessControlFlags)
+            if let biometryDomainState {
+                out.append(UInt8(ascii: "B"))
+                out.append(UInt8(truncatingIfNeeded: biometryDomainState.count))
+                out.append(biometryDomainState.prefix(255))
+            }
         }
         return out
     }
@@ -54,6 +67,7 @@ package struct ItemPayload: Equatable, Sendable {
         var attributes: [String: AttributeValue] = [:]
         var data: Data?
         var flags: UInt64?
+        var domainState: Data?
         while !reader.isAtEnd {
             switch try reader.byte() {
             case UInt8(ascii: "A"):
@@ -70,11 +84,21 @@ package struct ItemPayload: Equatable, Sendable {
             case UInt8(ascii: "C"):
                 guard flags == nil else { throw .undecodable("an item payload (two access controls)") }
                 flags = try reader.uint64()
+            case UInt8(ascii: "B"):
+                guard domainState == nil else { throw .undecodable("an item payload (two biometric domain states)") }
+                let state = try reader.bytes(Int(try reader.byte()))
+                guard state.count == Self.biometryDomainStateLength else {
+                    throw .undecodable("an item payload (biometric domain state length)")
+                }
+                domainState = state
             default:
                 throw .undecodable("an item payload (unknown record)")
             }
         }
-        self.init(attributes: attributes, data: data, accessControlFlags: flags)
+        guard domainState == nil || flags != nil else {
+            throw .undecodable("an item payload (a biometric domain state without access control)")
+        }
+        self.init(attributes: attributes, data: data, accessControlFlags: flags, biometryDomainState: domainState)
     }
 
     private static func encode(_ value: AttributeValue) -> (UInt8, Data) {

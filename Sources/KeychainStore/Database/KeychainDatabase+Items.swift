@@ -239,6 +239,7 @@ extension KeychainDatabase {
         if let flags = payload.accessControlFlags {
             do {
                 accessControl = try AccessControlPolicy(protection: row.protection, flags: flags)
+                    .binding(biometryDomainState: payload.biometryDomainState)
             } catch {
                 throw .undecodable("an item's access control")
             }
@@ -261,7 +262,8 @@ extension KeychainDatabase {
         let digest = ItemRecord.primaryKeyDigest(of: item.attributes, for: item.itemClass, key: indexKey)
         let aad = ItemRecord.associatedData(itemClass: item.itemClass, protection: item.protection,
                                             persistentID: item.persistentID, primaryKeyDigest: digest)
-        let payload = ItemPayload(attributes: item.attributes, data: item.data, accessControlFlags: item.accessControl?.flags)
+        let payload = ItemPayload(attributes: item.attributes, data: item.data, accessControlFlags: item.accessControl?.flags,
+                                  biometryDomainState: item.accessControl?.biometryDomainState)
         let sealed = try ItemRecord.seal(payload, classKey: classKey, associatedData: aad)
         return SealedRecord(digest: digest, indexes: ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey),
                             wrappedKey: sealed.wrappedKey, ciphertext: sealed.ciphertext)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What `SecAccessControlCreateWithFlags` describes: a protection class plus constraint flags,
 /// validated by Apple's rules. Stored with the item (inside its encrypted payload).
 public struct AccessControlPolicy: Sendable, Hashable {
@@ -5,6 +7,10 @@ public struct AccessControlPolicy: Sendable, Hashable {
     public let protection: ProtectionClass
     /// The `SecAccessControlCreateFlags` bits, exactly as Apple numbers them.
     public let flags: UInt64
+    /// For a `.biometryCurrentSet` item: the digest of the enrolled fingers when it was stored
+    /// (its biometric "domain state"); reads fail once the enrolled set differs. Nil otherwise,
+    /// and for items stored while no fingerprint service was available.
+    public private(set) var biometryDomainState: Data?
 
     /// `kSecAccessControlUserPresence`.
     public static let userPresence: UInt64 = 1 << 0
@@ -56,6 +62,13 @@ public struct AccessControlPolicy: Sendable, Hashable {
     private init(validated protection: ProtectionClass, flags: UInt64) {
         self.protection = protection
         self.flags = flags
+    }
+
+    /// This policy bound to the biometric domain state `state` (see `biometryDomainState`).
+    public func binding(biometryDomainState state: Data?) -> AccessControlPolicy {
+        var bound = self
+        bound.biometryDomainState = state
+        return bound
     }
 
     /// Whether reading the item's data requires a constraint to be satisfied.

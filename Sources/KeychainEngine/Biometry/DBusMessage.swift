@@ -1,0 +1,134 @@
+/// A D-Bus message: a fixed header, header fields and a body, with the marshalling of the
+/// specification's "message format" (always written little-endian; read in either order).
+struct DBusMessage: Equatable, Sendable {
+    /// The four kinds of message.
+    enum Kind: UInt8, Sendable {
+        case methodCall = 1
+        case methodReturn = 2
+        case error = 3
+        case signal = 4
+    }
+
+    /// The header field codes this client uses.
+    enum Field: UInt8 {
+        case path = 1, interface, member, errorName, replySerial, destination, sender, signature, unixFDs
+    }
+
+    /// The largest message accepted (the specification's limit is 128 MiB; fprintd's are tiny).
+    static let maximumLength = 1 << 24
+
+    var kind: Kind
+    /// NO_REPLY_EXPECTED = 1, NO_AUTO_START = 2.
+    var flags: UInt8 = 0
+    var serial: UInt32 = 0
+    var path: String?
+    var interface: String?
+    var member: String?
+    var errorName: String?
+    var replySerial: UInt32?
+    var destination: String?
+    var sender: String?
+    var body: [DBusValue] = []
+
+    /// A method call of `interface.member` on `path` of `destination`.
+    static func call(destination: String, path: String, interface: String, member: String, body: [DBusValue] = []) -> DBusMessage {
+        DBusMessage(kind: .methodCall, path: path, interface: interface, member: member, destination: destination, body: body)
+    }
+
+    /// The marshalled message, with `serial` as its serial number.
+    func encoded(serial: UInt32) -> [UInt8] {
+        var fields: [DBusValue] = []
+        func add(_ field: Field, _ value: DBusValue?) {
+            if let value { fields.append(.structure([.byte(field.rawValue), .variant(value)])) }
+        }
+        add(.path, path.map(DBusValue.objectPath))
+        add(.interface, interface.map(DBusValue.string))
+        add(.member, member.map(DBusValue.string))
+        add(.errorName, errorName.map(DBusValue.string))
+        add(.replySerial, replySerial.map(DBusValue.uint32))
+        add(.destination, destination.map(DBusValue.string))
+        add(.sender, sender.map(DBusValue.string))
+        let signature = body.map(\.signature).joined()
+        if !signature.isEmpty { add(.signature, .signature(signature)) }
+
+        var bodyWriter = DBusWriter()
+        for value in body { bodyWriter.write(value) }
+
+        var header = DBusWriter()
+        header.write(.byte(UInt8(ascii: "l")))
+        header.write(.byte(kind.rawValue))
+        header.write(.byte(flags))
+        header.write(.byte(1))
+        header.writeInteger(UInt32(truncatingIfNeeded: bodyWriter.bytes.count))
+        header.writeInteger(serial)
+        header.write(.array(elementSignature: "(yv)", fields))
+        header.pad(to: 8)
+        return header.bytes + bodyWriter.bytes
+    }
+
+    /// The total length of the message at the start of `bytes`, once its first 16 bytes are
+    /// there; nil while fewer have arrived.
+    static func length(ofMessageStartingIn bytes: [UInt8]) throws(DBusFailure) -> Int? {
+        guard bytes.count >= 16 else { return nil }
+        let littleEndian: Bool
+        switch bytes[0] {
+        case UInt8(ascii: "l"): littleEndian = true
+        case UInt8(ascii: "B"): littleEndian = false
+        default: throw .protocolViolation("an unknown byte order")
+        }
+        var reader = DBusReader(Array(bytes[0..<16]), littleEndian: littleEndian, offset: 4)
+        let bodyLength = Int(try reader.integer() as UInt32)
+        _ = try reader.integer() as UInt32
+        let fieldsLength = Int(try reader.integer() as UInt32)
+        let headerLength = (16 + fieldsLength + 7) / 8 * 8
+        guard bodyLength <= maximumLength, fieldsLength <= maximumLength, headerLength + bodyLength <= maximumLength else {
+            throw .protocolViolation("a message larger than this client accepts")
+        }
+        return headerLength + bodyLength
+    }
+
+}
+
+extension DBusMessage {
+    /// Decodes one whole message (exactly `length(ofMessageStartingIn:)` bytes).
+    init(decoding bytes: [UInt8]) throws(DBusFailure) {
+        guard let total = try Self.length(ofMessageStartingIn: bytes), total == bytes.count else {
+            throw .protocolViolation("a message of the wrong length")
+        }
+        let littleEndian = bytes[0] == UInt8(ascii: "l")
+        guard let kind = Kind(rawValue: bytes[1]) else { throw .protocolViolation("an unknown message type") }
+        guard bytes[3] == 1 else { throw .protocolViolation("an unknown protocol version") }
+        var reader = DBusReader(bytes, littleEndian: littleEndian, offset: 4)
+        let bodyLength = Int(try reader.integer() as UInt32)
+        let serial: UInt32 = try reader.integer()
+        guard serial != 0 else { throw .protocolViolation("a message with serial 0") }
+        guard case .array(_, let fields) = try reader.read(type: Array("a(yv)".utf8)[...], depth: 0) else {
+            throw .protocolViolation("malformed header fields")
+        }
+        try reader.align(8)
+        guard reader.offset + bodyLength == bytes.count else { throw .protocolViolation("a body of the wrong length") }
+
+        self.init(kind: kind, flags: bytes[2], serial: serial)
+        var signature = ""
+        for field in fields {
+            guard case .structure(let pair) = field, pair.count == 2, case .byte(let code) = pair[0],
+                  case .variant(let value) = pair[1] else { throw .protocolViolation("a malformed header field") }
+            switch Field(rawValue: code) {
+            case .path: path = value.text
+            case .interface: interface = value.text
+            case .member: member = value.text
+            case .errorName: errorName = value.text
+            case .replySerial: replySerial = value.uint32
+            case .destination: destination = value.text
+            case .sender: sender = value.text
+            case .signature:
+                guard case .signature(let text) = value else { throw .protocolViolation("a malformed signature field") }
+                signature = text
+            case .unixFDs: throw .protocolViolation("a message carrying file descriptors")
+            case nil: continue  // Unknown fields must be ignored.
+            }
+        }
+        body = try reader.readAll(signature: signature)
+        guard reader.isAtEnd else { throw .protocolViolation("a body longer than its signature") }
+    }
+}

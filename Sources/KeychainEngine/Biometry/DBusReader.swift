@@ -1,0 +1,140 @@
+/// Unmarshals D-Bus values, guided by their signatures, in the byte order a message declares.
+/// Every length is checked against the bytes present, and nesting is bounded, so a hostile or
+/// broken peer gets a `protocolViolation` instead of a crash.
+struct DBusReader {
+    private let bytes: [UInt8]
+    private let littleEndian: Bool
+    /// The position of the next byte to read.
+    private(set) var offset: Int
+    /// Nested containers and variants allowed below the current value.
+    private static let maximumDepth = 64
+
+    /// A reader of `bytes` from `offset` (alignment counts from the start of `bytes`).
+    init(_ bytes: [UInt8], littleEndian: Bool, offset: Int = 0) {
+        self.bytes = bytes
+        self.littleEndian = littleEndian
+        self.offset = offset
+    }
+
+    /// Whether every byte has been read.
+    var isAtEnd: Bool { offset >= bytes.count }
+
+    /// Reads the values of a whole signature (a message body).
+    mutating func readAll(signature: String) throws(DBusFailure) -> [DBusValue] {
+        var values: [DBusValue] = []
+        for type in try DBusSignature.completeTypes(of: signature) {
+            values.append(try read(type: Array(type.utf8)[...], depth: 0))
+        }
+        return values
+    }
+
+    /// Reads one value of the single complete type `type`.
+    mutating func read(type: ArraySlice<UInt8>, depth: Int) throws(DBusFailure) -> DBusValue {
+        guard depth <= Self.maximumDepth else { throw .protocolViolation("values nested too deeply") }
+        guard let code = type.first else { throw .protocolViolation("an empty type") }
+        switch code {
+        case UInt8(ascii: "y"): return .byte(try byte())
+        case UInt8(ascii: "b"):
+            let raw: UInt32 = try integer()
+            guard raw <= 1 else { throw .protocolViolation("a boolean other than 0 or 1") }
+            return .boolean(raw == 1)
+        case UInt8(ascii: "n"): return .int16(Int16(bitPattern: try integer()))
+        case UInt8(ascii: "q"): return .uint16(try integer())
+        case UInt8(ascii: "i"): return .int32(Int32(bitPattern: try integer()))
+        case UInt8(ascii: "u"): return .uint32(try integer())
+        case UInt8(ascii: "x"): return .int64(Int64(bitPattern: try integer()))
+        case UInt8(ascii: "t"): return .uint64(try integer())
+        case UInt8(ascii: "d"): return .double(Double(bitPattern: try integer()))
+        case UInt8(ascii: "s"): return .string(try string())
+        case UInt8(ascii: "o"): return .objectPath(try string())
+        case UInt8(ascii: "g"): return .signature(try signature())
+        case UInt8(ascii: "v"):
+            let inner = try signature()
+            let types = try DBusSignature.completeTypes(of: inner)
+            guard types.count == 1 else { throw .protocolViolation("a variant whose signature is not one type") }
+            return .variant(try read(type: Array(inner.utf8)[...], depth: depth + 1))
+        case UInt8(ascii: "a"):
+            return try array(elementType: type.dropFirst(), depth: depth)
+        case UInt8(ascii: "("), UInt8(ascii: "{"):
+            try align(8)
+            let inside = Array(type.dropFirst().dropLast())
+            var fields: [DBusValue] = []
+            for field in try DBusSignature.completeTypes(of: String(decoding: inside, as: UTF8.self)) {
+                fields.append(try read(type: Array(field.utf8)[...], depth: depth + 1))
+            }
+            if code == UInt8(ascii: "{") {
+                guard fields.count == 2 else { throw .protocolViolation("a dictionary entry without two fields") }
+                return .dictEntry(key: fields[0], value: fields[1])
+            }
+            return .structure(fields)
+        default:
+            throw .protocolViolation("a type this client does not read")
+        }
+    }
+
+    private mutating func array(elementType: ArraySlice<UInt8>, depth: Int) throws(DBusFailure) -> DBusValue {
+        let length = Int(try integer() as UInt32)
+        guard length <= 1 << 26 else { throw .protocolViolation("an array longer than 64 MiB") }
+        guard let first = elementType.first else { throw .protocolViolation("an array without an element type") }
+        try align(DBusSignature.alignment(of: first))
+        let end = offset + length
+        guard end <= bytes.count else { throw .protocolViolation("an array past the end of the message") }
+        var elements: [DBusValue] = []
+        while offset < end {
+            elements.append(try read(type: elementType, depth: depth + 1))
+        }
+        guard offset == end else { throw .protocolViolation("an array whose elements overrun its length") }
+        return .array(elementSignature: String(decoding: elementType, as: UTF8.self), elements)
+    }
+
+    /// Skips padding up to the next multiple of `alignment`; padding must be zero.
+    mutating func align(_ alignment: Int) throws(DBusFailure) {
+        let padding = (alignment - offset % alignment) % alignment
+        for byte in try take(padding) where byte != 0 {
+            throw .protocolViolation("non-zero padding")
+        }
+    }
+
+    /// Reads an unsigned integer aligned to its size.
+    mutating func integer<T: FixedWidthInteger & UnsignedInteger>() throws(DBusFailure) -> T {
+        let size = MemoryLayout<T>.size
+        try align(size)
+        let raw = try take(size)
+        var value: T = 0
+        for (index, byte) in raw.enumerated() {
+            let shift = littleEndian ? index : size - 1 - index
+            value |= T(byte) << (8 * shift)
+        }
+        return value
+    }
+
+    private mutating func string() throws(DBusFailure) -> String {
+        let length = Int(try integer() as UInt32)
+        return try text(length: length)
+    }
+
+    private mutating func signature() throws(DBusFailure) -> String {
+        let length = Int(try byte())
+        return try text(length: length)
+    }
+
+    private mutating func text(length: Int) throws(DBusFailure) -> String {
+        let raw = try take(length)
+        guard try byte() == 0 else { throw .protocolViolation("a string without its terminating zero") }
+        guard !raw.contains(0), let text = String(validating: raw, as: UTF8.self) else {
+            throw .protocolViolation("a string that is not valid UTF-8")
+        }
+        return text
+    }
+
+    private mutating func byte() throws(DBusFailure) -> UInt8 {
+        guard let byte = try take(1).first else { throw .protocolViolation("a truncated message") }
+        return byte
+    }
+
+    private mutating func take(_ count: Int) throws(DBusFailure) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= bytes.count - offset else { throw .protocolViolation("a truncated message") }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// One value of the D-Bus type system, as carried in a message body or header field.
+///
+/// Only what a client of fprintd meets is modelled: the basic types, arrays, structures,
+/// dictionary entries and variants (no Unix file descriptors: they are refused when decoding).
+indirect enum DBusValue: Equatable, Sendable {
+    case byte(UInt8)
+    case boolean(Bool)
+    case int16(Int16)
+    case uint16(UInt16)
+    case int32(Int32)
+    case uint32(UInt32)
+    case int64(Int64)
+    case uint64(UInt64)
+    case double(Double)
+    case string(String)
+    case objectPath(String)
+    case signature(String)
+    /// The element type's signature and the elements.
+    case array(elementSignature: String, [DBusValue])
+    case structure([DBusValue])
+    case dictEntry(key: DBusValue, value: DBusValue)
+    /// A value together with its own signature.
+    case variant(DBusValue)
+
+    /// The signature of this value's type.
+    var signature: String {
+        switch self {
+        case .byte: return "y"
+        case .boolean: return "b"
+        case .int16: return "n"
+        case .uint16: return "q"
+        case .int32: return "i"
+        case .uint32: return "u"
+        case .int64: return "x"
+        case .uint64: return "t"
+        case .double: return "d"
+        case .string: return "s"
+        case .objectPath: return "o"
+        case .signature: return "g"
+        case .array(let element, _): return "a" + element
+        case .structure(let fields): return "(" + fields.map(\.signature).joined() + ")"
+        case .dictEntry(let key, let value): return "{" + key.signature + value.signature + "}"
+        case .variant: return "v"
+        }
+    }
+
+    /// The text of a string or object path (also inside a variant); nil for other types.
+    var text: String? {
+        switch self {
+        case .string(let text), .objectPath(let text): return text
+        case .variant(let inner): return inner.text
+        default: return nil
+        }
+    }
+
+    /// The value of a boolean (also inside a variant); nil for other types.
+    var bool: Bool? {
+        switch self {
+        case .boolean(let value): return value
+        case .variant(let inner): return inner.bool
+        default: return nil
+        }
+    }
+
+    /// The value of an unsigned 32-bit integer; nil for other types.
+    var uint32: UInt32? {
+        if case .uint32(let value) = self { return value }
+        return nil
+    }
+
+    /// The texts of an array of strings or object paths; nil for other types.
+    var texts: [String]? {
+        guard case .array(_, let elements) = self else { return nil }
+        var out: [String] = []
+        for element in elements {
+            guard let text = element.text else { return nil }
+            out.append(text)
+        }
+        return out
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// One conversation with fprintd (`net.reactivated.Fprint`) about its default fingerprint reader,
+/// on a connection of its own: fprintd ties a claimed device to the connection that claimed it,
+/// and releases it when that connection closes.
+///
+/// The user is always the caller (fprintd resolves the empty user name to the process's user),
+/// so no `setusername` permission is needed.
+final class FprintSession {
+    static let service = "net.reactivated.Fprint"
+    static let deviceInterface = "net.reactivated.Fprint.Device"
+
+    private let connection: DBusConnection
+    private let callTimeout: Double
+    /// The object path of the default reader.
+    let devicePath: String
+
+    /// How one verification attempt ended.
+    enum VerifyResult: Equatable {
+        case match
+        case noMatch
+        /// The reader went away during the attempt.
+        case disconnected
+        /// fprintd reported a failure it could not describe.
+        case unknownError
+    }
+
+    /// Connects to the bus and finds the default reader; `remote("…NoSuchDevice")` when there is
+    /// none, `remote("org.freedesktop.DBus.Error.ServiceUnknown")` without fprintd.
+    init(busAddress: String, callTimeout: Double) throws(DBusFailure) {
+        self.callTimeout = callTimeout
+        connection = try DBusConnection(address: busAddress, timeout: callTimeout)
+        let reply = try connection.call(.call(destination: Self.service, path: "/net/reactivated/Fprint/Manager",
+                                              interface: "net.reactivated.Fprint.Manager", member: "GetDefaultDevice"),
+                                        deadline: Deadline(secondsFromNow: callTimeout))
+        guard let path = reply.first?.text, case .objectPath = reply.first else {
+            throw .protocolViolation("GetDefaultDevice without an object path")
+        }
+        devicePath = path
+    }
+
+    /// The reader's name (its `name` property, such as "Virtual device for debugging").
+    func deviceName() throws(DBusFailure) -> String {
+        let reply = try deviceCall("org.freedesktop.DBus.Properties", "Get", [.string(Self.deviceInterface), .string("name")])
+        guard let name = reply.first?.text else { throw .protocolViolation("a reader name that is not a string") }
+        return name
+    }
+
+    /// The fingers the caller has enrolled on this reader (fprintd's finger names), empty when none.
+    func enrolledFingers() throws(DBusFailure) -> [String] {
+        let reply: [DBusValue]
+        do {
+            reply = try deviceCall(Self.deviceInterface, "ListEnrolledFingers", [.string("")])
+        } catch {
+            if case .remote(let name, _) = error, name == "net.reactivated.Fprint.Error.NoEnrolledPrints" { return [] }
+            throw error
+        }
+        guard let fingers = reply.first?.texts else { throw .protocolViolation("a finger list that is not strings") }
+        return fingers
+    }
+
+    /// Claims the reader for the caller, runs up to `attempts` verifications of any enrolled finger
+    /// until one matches, and releases the reader. Returns the last attempt's result; waits at most
+    /// until `deadline` and stops with `cancelled` as soon as `isCancelled` turns true.
+    func verify(attempts: Int, deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> VerifyResult {
+        try connection.addMatch("type='signal',sender='\(Self.service)',interface='\(Self.deviceInterface)',"
+                                + "member='VerifyStatus',path='\(devicePath)'", deadline: Deadline(secondsFromNow: callTimeout))
+        try deviceCall(Self.deviceInterface, "Claim", [.string("")])
+        defer {
+            // Best effort: fprintd also releases the reader when this connection closes, which
+            // happens right after; an error here changes nothing for the caller.
+            _ = try? deviceCall(Self.deviceInterface, "Release", [])
+        }
+        var result = VerifyResult.noMatch
+        for _ in 0..<max(attempts, 1) {
+            result = try verifyOnce(deadline: deadline, isCancelled: isCancelled)
+            if result != .noMatch { return result }
+        }
+        return result
+    }
+
+    private func verifyOnce(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> VerifyResult {
+        try deviceCall(Self.deviceInterface, "VerifyStart", [.string("any")])
+        var stopped = false
+        defer {
+            // Best effort, as for Release: stopping an attempt that already ended is harmless.
+            if !stopped { _ = try? deviceCall(Self.deviceInterface, "VerifyStop", []) }
+        }
+        while true {
+            let signal = try connection.nextSignal(deadline: deadline, isCancelled: isCancelled) { message in
+                message.member == "VerifyStatus" && message.path == devicePath && message.interface == Self.deviceInterface
+            }
+            guard signal.body.count == 2, let status = signal.body[0].text, let done = signal.body[1].bool else {
+                throw .protocolViolation("a VerifyStatus signal of the wrong shape")
+            }
+            // Retry statuses ("verify-retry-scan", "verify-swipe-too-short", …) keep the attempt going.
+            guard done else { continue }
+            stopped = true
+            try deviceCall(Self.deviceInterface, "VerifyStop", [])
+            switch status {
+            case "verify-match": return .match
+            case "verify-no-match": return .noMatch
+            case "verify-disconnected": return .disconnected
+            default: return .unknownError
+            }
+        }
+    }
+
+    @discardableResult
+    private func deviceCall(_ interface: String, _ member: String, _ body: [DBusValue]) throws(DBusFailure) -> [DBusValue] {
+        try connection.call(.call(destination: Self.service, path: devicePath, interface: interface, member: member, body: body),
+                            deadline: Deadline(secondsFromNow: callTimeout))
+    }
+}

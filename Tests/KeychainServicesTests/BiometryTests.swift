@@ -1,0 +1,296 @@
+import Foundation
+import KeychainEngine
+import KeychainServices
+import KeychainStore
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Biometry through a real fprintd (Debian's `fprintd`, `libfprint-2-2`) on a private D-Bus bus,
+/// with libfprint's virtual reader standing in for the finger: each test starts its own bus,
+/// polkit stand-in and fprintd (`FprintdHarness`), enrolls a print, and presents matching or
+/// non-matching prints while KeychainKit verifies. The harness stops every daemon when the test
+/// ends, whatever its outcome.
+@Suite("Biometry through fprintd", .serialized, .timeLimit(.minutes(2)))
+struct BiometryTests {
+    private func harness() throws -> FprintdHarness {
+        try #require(FprintdHarness.isAvailable, "needs Debian's fprintd, libfprint-2-2, dbus and python3-dbusmock (.ci/run installs them)")
+        return try FprintdHarness()
+    }
+
+    private func engine(_ biometry: BiometryConfiguration?, password: String? = "device-passcode") throws -> SecItemEngine {
+        SecItemEngine(database: try KeychainDatabase.inMemory(password: password.map { Data($0.utf8) }),
+                      accessGroups: AccessGroups(["app"]), authenticator: OwnerAuthenticator(pinentry: nil, biometry: biometry))
+    }
+
+    private func add(_ engine: SecItemEngine, account: String, flags: SecAccessControlCreateFlags) throws -> OSStatus {
+        let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, nil))
+        return engine.add([
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+            kSecAttrAccount as String: account, kSecValueData as String: Data("secret-\(account)".utf8),
+            kSecAttrAccessControl as String: access,
+        ]).status
+    }
+
+    private func read(_ engine: SecItemEngine, account: String, context: LAContext? = nil, ui: CFString? = nil) -> SecItemResult {
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+            kSecAttrAccount as String: account, kSecReturnData as String: true,
+        ]
+        if let context { query[kSecUseAuthenticationContext as String] = context }
+        if let ui { query[kSecUseAuthenticationUI as String] = ui }
+        return engine.copyMatching(query)
+    }
+
+    /// Presents `prints` one after the other, on another thread, once the reader is claimed (the
+    /// virtual reader queues them for the next scans); then `ifStillOpen`, each only if the reader
+    /// is still open — with several fingers enrolled, fprintd verifies whichever it lists first
+    /// (readers without identification), so both prints are offered.
+    private func present(_ prints: [String], ifStillOpen extra: [String] = [], to harness: FprintdHarness) -> ThreadResult<Bool> {
+        Thread.detachResult {
+            do {
+                for print in prints { try harness.scan(print) }
+            } catch {
+                return false
+            }
+            for print in extra {
+                // Not delivered only when the verification already ended, with a match.
+                _ = try? harness.scan(print, waitingUpTo: 0)
+            }
+            return true
+        }
+    }
+
+    private func secret(_ account: String) -> Data { Data("secret-\(account)".utf8) }
+
+    @Test("a matching finger opens .biometryAny and .biometryCurrentSet items; the context is reused without a new scan")
+    func matchingFinger() throws {
+        let harness = try harness()
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let engine = try engine(harness.configuration)
+        #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
+        #expect(try add(engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
+
+        let context = LAContext()
+        context.biometryConfiguration = harness.configuration
+        var error: NSError?
+        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        #expect(error == nil)
+        #expect(context.biometryType == .touchID)
+        #expect(context.evaluatedPolicyDomainState?.count == 32)
+
+        let scanned = present(["print-a"], to: harness)
+        let first = read(engine, account: "current", context: context)
+        #expect(scanned.value == true)
+        #expect(first.status == errSecSuccess)
+        #expect(first.value as? Data == secret("current"))
+        // The same context opens the other item without touching the reader again.
+        #expect(read(engine, account: "any", context: context).value as? Data == secret("any"))
+        // Without a context, a prompt is needed and none is allowed: -25308 at once.
+        #expect(read(engine, account: "any", ui: kSecUseAuthenticationUIFail).status == errSecInteractionNotAllowed)
+    }
+
+    @Test("the seeds' flow: evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics), then a read with the evaluated context")
+    func evaluateThenRead() async throws {
+        let harness = try harness()
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let engine = try engine(harness.configuration)
+        #expect(try add(engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
+        let context = LAContext()
+        context.biometryConfiguration = harness.configuration
+        let scanned = present(["print-a"], to: harness)
+        let success = try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Unlock the test secret")
+        #expect(success)
+        #expect(scanned.value == true)
+        // The evaluated context proves the finger without a new scan; the enrolled set is still
+        // checked against the one the item was stored with.
+        #expect(read(engine, account: "current", context: context).value as? Data == secret("current"))
+    }
+
+    @Test("a finger that does not match, three times: reads fail -25293, evaluatePolicy fails authenticationFailed")
+    func nonMatchingFinger() async throws {
+        let harness = try harness()
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let engine = try engine(harness.configuration)
+        #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
+        let scanned = present(["print-b", "print-b", "print-b"], to: harness)
+        #expect(read(engine, account: "any", context: LAContext()).status == errSecAuthFailed)
+        #expect(scanned.value == true)
+
+        let context = LAContext()
+        context.biometryConfiguration = harness.configuration
+        let again = present(["print-b", "print-b", "print-b"], to: harness)
+        await #expect(throws: LAError.self) {
+            _ = try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "test")
+        }
+        #expect(again.value == true)
+        // A later match still works: nothing locks the reader out.
+        let matching = present(["print-b", "print-a"], to: harness)
+        #expect(read(engine, account: "any", context: LAContext()).value as? Data == secret("any"))
+        #expect(matching.value == true)
+    }
+
+    @Test("cancel: invalidating the context during a scan → -128 / LAError.appCancel; no finger in time → -128")
+    func cancel() async throws {
+        let harness = try harness()
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let engine = try engine(harness.configuration)
+        #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
+
+        let context = LAContext()
+        let cancelled = Thread.detachResult {
+            do {
+                try harness.waitUntilClaimed()
+                usleep(300_000)
+                context.invalidate()
+                return true
+            } catch {
+                return false
+            }
+        }
+        #expect(read(engine, account: "any", context: context).status == errSecUserCanceled)
+        #expect(cancelled.value == true)
+
+        let evaluating = LAContext()
+        evaluating.biometryConfiguration = harness.configuration
+        let stopper = Thread.detachResult {
+            do {
+                try harness.waitUntilClaimed()
+                evaluating.invalidate()
+                return true
+            } catch {
+                return false
+            }
+        }
+        do {
+            _ = try await evaluating.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "test")
+            Issue.record("the evaluation was not cancelled")
+        } catch {
+            #expect((error as NSError).code == LAError.Code.appCancel.rawValue)
+        }
+        #expect(stopper.value == true)
+
+        var impatient = harness.configuration
+        impatient.verifyTimeout = 1
+        let started = Date()
+        let timedOutEngine = SecItemEngine(database: engine.database, accessGroups: AccessGroups(["app"]),
+                                           authenticator: OwnerAuthenticator(pinentry: nil, biometry: impatient))
+        #expect(read(timedOutEngine, account: "any", context: LAContext()).status == errSecUserCanceled)
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test("enrolling another finger invalidates .biometryCurrentSet items (-25293, no scan asked), not .biometryAny ones")
+    func enrolledSetChange() throws {
+        let harness = try harness()
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let engine = try engine(harness.configuration)
+        #expect(try add(engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
+        #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
+        let context = LAContext()
+        context.biometryConfiguration = harness.configuration
+        var error: NSError?
+        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        let before = context.evaluatedPolicyDomainState
+
+        try harness.enroll(finger: "left-index-finger", print: "print-c")
+        let after = LAContext()
+        after.biometryConfiguration = harness.configuration
+        #expect(after.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        #expect(after.evaluatedPolicyDomainState != nil && after.evaluatedPolicyDomainState != before)
+
+        let started = Date()
+        #expect(read(engine, account: "current", context: LAContext()).status == errSecAuthFailed)
+        #expect(Date().timeIntervalSince(started) < 3, "refused without waiting for a finger")
+
+        let scanned = present(["print-a"], ifStillOpen: ["print-c"], to: harness)
+        #expect(read(engine, account: "any", context: LAContext()).value as? Data == secret("any"))
+        #expect(scanned.value == true)
+        // An item stored under the new set is readable with a finger of that set.
+        #expect(try add(engine, account: "current-2", flags: .biometryCurrentSet) == errSecSuccess)
+        let newFinger = present(["print-c"], ifStillOpen: ["print-a"], to: harness)
+        #expect(read(engine, account: "current-2", context: LAContext()).value as? Data == secret("current-2"))
+        #expect(newFinger.value == true)
+    }
+
+    @Test("user presence takes a fingerprint first; no enrolled finger: biometryNotEnrolled and the passcode path")
+    func userPresenceAndNotEnrolled() throws {
+        let harness = try harness()
+        let engine = try engine(harness.configuration)
+        #expect(try add(engine, account: "presence", flags: .userPresence) == errSecSuccess)
+        #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
+        let context = LAContext()
+        context.biometryConfiguration = harness.configuration
+        var error: NSError?
+        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
+        #expect(error?.code == LAError.Code.biometryNotEnrolled.rawValue)
+        #expect(context.biometryType == .touchID, "a reader is present, though nothing is enrolled")
+        #expect(read(engine, account: "any", context: LAContext()).status == errSecAuthFailed)
+        // Nothing enrolled: user presence falls back to the passcode, and no prompt program exists.
+        #expect(read(engine, account: "presence", context: LAContext()).status == errSecInteractionNotAllowed)
+
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let scanned = present(["print-a"], to: harness)
+        #expect(read(engine, account: "presence", context: LAContext()).value as? Data == secret("presence"))
+        #expect(scanned.value == true)
+    }
+
+    @Test("without fprintd: no bus, a bus without fprintd, a bus that never answers — fast, biometryNotAvailable, -25293")
+    func withoutFprintd() throws {
+        let directory = try #require(mkdtemp(strdup("/tmp/kk-nofprint-XXXXXX")).map { String(cString: $0) })
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        // A socket that accepts connections (the kernel's backlog) but never answers.
+        let silent = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(silent) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let silentPath = "\(directory)/silent"
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in silentPath.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(silent, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0 && listen(silent, 8) == 0)
+
+        var configurations = [
+            BiometryConfiguration(busAddress: "unix:path=\(directory)/no-such-bus", callTimeout: 0.5),
+            BiometryConfiguration(busAddress: "unix:path=\(silentPath)", callTimeout: 0.5),
+        ]
+        var bus: DaemonProcess?
+        if FprintdHarness.isAvailable {
+            let config = "\(directory)/bus.conf"
+            try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig><listen>unix:path=\(directory)/bus</listen><auth>EXTERNAL</auth>
+            <policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/>
+            <allow receive_type="method_return"/><allow receive_type="error"/></policy></busconfig>
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+            bus = try DaemonProcess(name: "dbus-daemon", arguments: [FprintdHarness.dbusDaemon, "--config-file=\(config)", "--nofork"],
+                                    environment: ["PATH": "/usr/bin:/bin"], logPath: "\(directory)/dbus.log")
+            let deadline = Date().addingTimeInterval(10)
+            while !FileManager.default.fileExists(atPath: "\(directory)/bus") && Date() < deadline { usleep(20_000) }
+            configurations.append(BiometryConfiguration(busAddress: "unix:path=\(directory)/bus", callTimeout: 0.5))
+        }
+        defer { bus?.stop() }
+
+        for configuration in configurations {
+            let started = Date()
+            let engine = try engine(configuration)
+            #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
+            #expect(try add(engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
+            let context = LAContext()
+            context.biometryConfiguration = configuration
+            var error: NSError?
+            #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
+            #expect(error?.code == LAError.Code.biometryNotAvailable.rawValue)
+            #expect(context.biometryType == .none)
+            #expect(context.evaluatedPolicyDomainState == nil)
+            #expect(read(engine, account: "any", context: context).status == errSecAuthFailed)
+            #expect(read(engine, account: "current").status == errSecAuthFailed)
+            #expect(Date().timeIntervalSince(started) < 5, "\(configuration.busAddress) answered slowly")
+        }
+    }
+}

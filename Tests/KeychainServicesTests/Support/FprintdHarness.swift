@@ -1,0 +1,220 @@
+import Foundation
+@testable import KeychainEngine
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real fprintd on a private D-Bus bus, with libfprint's virtual fingerprint reader
+/// (`FP_VIRTUAL_DEVICE`: a socket that takes commands such as `SCAN <print id>`), as fprintd's own
+/// test suite runs it. fprintd asks polkit before every device call; the polkit stand-in is
+/// python-dbusmock's `polkitd` template (also what fprintd's tests use), allowing the verify and
+/// enroll actions. Everything lives in a fresh temporary directory, and every daemon is stopped
+/// and the directory removed when the harness is released.
+final class FprintdHarness: @unchecked Sendable {
+    static let fprintd = "/usr/libexec/fprintd"
+    static let dbusDaemon = "/usr/bin/dbus-daemon"
+    static let python = "/usr/bin/python3"
+
+    /// Whether the Debian packages the harness needs are installed.
+    static var isAvailable: Bool {
+        let fileManager = FileManager.default
+        return [fprintd, dbusDaemon, python, "/usr/bin/timeout"].allSatisfy(fileManager.isExecutableFile(atPath:))
+            && fileManager.fileExists(atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/polkitd.py")
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let directory: String
+    let busAddress: String
+    private let virtualDeviceSocket: String
+    private var daemons: [DaemonProcess] = []
+
+    /// The configuration that points KeychainKit at this fprintd, with short timeouts.
+    var configuration: BiometryConfiguration {
+        BiometryConfiguration(busAddress: busAddress, callTimeout: 5, verifyTimeout: 20, attempts: 3)
+    }
+
+    /// Starts the bus, the polkit stand-in and fprintd, and waits until fprintd offers the
+    /// virtual reader. Anything started is stopped again if a later step fails.
+    init() throws {
+        var template = Array("/tmp/kk-fprint-XXXXXX".utf8CString)
+        guard let created = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
+        directory = String(cString: created)
+        busAddress = "unix:path=\(directory)/bus"
+        virtualDeviceSocket = "\(directory)/virtual-device"
+        do {
+            try start()
+        } catch {
+            let logs = daemons.map { "--- \($0.name)\n\($0.log)" }.joined(separator: "\n")
+            shutDown()
+            throw Failure(description: "\(error)\n\(logs)")
+        }
+    }
+
+    deinit {
+        shutDown()
+    }
+
+    private func shutDown() {
+        for daemon in daemons.reversed() { daemon.stop() }
+        daemons.removeAll()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func start() throws {
+        for name in ["state", "run"] {
+            try FileManager.default.createDirectory(atPath: "\(directory)/\(name)", withIntermediateDirectories: false)
+        }
+        let configPath = "\(directory)/bus.conf"
+        try Self.busConfiguration(listening: "\(directory)/bus").write(toFile: configPath, atomically: true, encoding: .utf8)
+        var environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "DBUS_SYSTEM_BUS_ADDRESS": busAddress,
+                           "HOME": directory]
+        daemons.append(try DaemonProcess(name: "dbus-daemon", arguments: [Self.dbusDaemon, "--config-file=\(configPath)", "--nofork"],
+                                         environment: environment, logPath: "\(directory)/dbus.log"))
+        let bus = try waitFor("the private bus") { try DBusConnection(address: busAddress, timeout: 1) }
+
+        daemons.append(try DaemonProcess(name: "polkitd (dbusmock)",
+                                         arguments: [Self.python, "-m", "dbusmock", "--system", "--template", "polkitd"],
+                                         environment: environment, logPath: "\(directory)/polkit.log"))
+        let allowed: DBusValue = .array(elementSignature: "s", [.string("net.reactivated.fprint.device.verify"),
+                                                                 .string("net.reactivated.fprint.device.enroll")])
+        try waitFor("the polkit stand-in") {
+            try bus.call(.call(destination: "org.freedesktop.PolicyKit1", path: "/org/freedesktop/PolicyKit1/Authority",
+                               interface: "org.freedesktop.DBus.Mock", member: "SetAllowed", body: [allowed]),
+                         deadline: Deadline(secondsFromNow: 2))
+        }
+
+        environment["FP_DRIVERS_WHITELIST"] = "virtual_device"
+        environment["FP_DRIVERS_ALLOWLIST"] = "virtual_device"
+        environment["FP_VIRTUAL_DEVICE"] = virtualDeviceSocket
+        environment["STATE_DIRECTORY"] = "\(directory)/state"
+        environment["RUNTIME_DIRECTORY"] = "\(directory)/run"
+        daemons.append(try DaemonProcess(name: "fprintd", arguments: [Self.fprintd, "--no-timeout"],
+                                         environment: environment, logPath: "\(directory)/fprintd.log"))
+        let session = try waitFor("fprintd and its virtual reader") { try FprintSession(busAddress: busAddress, callTimeout: 2) }
+        guard try session.deviceName() == "Virtual device for debugging" else {
+            throw Failure(description: "fprintd's default reader is not the virtual one")
+        }
+    }
+
+    /// Retries `body` for up to 15 seconds, while the daemons start.
+    @discardableResult
+    private func waitFor<T>(_ what: String, _ body: () throws -> T) throws -> T {
+        let deadline = Date().addingTimeInterval(15)
+        while true {
+            do {
+                return try body()
+            } catch {
+                if let dead = daemons.first(where: { !$0.isRunning }) {
+                    throw Failure(description: "\(dead.name) exited while waiting for \(what)")
+                }
+                if Date() > deadline { throw Failure(description: "timed out waiting for \(what): \(error)") }
+                usleep(50_000)
+            }
+        }
+    }
+
+    /// Enrolls `finger` (fprintd's name, such as "right-index-finger") for this user with the
+    /// virtual print `printID`, through fprintd's enrollment API on a connection of its own.
+    func enroll(finger: String, print printID: String) throws {
+        let connection = try DBusConnection(address: busAddress, timeout: 5)
+        let device = try FprintSession(busAddress: busAddress, callTimeout: 5).devicePath
+        func call(_ member: String, _ body: [DBusValue] = []) throws {
+            try connection.call(.call(destination: "net.reactivated.Fprint", path: device, interface: "net.reactivated.Fprint.Device",
+                                      member: member, body: body), deadline: Deadline(secondsFromNow: 5))
+        }
+        try connection.addMatch("type='signal',interface='net.reactivated.Fprint.Device',member='EnrollStatus'",
+                                deadline: Deadline(secondsFromNow: 5))
+        try call("Claim", [.string("")])
+        defer { _ = try? call("Release") }  // Best effort: closing the connection releases it too.
+        _ = try sendCommand("SET_ENROLL_STAGES 2")
+        try call("EnrollStart", [.string(finger)])
+        var result = ""
+        for _ in 0..<2 {
+            _ = try sendCommand("SCAN \(printID)")
+            let signal = try connection.nextSignal(deadline: Deadline(secondsFromNow: 10), isCancelled: { false }) { $0.member == "EnrollStatus" }
+            result = signal.body.first?.text ?? ""
+            guard result == "enroll-stage-passed" || result == "enroll-completed" else { break }
+            if result == "enroll-completed" { break }
+        }
+        try call("EnrollStop")
+        guard result == "enroll-completed" else { throw Failure(description: "enrollment ended with \(result)") }
+    }
+
+    /// Presents the virtual print `printID` to the reader once it is open (claimed by a
+    /// verification), waiting up to `seconds` for that.
+    func scan(_ printID: String, waitingUpTo seconds: Double = 15) throws {
+        _ = try sendCommand("SCAN \(printID)", waitingUpTo: seconds)
+    }
+
+    /// Waits until the reader is open, that is claimed by someone.
+    func waitUntilClaimed() throws {
+        _ = try sendCommand("LIST", waitingUpTo: 15)
+    }
+
+    /// Sends one command to the virtual reader's socket, retrying while nobody listens (the socket
+    /// exists only while the reader is open), and returns its answer.
+    func sendCommand(_ command: String, waitingUpTo seconds: Double = 5) throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let answer = try attemptCommand(command) { return answer }
+            if Date() > deadline { throw Failure(description: "the virtual reader did not take \(command)") }
+            usleep(20_000)
+        }
+    }
+
+    private func attemptCommand(_ command: String) throws -> String? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in virtualDeviceSocket.utf8.enumerated() { buffer[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let bytes = Array(command.utf8)
+        guard send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return nil }
+        shutdown(descriptor, Int32(SHUT_WR))
+        var answer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count <= 0 { break }
+            answer += chunk[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// A bus configuration for tests: one socket, EXTERNAL authentication, everything allowed.
+    private static func busConfiguration(listening path: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>system</type>
+          <listen>unix:path=\(path)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow user="*"/>
+            <allow own="*"/>
+            <allow send_type="method_call"/>
+            <allow send_type="signal"/>
+            <allow send_type="method_return"/>
+            <allow send_type="error"/>
+            <allow receive_type="method_call"/>
+            <allow receive_type="signal"/>
+            <allow receive_type="method_return"/>
+            <allow receive_type="error"/>
+          </policy>
+        </busconfig>
+        """
+    }
+}
