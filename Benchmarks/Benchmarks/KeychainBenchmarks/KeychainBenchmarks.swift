@@ -90,7 +90,7 @@ func residentBytes() -> Int {
 
 // MARK: Configurations
 
-let itemMetrics: [BenchmarkMetric] = [.wallClock, .cpuTotal, .throughput, .mallocCountTotal, .syscalls]
+let itemMetrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal]
 
 func readConfiguration(_ items: Int) -> Benchmark.Configuration {
     .init(metrics: itemMetrics, timeUnits: .nanoseconds, warmupIterations: 200, maxDuration: .seconds(1), maxIterations: 5_000,
@@ -197,7 +197,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(
         "SecKeychainUnlock, calibrated scrypt",
         configuration: .init(
-            metrics: [.wallClock, .cpuTotal, .throughput, .peakMemoryResident], timeUnits: .milliseconds,
+            metrics: [.wallClock, .throughput, .peakMemoryResident], timeUnits: .milliseconds,
             warmupIterations: 2, maxDuration: .seconds(15), maxIterations: 25,
             setup: { BenchFixture.configureProcess() })
     ) { benchmark in
@@ -215,7 +215,7 @@ let benchmarks: @Sendable () -> Void = {
     // keybag, unwrap the class keys (test KDF: the scrypt cost is the benchmark above).
     Benchmark(
         "Open keychain file (test KDF) @ 1000",
-        configuration: .init(metrics: [.wallClock, .cpuTotal, .throughput, .mallocCountTotal, .syscalls], timeUnits: .microseconds,
+        configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal], timeUnits: .microseconds,
                              warmupIterations: 20, maxDuration: .seconds(2), maxIterations: 2_000,
                              setup: { try openKeychain(1_000) }, teardown: { closeKeychain() })
     ) { benchmark in
@@ -254,10 +254,11 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark(
             "Memory: open and read every item @ \(items)",
             configuration: .init(
-                metrics: [.wallClock, .mallocCountTotal, .mallocBytesCount, .memoryLeakedBytes, .peakMemoryResident,
+                metrics: [.wallClock, .throughput, .mallocCountTotal, .mallocBytesCount, .memoryLeakedBytes, .peakMemoryResident,
                           .custom("RSS growth (KiB)", polarity: .prefersSmaller, useScalingFactor: false)],
                 timeUnits: .milliseconds, warmupIterations: 0, maxDuration: .seconds(30), maxIterations: 1,
-                setup: { BenchFixture.configureProcess(); _ = try BenchFixture.template(items: items) })
+                setup: { BenchFixture.configureProcess(); _ = try BenchFixture.template(items: items) },
+                teardown: { closeKeychain() })
         ) { benchmark in
             let before = residentBytes()
             benchmark.startMeasurement()
