@@ -34,7 +34,7 @@ enum ReadOutcome: Equatable, CustomStringConvertible {
     }
 }
 
-@Suite("Tampering: every column, every keybag byte, swaps, KDF parameters, truncation")
+@Suite("Tampering: every column, every keybag byte, swaps, KDF parameters, schema")
 struct TamperTests {
     /// A keychain with a password and one item per protection class; returns (account, tag, length) of each.
     static func makeKeychain(_ scratch: Scratch, kdf: PasswordKDF? = nil) throws -> [(account: String, tag: String, length: Int)] {
