@@ -70,19 +70,6 @@ extension LAContext {
         try evaluatePasscode(localizedReason: localizedReason)
     }
 
-    /// Verifies a fingerprint through fprintd (reusing this context's earlier verification).
-    private func evaluateFingerprint() throws {
-        if biometricAuthenticationDomainState != nil { return }
-        if interactionNotAllowed { throw LAError(.notInteractive) }
-        guard let configuration = biometryConfiguration else { throw LAError(.biometryNotAvailable) }
-        do {
-            let verified = try BiometricAuthenticator(configuration: configuration).verify(isCancelled: { [self] in isInvalidated })
-            recordBiometricAuthentication(domainState: verified.domainState)
-        } catch {
-            throw LAError(Self.code(for: error))
-        }
-    }
-
     /// Asks for the default keychain's password.
     private func evaluatePasscode(localizedReason: String) throws {
         let database: KeychainDatabase
@@ -101,34 +88,8 @@ extension LAContext {
         }
     }
 
-    /// The `LAError` code of an authentication failure.
-    private static func code(for failure: OwnerAuthenticationFailure) -> LAError.Code {
-        switch failure {
-        case .cancelled: return .userCancel
-        case .failed: return .authenticationFailed
-        case .notInteractive: return .notInteractive
-        case .passcodeNotSet: return .passcodeNotSet
-        case .biometryNotAvailable: return .biometryNotAvailable
-        case .biometryNotEnrolled: return .biometryNotEnrolled
-        case .appCancelled: return .appCancel
-        case .systemCancelled: return .systemCancel
-        }
-    }
-
-    /// What fprintd says about the fingerprint reader: its presence, and the enrolled set's
-    /// digest when at least one finger is enrolled.
-    private func probeBiometry() -> (type: LABiometryType, usableDomainState: Data?, failure: LAError.Code?) {
-        guard let configuration = biometryConfiguration else { return (.none, nil, .biometryNotAvailable) }
-        do {
-            let state = try BiometricAuthenticator(configuration: configuration).currentState()
-            return state.isEnrolled ? (.touchID, state.domainState, nil) : (.touchID, nil, .biometryNotEnrolled)
-        } catch {
-            return (.none, nil, .biometryNotAvailable)
-        }
-    }
-
     /// Why `policy` cannot be evaluated here, or nil if it can.
-    private func unavailability(of policy: LAPolicy, biometry: (type: LABiometryType, usableDomainState: Data?, failure: LAError.Code?)) -> LAError.Code? {
+    private func unavailability(of policy: LAPolicy, biometry: BiometryProbe) -> LAError.Code? {
         if isInvalidated { return .invalidContext }
         switch policy {
         case .deviceOwnerAuthentication:

@@ -18,7 +18,7 @@ final class FprintdHarness: @unchecked Sendable {
     /// Whether the Debian packages the harness needs are installed.
     static var isAvailable: Bool {
         let fileManager = FileManager.default
-        return [fprintd, dbusDaemon, python, "/usr/bin/timeout"].allSatisfy(fileManager.isExecutableFile(atPath:))
+        return [fprintd, dbusDaemon, python, "/usr/bin/timeout", "/usr/bin/setpriv"].allSatisfy(fileManager.isExecutableFile(atPath:))
             && fileManager.fileExists(atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/polkitd.py")
     }
 
