@@ -18,7 +18,19 @@ public struct PinentryConfiguration: Sendable, Equatable {
     /// fail fast instead of hanging): `KEYCHAINKIT_PINENTRY` if set; otherwise a `pinentry` on the
     /// `PATH` when a terminal (`KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, or standard input) or a
     /// display (`DISPLAY`, `WAYLAND_DISPLAY`) exists.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> PinentryConfiguration? {
+    public static func fromEnvironment() -> PinentryConfiguration? {
+        // Only the variables used below, read with getenv: `ProcessInfo.environment` builds a
+        // dictionary of the whole environment, and this runs on every SecItem call (issue 7:
+        // it was 40 % of the instructions of a SecItemCopyMatching).
+        var environment: [String: String] = [:]
+        for name in ["KEYCHAINKIT_PINENTRY_TTY", "GPG_TTY", "KEYCHAINKIT_PINENTRY", "DISPLAY", "WAYLAND_DISPLAY", "PATH"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return fromEnvironment(environment)
+    }
+
+    /// The configuration from `environment` (see ``fromEnvironment()``).
+    public static func fromEnvironment(_ environment: [String: String]) -> PinentryConfiguration? {
         let terminal = environment["KEYCHAINKIT_PINENTRY_TTY"].flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["GPG_TTY"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (isatty(STDIN_FILENO) == 1 ? ttyname(STDIN_FILENO).map { String(cString: $0) } : nil)

@@ -41,15 +41,15 @@ public final class KeychainDatabase: @unchecked Sendable {
     let connection: SQLiteConnection
     let lock = NSLock()
     var keybag: Keybag
-    /// Cached blind-index key (derived from the file key once).
-    let indexKey: SymmetricKey
+    /// Cached blind-index key (derived from the file key once, HMAC keyed once).
+    let indexKey: BlindIndexKey
     private let options: Options
 
     private init(path: String, connection: SQLiteConnection, keybag: Keybag, options: Options) {
         self.path = path
         self.connection = connection
         self.keybag = keybag
-        self.indexKey = keybag.blindIndexKey
+        self.indexKey = BlindIndexKey(keybag.blindIndexKey)
         self.options = options
     }
 

@@ -23,6 +23,13 @@ private let transientDestructor = unsafeBitCast(Int(-1), to: sqlite3_destructor_
 /// One SQLite connection. Not thread-safe: its owner serialises access.
 package final class SQLiteConnection {
     private var handle: OpaquePointer?
+    /// Statements of `run` and `query` kept prepared for reuse, by SQL text: parsing and planning
+    /// a statement cost more than running it (issue 7: 15 % of a `SecItemCopyMatching`). A cached
+    /// statement is reset and its bindings cleared after every use, so it holds no bound value and
+    /// no read snapshot between calls.
+    private var statementCache: [String: SQLiteStatement] = [:]
+    /// The cache stays small: the keychain runs a few dozen distinct statements.
+    private static let statementCacheLimit = 64
 
     /// Opens (creating if asked) the database at `path`; `":memory:"` opens a private in-memory one.
     package init(path: String, create: Bool) throws(SQLiteError) {
@@ -44,7 +51,10 @@ package final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        statementCache.removeAll()  // finalised before the connection closes
+        sqlite3_close_v2(handle)
+    }
 
     /// Waits up to `milliseconds` for another connection's lock before reporting `SQLITE_BUSY`.
     package func setBusyTimeout(milliseconds: Int32) {
@@ -67,7 +77,8 @@ package final class SQLiteConnection {
 
     /// Runs one statement with its arguments, discarding rows.
     package func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) {
-        let statement = try prepare(sql)
+        let statement = try reusableStatement(sql)
+        defer { recycle(statement, sql) }
         try statement.bind(arguments)
         while try statement.step() {}
     }
@@ -76,11 +87,25 @@ package final class SQLiteConnection {
     package func query<T>(
         _ sql: String, _ arguments: [SQLiteValue] = [], row transform: (SQLiteStatement) throws -> T
     ) throws -> [T] {
-        let statement = try prepare(sql)
+        let statement = try reusableStatement(sql)
+        defer { recycle(statement, sql) }
         try statement.bind(arguments)
         var rows: [T] = []
         while try statement.step() { rows.append(try transform(statement)) }
         return rows
+    }
+
+    /// The cached statement for `sql` (taken out of the cache while in use, so a nested use of the
+    /// same SQL prepares its own), or a newly prepared one.
+    private func reusableStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = statementCache.removeValue(forKey: sql) { return cached }
+        return try prepare(sql)
+    }
+
+    /// Resets a statement after use (whatever its outcome) and keeps it for the next use.
+    private func recycle(_ statement: SQLiteStatement, _ sql: String) {
+        statement.reset()
+        if statementCache.count < Self.statementCacheLimit { statementCache[sql] = statement }
     }
 
     /// Number of rows changed by the last INSERT, UPDATE or DELETE.
@@ -119,7 +144,9 @@ package enum SQLiteValue: Sendable, Equatable {
 /// A prepared statement; finalised when released.
 package final class SQLiteStatement {
     private let statement: OpaquePointer
-    private let connection: SQLiteConnection
+    /// Unowned: the connection caches its statements, and a statement never outlives the call
+    /// that uses it.
+    private unowned let connection: SQLiteConnection
 
     fileprivate init(statement: OpaquePointer, connection: SQLiteConnection) {
         self.statement = statement
@@ -127,6 +154,13 @@ package final class SQLiteStatement {
     }
 
     deinit { sqlite3_finalize(statement) }
+
+    /// Back to the start, with every binding cleared (SQLite frees its copies of bound values).
+    /// `sqlite3_reset` repeats the error of a failed step, which was already reported.
+    fileprivate func reset() {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+    }
 
     /// Binds positional arguments (1-based in SQL, 0-based here).
     package func bind(_ arguments: [SQLiteValue]) throws(SQLiteError) {
