@@ -14,7 +14,8 @@ import KeychainEngine
 ///
 /// `canEvaluatePolicy(_:error:)` and `evaluatePolicy(_:localizedReason:reply:)` are in
 /// `LAContext+Evaluation.swift`: the device passcode is the default keychain's password,
-/// asked through a pinentry prompt.
+/// asked through a pinentry prompt; biometry is a fingerprint verified by fprintd
+/// (`LAContext+Biometry.swift`).
 ///
 /// All members may be used from any thread.
 open class LAContext: NSObject, @unchecked Sendable {

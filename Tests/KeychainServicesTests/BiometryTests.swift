@@ -177,7 +177,7 @@ struct BiometryTests {
         let timedOutEngine = SecItemEngine(database: engine.database, accessGroups: AccessGroups(["app"]),
                                            authenticator: OwnerAuthenticator(pinentry: nil, biometry: impatient))
         #expect(read(timedOutEngine, account: "any", context: LAContext()).status == errSecUserCanceled)
-        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(Date().timeIntervalSince(started) < 15, "the 1 s verification timeout, not the 20 s one")
     }
 
     @Test("enrolling another finger invalidates .biometryCurrentSet items (-25293, no scan asked), not .biometryAny ones")
@@ -201,7 +201,7 @@ struct BiometryTests {
 
         let started = Date()
         #expect(read(engine, account: "current", context: LAContext()).status == errSecAuthFailed)
-        #expect(Date().timeIntervalSince(started) < 3, "refused without waiting for a finger")
+        #expect(Date().timeIntervalSince(started) < 8, "refused without waiting for a finger (the verification would wait 20 s)")
 
         let scanned = present(["print-a"], ifStillOpen: ["print-c"], to: harness)
         #expect(read(engine, account: "any", context: LAContext()).value as? Data == secret("any"))
@@ -290,7 +290,7 @@ struct BiometryTests {
             #expect(context.evaluatedPolicyDomainState == nil)
             #expect(read(engine, account: "any", context: context).status == errSecAuthFailed)
             #expect(read(engine, account: "current").status == errSecAuthFailed)
-            #expect(Date().timeIntervalSince(started) < 5, "\(configuration.busAddress) answered slowly")
+            #expect(Date().timeIntervalSince(started) < 10, "\(configuration.busAddress) answered slowly")
         }
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 
 /// A background program started for a test (a bus, fprintd, a polkit stand-in), its output going
 /// to a log file. It runs under `timeout`, which leads a process group of its own, so that even a
-/// test process that dies without cleaning up leaves it running for at most ten minutes; and
+/// test process that dies without cleaning up leaves it running for at most five minutes; and
 /// through `setpriv --pdeathsig KILL`, so that it dies with its `timeout` whatever kills that.
 /// It is stopped when released: SIGTERM to the whole group, then SIGKILL after a grace period.
 ///
@@ -25,7 +25,7 @@ final class DaemonProcess {
     init(name: String, arguments: [String], environment: [String: String], logPath: String) throws {
         self.name = name
         self.logPath = logPath
-        let argv = ["/usr/bin/timeout", "--kill-after=5", "600", "/usr/bin/setpriv", "--pdeathsig", "KILL"] + arguments
+        let argv = ["/usr/bin/timeout", "--kill-after=5", "300", "/usr/bin/setpriv", "--pdeathsig", "KILL"] + arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
