@@ -211,6 +211,14 @@ struct BiometryTests {
         let newFinger = present(["print-c"], ifStillOpen: ["print-a"], to: harness)
         #expect(read(engine, account: "current-2", context: LAContext()).value as? Data == secret("current-2"))
         #expect(newFinger.value == true)
+        // Giving the invalidated item its access control again binds it to the current set.
+        let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                                   .biometryCurrentSet, nil))
+        #expect(engine.update([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "current"],
+                              [kSecAttrAccessControl as String: access]) == errSecSuccess)
+        let rebound = present(["print-a"], ifStillOpen: ["print-c"], to: harness)
+        #expect(read(engine, account: "current", context: LAContext()).value as? Data == secret("current"))
+        #expect(rebound.value == true)
     }
 
     @Test("user presence takes a fingerprint first; no enrolled finger: biometryNotEnrolled and the passcode path")
