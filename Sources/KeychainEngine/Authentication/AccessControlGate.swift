@@ -26,8 +26,8 @@ final class AccessControlGate {
     private var ownerAuthenticatedInThisCall = false
     /// An application password typed during this call.
     private var typedApplicationPassword: Data?
-    /// Fingerprint checks, shared by every item this call reads.
-    private let biometry: BiometricCheck
+    /// Fingerprint checks, shared by every item this call reads (made when first needed).
+    private lazy var biometry = BiometricCheck(authenticator: authenticator.biometric, context: context)
 
     init(database: KeychainDatabase, authenticator: OwnerAuthenticator, request: ParsedRequest) {
         self.database = database
@@ -35,7 +35,6 @@ final class AccessControlGate {
         self.context = request.authenticationContext
         self.interactionAllowed = request.authenticationUI == .allow && !(request.authenticationContext?.forbidsInteraction ?? false)
         self.reason = request.authenticationContext?.authenticationReason ?? ""
-        self.biometry = BiometricCheck(authenticator: authenticator.biometric, context: request.authenticationContext)
     }
 
     deinit {

@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where a D-Bus bus listens: the Unix-socket addresses of the specification
 /// (`unix:path=…` and `unix:abstract=…`, alternatives separated by `;`).
@@ -17,8 +24,16 @@ struct DBusAddress: Equatable, Sendable {
     /// The system bus's well-known socket when `DBUS_SYSTEM_BUS_ADDRESS` is not set.
     static let defaultSystemBus = "unix:path=/run/dbus/system_bus_socket"
 
+    /// The system bus address: `DBUS_SYSTEM_BUS_ADDRESS` if set, else the well-known socket.
+    /// Read with getenv, not `ProcessInfo.environment` (which copies the whole environment):
+    /// this runs for every SecItem call.
+    static func systemBus() -> String {
+        guard let value = getenv("DBUS_SYSTEM_BUS_ADDRESS") else { return defaultSystemBus }
+        return systemBus(environment: ["DBUS_SYSTEM_BUS_ADDRESS": String(cString: value)])
+    }
+
     /// The system bus address of `environment`.
-    static func systemBus(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    static func systemBus(environment: [String: String]) -> String {
         if let address = environment["DBUS_SYSTEM_BUS_ADDRESS"], !address.isEmpty { return address }
         return defaultSystemBus
     }
