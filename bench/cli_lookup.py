@@ -15,6 +15,8 @@ RUNS = int(os.environ.get("RUNS", "40"))
 WARMUP = 3
 WORK = os.environ["WORK"]
 KC = os.environ["KEYCHAINCTL"]
+# Optional: the same keychainctl linked with --static-swift-stdlib (how a Swift tool is shipped on Linux).
+KC_STATIC = os.environ.get("KEYCHAINCTL_STATIC") or None
 FIXTURE = os.environ["FIXTURE"]
 OUT = os.environ.get("OUT", os.path.join(WORK, "cli_lookup.json"))
 PASSWORD = "bench-password"
@@ -53,9 +55,9 @@ mid = N // 2
 kk_account = f"acct-{mid:06d}"
 
 
-def kc(keychain, account, **extra):
+def kc(keychain, account, binary=KC, **extra):
     env = dict(base_env, KEYCHAINKIT_KEYCHAIN=keychain, **extra)
-    return [KC, "find-generic-password", "-s", "bench", "-a", account, "-w"], env
+    return [binary, "find-generic-password", "-s", "bench", "-a", account, "-w"], env
 
 
 variants = {
@@ -64,6 +66,10 @@ variants = {
     "keychainctl find-generic-password -w (KEYCHAINKIT_PASSWORD_FILE: scrypt every run)":
         kc(pw_keychain, kk_account, KEYCHAINKIT_PASSWORD_FILE=pw_file, KEYCHAINKIT_SESSION_KEYRING="off"),
     "keychainctl find-generic-password (miss, exit 44)": kc(pw_keychain, "miss-000500"),
+    **({
+        "keychainctl, static stdlib, find-generic-password -w (password keychain, shared unlock)": kc(pw_keychain, kk_account, KC_STATIC),
+        "keychainctl, static stdlib, find-generic-password -w (keychain without password)": kc(nopw_keychain, kk_account, KC_STATIC),
+    } if KC_STATIC else {}),
     "secret-tool lookup (hit)": (["secret-tool", "lookup", "service", "bench", "account", benchlib.acct(mid)], None),
     "secret-tool lookup (miss)": (["secret-tool", "lookup", "service", "bench", "account", "miss-0500"], None),
     "/bin/true (spawn baseline)": (["/bin/true"], None),

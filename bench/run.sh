@@ -17,6 +17,7 @@
 #   KK_FILTER=REGEX        run only the KeychainKit benchmarks whose name matches (default: all)
 #   SKIP_INSTALL=1         do not install missing Debian/PyPI packages
 #   SKIP_CLI=1             skip the keychainctl vs secret-tool comparison
+#   SKIP_STATIC=1          do not build/measure keychainctl linked with --static-swift-stdlib
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ANCHORS_DIR=${ANCHORS_DIR:-$(cd "$REPO/.." && pwd)/shared/bench/anchors}
@@ -53,6 +54,14 @@ swift build -c release --scratch-path "$SCRATCH" --product keychainctl
 swift build -c release --scratch-path "$SCRATCH" --product keychain-bench-fixture
 swift build -c release --scratch-path "$SCRATCH" --product KeychainBenchmarks
 BIN=$REPO/Benchmarks/$SCRATCH/release
+# keychainctl as a Swift tool is shipped on Linux: the Swift runtime and Foundation linked in
+# statically, which saves the dynamic loader's work at every start (its own scratch folder, since
+# the flag changes every module; the first build takes a few minutes, later runs reuse it).
+STATIC_KC=""
+if [ -z "${SKIP_CLI:-}" ] && [ -z "${SKIP_STATIC:-}" ]; then
+  swift build -c release --static-swift-stdlib --scratch-path .build-bench-static --product keychainctl
+  STATIC_KC=$REPO/Benchmarks/.build-bench-static/release/keychainctl
+fi
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit: $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- Sources || echo ' (+ uncommitted changes in Sources)')"
@@ -94,7 +103,7 @@ fi
 # ---- 4. whole-process lookup: keychainctl vs secret-tool -------------------------------------------
 if [ -z "${SKIP_CLI:-}" ]; then
   stamp "keychainctl vs secret-tool lookup"
-  ANCHORS="$ANCHORS_DIR" KEYCHAINCTL="$BIN/keychainctl" FIXTURE="$BIN/keychain-bench-fixture" \
+  ANCHORS="$ANCHORS_DIR" KEYCHAINCTL="$BIN/keychainctl" KEYCHAINCTL_STATIC="$STATIC_KC" FIXTURE="$BIN/keychain-bench-fixture" \
     OUT="$OUT/cli_lookup.json" N="${CLI_N:-1000}" RUNS="${CLI_RUNS:-40}" bash "$REPO/bench/cli_lookup.sh"
 fi
 
