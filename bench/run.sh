@@ -50,6 +50,11 @@ fi
 stamp "build (release)"
 cd "$REPO/Benchmarks"
 SCRATCH=.build-bench
+# The benchmark modules import KeychainEngine and KeychainStore, which reach them only through
+# the KeychainKitTesting product; an incremental build may keep their objects compiled against an
+# older layout of those modules (seen: a crash in SecItemEngine.init). Recompiling our own few
+# files every run costs seconds and rules that out.
+touch Sources/BenchSupport/*.swift Sources/*/main.swift Benchmarks/KeychainBenchmarks/*.swift
 swift build -c release --scratch-path "$SCRATCH" --product keychainctl
 swift build -c release --scratch-path "$SCRATCH" --product keychain-bench-fixture
 swift build -c release --scratch-path "$SCRATCH" --product KeychainBenchmarks
