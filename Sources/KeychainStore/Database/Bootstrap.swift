@@ -55,12 +55,14 @@ enum Bootstrap {
         return try load(connection: connection, deviceKey: deviceKey, options: options)
     }
 
+    /// Whether the file has any schema at all. A file with some tables but not a keychain's is
+    /// "initialised" here and refused by `load`, never initialised a second time.
     private static func isInitialised(_ connection: SQLiteConnection) throws(KeychainStoreError) -> Bool {
         do {
-            let tables = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'") { $0.text(0) }
-            return !tables.isEmpty
+            let objects = try connection.query("SELECT count(*) FROM sqlite_master") { $0.int64(0) }
+            return (objects.first ?? 0) > 0
         } catch let error as SQLiteError {
-            throw KeychainStoreError(error)
+            throw fileError(error)
         } catch {
             throw .internalFailure("schema check")
         }
@@ -157,7 +159,7 @@ enum Bootstrap {
         do {
             stored = try connection.query("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL") { $0.text(0) ?? "" }
         } catch let error as SQLiteError {
-            throw KeychainStoreError(error)
+            throw fileError(error)
         } catch {
             throw .internalFailure("schema read")
         }
@@ -166,11 +168,19 @@ enum Bootstrap {
         }
     }
 
+    /// The error for a failed read of the keychain's own tables. Their SQL is fixed, so a generic
+    /// SQL error ("no such table", "unsupported file format") means the file was damaged or is
+    /// not a keychain: errSecDecode, not an internal error.
+    static func fileError(_ error: SQLiteError) -> KeychainStoreError {
+        if error.primaryCode == 1 /* SQLITE_ERROR */ { return .undecodable("the keychain database (\(error.message))") }
+        return KeychainStoreError(error)
+    }
+
     static func readMeta(_ connection: SQLiteConnection, _ key: String) throws(KeychainStoreError) -> Data? {
         do {
             return try connection.query("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.blob(0) }.first
         } catch let error as SQLiteError {
-            throw KeychainStoreError(error)
+            throw fileError(error)
         } catch {
             throw .internalFailure("metadata read")
         }
@@ -181,7 +191,7 @@ enum Bootstrap {
         do {
             rows = try connection.query("SELECT class, wrapped_key FROM keybag") { ($0.text(0), $0.blob(1)) }
         } catch let error as SQLiteError {
-            throw KeychainStoreError(error)
+            throw fileError(error)
         } catch {
             throw .internalFailure("keybag read")
         }

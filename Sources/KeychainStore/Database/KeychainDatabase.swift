@@ -93,7 +93,7 @@ public final class KeychainDatabase: @unchecked Sendable {
             // Statement journals and temporary tables stay in memory: nothing reaches a temp file.
             try connection.execute("PRAGMA temp_store = MEMORY")
         } catch {
-            throw KeychainStoreError(error)
+            throw Bootstrap.fileError(error)  // e.g. "unsupported file format": a damaged header
         }
         let keybag = try Bootstrap.loadOrCreate(connection: connection, deviceKey: deviceKey, password: password, options: options)
         let database = KeychainDatabase(path: path, connection: connection, keybag: keybag, options: options)
