@@ -339,13 +339,21 @@ struct TamperTests {
         }
     }
 
-    @Test("an edited schema (a dropped index, an added column) is refused with -26275, not an SQL error")
+    @Test("an edited schema (a dropped index, an added column or table, a renamed table, an unsupported header format) is refused with -26275, not an SQL error")
     func editedSchema() throws {
-        for edit in ["DROP INDEX items_by_server", "ALTER TABLE items ADD COLUMN extra BLOB", "CREATE TABLE extra (x)"] {
+        for edit in ["DROP INDEX items_by_server", "ALTER TABLE items ADD COLUMN extra BLOB", "CREATE TABLE extra (x)",
+                     "ALTER TABLE meta RENAME TO other", "HEADER"] {
             let scratch = try Scratch("tamper-schema")
             defer { scratch.remove() }
             _ = try Self.makeKeychain(scratch)
-            try RawSQLite(scratch.keychainPath).execute(edit)
+            if edit == "HEADER" {  // the file header's schema format number (bytes 44-47) made unsupported
+                guard let handle = FileHandle(forUpdatingAtPath: scratch.keychainPath) else { throw CocoaError(.fileNoSuchFile) }
+                handle.seek(toFileOffset: 47)
+                handle.write(Data([0x0C]))
+                handle.closeFile()
+            } else {
+                try RawSQLite(scratch.keychainPath).execute(edit)
+            }
             let error = storeError { _ = try scratch.open(generation: 0) }
             #expect(error?.osStatus == -26275, "\(edit): \(String(describing: error))")
         }
