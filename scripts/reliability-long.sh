@@ -12,8 +12,10 @@ figures="$(pwd)/.build-rel/reliability-figures.txt"
 : >"$figures"
 start=$(date +%s)
 swift build --build-tests --scratch-path .build-rel
+status=0
 KEYCHAINKIT_LONG=1 KEYCHAINKIT_FIGURES_FILE="$figures" \
-    swift test --skip-build --scratch-path .build-rel --filter ReliabilityTests
-Fuzz/run.sh "$fuzz_seconds" | tee -a "$figures"
-echo "LONG total_seconds=$(( $(date +%s) - start ))" | tee -a "$figures"
+    swift test --skip-build --scratch-path .build-rel --filter ReliabilityTests || status=1
+Fuzz/run.sh "$fuzz_seconds" | tee -a "$figures" || status=1  # the fuzzers run even if a test failed
+echo "LONG total_seconds=$(( $(date +%s) - start )) status=$status" | tee -a "$figures"
 echo "figures: $figures"
+exit "$status"
