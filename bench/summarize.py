@@ -24,14 +24,15 @@ def load(path):
 ours = {}
 for path in glob.glob(os.path.join(D, "*.jmh.json")):
     for element in load(path) or []:
-        name = element["benchmark"].split(".", 3)[-1].replace("_", " ")
+        # The JMH name is "package.benchmark.<target>.<name with spaces as _>"; looked up the same way.
+        name = element["benchmark"].split(".", 3)[-1]
         metrics = {"Throughput (# / s)": element["primaryMetric"]}
         metrics.update(element.get("secondaryMetrics", {}))
         ours[name] = {k: v for k, v in metrics.items()}
 
 
 def ours_metric(name, metric="Time (wall clock)", pct="50.0"):
-    b = ours.get(name)
+    b = ours.get(name.replace(" ", "_"))
     if not b:
         return None
     for key, value in b.items():
@@ -41,7 +42,7 @@ def ours_metric(name, metric="Time (wall clock)", pct="50.0"):
 
 
 def samples(name):
-    b = ours.get(name)
+    b = ours.get(name.replace(" ", "_"))
     if not b:
         return None
     for key, value in b.items():
