@@ -99,9 +99,19 @@ extension KeychainStoreError {
         case 10 /* SQLITE_IOERR */: self = .io(error.message)
         case 7 /* SQLITE_NOMEM */: self = .outOfMemory
         case 11 /* SQLITE_CORRUPT */, 26 /* SQLITE_NOTADB */: self = .undecodable("the keychain database")
-        case 5 /* SQLITE_BUSY */, 6 /* SQLITE_LOCKED */: self = .io("the keychain is busy: \(error.message)")
+        case 5 /* SQLITE_BUSY */, 6 /* SQLITE_LOCKED */: self = .io(Self.busyPrefix + error.message)
         case 14 /* SQLITE_CANTOPEN */, 23 /* SQLITE_AUTH */: self = .unusableKeychain(error.message)
         default: self = .internalFailure(error.description)
         }
+    }
+}
+
+extension KeychainStoreError {
+    static let busyPrefix = "the keychain is busy: "
+
+    /// Whether another connection held a lock that SQLite would not wait for (a transient state).
+    var isBusy: Bool {
+        if case .io(let message) = self { return message.hasPrefix(Self.busyPrefix) }
+        return false
     }
 }

@@ -84,8 +84,24 @@ public final class KeychainDatabase: @unchecked Sendable {
             // mode): a handle that can never write must not be kept for the process's lifetime.
             throw .io("the keychain file could be opened only read-only")
         }
+        connection.setBusyTimeout(milliseconds: 30_000)
+        // Several processes creating or converting one new file at once can get SQLITE_BUSY
+        // without SQLite's busy handler being consulted (switching to WAL, lock upgrades that
+        // could deadlock): that state is transient, so the set-up is retried for a few seconds.
+        var attempt = 0
+        while true {
+            do {
+                return try finishOpening(connection, path: path, deviceKey: deviceKey, password: password, options: options)
+            } catch where error.isBusy && attempt < 100 {
+                attempt += 1
+                usleep(useconds_t(min(attempt, 10) * 5_000))
+            }
+        }
+    }
+
+    private static func finishOpening(_ connection: SQLiteConnection, path: String, deviceKey: SymmetricKey?, password: Data?,
+                                      options: Options) throws(KeychainStoreError) -> KeychainDatabase {
         do {
-            connection.setBusyTimeout(milliseconds: 30_000)
             if path != ":memory:" { try connection.execute("PRAGMA journal_mode = WAL") }
             // FULL: a commit is on disk (WAL fsynced) before SecItem* reports success.
             try connection.execute("PRAGMA synchronous = FULL")
