@@ -9,6 +9,7 @@ import KeychainStore
 /// | `KEYCHAINKIT_KEYCHAIN` | path of the default keychain file |
 /// | `KEYCHAINKIT_PASSWORD_FILE` | file whose content unlocks (or, at creation, sets) the password |
 /// | `KEYCHAINKIT_DEVICE_KEY_FILE` | where the device key lives (default beside the XDG state) |
+/// | `KEYCHAINKIT_ROLLBACK_ANCHOR` | directory of rollback anchors; unset: rollback detection off |
 public enum KeychainLocation {
     /// `$XDG_DATA_HOME/keychainkit/login.keychain-db`, or `~/.local/share/keychainkit/login.keychain-db`.
     public static func xdgDefaultPath(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -31,6 +32,13 @@ public enum KeychainLocation {
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (homeDirectory(environment) + "/.local/state")
         return stateHome + "/keychainkit/device.key"
+    }
+
+    /// The directory of rollback anchors from `KEYCHAINKIT_ROLLBACK_ANCHOR`, or nil (detection
+    /// off). It should live where the keychain file's backups and copies do not reach.
+    public static func rollbackAnchorDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let path = environment["KEYCHAINKIT_ROLLBACK_ANCHOR"], !path.isEmpty else { return nil }
+        return absolute(path)
     }
 
     /// The password in `KEYCHAINKIT_PASSWORD_FILE` (one trailing newline removed), if set.
@@ -104,7 +112,8 @@ public final class KeychainRegistry: @unchecked Sendable {
         lock.withLock {
             KeychainDatabase.Options(deviceKeyPath: KeychainLocation.deviceKeyPath(),
                                      newKeychainKDF: testingKDFForNewKeychains ? .testing() : nil,
-                                     allowTestingKDF: allowTestingKDF, createIfMissing: createIfMissing)
+                                     allowTestingKDF: allowTestingKDF, createIfMissing: createIfMissing,
+                                     rollbackAnchorDirectory: KeychainLocation.rollbackAnchorDirectory())
         }
     }
 

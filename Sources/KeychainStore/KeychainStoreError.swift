@@ -22,6 +22,9 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
     /// A capability is missing, e.g. a passcode-only class without a password, or the device
     /// key for a ThisDeviceOnly class (`errSecNotAvailable`).
     case notAvailable(String)
+    /// The keychain file is older than its rollback anchor, or its generation seal is missing:
+    /// it was put back from an older copy (`errSecDecode`).
+    case rolledBack(String)
     /// The request itself is invalid (`errSecParam`).
     case invalidParameter(String)
     /// The keychain file cannot be used: wrong permissions, wrong owner, a symlink, an unknown
@@ -45,7 +48,7 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
         case .duplicateItem: return -25299
         case .locked: return -25308
         case .wrongPassword: return -25293
-        case .undecodable: return -26275
+        case .undecodable, .rolledBack: return -26275
         case .notAvailable, .unusableKeychain: return -25291
         case .invalidParameter: return -50
         case .readOnly: return -25292
@@ -66,6 +69,7 @@ extension KeychainStoreError: CustomStringConvertible {
         case .locked: return "The keychain is locked and the item's class key is not available."
         case .wrongPassword: return "The keychain password is not correct."
         case .undecodable(let what): return "Unable to decode \(what): it was altered, truncated or written elsewhere."
+        case .rolledBack(let what): return "The keychain file was rolled back to an older copy: \(what)"
         case .notAvailable(let what): return "Not available: \(what)"
         case .invalidParameter(let what): return "Invalid parameter: \(what)"
         case .unusableKeychain(let what): return "The keychain cannot be used: \(what)"

@@ -20,6 +20,9 @@
 //       Successful and failing operations on values built from $KEYCHAINKIT_CANARY, printing
 //       every status and error text; the test scans the output for the canary.
 //
+// A directory D that contains a file named "anchored" is opened with a rollback anchor in
+// D/state/anchors by every command (and by the tests' own checks).
+//
 // Secrets here are test values derived from public tags; the tool prints statuses only.
 
 import Foundation
@@ -35,8 +38,11 @@ enum Torture {
     static func deviceKeyPath(_ dir: String) -> String { dir + "/state/device.key" }
     static func password(generation: Int) -> Data { Data("torture-password-\(generation)".utf8) }
 
+    /// A directory holding a file named `anchored` is used with a rollback anchor in D/state/anchors.
     static func options(_ dir: String) -> KeychainDatabase.Options {
-        KeychainDatabase.Options(deviceKeyPath: deviceKeyPath(dir), newKeychainKDF: .testing(), allowTestingKDF: true)
+        let anchored = FileManager.default.fileExists(atPath: dir + "/anchored")
+        return KeychainDatabase.Options(deviceKeyPath: deviceKeyPath(dir), newKeychainKDF: .testing(), allowTestingKDF: true,
+                                        rollbackAnchorDirectory: anchored ? dir + "/state/anchors" : nil)
     }
 
     /// The protection class of an account, fixed by its number so every class is exercised.

@@ -27,13 +27,15 @@ struct ConcurrencyTests {
         }
     }
 
-    @Test("4 processes × 2 threads × 500 mixed operations on one new file: no lost update, no busy error, uniqueness holds")
-    func processes() throws {
+    @Test("4 processes × 2 threads × 500 mixed operations on one new file: no lost update, no busy error, uniqueness holds",
+          arguments: [false, true])
+    func processes(anchored: Bool) throws {
         let processes = Reliability.count("CONCURRENT_PROCESSES", ci: 4, long: 8)
         let threads = Reliability.count("CONCURRENT_THREADS", ci: 2, long: 4)
         let operations = Reliability.count("CONCURRENT_OPS", ci: 500, long: 5_000)
         let scratch = try Scratch("concurrent")
         defer { scratch.remove() }
+        if anchored { try scratch.anchor() }
         let start = ContinuousClock.now
         // All processes start on a missing file: creating it is part of the race.
         let children = try (0..<processes).map { process in
@@ -129,7 +131,24 @@ struct ConcurrencyTests {
         #expect(duplicates.first?.first == .integer(0))
         #expect(try raw.integrityCheck() == "ok")
         #expect(try database.itemCount() == finalState.count)
-        Reliability.figure("concurrency", ["processes": processes, "threads": threads, "operations_per_thread": operations,
+        if anchored {
+            // Every successful write raised the generation exactly once (enrolment made it 1), and
+            // after a clean run the anchor has caught up with the file.
+            let writes = entries.filter { $0.status == 0 && $0.kind != "read" }.count
+            let seal = try raw.execute("SELECT value FROM meta WHERE key = 'generation_seal'")
+            guard case .blob(let sealBytes)? = seal.first?.first, sealBytes.count == 40 else {
+                Issue.record("no generation seal in an anchored keychain")
+                return
+            }
+            let fileGeneration = sealBytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            #expect(fileGeneration == UInt64(1 + writes))
+            let anchorFiles = try FileManager.default.contentsOfDirectory(atPath: scratch.anchorDirectory)
+            #expect(anchorFiles.count == 1, "one anchor per keychain: \(anchorFiles)")
+            let anchorBytes = try Data(contentsOf: URL(fileURLWithPath: scratch.anchorDirectory + "/" + (anchorFiles.first ?? "")))
+            let anchorGeneration = anchorBytes.dropFirst(56).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            #expect(anchorGeneration == fileGeneration)
+        }
+        Reliability.figure(anchored ? "concurrency-anchored" : "concurrency", ["processes": processes, "threads": threads, "operations_per_thread": operations,
                                            "operations": entries.count, "succeeded": entries.filter { $0.status == 0 }.count,
                                            "unexpected_statuses": unexpected.values.reduce(0, +), "private_violations": privateViolations,
                                            "seconds": elapsed])

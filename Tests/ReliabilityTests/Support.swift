@@ -53,8 +53,19 @@ struct Scratch {
     var keychainPath: String { directory + "/torture.keychain-db" }
     var deviceKeyPath: String { directory + "/state/device.key" }
 
+    var anchorDirectory: String { directory + "/state/anchors" }
+
+    /// The same convention as keychainkit-torture: a file named `anchored` turns the rollback anchor on.
+    var isAnchored: Bool { FileManager.default.fileExists(atPath: directory + "/anchored") }
+
+    /// Turns the rollback anchor on for this directory, in this process and in every torture child.
+    func anchor() throws {
+        try Data().write(to: URL(fileURLWithPath: directory + "/anchored"))
+    }
+
     var options: KeychainDatabase.Options {
-        KeychainDatabase.Options(deviceKeyPath: deviceKeyPath, newKeychainKDF: .testing(), allowTestingKDF: true)
+        KeychainDatabase.Options(deviceKeyPath: deviceKeyPath, newKeychainKDF: .testing(), allowTestingKDF: true,
+                                 rollbackAnchorDirectory: isAnchored ? anchorDirectory : nil)
     }
 
     func open(generation: Int? = 0, options: KeychainDatabase.Options? = nil) throws(KeychainStoreError) -> KeychainDatabase {

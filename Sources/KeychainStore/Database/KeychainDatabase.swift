@@ -15,14 +15,18 @@ public final class KeychainDatabase: @unchecked Sendable {
         public var allowTestingKDF: Bool
         /// Create the file if it does not exist.
         public var createIfMissing: Bool
+        /// A directory outside the keychain file's where its rollback anchor lives; nil turns
+        /// rollback detection off for this handle. See `RollbackAnchor` and docs/ARCHITECTURE.md.
+        public var rollbackAnchorDirectory: String?
 
         /// Options for a file keychain with the device key at `deviceKeyPath`.
         public init(deviceKeyPath: String?, newKeychainKDF: PasswordKDF? = nil, allowTestingKDF: Bool = false,
-                    createIfMissing: Bool = true) {
+                    createIfMissing: Bool = true, rollbackAnchorDirectory: String? = nil) {
             self.deviceKeyPath = deviceKeyPath
             self.newKeychainKDF = newKeychainKDF
             self.allowTestingKDF = allowTestingKDF
             self.createIfMissing = createIfMissing
+            self.rollbackAnchorDirectory = rollbackAnchorDirectory
         }
     }
 
@@ -44,6 +48,8 @@ public final class KeychainDatabase: @unchecked Sendable {
     /// Cached blind-index key (derived from the file key once, HMAC keyed once).
     let indexKey: BlindIndexKey
     private let options: Options
+    /// The rollback anchor this handle keeps up to date, once checked at open (nil: detection off).
+    var rollbackAnchor: RollbackAnchor?
 
     private init(path: String, connection: SQLiteConnection, keybag: Keybag, options: Options) {
         self.path = path
@@ -114,6 +120,9 @@ public final class KeychainDatabase: @unchecked Sendable {
         }
         let keybag = try Bootstrap.loadOrCreate(connection: connection, deviceKey: deviceKey, password: password, options: options)
         let database = KeychainDatabase(path: path, connection: connection, keybag: keybag, options: options)
+        if path != ":memory:", let directory = options.rollbackAnchorDirectory {
+            try database.checkRollbackAnchor(in: directory)
+        }
         if !keybag.hasPassword {
             try database.unlockLocked(password: nil)  // no password: unlocked like a device without a passcode
         } else if let password {
@@ -259,6 +268,7 @@ public final class KeychainDatabase: @unchecked Sendable {
             var updated = keybag
             updated.passwordKDF = newKDF
             try transaction { () throws(KeychainStoreError) in
+                try refuseKeybagChangeWithoutAnchor()
                 for (protection, key) in keys where protection.isPasswordProtected {
                     let wrapped = try updated.wrap(key, for: protection, passwordKey: newPasswordKey)
                     try writeKeybagEntry(protection, KeybagEntry(wrapped: wrapped, check: KeybagEntry.checkValue(of: key)))
@@ -316,12 +326,17 @@ public final class KeychainDatabase: @unchecked Sendable {
         do { try connection.execute("ROLLBACK") } catch { throw KeychainStoreError(error) }
     }
 
-    /// Runs `body` in one immediate (write-locking) transaction, rolled back on any error.
+    /// Runs `body` in one immediate (write-locking) transaction, rolled back on any error. With a
+    /// rollback anchor, the transaction also checks the file's generation seal and commits the
+    /// next generation with it; the anchor itself is advanced after the commit.
     func transaction<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
         do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
         do throws(KeychainStoreError) {
+            let generation = try rollbackAnchor.map { anchor throws(KeychainStoreError) in try verifiedGeneration(anchor) }
             let result = try body()
+            if let anchor = rollbackAnchor, let generation { try writeGenerationSeal(generation + 1, anchor) }
             do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
+            if let anchor = rollbackAnchor, let generation { advanceAfterCommit(anchor, to: generation + 1) }
             return result
         } catch {
             if connection.isInTransaction {

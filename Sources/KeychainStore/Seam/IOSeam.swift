@@ -40,12 +40,14 @@ package enum IOSeam {
         case fileChangeMode
         /// `open` by `SecureFile`.
         case fileOpen
-        /// `read` by `SecureFile`.
+        /// `read` by `SecureFile`, `pread` on the rollback anchor.
         case fileRead
-        /// `write` by `SecureFile`.
+        /// `write` by `SecureFile`, `pwrite` on the rollback anchor.
         case fileWrite
         /// `fsync` by `SecureFile`.
         case fileSync
+        /// `flock` on the rollback anchor.
+        case fileLock
         /// `open` inside SQLite's unix VFS (database, `-wal`, `-shm`, journals, temp files).
         case vfsOpen
         /// `read`/`pread`/`pread64` inside SQLite's unix VFS.
@@ -230,6 +232,18 @@ extension IOSeam {
         retryingEINTR(.fileSync) { system_fsync(fd) }
     }
 
+    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, _ offset: off_t) -> Int {
+        retryingEINTR(.fileRead) { system_pread(fd, buffer, count, offset) }
+    }
+
+    static func pwrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int, _ offset: off_t) -> Int {
+        retryingEINTR(.fileWrite) { system_pwrite(fd, buffer, count, offset) }
+    }
+
+    static func flock(_ fd: Int32, _ operation: Int32) -> Int32 {
+        retryingEINTR(.fileLock) { system_flock(fd, operation) }
+    }
+
     static func close(_ fd: Int32) { _ = system_close(fd) }
 }
 
@@ -243,6 +257,9 @@ private func system_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int3
 private func system_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
 private func system_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
 private func system_fsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func system_pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, _ offset: off_t) -> Int { pread(fd, buffer, count, offset) }
+private func system_pwrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int, _ offset: off_t) -> Int { pwrite(fd, buffer, count, offset) }
+private func system_flock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
 private func system_close(_ fd: Int32) -> Int32 { close(fd) }
 
 // MARK: SQLite's own system calls

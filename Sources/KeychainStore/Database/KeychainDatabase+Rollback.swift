@@ -1,0 +1,170 @@
+import Crypto
+import Foundation
+
+/// Rollback detection (opt-in): the keychain file records a *generation*, raised by every write
+/// transaction of an anchored handle and sealed with an HMAC under the anchor's key over the
+/// keychain id, the generation and a digest of the key hierarchy (keybag rows, KDF parameters,
+/// identity, format). The anchor (`RollbackAnchor`, outside the file) remembers the highest
+/// generation reached. At open:
+///
+/// - a seal that does not verify means the file was edited (errSecDecode);
+/// - a generation below the anchor's, or no seal at all, means the file was put back from an
+///   older copy (`.rolledBack`, errSecDecode) — including an older keybag, and so an old password;
+/// - a generation above the anchor's is normal (the anchor is written after each commit and may lag).
+///
+/// What it does not detect (docs/ARCHITECTURE.md): rows spliced from an older copy into the
+/// current file under the current seal — the seal covers the key hierarchy, not every item.
+extension KeychainDatabase {
+    /// The meta key of the generation seal: generation (UInt64, big-endian) then the 32-byte tag.
+    static let generationSealKey = "generation_seal"
+
+    /// Checks the file against its anchor in `directory` (creating the anchor on first use, which
+    /// trusts the file as it is now) and keeps the anchor for this handle's writes.
+    func checkRollbackAnchor(in directory: String) throws(KeychainStoreError) {
+        let anchor = try RollbackAnchor.loadOrCreate(directory: directory, keychainID: keybag.keychainID)
+        let seal = try readSnapshot { () throws(KeychainStoreError) in
+            (try readGenerationSeal(), try protectedStateDigest())
+        }
+        guard let stored = seal.0, isValidSeal(stored, digest: seal.1, anchor) else {
+            // Generation 0: the anchor was just created (or its creator stopped before sealing).
+            guard anchor.generation == 0 else {
+                if seal.0 == nil {
+                    throw .rolledBack("it has no generation seal, but its anchor \(anchor.path) records generation \(anchor.generation); delete the anchor to accept this file")
+                }
+                throw .undecodable("the keychain's generation seal")
+            }
+            try enrol(anchor)
+            return
+        }
+        let generation = stored.generation
+        guard generation >= anchor.generation else {
+            throw .rolledBack("its generation is \(generation), its anchor \(anchor.path) records \(anchor.generation); delete the anchor to accept this file")
+        }
+        if generation > anchor.generation { try anchor.advance(to: generation) }
+        rollbackAnchor = anchor
+    }
+
+    /// Seals the file under a new anchor at generation 1 — unless another process enrolled it
+    /// under the same anchor while this one waited for the write lock.
+    private func enrol(_ anchor: RollbackAnchor) throws(KeychainStoreError) {
+        do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
+        do throws(KeychainStoreError) {
+            var generation: UInt64 = 1
+            if let stored = try readGenerationSeal(), isValidSeal(stored, digest: try protectedStateDigest(), anchor) {
+                generation = stored.generation
+            } else {
+                try writeGenerationSeal(generation, anchor)
+            }
+            do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
+            try anchor.advance(to: generation)
+        } catch {
+            if connection.isInTransaction {
+                do { try connection.execute("ROLLBACK") } catch {}  // the enrolment error is the one to report
+            }
+            throw error
+        }
+        rollbackAnchor = anchor
+    }
+
+    /// Inside a write transaction: the current generation, after checking its seal (the file may
+    /// have been edited since this handle opened it).
+    func verifiedGeneration(_ anchor: RollbackAnchor) throws(KeychainStoreError) -> UInt64 {
+        guard let stored = try readGenerationSeal() else {
+            throw .rolledBack("its generation seal disappeared while it was open")
+        }
+        guard isValidSeal(stored, digest: try protectedStateDigest(), anchor) else {
+            throw .undecodable("the keychain's generation seal")
+        }
+        return stored.generation
+    }
+
+    /// Inside a write transaction, after its changes: records `generation` sealed over the key
+    /// hierarchy as the transaction leaves it.
+    func writeGenerationSeal(_ generation: UInt64, _ anchor: RollbackAnchor) throws(KeychainStoreError) {
+        var value = Data()
+        value.appendBigEndian(generation)
+        value.append(sealTag(generation: generation, digest: try protectedStateDigest(), anchor))
+        try writeMeta(Self.generationSealKey, value)
+    }
+
+    /// After a commit: moves the anchor up. A failure here is deliberately not reported — the
+    /// write is committed and durable, and reporting an error would tell the caller it was not.
+    /// An anchor left behind only weakens detection for the writes it missed; the next open or
+    /// write of any anchored handle raises it again.
+    func advanceAfterCommit(_ anchor: RollbackAnchor, to generation: UInt64) {
+        do { try anchor.advance(to: generation) } catch {}
+    }
+
+    /// A handle without the anchor must not change what the seal covers (the key hierarchy):
+    /// anchored handles would then see a seal that no longer verifies.
+    func refuseKeybagChangeWithoutAnchor() throws(KeychainStoreError) {
+        guard rollbackAnchor == nil, try readMeta(Self.generationSealKey) != nil else { return }
+        throw .notAvailable("this keychain has a rollback anchor; open it with the anchor directory (KEYCHAINKIT_ROLLBACK_ANCHOR) to change its password")
+    }
+
+    // MARK: Seal
+
+    /// A generation and its tag as stored in `meta`.
+    private struct GenerationSeal {
+        var generation: UInt64
+        var tag: Data
+    }
+
+    private func readGenerationSeal() throws(KeychainStoreError) -> GenerationSeal? {
+        guard let value = try readMeta(Self.generationSealKey) else { return nil }
+        guard value.count == 40 else { throw .undecodable("the keychain's generation seal") }
+        let generation = value.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return GenerationSeal(generation: generation, tag: Data(value.suffix(32)))
+    }
+
+    private func sealTag(generation: UInt64, digest: Data, _ anchor: RollbackAnchor) -> Data {
+        var message = Data("keychainkit-generation-seal-v1".utf8) + keybag.keychainID
+        message.appendBigEndian(generation)
+        message.append(digest)
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: anchor.key))
+    }
+
+    private func isValidSeal(_ seal: GenerationSeal, digest: Data, _ anchor: RollbackAnchor) -> Bool {
+        Sealing.constantTimeEquals(seal.tag, sealTag(generation: seal.generation, digest: digest, anchor))
+    }
+
+    /// SHA-256 over everything that decides who can open the file: every keybag row and the
+    /// identity, file key, KDF, device-key id and format version in `meta`. Not the auto-lock
+    /// timeout, which any handle may change.
+    private func protectedStateDigest() throws(KeychainStoreError) -> Data {
+        var hasher = SHA256()
+        func absorb(_ bytes: Data) {
+            var length = Data()
+            length.appendBigEndian(UInt32(bytes.count))
+            hasher.update(data: length)
+            hasher.update(data: bytes)
+        }
+        let entries = try readKeybagEntries()
+        for protection in ProtectionClass.allCases {
+            absorb(Data(protection.rawValue.utf8))
+            absorb(entries[protection]?.encoded ?? Data())
+        }
+        for key in [Schema.MetaKey.formatVersion, Schema.MetaKey.keychainID, Schema.MetaKey.fileKey,
+                    Schema.MetaKey.passwordKDF, Schema.MetaKey.deviceKeyID] {
+            absorb(Data(key.utf8))
+            if let value = try readMeta(key) { absorb(Data([1]) + value) } else { absorb(Data([0])) }
+        }
+        return Data(hasher.finalize())
+    }
+
+    /// Runs `body` inside one read transaction, so that its reads see a single committed state
+    /// even while other processes write.
+    private func readSnapshot<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
+        do { try connection.execute("BEGIN") } catch { throw KeychainStoreError(error) }
+        do throws(KeychainStoreError) {
+            let result = try body()
+            do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
+            return result
+        } catch {
+            if connection.isInTransaction {
+                do { try connection.execute("ROLLBACK") } catch {}  // a read-only transaction: nothing to lose
+            }
+            throw error
+        }
+    }
+}
