@@ -249,6 +249,8 @@ public final class SecItemEngine: Sendable {
         return try gate.protectForStorage(data, policy: policy)
     }
 
+    /// Runs a store call; its failure becomes the `OSStatus` Apple returns for it.
+    @discardableResult
     private func perform<T>(_ body: () throws(KeychainStoreError) -> T) throws(EngineFailure) -> T {
         do {
             return try body()

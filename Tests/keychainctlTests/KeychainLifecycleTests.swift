@@ -169,4 +169,43 @@ struct KeychainLifecycleTests {
             #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.isEmpty == true)
         }
     }
+    @Test("KEYCHAINKIT_ROLLBACK_ANCHOR: a keychain file put back from an older copy is refused until its anchor is deleted")
+    func rollbackAnchor() throws {
+        try withSandbox { (sandbox) throws in
+            let anchors = sandbox.directory + "/state/anchors"
+            let anchored = ["KEYCHAINKIT_ROLLBACK_ANCHOR": anchors]
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "first", "-s", "s", "-w"], stdin: "one\n",
+                                            environment: anchored).status == 0)
+            // A backup of the keychain's files (the tool leaves its WAL behind when it exits).
+            var copy: [String: Data] = [:]
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: sandbox.keychainPath + suffix) {
+                copy[suffix] = try Data(contentsOf: URL(fileURLWithPath: sandbox.keychainPath + suffix))
+            }
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "second", "-s", "s", "-w"], stdin: "two\n",
+                                            environment: anchored).status == 0)
+            let anchorNames = try FileManager.default.contentsOfDirectory(atPath: anchors)
+            #expect(anchorNames.count == 1 && anchorNames[0].hasSuffix(".anchor"), "\(anchorNames)")
+
+            for suffix in ["", "-wal", "-shm"] {  // the backup put back
+                let path = sandbox.keychainPath + suffix
+                if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+                if let contents = copy[suffix] {
+                    #expect(FileManager.default.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: 0o600]))
+                }
+            }
+            let refused = try sandbox.keychainctl(["find-generic-password", "-a", "first", "-w"], environment: anchored)
+            #expect(refused.status != 0)
+            #expect(refused.stderr == "keychainctl: find-generic-password: Unable to decode the provided data.\n")
+            #expect(refused.stdout.isEmpty)
+
+            // Without the variable the anchor is not consulted (detection is opt-in).
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "first", "-w"]).stdout == "one\n")
+            // Deleting the anchor accepts the older file.
+            try FileManager.default.removeItem(atPath: anchors + "/" + anchorNames[0])
+            let accepted = try sandbox.keychainctl(["find-generic-password", "-a", "first", "-w"], environment: anchored)
+            #expect(accepted.status == 0 && accepted.stdout == "one\n")
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "second"], environment: anchored).status == 44,
+                    "the second item was written after the copy")
+        }
+    }
 }
