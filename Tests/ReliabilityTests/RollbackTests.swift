@@ -200,26 +200,6 @@ struct RollbackTests {
         _ = try scratch.open(generation: 1)
     }
 
-    @Test("rows spliced back from an older copy under the current seal still read (documented limitation)")
-    func splicedRowsAreNotDetected() throws {
-        let scratch = try Scratch("rollback-rows")
-        defer { scratch.remove() }
-        try Self.makeAnchoredKeychain(scratch, items: 2)
-        let raw = try RawSQLite(scratch.keychainPath)
-        let old = try raw.execute("SELECT wrapped_key, payload FROM items WHERE id = 1")[0]
-        do {
-            let database = try scratch.open(generation: 0)
-            var changes = ItemChanges()
-            changes.data = TortureValues.value(tag: "newer", length: 30)
-            changes.attributes["labl"] = .string(TortureValues.label(tag: "newer", length: 30))
-            try database.update(TortureValues.query(account: "acct-0"), with: changes)
-        }
-        try raw.execute("UPDATE items SET wrapped_key = ?, payload = ? WHERE id = 1", old)
-        let database = try scratch.open(generation: 0)
-        // The seal covers the key hierarchy, not every row (docs/ARCHITECTURE.md §threat model).
-        #expect(ReadOutcome.read(database, account: "acct-0", tag: "v1i0", length: 40) == .exact)
-    }
-
     #if KEYCHAINKIT_FAULT_INJECTION
     @Test("a failing anchor update after a commit reports success; the next open catches the anchor up")
     func anchorUpdateFailure() throws {

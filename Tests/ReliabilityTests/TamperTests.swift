@@ -270,10 +270,12 @@ struct TamperTests {
         #expect(ReadOutcome.read(foreign, account: "acct-0", tag: items[0].tag, length: items[0].length) == .failed(-26275))
     }
 
-    @Test("a row rolled back to an earlier version of itself reads as that version (documented limitation: no rollback anchor)")
-    func singleRowRollback() throws {
+    @Test("a row rolled back to an earlier version of itself reads as that version, with or without a rollback anchor (documented limitation)",
+          arguments: [false, true])
+    func singleRowRollback(anchored: Bool) throws {
         let scratch = try Scratch("tamper-rollback")
         defer { scratch.remove() }
+        if anchored { try scratch.anchor() }
         let items = try Self.makeKeychain(scratch)
         let raw = try RawSQLite(scratch.keychainPath)
         let old = try raw.execute("SELECT wrapped_key, payload FROM items WHERE id = 1")[0]
@@ -286,8 +288,9 @@ struct TamperTests {
         }
         try raw.execute("UPDATE items SET wrapped_key = ?, payload = ? WHERE id = 1", old)
         let database = try scratch.open(generation: 0)
-        // The old version is authentic (same row identity), so it opens: a rollback is not detected
-        // without an external anchor (docs/RELIABILITY.md). It is never a mix of versions.
+        // The old version is authentic (same row identity), so it opens. A rollback anchor seals the
+        // key hierarchy, not every row, so it does not see this either (docs/ARCHITECTURE.md §2).
+        // It is never a mix of versions.
         #expect(ReadOutcome.read(database, account: items[0].account, tag: items[0].tag, length: items[0].length) == .exact)
     }
 
