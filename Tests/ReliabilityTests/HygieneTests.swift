@@ -40,6 +40,7 @@ struct HygieneTests {
     func inProcess() throws {
         let scratch = try Scratch("hygiene")
         defer { scratch.remove() }
+        try scratch.anchor()  // the rollback anchor's key is one more key that must never show
         let password = Data((Self.canary + "-password").utf8)
         let database = try KeychainDatabase.open(path: scratch.keychainPath, password: password, options: scratch.options)
         var texts: [String] = []
@@ -116,7 +117,13 @@ struct HygieneTests {
         if case .blob(let fileKey)? = try RawSQLite(scratch.keychainPath).execute("SELECT value FROM meta WHERE key = 'file_key'").first?.first {
             canaries.append(fileKey)
         }
-        #expect(canaries.count >= 6)
+        let anchors = try FileManager.default.contentsOfDirectory(atPath: scratch.anchorDirectory)
+        #expect(anchors.count == 1)
+        for name in anchors {
+            let anchor = try Data(contentsOf: URL(fileURLWithPath: scratch.anchorDirectory + "/" + name))
+            canaries.append(Data(anchor.dropFirst(24).prefix(32)))
+        }
+        #expect(canaries.count >= 7)
         // The canary prefix alone would match harmless text, so scan for the full canary strings.
         let leaked = texts.enumerated().flatMap { index, text in leaks(in: text, canaries: canaries).map { "text \(index): \($0)" } }
         #expect(leaked.isEmpty, "\(leaked.prefix(10))\n\(leaked.first.map { _ in texts[Int(leaked[0].split(separator: " ")[1].dropLast()) ?? 0] } ?? "")")
