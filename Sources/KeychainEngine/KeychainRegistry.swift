@@ -73,6 +73,8 @@ public final class KeychainRegistry: @unchecked Sendable {
 
     private let lock = NSLock()
     private var databases: [String: KeychainDatabase] = [:]
+    /// Keychains whose unlock in this process is the session's (published or adopted).
+    private var sessionBackedPaths: Set<String> = []
     private var configuredDefaultPath: String?
     private var configuredAccessGroups: AccessGroups?
     private var allowTestingKDF = false
@@ -120,16 +122,41 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// The open keychain at `path`, opening it (creating it if missing, with the password from
     /// `KEYCHAINKIT_PASSWORD_FILE` or none) on first use. A password file also unlocks it, and so
     /// does an unlock another process of this user published in the kernel keyring (`SessionKeyring`).
+    ///
+    /// A keychain already open follows the session on every call: while locked here, it adopts an
+    /// unlock another process published since; unlocked through the session, it locks again when
+    /// the session's unlock is gone (another process locked it, or the auto-lock timeout passed).
     public func database(at path: String) throws(KeychainStoreError) -> KeychainDatabase {
         let path = KeychainLocation.absolute(path)
-        if let open = lock.withLock({ databases[path] }) { return open }
+        if let open = lock.withLock({ databases[path] }) {
+            try followSession(open)
+            return open
+        }
         let password = try KeychainLocation.passwordFromFile()
         let database = try KeychainDatabase.open(path: path, password: password, options: options())
-        try SessionKeyring.adoptPublishedKeys(into: database)
+        let adopted = try SessionKeyring.adoptPublishedKeys(into: database)
         return lock.withLock {
             if let raced = databases[path] { return raced }
             databases[path] = database
+            if adopted { sessionBackedPaths.insert(path) }
             return database
+        }
+    }
+
+    /// Marks `database`'s unlock as the session's (it was published or adopted), so that a lock or
+    /// timeout of the session's unlock locks it here too. An unlock this process made on its own
+    /// (a password file at open, or sharing unavailable) is not tied to the session.
+    public func markUnlockSharedWithSession(_ database: KeychainDatabase) {
+        _ = lock.withLock { sessionBackedPaths.insert(database.path) }
+    }
+
+    private func followSession(_ database: KeychainDatabase) throws(KeychainStoreError) {
+        guard SessionKeyring.isEnabled else { return }
+        if database.isLocked {
+            if try SessionKeyring.adoptPublishedKeys(into: database) { markUnlockSharedWithSession(database) }
+        } else if lock.withLock({ sessionBackedPaths.contains(database.path) }),
+                  !SessionKeyring.isPublished(.whenUnlocked, of: database) {
+            database.lockKeychain()
         }
     }
 

@@ -39,8 +39,11 @@ import Glibc
 /// system calls are missing or blocked (non-Linux, seccomp profiles such as Docker's default),
 /// sharing is simply unavailable and each process unlocks for itself.
 ///
-/// Limitation: adoption happens when a process opens the keychain. A process that already has it
-/// open keeps its own lock state: it sees neither a later unlock nor a later lock by another one.
+/// A process that already has the keychain open follows the session on every call
+/// (`KeychainRegistry.database(at:)`): while locked it adopts a later unlock; an unlock it
+/// published or adopted ends when the `when-unlocked` entry goes (a lock anywhere, or the
+/// auto-lock timeout). That costs one `keyctl` search per call. An unlock a process made on its
+/// own without publishing it (a password file at open, sharing off) stays its own.
 public enum SessionKeyring {
     /// One of a keychain's two entries in the kernel keyring.
     public enum Entry: String, CaseIterable, Sendable {
@@ -58,8 +61,15 @@ public enum SessionKeyring {
     /// Whether sharing is on: it is, unless `KEYCHAINKIT_SESSION_KEYRING` is `off`, and the
     /// kernel keyring system calls exist here.
     public static var isEnabled: Bool {
-        ProcessInfo.processInfo.environment["KEYCHAINKIT_SESSION_KEYRING"]?.lowercased() != "off"
-            && KernelKeyring.isAvailable
+        // getenv, not ProcessInfo's dictionary: this is asked on every keychain call.
+        guard KernelKeyring.isAvailable else { return false }
+        guard let value = getenv("KEYCHAINKIT_SESSION_KEYRING") else { return true }
+        return String(cString: value).lowercased() != "off"
+    }
+
+    /// Whether `entry` of `database` is in the keyring now (not expired, revoked or withdrawn).
+    public static func isPublished(_ entry: Entry, of database: KeychainDatabase) -> Bool {
+        KernelKeyring.contains(description(of: entry, keychainID: database.keychainID))
     }
 
     /// The key description of `entry` for the keychain `keychainID`.
@@ -227,6 +237,9 @@ enum KernelKeyring {
         return true
     }
 
+    /// Whether the key exists and can be found (not expired or revoked).
+    static func contains(_ description: String) -> Bool { search(description) != nil }
+
     /// The key's payload, or nil if there is no readable key.
     static func read(_ description: String) -> [UInt8]? {
         guard let id = search(description) else { return nil }
@@ -252,6 +265,8 @@ enum KernelKeyring {
     static var isAvailable: Bool { false }
     /// Unavailable: nothing is stored.
     static func store(_ description: String, payload: [UInt8], timeoutSeconds: Int) -> Bool { false }
+    /// Unavailable: nothing is found.
+    static func contains(_ description: String) -> Bool { false }
     /// Unavailable: nothing is found.
     static func read(_ description: String) -> [UInt8]? { nil }
     /// Unavailable: nothing to remove.

@@ -15,8 +15,9 @@ public final class SecKeychain: Hashable, @unchecked Sendable, CustomStringConve
     /// default keychain, which is created on first use).
     func database(createIfMissing: Bool = false) throws(KeychainStoreError) -> KeychainDatabase {
         let registry = KeychainRegistry.shared
-        if let open = registry.openDatabase(at: path) { return open }
-        if path == registry.defaultKeychainPath { return try registry.database(at: path) }
+        // An open keychain also goes through `database(at:)`, which brings its lock state up to
+        // date with the session's.
+        if registry.openDatabase(at: path) != nil || path == registry.defaultKeychainPath { return try registry.database(at: path) }
         guard FileManager.default.fileExists(atPath: path) || createIfMissing else {
             throw .unusableKeychain("no such keychain")
         }
@@ -96,7 +97,7 @@ public func SecKeychainCreate(
         options.createIfMissing = true
         let database = try KeychainDatabase.open(path: path, password: KeychainServicesPortable.password(passwordLength, password), options: options)
         KeychainRegistry.shared.register(database)
-        try SessionKeyring.publish(database)
+        if try SessionKeyring.publish(database) { KeychainRegistry.shared.markUnlockSharedWithSession(database) }
         keychain.pointee = SecKeychain(path: path)
         return errSecSuccess
     } catch {
@@ -169,7 +170,7 @@ public func SecKeychainUnlock(
         } else {
             try database.unlock(password: nil)
         }
-        try SessionKeyring.publish(database)
+        if try SessionKeyring.publish(database) { KeychainRegistry.shared.markUnlockSharedWithSession(database) }
         return errSecSuccess
     } catch {
         return status(error)

@@ -145,6 +145,14 @@ public final class KeychainDatabase: @unchecked Sendable {
         }
     }
 
+    /// Whether the "when unlocked" classes are unavailable because the keychain is locked (always
+    /// false for a keychain without a password). Reads no file: cheap enough for every call.
+    public var isLocked: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return keybag.hasPassword && !keybag.isUnlocked
+    }
+
     /// Unlocks with the password (`nil` or empty for a keychain without one).
     /// A wrong password costs a full KDF run and changes nothing on disk.
     public func unlock(password: Data?) throws(KeychainStoreError) {
