@@ -90,14 +90,17 @@ let package = Package(
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
         // Black-box tests that run the built keychainctl and docker-credential-keychainkit.
-        .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit"]),
+        // Test support shared by two test targets (a regular target: test targets cannot depend on each other).
+        .target(name: "PseudoTerminalSupport", path: "Tests/Support/PseudoTerminal"),
+        .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport"]),
         // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["KeychainStore", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
-        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "keychainctl"]),
+        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "keychainctl",
+                                                                  "PseudoTerminalSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(
             name: "KeychainKitTests",

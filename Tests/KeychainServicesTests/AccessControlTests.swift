@@ -2,6 +2,7 @@ import Foundation
 import KeychainEngine
 import KeychainServices
 import KeychainStore
+import PseudoTerminalSupport
 import Testing
 
 /// Access control enforced on Linux, through the engine with an explicit prompt configuration

@@ -1,7 +1,4 @@
 import ArgumentParser
-import CredentialStore
-import Foundation
-import KeychainServices
 
 /// `add-generic-password -a account -s service [-l label] [-j comment] [-U] -w [password] [keychain]`.
 struct AddGenericPassword: KeychainCommand {
@@ -18,29 +15,10 @@ struct AddGenericPassword: KeychainCommand {
 
     @OptionGroup var attributes: GenericPasswordAttributes
 
-    @Option(name: .customShort("w"), help: ArgumentHelp("The password (visible to other processes: prefer -w last, without a value).", valueName: "password"))
-    var password: String?
-
-    @Flag(name: .customLong(SecretArguments.readFlag), help: .hidden)
-    var readPassword = false
-
-    @Flag(name: .customShort("U"), help: "Update the item if it already exists.")
-    var update = false
-
-    @Option(help: "When the item can be read.")
-    var accessible: Accessibility?
-
-    @Argument(help: "The keychain file (default: the default keychain).")
-    var keychain: String?
+    @OptionGroup var options: NewPasswordOptions
 
     func execute() throws {
-        let target = try KeychainTarget.open(keychain)
-        var secret = try SecretArguments.resolve(value: password, read: readPassword, option: "-w",
-                                                 prompt: "password data for new item: ")
-        defer { secret?.wipe() }
-        var item = attributes.dictionary
-        if attributes.label == nil, let service = attributes.service { item[kSecAttrLabel as String] = service }
-        try ItemWriter.add(item, secret: secret, accessible: accessible, update: update,
-                           primaryKey: attributes.primaryKey, changes: attributes.changes, in: target)
+        try options.add(attributes.dictionary, defaultLabel: attributes.service,
+                        primaryKey: attributes.primaryKey, changes: attributes.changes)
     }
 }

@@ -1,10 +1,15 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// A pseudo-terminal whose user side a real pinentry program draws on, and whose controlling
-/// side the test reads (to wait for the prompt) and writes (to type an answer).
-final class PseudoTerminal: @unchecked Sendable {
-    let controller: Int32
-    let devicePath: String
+/// A pseudo-terminal for tests: a real program (pinentry-tty, keychainctl) draws on its terminal
+/// side as if a person sat at it, and the test reads the controlling side (to wait for a prompt)
+/// and writes it (to type an answer). Shared by the KeychainServices and keychainctl tests.
+public final class PseudoTerminal: @unchecked Sendable {
+    private let controller: Int32
+    /// The terminal side's device (`/dev/pts/N`), for a program to open as its terminal.
+    public let devicePath: String
     private var terminalSide: Int32 = -1
     private let lock = NSLock()
     private var screen = Data()
@@ -13,7 +18,8 @@ final class PseudoTerminal: @unchecked Sendable {
     private static let setLock: UInt = 0x4004_5431
     private static let getNumber: UInt = 0x8004_5430
 
-    init() throws {
+    /// Opens a new pseudo-terminal and starts recording what is drawn on it.
+    public init() throws {
         // posix_openpt/ptsname are hidden by the Glibc module; the ioctls are what they wrap.
         controller = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: Int32 = 0
@@ -44,11 +50,11 @@ final class PseudoTerminal: @unchecked Sendable {
         close(controller)
     }
 
-    /// Everything drawn so far.
-    var text: String { lock.withLock { String(decoding: screen, as: UTF8.self) } }
+    /// Everything drawn so far (output, prompts and any echo).
+    public var text: String { lock.withLock { String(decoding: screen, as: UTF8.self) } }
 
     /// Waits (up to 10 s) until the screen has shown `marker` `occurrence` times, then types `input`.
-    func answer(after marker: String, occurrence: Int = 1, with input: String) -> Bool {
+    public func answer(after marker: String, occurrence: Int = 1, with input: String) -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if text.components(separatedBy: marker).count - 1 >= occurrence {

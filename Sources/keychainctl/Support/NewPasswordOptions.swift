@@ -1,0 +1,36 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+import KeychainServices
+
+/// The options `add-generic-password` and `add-internet-password` share besides the item's
+/// attributes: the password, `-U`, `--accessible` and the keychain, and the add itself.
+struct NewPasswordOptions: ParsableArguments {
+    @Option(name: .customShort("w"), help: ArgumentHelp("The password (visible to other processes: prefer -w last, without a value).", valueName: "password"))
+    var password: String?
+
+    @Flag(name: .customLong(SecretArguments.readFlag), help: .hidden)
+    var readPassword = false
+
+    @Flag(name: .customShort("U"), help: "Update the item if it already exists.")
+    var update = false
+
+    @Option(help: "When the item can be read.")
+    var accessible: Accessibility?
+
+    @Argument(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    /// Adds `item` (labelled `defaultLabel` when it has no label) with the password from `-w`, the
+    /// prompt or standard input; with `-U` an existing item with `primaryKey` gets `changes` instead.
+    func add(_ item: [String: Any], defaultLabel: String?, primaryKey: [String: Any], changes: [String: Any]) throws {
+        let target = try KeychainTarget.open(keychain)
+        var secret = try SecretArguments.resolve(value: password, read: readPassword, option: "-w",
+                                                 prompt: "password data for new item: ")
+        defer { secret?.wipe() }
+        var item = item
+        if item[kSecAttrLabel as String] == nil, let defaultLabel { item[kSecAttrLabel as String] = defaultLabel }
+        try ItemWriter.add(item, secret: secret, accessible: accessible, update: update,
+                           primaryKey: primaryKey, changes: changes, in: target)
+    }
+}
