@@ -190,13 +190,16 @@ public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: Uns
     }
 }
 
-/// Apple (macOS): `SecKeychainDelete`: removes the keychain file and its WAL files, and its
-/// shared unlock from the kernel keyring.
+/// Apple (macOS): `SecKeychainDelete`: removes the keychain file and its WAL files, its shared
+/// unlock from the kernel keyring and, last, its rollback anchor if it has one.
 public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     guard let keychain = keychainOrArray else { return errSecInvalidKeychain }
     guard FileManager.default.fileExists(atPath: keychain.path) else { return errSecNoSuchKeychain }
+    var anchorPath: String?
     do {
-        SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: try keychain.database())
+        let database = try keychain.database()
+        SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database)
+        anchorPath = database.rollbackAnchorPath
     } catch {
         // A file that cannot be opened has no readable keychain id, so nothing of it can be
         // adopted either; deleting it is still what the caller asked for.
@@ -208,6 +211,10 @@ public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
         } catch {
             return errSecIO
         }
+    }
+    // Only once the file is gone: an anchor must not disappear while its keychain still exists.
+    if let anchorPath, FileManager.default.fileExists(atPath: anchorPath) {
+        do { try FileManager.default.removeItem(atPath: anchorPath) } catch { return errSecIO }
     }
     return errSecSuccess
 }

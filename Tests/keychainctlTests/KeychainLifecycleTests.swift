@@ -206,6 +206,9 @@ struct KeychainLifecycleTests {
             #expect(accepted.status == 0 && accepted.stdout == "one\n")
             #expect(try sandbox.keychainctl(["find-generic-password", "-a", "second"], environment: anchored).status == 44,
                     "the second item was written after the copy")
+            // delete-keychain removes the keychain's anchor too.
+            #expect(try sandbox.keychainctl(["delete-keychain", sandbox.keychainPath], environment: anchored).status == 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: anchors).isEmpty)
         }
     }
 }

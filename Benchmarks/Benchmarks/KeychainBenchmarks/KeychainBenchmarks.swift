@@ -6,6 +6,7 @@
 import Benchmark
 import BenchSupport
 import Foundation
+import KeychainEngine
 import KeychainKit
 import KeychainServices
 
@@ -155,6 +156,47 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.startMeasurement()
             check(SecItemDelete(itemQuery(account) as CFDictionary), "SecItemDelete")
             benchmark.stopMeasurement()
+        }
+    }
+
+    // MARK: What the options cost (1k items): a rollback anchor, and following the session's lock state
+
+    // As "SecItemAdd @ 1000", on a keychain opened with a rollback anchor: each add also checks and
+    // writes the generation seal in its transaction, then raises the anchor file under flock.
+    Benchmark("SecItemAdd, rollback anchor @ 1000", configuration: .init(
+        metrics: itemMetrics, timeUnits: .nanoseconds, warmupIterations: 50, maxDuration: .seconds(2), maxIterations: 1_000,
+        setup: {
+            BenchFixture.configureProcess()
+            keychain = try BenchFixture.openKeychain(items: 1_000, rollbackAnchor: true)
+        }, teardown: { closeKeychain() })) { benchmark in
+        serial += 1
+        let account = "new-\(serial)"
+        let data = BenchFixture.secret()
+        benchmark.startMeasurement()
+        check(SecItemAdd(BenchFixture.addQuery(account: account, data: data) as CFDictionary, nil), "SecItemAdd")
+        benchmark.stopMeasurement()
+        delete(account)
+    }
+
+    // As "SecItemCopyMatching hit @ 1000", with the unlock shared through the kernel keyring:
+    // every call first checks that the session's unlock still exists (one keyctl search).
+    Benchmark("SecItemCopyMatching hit, session unlock @ 1000", configuration: .init(
+        metrics: itemMetrics, timeUnits: .nanoseconds, warmupIterations: 200, maxDuration: .seconds(1), maxIterations: 5_000,
+        setup: {
+            try openKeychain(1_000)
+            setenv("KEYCHAINKIT_SESSION_KEYRING", "on", 1)
+            guard let database = keychain?.database, try SessionKeyring.publish(database) else {
+                throw BenchError("the kernel keyring refused the unlock")
+            }
+            KeychainRegistry.shared.markUnlockSharedWithSession(database)
+        }, teardown: {
+            if let database = keychain?.database { SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database) }
+            closeKeychain()
+        })) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let (status, result) = copyMatching(BenchFixture.account(random.next(below: 1_000)))
+            check(status, "SecItemCopyMatching")
+            blackHole(result)
         }
     }
 

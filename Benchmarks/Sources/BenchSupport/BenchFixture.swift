@@ -72,9 +72,9 @@ public enum BenchFixture {
         KeychainRegistry.shared.setAccessGroups([accessGroup])
     }
 
-    static func options(calibratedKDF: Bool = false) -> KeychainDatabase.Options {
+    static func options(calibratedKDF: Bool = false, rollbackAnchorDirectory: String? = nil) -> KeychainDatabase.Options {
         KeychainDatabase.Options(deviceKeyPath: deviceKeyPath, newKeychainKDF: calibratedKDF ? nil : .testing(),
-                                 allowTestingKDF: true, createIfMissing: true)
+                                 allowTestingKDF: true, createIfMissing: true, rollbackAnchorDirectory: rollbackAnchorDirectory)
     }
 
     /// The add dictionary of item `index`, as an app would pass it to `SecItemAdd`.
@@ -143,14 +143,18 @@ public enum BenchFixture {
 
     /// A fresh copy of the `count`-item template, opened (unlocked with its password) and
     /// registered as this process's default keychain, so `SecItem*` and `Keychain` use it.
-    public static func openKeychain(items count: Int) throws -> OpenKeychain {
+    /// With `rollbackAnchor`, the copy is opened with a rollback anchor of its own (enrolled at
+    /// this open), so every write also seals a generation and raises the anchor.
+    public static func openKeychain(items count: Int, rollbackAnchor: Bool = false) throws -> OpenKeychain {
         let template = try template(items: count)
         let path = workDirectory + "/run-\(count)-\(getpid()).keychain-db"
         try copyKeychain(template, to: path)
-        let database = try KeychainDatabase.open(path: path, password: password, options: options())
+        let anchors = rollbackAnchor ? workDirectory + "/anchors-\(getpid())" : nil
+        let database = try KeychainDatabase.open(path: path, password: password,
+                                                 options: options(rollbackAnchorDirectory: anchors))
         KeychainRegistry.shared.register(database)
         KeychainRegistry.shared.setDefaultKeychainPath(path)
-        return OpenKeychain(path: path, database: database, count: count)
+        return OpenKeychain(path: path, database: database, count: count, anchorDirectory: anchors)
     }
 
     /// A second, independent handle on the keychain file at `path` (its own SQLite connection),
@@ -179,11 +183,14 @@ public struct OpenKeychain {
     public let path: String
     public let database: KeychainDatabase
     public let count: Int
+    /// The rollback anchor's directory, if the keychain was opened with one.
+    public let anchorDirectory: String?
 
-    /// Forgets the keychain and deletes its files.
+    /// Forgets the keychain and deletes its files (and its anchor).
     public func remove() {
         KeychainRegistry.shared.forget(path: path)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        if let anchorDirectory { try? FileManager.default.removeItem(atPath: anchorDirectory) }
     }
 }
 

@@ -15,6 +15,9 @@ import Foundation
 /// What it does not detect (docs/ARCHITECTURE.md): rows spliced from an older copy into the
 /// current file under the current seal — the seal covers the key hierarchy, not every item.
 extension KeychainDatabase {
+    /// The rollback anchor file this handle keeps up to date, or nil when it has none.
+    public var rollbackAnchorPath: String? { rollbackAnchor?.path }
+
     /// The meta key of the generation seal: generation (UInt64, big-endian) then the 32-byte tag.
     static let generationSealKey = "generation_seal"
 
