@@ -74,7 +74,7 @@ public enum SessionKeyring {
 
     /// The key description of `entry` for the keychain `keychainID`.
     public static func description(of entry: Entry, keychainID: Data) -> String {
-        "keychainkit:" + keychainID.map { String(format: "%02x", $0) }.joined() + ":" + entry.rawValue
+        "keychainkit:" + HexEncoding.string(keychainID) + ":" + entry.rawValue
     }
 
     /// Publishes the class keys `database` has available now (after an unlock). A keychain without

@@ -53,10 +53,11 @@ extension KeychainDatabase {
         do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
         do throws(KeychainStoreError) {
             var generation: UInt64 = 1
-            if let stored = try readGenerationSeal(), isValidSeal(stored, digest: try protectedStateDigest(), anchor) {
+            let digest = try protectedStateDigest()
+            if let stored = try readGenerationSeal(), isValidSeal(stored, digest: digest, anchor) {
                 generation = stored.generation
             } else {
-                try writeGenerationSeal(generation, anchor)
+                try writeGenerationSeal(generation, digest: digest, anchor)
             }
             do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
             try anchor.advance(to: generation)
@@ -69,24 +70,39 @@ extension KeychainDatabase {
         rollbackAnchor = anchor
     }
 
+    /// The generation and key-hierarchy digest a write transaction starts from.
+    struct SealedState {
+        var generation: UInt64
+        var digest: Data
+    }
+
     /// Inside a write transaction: the current generation, after checking its seal (the file may
     /// have been edited since this handle opened it).
-    func verifiedGeneration(_ anchor: RollbackAnchor) throws(KeychainStoreError) -> UInt64 {
+    func verifiedState(_ anchor: RollbackAnchor) throws(KeychainStoreError) -> SealedState {
         guard let stored = try readGenerationSeal() else {
             throw .rolledBack("its generation seal disappeared while it was open")
         }
-        guard isValidSeal(stored, digest: try protectedStateDigest(), anchor) else {
+        let digest = try protectedStateDigest()
+        guard isValidSeal(stored, digest: digest, anchor) else {
             throw .undecodable("the keychain's generation seal")
         }
-        return stored.generation
+        return SealedState(generation: stored.generation, digest: digest)
     }
 
-    /// Inside a write transaction, after its changes: records `generation` sealed over the key
-    /// hierarchy as the transaction leaves it.
-    func writeGenerationSeal(_ generation: UInt64, _ anchor: RollbackAnchor) throws(KeychainStoreError) {
+    /// Inside a write transaction, after its changes: records the next generation sealed over the
+    /// key hierarchy as the transaction leaves it — recomputed only when the transaction changed
+    /// it (a password change); item writes leave it as `state` found it.
+    func sealNextGeneration(after state: SealedState, keyHierarchyChanged: Bool,
+                            _ anchor: RollbackAnchor) throws(KeychainStoreError) -> UInt64 {
+        let digest = keyHierarchyChanged ? try protectedStateDigest() : state.digest
+        try writeGenerationSeal(state.generation + 1, digest: digest, anchor)
+        return state.generation + 1
+    }
+
+    private func writeGenerationSeal(_ generation: UInt64, digest: Data, _ anchor: RollbackAnchor) throws(KeychainStoreError) {
         var value = Data()
         value.appendBigEndian(generation)
-        value.append(sealTag(generation: generation, digest: try protectedStateDigest(), anchor))
+        value.append(sealTag(generation: generation, digest: digest, anchor))
         try writeMeta(Self.generationSealKey, value)
     }
 
@@ -147,12 +163,29 @@ extension KeychainDatabase {
             absorb(Data(protection.rawValue.utf8))
             absorb(entries[protection]?.encoded ?? Data())
         }
-        for key in [Schema.MetaKey.formatVersion, Schema.MetaKey.keychainID, Schema.MetaKey.fileKey,
-                    Schema.MetaKey.passwordKDF, Schema.MetaKey.deviceKeyID] {
+        let covered = [Schema.MetaKey.formatVersion, Schema.MetaKey.keychainID, Schema.MetaKey.fileKey,
+                       Schema.MetaKey.passwordKDF, Schema.MetaKey.deviceKeyID]
+        let meta = try readMetaValues(covered)
+        for key in covered {
             absorb(Data(key.utf8))
-            if let value = try readMeta(key) { absorb(Data([1]) + value) } else { absorb(Data([0])) }
+            if let value = meta[key] { absorb(Data([1]) + value) } else { absorb(Data([0])) }
         }
         return Data(hasher.finalize())
+    }
+
+    /// The `meta` values of `keys` that exist, in one query.
+    private func readMetaValues(_ keys: [String]) throws(KeychainStoreError) -> [String: Data] {
+        let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+        do {
+            let rows = try connection.query("SELECT key, value FROM meta WHERE key IN (\(placeholders))", keys.map { .text($0) }) {
+                ($0.text(0) ?? "", $0.blob(1))
+            }
+            return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        } catch let error as SQLiteError {
+            throw Bootstrap.fileError(error)
+        } catch {
+            throw .internalFailure("metadata read")
+        }
     }
 
     /// Runs `body` inside one read transaction, so that its reads see a single committed state

@@ -56,6 +56,7 @@ public final class KeychainDatabase: @unchecked Sendable {
         self.connection = connection
         self.keybag = keybag
         self.indexKey = BlindIndexKey(keybag.blindIndexKey)
+        self.keychainID = keybag.keychainID  // fixed for the file's life; read without the lock
         self.options = options
     }
 
@@ -275,7 +276,7 @@ public final class KeychainDatabase: @unchecked Sendable {
             }
             var updated = keybag
             updated.passwordKDF = newKDF
-            try transaction { () throws(KeychainStoreError) in
+            try transaction(changesKeyHierarchy: true) { () throws(KeychainStoreError) in
                 try refuseKeybagChangeWithoutAnchor()
                 for (protection, key) in keys where protection.isPasswordProtected {
                     let wrapped = try updated.wrap(key, for: protection, passwordKey: newPasswordKey)
@@ -315,7 +316,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     public var allowsTestingKDF: Bool { options.allowTestingKDF }
 
     /// The keychain's random identity (used to name its entries in the session cache).
-    public var keychainID: Data { keybag.keychainID }
+    public let keychainID: Data
 
     // MARK: Serialisation helpers
 
@@ -337,14 +338,18 @@ public final class KeychainDatabase: @unchecked Sendable {
     /// Runs `body` in one immediate (write-locking) transaction, rolled back on any error. With a
     /// rollback anchor, the transaction also checks the file's generation seal and commits the
     /// next generation with it; the anchor itself is advanced after the commit.
-    func transaction<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
+    /// `changesKeyHierarchy`: the body rewrites keybag rows or KDF parameters (what the seal covers).
+    func transaction<T>(changesKeyHierarchy: Bool = false, _ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
         do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
         do throws(KeychainStoreError) {
-            let generation = try rollbackAnchor.map { anchor throws(KeychainStoreError) in try verifiedGeneration(anchor) }
+            let state = try rollbackAnchor.map { anchor throws(KeychainStoreError) in try verifiedState(anchor) }
             let result = try body()
-            if let anchor = rollbackAnchor, let generation { try writeGenerationSeal(generation + 1, anchor) }
+            var generation: UInt64?
+            if let anchor = rollbackAnchor, let state {
+                generation = try sealNextGeneration(after: state, keyHierarchyChanged: changesKeyHierarchy, anchor)
+            }
             do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
-            if let anchor = rollbackAnchor, let generation { advanceAfterCommit(anchor, to: generation + 1) }
+            if let anchor = rollbackAnchor, let generation { advanceAfterCommit(anchor, to: generation) }
             return result
         } catch {
             if connection.isInTransaction {

@@ -18,13 +18,25 @@ import Musl
 ///
 /// Layout (72 bytes): magic `KKANCHR1`, keychain id (16), anchor key (32), generation (UInt64,
 /// big-endian) and its bitwise complement, so a damaged generation is recognised rather than trusted.
-struct RollbackAnchor {
+final class RollbackAnchor: @unchecked Sendable {
     /// Where the anchor lives: `<directory>/<keychain id in hex>.anchor`.
     let path: String
     /// The key that authenticates the generation seal inside the keychain file.
     let key: SymmetricKey
     /// The highest generation recorded when the anchor was read.
     let generation: UInt64
+    /// Kept open for the handle's lifetime: raising the generation after each commit then costs a
+    /// lock, a read and a write, not an open and a close as well.
+    private let descriptor: Int32
+
+    private init(path: String, key: SymmetricKey, generation: UInt64, descriptor: Int32) {
+        self.path = path
+        self.key = key
+        self.generation = generation
+        self.descriptor = descriptor
+    }
+
+    deinit { IOSeam.close(descriptor) }
 
     private static let magic = Data("KKANCHR1".utf8)
     private static let generationOffset = 56
@@ -32,7 +44,7 @@ struct RollbackAnchor {
 
     /// The anchor file's path for a keychain.
     static func path(directory: String, keychainID: Data) -> String {
-        directory + "/" + keychainID.map { String(format: "%02x", $0) }.joined() + ".anchor"
+        directory + "/" + HexEncoding.string(keychainID) + ".anchor"
     }
 
     /// Reads the anchor of `keychainID` in `directory`, creating it (generation 0, a new random
@@ -56,7 +68,9 @@ struct RollbackAnchor {
         guard let generation = decodeGeneration(Data(bytes[generationOffset..<size])) else {
             throw .unusableKeychain("the rollback anchor \(path) has a damaged generation")
         }
-        return RollbackAnchor(path: path, key: SymmetricKey(data: bytes[24..<56]), generation: generation)
+        let descriptor = IOSeam.open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SecureFile.failure(errno, "cannot open \(path)") }
+        return RollbackAnchor(path: path, key: SymmetricKey(data: bytes[24..<56]), generation: generation, descriptor: descriptor)
     }
 
     /// Raises the recorded generation to `generation` (never lowers it), under an exclusive
@@ -67,10 +81,9 @@ struct RollbackAnchor {
     /// loss it may lag by the last writes, which weakens detection for those writes and never
     /// refuses a genuine file.
     func advance(to generation: UInt64) throws(KeychainStoreError) {
-        let fd = IOSeam.open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw SecureFile.failure(errno, "cannot open \(path)") }
-        defer { IOSeam.close(fd) }
+        let fd = descriptor
         guard IOSeam.flock(fd, LOCK_EX) == 0 else { throw SecureFile.failure(errno, "cannot lock \(path)") }
+        defer { _ = IOSeam.flock(fd, LOCK_UN) }
         var stored = Data(count: 16)
         let count = stored.withUnsafeMutableBytes { IOSeam.pread(fd, $0.baseAddress, 16, off_t(Self.generationOffset)) }
         guard count == 16 else { throw SecureFile.failure(count < 0 ? errno : EIO, "cannot read \(path)") }
