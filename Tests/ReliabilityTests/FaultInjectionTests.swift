@@ -190,12 +190,37 @@ struct FaultInjectionTests {
         }
     }
 
+    /// The anchor directory's files (anchored runs): saved after the template is made and put back
+    /// before every run, since each run starts again from the template's generation.
+    static func anchorFiles(_ scratch: Scratch) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: scratch.anchorDirectory) {
+            files[name] = try Data(contentsOf: URL(fileURLWithPath: scratch.anchorDirectory + "/" + name))
+        }
+        return files
+    }
+
+    static func restoreAnchorFiles(_ files: [String: Data], in scratch: Scratch) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: scratch.anchorDirectory) {
+            try FileManager.default.removeItem(atPath: scratch.anchorDirectory + "/" + name)
+        }
+        for (name, contents) in files {
+            guard FileManager.default.createFile(atPath: scratch.anchorDirectory + "/" + name, contents: contents,
+                                                 attributes: [.posixPermissions: 0o600])
+            else { throw CocoaError(.fileWriteUnknown) }
+        }
+    }
+
     @Test("EIO, ENOSPC, EINTR and SQLITE_BUSY at the Nth call of every operation: Apple's status, all or nothing, earlier items intact",
-          arguments: FaultPlan.Kind.allCases)
-    func everyCall(kind: FaultPlan.Kind) throws {
-        let scratch = try Scratch("faults-\(kind.rawValue)")
+          arguments: FaultPlan.Kind.allCases, [false, true])
+    func everyCall(kind: FaultPlan.Kind, anchored: Bool) throws {
+        // Anchored: the same sweep with a rollback anchor, whose file I/O (open, read, flock,
+        // write) is faulted too; a failure after the commit must leave status 0 and the new state.
+        let scratch = try Scratch("faults-\(kind.rawValue)\(anchored ? "-anchored" : "")")
         defer { scratch.remove() }
+        if anchored { try scratch.anchor() }
         let template = try Self.template(in: scratch)
+        let templateAnchors = anchored ? try Self.anchorFiles(scratch) : [:]
         let start = ContinuousClock.now
         var runs = 0, failedRuns = 0, statuses: [Int32: Int] = [:], maximumN = 0
         let modes: [FaultPlan.Mode] = kind == .eintr ? [.transient, .burst] : [.transient, .persistent]
@@ -208,6 +233,7 @@ struct FaultInjectionTests {
                     if operation != .create {
                         try FileManager.default.copyItem(atPath: template, toPath: path)
                     }
+                    if anchored { try Self.restoreAnchorFiles(templateAnchors, in: scratch) }
                     let database = operation == .create || operation == .open ? nil : try KeychainDatabase.open(
                         path: path, password: TortureValues.password(generation: 0), options: scratch.options)
                     let plan = FaultPlan(kind: kind, mode: mode, target: target)
@@ -250,7 +276,7 @@ struct FaultInjectionTests {
                 }
             }
         }
-        Reliability.figure("faults-\(kind.rawValue)", ["runs": runs, "failed_runs": failedRuns, "largest_N": maximumN,
+        Reliability.figure("faults-\(kind.rawValue)\(anchored ? "-anchored" : "")", ["runs": runs, "failed_runs": failedRuns, "largest_N": maximumN,
                                                         "statuses": statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","),
                                                         "seconds": Reliability.seconds(since: start)])
         #expect(runs > Operation.allCases.count * modes.count, "faults were injected")
