@@ -12,6 +12,9 @@ import Glibc
 final class FaultPlan {
     enum Kind: String, CaseIterable {
         case eio = "EIO", enospc = "ENOSPC", eintr = "EINTR", busy = "SQLITE_BUSY"
+        /// EIO from `fsync` inside SQLite (its `xSync`, through `SyncFaultVFS`): the one fault after
+        /// which a write may or may not have happened.
+        case fsync = "fsync-EIO"
     }
 
     enum Mode: String {
@@ -55,6 +58,8 @@ final class FaultPlan {
             return Self.systemCalls.contains(call) ? .errno(EINTR) : nil
         case .busy:
             return [IOSeam.Call.sqliteExec, .sqliteStep, .sqlitePrepare].contains(call) ? .sqlite(SQLITE_BUSY) : nil
+        case .fsync:
+            return call == .vfsSync ? .errno(EIO) : nil
         }
     }
 
@@ -187,6 +192,7 @@ struct FaultInjectionTests {
             return firstCall == .vfsOpen ? [-34, -36] : [-34]  // errSecDiskFull
         case .eintr: return []  // retried, never surfaced
         case .busy: return [-36]  // errSecIO: the keychain stayed busy
+        case .fsync: return [-36]  // errSecIO (SQLITE_IOERR_FSYNC)
         }
     }
 
@@ -223,6 +229,7 @@ struct FaultInjectionTests {
         let templateAnchors = anchored ? try Self.anchorFiles(scratch) : [:]
         let start = ContinuousClock.now
         var runs = 0, failedRuns = 0, statuses: [Int32: Int] = [:], maximumN = 0
+        var failedButApplied = 0  // fsync only: errSecIO, yet the write is there
         let modes: [FaultPlan.Mode] = kind == .eintr ? [.transient, .burst] : [.transient, .persistent]
         for operation in Operation.allCases {
             for mode in modes {
@@ -249,7 +256,18 @@ struct FaultInjectionTests {
                         failedRuns += 1
                         #expect(Self.allowedFailures(kind, firstCall: plan.injected.first).contains(status), "\(context): status \(status)")
                     }
-                    let wanted = status == 0 ? after : before
+                    var wanted = status == 0 ? after : before
+                    if kind == .fsync && status != 0 {
+                        // The frames reached the WAL before the failed sync: the write may be there. It
+                        // must then be whole, and every handle must agree (checked below).
+                        let applied = KeychainState(items: try Self.state(try KeychainDatabase.open(
+                            path: path, password: TortureValues.password(generation: Self.generation(of: path, scratch: scratch) ?? 0),
+                            options: scratch.options)), generation: Self.generation(of: path, scratch: scratch))
+                        if applied == after && operation != .create && operation != .open {
+                            wanted = after
+                            failedButApplied += 1
+                        }
+                    }
                     // The handle that saw the fault (if any) and a fresh one agree with the outcome.
                     if let handle, operation != .create, operation != .open {
                         let seen = KeychainState(items: try Self.state(handle),
@@ -277,6 +295,7 @@ struct FaultInjectionTests {
             }
         }
         Reliability.figure("faults-\(kind.rawValue)\(anchored ? "-anchored" : "")", ["runs": runs, "failed_runs": failedRuns, "largest_N": maximumN,
+                                                        "failed_but_applied": failedButApplied,
                                                         "statuses": statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","),
                                                         "seconds": Reliability.seconds(since: start)])
         #expect(runs > Operation.allCases.count * modes.count, "faults were injected")

@@ -56,6 +56,8 @@ package enum IOSeam {
         case vfsWrite
         /// `ftruncate` inside SQLite's unix VFS.
         case vfsTruncate
+        /// `xSync` (the `fsync`/`fdatasync` of the unix VFS), through `SyncFaultVFS`.
+        case vfsSync
         /// One scrypt derivation of a password key (an event; no fault applies).
         case kdfDerivation
         /// One item row decrypted (an event; no fault applies).
@@ -269,7 +271,7 @@ private func system_close(_ fd: Int32) -> Int32 { close(fd) }
 /// Replaces, once per process, the system calls SQLite's unix VFS makes for file I/O with
 /// versions that consult the calling thread's observer and otherwise call SQLite's originals.
 /// SQLite retries `EINTR` itself and maps `ENOSPC` to `SQLITE_FULL`, other errors to
-/// `SQLITE_IOERR_*`. (`fsync` is not in SQLite's replaceable table; see docs/RELIABILITY.md.)
+/// `SQLITE_IOERR_*`. `fsync` is not in SQLite's replaceable table: `SyncFaultVFS` covers it.
 extension IOSeam {
     fileprivate typealias OpenCall = @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> Int32
     fileprivate typealias ReadCall = @convention(c) (Int32, UnsafeMutableRawPointer?, Int) -> Int
@@ -317,6 +319,7 @@ extension IOSeam {
         replace("pwrite", seamPwrite as PwriteCall, if: originals.pwrite)
         replace("pwrite64", seamPwrite64 as PwriteCall, if: originals.pwrite64)
         replace("ftruncate", seamFtruncate as TruncateCall, if: originals.ftruncate)
+        SyncFaultVFS.register()
     }()
 
     /// Installs the replacements (idempotent; the first SQLite connection of the process does it).
