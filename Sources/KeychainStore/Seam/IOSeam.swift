@@ -11,7 +11,8 @@ import Darwin
 /// The single seam through which the keychain reaches the outside world: every SQLite C call
 /// `SQLiteConnection` makes, every file-system call `SecureFile` makes, and — once a test installs
 /// an observer — the read/write/open system calls SQLite's own unix VFS makes (replaced through
-/// `sqlite3_vfs.xSetSystemCall`, SQLite's documented hook for exactly this). It follows
+/// `sqlite3_vfs.xSetSystemCall`, SQLite's documented hook for exactly this) and its `fsync`
+/// (through the forwarding `SyncFaultVFS`), and the rollback anchor's file calls. It follows
 /// swift-system's mockable syscalls: thin wrappers (`IOSeam.step`, `IOSeam.open`, …) that call
 /// the real function directly, and that in builds with `KEYCHAINKIT_FAULT_INJECTION` (debug
 /// builds only, see Package.swift) first ask an observer installed *on the calling thread*
