@@ -36,9 +36,9 @@ struct SplitMix64 {
     }
 }
 
-func openKeychain(_ items: Int) throws {
+func openKeychain(_ items: Int, rollbackAnchor: Bool = false) throws {
     BenchFixture.configureProcess()
-    keychain = try BenchFixture.openKeychain(items: items)
+    keychain = try BenchFixture.openKeychain(items: items, rollbackAnchor: rollbackAnchor)
 }
 
 func closeKeychain() {
@@ -84,6 +84,18 @@ func delete(_ account: String) {
     check(SecItemDelete(itemQuery(account) as CFDictionary), "SecItemDelete")
 }
 
+/// One sample = one durable SecItemAdd of a new item; the item is deleted afterwards, outside
+/// the measurement, so the keychain keeps its size.
+func measureOneAdd(_ benchmark: Benchmark) {
+    serial += 1
+    let account = "new-\(serial)"
+    let data = BenchFixture.secret()
+    benchmark.startMeasurement()
+    check(SecItemAdd(BenchFixture.addQuery(account: account, data: data) as CFDictionary, nil), "SecItemAdd")
+    benchmark.stopMeasurement()
+    delete(account)
+}
+
 func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
     let fields = text.split(separator: " ")
@@ -101,9 +113,9 @@ func readConfiguration(_ items: Int) -> Benchmark.Configuration {
 }
 
 /// Writes commit with an fsync each: fewer samples, same warm-up.
-func writeConfiguration(_ items: Int) -> Benchmark.Configuration {
+func writeConfiguration(_ items: Int, rollbackAnchor: Bool = false) -> Benchmark.Configuration {
     .init(metrics: itemMetrics, timeUnits: .nanoseconds, warmupIterations: 50, maxDuration: .seconds(2), maxIterations: 1_000,
-          setup: { try openKeychain(items) }, teardown: { closeKeychain() })
+          setup: { try openKeychain(items, rollbackAnchor: rollbackAnchor) }, teardown: { closeKeychain() })
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -128,17 +140,7 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
 
-        // One sample = one durable SecItemAdd of a new item; the item is deleted afterwards,
-        // outside the measurement, so the keychain keeps its size.
-        Benchmark("SecItemAdd @ \(items)", configuration: writeConfiguration(items)) { benchmark in
-            serial += 1
-            let account = "new-\(serial)"
-            let data = BenchFixture.secret()
-            benchmark.startMeasurement()
-            check(SecItemAdd(BenchFixture.addQuery(account: account, data: data) as CFDictionary, nil), "SecItemAdd")
-            benchmark.stopMeasurement()
-            delete(account)
-        }
+        Benchmark("SecItemAdd @ \(items)", configuration: writeConfiguration(items)) { benchmark in measureOneAdd(benchmark) }
 
         Benchmark("SecItemUpdate @ \(items)", configuration: writeConfiguration(items)) { benchmark in
             let query = itemQuery(BenchFixture.account(random.next(below: items)))
@@ -163,19 +165,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // As "SecItemAdd @ 1000", on a keychain opened with a rollback anchor: each add also checks and
     // writes the generation seal in its transaction, then raises the anchor file under flock.
-    Benchmark("SecItemAdd, rollback anchor @ 1000", configuration: .init(
-        metrics: itemMetrics, timeUnits: .nanoseconds, warmupIterations: 50, maxDuration: .seconds(2), maxIterations: 1_000,
-        setup: {
-            BenchFixture.configureProcess()
-            keychain = try BenchFixture.openKeychain(items: 1_000, rollbackAnchor: true)
-        }, teardown: { closeKeychain() })) { benchmark in
-        serial += 1
-        let account = "new-\(serial)"
-        let data = BenchFixture.secret()
-        benchmark.startMeasurement()
-        check(SecItemAdd(BenchFixture.addQuery(account: account, data: data) as CFDictionary, nil), "SecItemAdd")
-        benchmark.stopMeasurement()
-        delete(account)
+    Benchmark("SecItemAdd, rollback anchor @ 1000", configuration: writeConfiguration(1_000, rollbackAnchor: true)) { benchmark in
+        measureOneAdd(benchmark)
     }
 
     // As "SecItemCopyMatching hit @ 1000", with the unlock shared through the kernel keyring:
