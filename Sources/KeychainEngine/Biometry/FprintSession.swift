@@ -69,7 +69,7 @@ final class FprintSession {
         defer {
             // Best effort: fprintd also releases the reader when this connection closes, which
             // happens right after; an error here changes nothing for the caller.
-            _ = try? deviceCall(Self.deviceInterface, "Release", [])
+            do { try deviceCall(Self.deviceInterface, "Release", []) } catch {}
         }
         var result = VerifyResult.noMatch
         for _ in 0..<max(attempts, 1) {
@@ -84,7 +84,9 @@ final class FprintSession {
         var stopped = false
         defer {
             // Best effort, as for Release: stopping an attempt that already ended is harmless.
-            if !stopped { _ = try? deviceCall(Self.deviceInterface, "VerifyStop", []) }
+            if !stopped {
+                do { try deviceCall(Self.deviceInterface, "VerifyStop", []) } catch {}
+            }
         }
         while true {
             let signal = try connection.nextSignal(deadline: deadline, isCancelled: isCancelled) { message in
