@@ -25,13 +25,13 @@ extension KeychainDatabase {
     /// trusts the file as it is now) and keeps the anchor for this handle's writes.
     func checkRollbackAnchor(in directory: String) throws(KeychainStoreError) {
         let anchor = try RollbackAnchor.loadOrCreate(directory: directory, keychainID: keybag.keychainID)
-        let seal = try readSnapshot { () throws(KeychainStoreError) in
+        let (seal, digest) = try readSnapshot { () throws(KeychainStoreError) in
             (try readGenerationSeal(), try protectedStateDigest())
         }
-        guard let stored = seal.0, isValidSeal(stored, digest: seal.1, anchor) else {
+        guard let stored = seal, isValidSeal(stored, digest: digest, anchor) else {
             // Generation 0: the anchor was just created (or its creator stopped before sealing).
             guard anchor.generation == 0 else {
-                if seal.0 == nil {
+                if seal == nil {
                     throw .rolledBack("it has no generation seal, but its anchor \(anchor.path) records generation \(anchor.generation); delete the anchor to accept this file")
                 }
                 throw .undecodable("the keychain's generation seal")
@@ -48,25 +48,16 @@ extension KeychainDatabase {
     }
 
     /// Seals the file under a new anchor at generation 1 — unless another process enrolled it
-    /// under the same anchor while this one waited for the write lock.
+    /// under the same anchor while this one waited for the write lock. (`rollbackAnchor` is still
+    /// nil here, so `transaction` adds no sealing of its own.)
     private func enrol(_ anchor: RollbackAnchor) throws(KeychainStoreError) {
-        do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
-        do throws(KeychainStoreError) {
-            var generation: UInt64 = 1
+        let generation = try transaction { () throws(KeychainStoreError) -> UInt64 in
             let digest = try protectedStateDigest()
-            if let stored = try readGenerationSeal(), isValidSeal(stored, digest: digest, anchor) {
-                generation = stored.generation
-            } else {
-                try writeGenerationSeal(generation, digest: digest, anchor)
-            }
-            do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
-            try anchor.advance(to: generation)
-        } catch {
-            if connection.isInTransaction {
-                do { try connection.execute("ROLLBACK") } catch {}  // the enrolment error is the one to report
-            }
-            throw error
+            if let stored = try readGenerationSeal(), isValidSeal(stored, digest: digest, anchor) { return stored.generation }
+            try writeGenerationSeal(1, digest: digest, anchor)
+            return 1
         }
+        try anchor.advance(to: generation)
         rollbackAnchor = anchor
     }
 
