@@ -31,16 +31,6 @@ struct AccessControlTests {
         return engine.add(item).status
     }
 
-    private func read(_ engine: SecItemEngine, account: String, context: LAContext? = nil, ui: CFString? = nil) -> SecItemResult {
-        var query: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
-            kSecAttrAccount as String: account, kSecReturnData as String: true,
-        ]
-        if let context { query[kSecUseAuthenticationContext as String] = context }
-        if let ui { query[kSecUseAuthenticationUI as String] = ui }
-        return engine.copyMatching(query)
-    }
-
     @Test("application password: the secret is sealed under it; right credential reads, wrong fails -25293, none without UI -25308")
     func applicationPassword() throws {
         let engine = try engine()
@@ -53,11 +43,11 @@ struct AccessControlTests {
 
         let right = LAContext()
         right.setCredential(Data("app-password".utf8), type: .applicationPassword)
-        #expect(read(engine, account: "a", context: right).value as? Data == Data("secret-a".utf8))
+        #expect(engine.readSecret(account: "a", context: right).value as? Data == Data("secret-a".utf8))
         let wrong = LAContext()
         wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
-        #expect(read(engine, account: "a", context: wrong).status == errSecAuthFailed)
-        #expect(read(engine, account: "a").status == errSecInteractionNotAllowed, "no credential and no prompt program")
+        #expect(engine.readSecret(account: "a", context: wrong).status == errSecAuthFailed)
+        #expect(engine.readSecret(account: "a").status == errSecInteractionNotAllowed, "no credential and no prompt program")
         // Attributes need no authentication, as on Apple platforms.
         let attributes = engine.copyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "a",
                                               kSecReturnAttributes as String: true])
@@ -74,7 +64,7 @@ struct AccessControlTests {
         let context = LAContext()
         context.localizedReason = "Show the test secret"
         let typed = Thread.detachResult { terminal.answer(after: "Password:", with: "device-passcode\r") }
-        let result = read(prompting, account: "p", context: context)
+        let result = prompting.readSecret(account: "p", context: context)
         #expect(typed.value == true)
         #expect(result.status == errSecSuccess)
         #expect(result.value as? Data == Data("secret-p".utf8))
@@ -83,10 +73,10 @@ struct AccessControlTests {
         // Same keychain, no prompt program at all: the evaluated context still opens the item.
         let silent = SecItemEngine(database: prompting.database, accessGroups: AccessGroups(["app"]),
                                    authenticator: OwnerAuthenticator(pinentry: nil))
-        #expect(read(silent, account: "p", context: context).value as? Data == Data("secret-p".utf8))
-        #expect(read(silent, account: "p").status == errSecInteractionNotAllowed, "a fresh context needs a prompt")
+        #expect(silent.readSecret(account: "p", context: context).value as? Data == Data("secret-p".utf8))
+        #expect(silent.readSecret(account: "p").status == errSecInteractionNotAllowed, "a fresh context needs a prompt")
         context.invalidate()
-        #expect(read(silent, account: "p", context: context).status == errSecAuthFailed)
+        #expect(silent.readSecret(account: "p", context: context).status == errSecAuthFailed)
     }
 
     @Test("cancel at the prompt → -128; three wrong passwords → -25293")
@@ -95,13 +85,13 @@ struct AccessControlTests {
         let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
         #expect(try add(prompting, account: "p", flags: .userPresence) == errSecSuccess)
         let cancel = Thread.detachResult { terminal.answer(after: "Password:", with: "\u{04}") }
-        #expect(read(prompting, account: "p").status == errSecUserCanceled)
+        #expect(prompting.readSecret(account: "p").status == errSecUserCanceled)
         #expect(cancel.value == true)
 
         let wrong = Thread.detachResult {
             (1...3).allSatisfy { attempt in terminal.answer(after: "Password:", occurrence: 1 + attempt, with: "nope\r") }
         }
-        #expect(read(prompting, account: "p").status == errSecAuthFailed)
+        #expect(prompting.readSecret(account: "p").status == errSecAuthFailed)
         #expect(wrong.value == true)
     }
 
@@ -110,11 +100,11 @@ struct AccessControlTests {
         let terminal = try PseudoTerminal()
         let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
         #expect(try add(prompting, account: "p", flags: .devicePasscode) == errSecSuccess)
-        #expect(read(prompting, account: "p", ui: kSecUseAuthenticationUIFail).status == errSecInteractionNotAllowed)
+        #expect(prompting.readSecret(account: "p", ui: kSecUseAuthenticationUIFail).status == errSecInteractionNotAllowed)
         let noUI = LAContext()
         noUI.interactionNotAllowed = true
-        #expect(read(prompting, account: "p", context: noUI).status == errSecInteractionNotAllowed)
-        #expect(read(prompting, account: "p", ui: kSecUseAuthenticationUISkip).status == errSecItemNotFound)
+        #expect(prompting.readSecret(account: "p", context: noUI).status == errSecInteractionNotAllowed)
+        #expect(prompting.readSecret(account: "p", ui: kSecUseAuthenticationUISkip).status == errSecItemNotFound)
         #expect(terminal.text.isEmpty, "no prompt was drawn")
     }
 
@@ -126,20 +116,20 @@ struct AccessControlTests {
         var error: NSError?
         #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
         #expect(error?.code == LAError.Code.biometryNotAvailable.rawValue)
-        #expect(read(engine, account: "bio", context: context).status == errSecAuthFailed)
+        #expect(engine.readSecret(account: "bio", context: context).status == errSecAuthFailed)
 
         #expect(try add(engine, account: "either", flags: [.biometryAny, .or, .devicePasscode]) == errSecSuccess)
         context.recordOwnerAuthentication(ofKeychain: engine.database.keychainID)  // as after evaluatePolicy
-        #expect(read(engine, account: "either", context: context).value as? Data == Data("secret-either".utf8))
+        #expect(engine.readSecret(account: "either", context: context).value as? Data == Data("secret-either".utf8))
         #expect(try add(engine, account: "both", flags: [.biometryAny, .and, .devicePasscode]) == errSecSuccess)
-        #expect(read(engine, account: "both", context: context).status == errSecAuthFailed)
+        #expect(engine.readSecret(account: "both", context: context).status == errSecAuthFailed)
     }
 
     @Test("a keychain without a password cannot satisfy the device passcode")
     func passcodeNotSet() throws {
         let engine = try engine(password: nil)
         #expect(try add(engine, account: "p", flags: .devicePasscode) == errSecSuccess)
-        #expect(read(engine, account: "p").status == errSecAuthFailed)
+        #expect(engine.readSecret(account: "p").status == errSecAuthFailed)
     }
 }
 

@@ -33,16 +33,6 @@ struct BiometryTests {
         ]).status
     }
 
-    private func read(_ engine: SecItemEngine, account: String, context: LAContext? = nil, ui: CFString? = nil) -> SecItemResult {
-        var query: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
-            kSecAttrAccount as String: account, kSecReturnData as String: true,
-        ]
-        if let context { query[kSecUseAuthenticationContext as String] = context }
-        if let ui { query[kSecUseAuthenticationUI as String] = ui }
-        return engine.copyMatching(query)
-    }
-
     /// Presents `prints` one after the other, on another thread, once the reader is claimed (the
     /// virtual reader queues them for the next scans); then `ifStillOpen`, each only if the reader
     /// is still open — with several fingers enrolled, fprintd verifies whichever it lists first
@@ -81,14 +71,14 @@ struct BiometryTests {
         #expect(context.evaluatedPolicyDomainState?.count == 32)
 
         let scanned = present(["print-a"], to: harness)
-        let first = read(engine, account: "current", context: context)
+        let first = engine.readSecret(account: "current", context: context)
         #expect(scanned.value == true)
         #expect(first.status == errSecSuccess)
         #expect(first.value as? Data == secret("current"))
         // The same context opens the other item without touching the reader again.
-        #expect(read(engine, account: "any", context: context).value as? Data == secret("any"))
+        #expect(engine.readSecret(account: "any", context: context).value as? Data == secret("any"))
         // Without a context, a prompt is needed and none is allowed: -25308 at once.
-        #expect(read(engine, account: "any", ui: kSecUseAuthenticationUIFail).status == errSecInteractionNotAllowed)
+        #expect(engine.readSecret(account: "any", ui: kSecUseAuthenticationUIFail).status == errSecInteractionNotAllowed)
     }
 
     @Test("the seeds' flow: evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics), then a read with the evaluated context")
@@ -105,7 +95,7 @@ struct BiometryTests {
         #expect(scanned.value == true)
         // The evaluated context proves the finger without a new scan; the enrolled set is still
         // checked against the one the item was stored with.
-        #expect(read(engine, account: "current", context: context).value as? Data == secret("current"))
+        #expect(engine.readSecret(account: "current", context: context).value as? Data == secret("current"))
     }
 
     @Test("a finger that does not match, three times: reads fail -25293, evaluatePolicy fails authenticationFailed")
@@ -115,7 +105,7 @@ struct BiometryTests {
         let engine = try engine(harness.configuration)
         #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
         let scanned = present(["print-b", "print-b", "print-b"], to: harness)
-        #expect(read(engine, account: "any", context: LAContext()).status == errSecAuthFailed)
+        #expect(engine.readSecret(account: "any", context: LAContext()).status == errSecAuthFailed)
         #expect(scanned.value == true)
 
         let context = LAContext()
@@ -127,7 +117,7 @@ struct BiometryTests {
         #expect(again.value == true)
         // A later match still works: nothing locks the reader out.
         let matching = present(["print-b", "print-a"], to: harness)
-        #expect(read(engine, account: "any", context: LAContext()).value as? Data == secret("any"))
+        #expect(engine.readSecret(account: "any", context: LAContext()).value as? Data == secret("any"))
         #expect(matching.value == true)
     }
 
@@ -149,7 +139,7 @@ struct BiometryTests {
                 return false
             }
         }
-        #expect(read(engine, account: "any", context: context).status == errSecUserCanceled)
+        #expect(engine.readSecret(account: "any", context: context).status == errSecUserCanceled)
         #expect(cancelled.value == true)
 
         let evaluating = LAContext()
@@ -176,7 +166,7 @@ struct BiometryTests {
         let started = Date()
         let timedOutEngine = SecItemEngine(database: engine.database, accessGroups: AccessGroups(["app"]),
                                            authenticator: OwnerAuthenticator(pinentry: nil, biometry: impatient))
-        #expect(read(timedOutEngine, account: "any", context: LAContext()).status == errSecUserCanceled)
+        #expect(timedOutEngine.readSecret(account: "any", context: LAContext()).status == errSecUserCanceled)
         #expect(Date().timeIntervalSince(started) < 15, "the 1 s verification timeout, not the 20 s one")
     }
 
@@ -200,16 +190,16 @@ struct BiometryTests {
         #expect(after.evaluatedPolicyDomainState != nil && after.evaluatedPolicyDomainState != before)
 
         let started = Date()
-        #expect(read(engine, account: "current", context: LAContext()).status == errSecAuthFailed)
+        #expect(engine.readSecret(account: "current", context: LAContext()).status == errSecAuthFailed)
         #expect(Date().timeIntervalSince(started) < 8, "refused without waiting for a finger (the verification would wait 20 s)")
 
         let scanned = present(["print-a"], ifStillOpen: ["print-c"], to: harness)
-        #expect(read(engine, account: "any", context: LAContext()).value as? Data == secret("any"))
+        #expect(engine.readSecret(account: "any", context: LAContext()).value as? Data == secret("any"))
         #expect(scanned.value == true)
         // An item stored under the new set is readable with a finger of that set.
         #expect(try add(engine, account: "current-2", flags: .biometryCurrentSet) == errSecSuccess)
         let newFinger = present(["print-c"], ifStillOpen: ["print-a"], to: harness)
-        #expect(read(engine, account: "current-2", context: LAContext()).value as? Data == secret("current-2"))
+        #expect(engine.readSecret(account: "current-2", context: LAContext()).value as? Data == secret("current-2"))
         #expect(newFinger.value == true)
         // Giving the invalidated item its access control again binds it to the current set.
         let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
@@ -217,7 +207,7 @@ struct BiometryTests {
         #expect(engine.update([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "current"],
                               [kSecAttrAccessControl as String: access]) == errSecSuccess)
         let rebound = present(["print-a"], ifStillOpen: ["print-c"], to: harness)
-        #expect(read(engine, account: "current", context: LAContext()).value as? Data == secret("current"))
+        #expect(engine.readSecret(account: "current", context: LAContext()).value as? Data == secret("current"))
         #expect(rebound.value == true)
     }
 
@@ -233,13 +223,13 @@ struct BiometryTests {
         #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
         #expect(error?.code == LAError.Code.biometryNotEnrolled.rawValue)
         #expect(context.biometryType == .touchID, "a reader is present, though nothing is enrolled")
-        #expect(read(engine, account: "any", context: LAContext()).status == errSecAuthFailed)
+        #expect(engine.readSecret(account: "any", context: LAContext()).status == errSecAuthFailed)
         // Nothing enrolled: user presence falls back to the passcode, and no prompt program exists.
-        #expect(read(engine, account: "presence", context: LAContext()).status == errSecInteractionNotAllowed)
+        #expect(engine.readSecret(account: "presence", context: LAContext()).status == errSecInteractionNotAllowed)
 
         try harness.enroll(finger: "right-index-finger", print: "print-a")
         let scanned = present(["print-a"], to: harness)
-        #expect(read(engine, account: "presence", context: LAContext()).value as? Data == secret("presence"))
+        #expect(engine.readSecret(account: "presence", context: LAContext()).value as? Data == secret("presence"))
         #expect(scanned.value == true)
     }
 
@@ -296,8 +286,8 @@ struct BiometryTests {
             #expect(error?.code == LAError.Code.biometryNotAvailable.rawValue)
             #expect(context.biometryType == .none)
             #expect(context.evaluatedPolicyDomainState == nil)
-            #expect(read(engine, account: "any", context: context).status == errSecAuthFailed)
-            #expect(read(engine, account: "current").status == errSecAuthFailed)
+            #expect(engine.readSecret(account: "any", context: context).status == errSecAuthFailed)
+            #expect(engine.readSecret(account: "current").status == errSecAuthFailed)
             #expect(Date().timeIntervalSince(started) < 10, "\(configuration.busAddress) answered slowly")
         }
     }
