@@ -174,27 +174,27 @@ for op in ops:
 p("")
 
 # ---- typed API, unlock, open ----------------------------------------------------------------------
-p("## Typed API over the C API (1k items, median / p99)\n")
-p("| typed call | median / p99 | C call | median / p99 | overhead |")
-p("|---|---:|---|---:|---:|")
-for typed, c in [("Keychain.string(forKey:) hit @ 1000", "SecItemCopyMatching hit @ 1000"),
-                 ("Keychain.set(_:forKey:) existing @ 1000", "SecItemUpdate, same change as set @ 1000"),
-                 ("Keychain.set(_:forKey:) existing @ 1000", "SecItemUpdate @ 1000")]:
-    t, tq, cm, cq = ours_metric(typed), ours_metric(typed, pct="99.0"), ours_metric(c), ours_metric(c, pct="99.0")
-    over = None if t is None or cm is None else t - cm
-    p(f"| `{typed.split(' @')[0]}` | {fmt_us(t)} / {fmt_us(tq)} | `{c.split(' @')[0]}` | {fmt_us(cm)} / {fmt_us(cq)} | "
-      f"{'–' if over is None else f'{over:+,.1f} µs ({t / cm:.2f}×)'} |")
-p("")
-p("## What the options cost (1k items, median / p99)\n")
-p("| with the option | median / p99 | without | median / p99 | cost |")
-p("|---|---:|---|---:|---:|")
-for opt, base in [("SecItemAdd, rollback anchor @ 1000", "SecItemAdd @ 1000"),
-                  ("SecItemCopyMatching hit, session unlock @ 1000", "SecItemCopyMatching hit @ 1000")]:
-    o, oq, b, bq = ours_metric(opt), ours_metric(opt, pct="99.0"), ours_metric(base), ours_metric(base, pct="99.0")
-    over = None if o is None or b is None else o - b
-    p(f"| `{opt.split(' @')[0]}` | {fmt_us(o)} / {fmt_us(oq)} | `{base.split(' @')[0]}` | {fmt_us(b)} / {fmt_us(bq)} | "
-      f"{'–' if over is None else f'{over:+,.1f} µs ({o / b:.2f}×)'} |")
-p("")
+def comparison_table(title, headers, pairs):
+    """One row per (measured, reference) benchmark pair: both medians / p99 and their difference."""
+    p(f"## {title}\n")
+    p(f"| {headers[0]} | median / p99 | {headers[1]} | median / p99 | {headers[2]} |")
+    p("|---|---:|---|---:|---:|")
+    for name, reference in pairs:
+        m, mq = ours_metric(name), ours_metric(name, pct="99.0")
+        r, rq = ours_metric(reference), ours_metric(reference, pct="99.0")
+        diff = None if m is None or r is None else m - r
+        p(f"| `{name.split(' @')[0]}` | {fmt_us(m)} / {fmt_us(mq)} | `{reference.split(' @')[0]}` | {fmt_us(r)} / {fmt_us(rq)} | "
+          f"{'–' if diff is None else f'{diff:+,.1f} µs ({m / r:.2f}×)'} |")
+    p("")
+
+
+comparison_table("Typed API over the C API (1k items, median / p99)", ("typed call", "C call", "overhead"),
+                 [("Keychain.string(forKey:) hit @ 1000", "SecItemCopyMatching hit @ 1000"),
+                  ("Keychain.set(_:forKey:) existing @ 1000", "SecItemUpdate, same change as set @ 1000"),
+                  ("Keychain.set(_:forKey:) existing @ 1000", "SecItemUpdate @ 1000")])
+comparison_table("What the options cost (1k items, median / p99)", ("with the option", "without", "cost"),
+                 [("SecItemAdd, rollback anchor @ 1000", "SecItemAdd @ 1000"),
+                  ("SecItemCopyMatching hit, session unlock @ 1000", "SecItemCopyMatching hit @ 1000")])
 unlock = ours_metric("SecKeychainUnlock, calibrated scrypt")
 unlock99 = ours_metric("SecKeychainUnlock, calibrated scrypt", pct="99.0")
 opened = ours_metric("Open keychain file (test KDF) @ 1000")
