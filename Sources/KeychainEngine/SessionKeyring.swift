@@ -42,8 +42,8 @@ import Glibc
 /// A process that already has the keychain open follows the session on every call
 /// (`KeychainRegistry.database(at:)`): while locked it adopts a later unlock; an unlock it
 /// published or adopted ends when the `when-unlocked` entry goes (a lock anywhere, or the
-/// auto-lock timeout). That costs one `keyctl` search per call. An unlock a process made on its
-/// own without publishing it (a password file at open, sharing off) stays its own.
+/// auto-lock timeout). That costs at most one `keyctl` search per call. An unlock a process made
+/// on its own without publishing it (a password file at open, sharing off) stays its own.
 public enum SessionKeyring {
     /// One of a keychain's two entries in the kernel keyring.
     public enum Entry: String, CaseIterable, Sendable {
