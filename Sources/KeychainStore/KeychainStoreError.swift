@@ -17,6 +17,9 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
     case locked
     /// The password is wrong (`errSecAuthFailed`).
     case wrongPassword
+    /// A change to an item whose access control (passcode, biometry, user presence, application
+    /// password) the caller has not satisfied (errSecAuthFailed).
+    case accessControlNotSatisfied
     /// The item or keybag cannot be decrypted: altered, truncated or foreign (`errSecDecode`).
     case undecodable(String)
     /// A capability is missing, e.g. a passcode-only class without a password, or the device
@@ -47,7 +50,7 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
         case .itemNotFound: return -25300
         case .duplicateItem: return -25299
         case .locked: return -25308
-        case .wrongPassword: return -25293
+        case .wrongPassword, .accessControlNotSatisfied: return -25293
         case .undecodable, .rolledBack: return -26275
         case .notAvailable, .unusableKeychain: return -25291
         case .invalidParameter: return -50
@@ -68,6 +71,7 @@ extension KeychainStoreError: CustomStringConvertible {
         case .duplicateItem: return "An item with the same primary key already exists."
         case .locked: return "The keychain is locked and the item's class key is not available."
         case .wrongPassword: return "The keychain password is not correct."
+        case .accessControlNotSatisfied: return "The item's access control was not satisfied."
         case .undecodable(let what): return "Unable to decode \(what): it was altered, truncated or written elsewhere."
         case .rolledBack(let what): return "The keychain file was rolled back to an older copy: \(what)"
         case .notAvailable(let what): return "Not available: \(what)"

@@ -25,9 +25,13 @@ struct PathTests {
         }
         #expect(Self.mode(scratch.deviceKeyPath) == 0o600)
         #expect(Self.mode((scratch.deviceKeyPath as NSString).deletingLastPathComponent) == 0o700)
-        // No temporary name of the device key is left behind.
+        // No temporary name of the device key or of the key-hierarchy marker is left behind.
         let state = try FileManager.default.contentsOfDirectory(atPath: (scratch.deviceKeyPath as NSString).deletingLastPathComponent)
-        #expect(state == ["device.key"])
+        #expect(state.sorted() == ["device.key", "device.key.keychains"])
+        let markers = try FileManager.default.contentsOfDirectory(atPath: scratch.deviceKeyPath + ".keychains")
+        #expect(markers.count == 1 && markers.allSatisfy { !$0.contains(".tmp") }, "\(markers)")
+        #expect(Self.mode(scratch.deviceKeyPath + ".keychains") == 0o700)
+        #expect(markers.allSatisfy { Self.mode(scratch.deviceKeyPath + ".keychains/" + $0) == 0o600 })
     }
 
     @Test("a keychain file with a second hard link is refused with a clear error")

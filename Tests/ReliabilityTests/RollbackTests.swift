@@ -103,11 +103,14 @@ struct RollbackTests {
         let older = try Self.snapshot(scratch)
         let oldKeybag: [[SQLiteValue]]
         let oldKDF: [[SQLiteValue]]
+        let oldHierarchyTag: [[SQLiteValue]]
         do {
             let raw = try RawSQLite(scratch.keychainPath)
             oldKeybag = try raw.execute("SELECT class, wrapped_key FROM keybag")
             oldKDF = try raw.execute("SELECT value FROM meta WHERE key = 'password_kdf'")
+            oldHierarchyTag = try raw.execute("SELECT value FROM meta WHERE key = 'hierarchy_mac'")
         }
+        #expect(oldHierarchyTag.count == 1)
         do {
             let database = try scratch.open(generation: 0)
             try database.changePassword(from: TortureValues.password(generation: 0), to: TortureValues.password(generation: 1))
@@ -123,13 +126,25 @@ struct RollbackTests {
             return
         }
 
-        // 2. The old keybag and KDF spliced into the current file, which keeps its current seal.
+        // 2. The old keybag and KDF spliced into the current file, which keeps its current seal:
+        // the key-hierarchy tag no longer matches.
         try Self.restore(current, in: scratch)
-        do {
+        let splice = { (withOldTag: Bool) throws in
             let raw = try RawSQLite(scratch.keychainPath)
             for row in oldKeybag { try raw.execute("INSERT OR REPLACE INTO keybag (class, wrapped_key) VALUES (?, ?)", row) }
             try raw.execute("UPDATE meta SET value = ? WHERE key = 'password_kdf'", oldKDF[0])
+            if withOldTag { try raw.execute("UPDATE meta SET value = ? WHERE key = 'hierarchy_mac'", oldHierarchyTag[0]) }
         }
+        try splice(false)
+        let untagged = storeError { _ = try scratch.open(generation: 0) }
+        guard case .undecodable(let reason)? = untagged, reason.contains("key hierarchy") else {
+            Issue.record("the spliced keybag opened or failed otherwise: \(String(describing: untagged))")
+            return
+        }
+        // 3. The same with the old hierarchy tag too (it verifies: it was this device's): the
+        // generation seal, which covers the hierarchy, still refuses it.
+        try Self.restore(current, in: scratch)
+        try splice(true)
         let spliced = storeError { _ = try scratch.open(generation: 0) }
         #expect(spliced == .undecodable("the keychain's generation seal"), "\(String(describing: spliced))")
         #expect(storeError { _ = try scratch.open(generation: 1) } == .undecodable("the keychain's generation seal"))

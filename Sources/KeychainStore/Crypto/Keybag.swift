@@ -24,6 +24,10 @@ struct Keybag {
     /// The class keys available now.
     var availableKeys: [ProtectionClass: SymmetricKey] { available }
 
+    /// ThisDeviceOnly classes whose entry did not open at the last unlock although the device key
+    /// matches (left behind by an older version's password change): unavailable until then.
+    var unopenableClasses: Set<ProtectionClass> = []
+
     /// Whether the keychain was unlocked at least once in this process ("after first unlock").
     private(set) var hasBeenUnlocked = false
 
@@ -55,6 +59,9 @@ struct Keybag {
         if let key = available[protection] { return key }
         if protection.isThisDeviceOnly && !deviceKeyMatches {
             throw .notAvailable("this keychain's ThisDeviceOnly items were created with another device key (the file was moved or the device key is missing)")
+        }
+        if unopenableClasses.contains(protection) {
+            throw .notAvailable("this keychain's \(protection.rawValue) (ThisDeviceOnly) class key does not open with the current password; it was left behind by an earlier password change, and its items are unavailable")
         }
         if protection.requiresPassword && !hasPassword {
             throw .notAvailable("a passcode-protected class needs a keychain with a password")
@@ -112,6 +119,18 @@ struct Keybag {
         for protection in ProtectionClass.allCases where protection.availability == .whenUnlocked {
             available[protection] = nil
         }
+    }
+
+    /// Keeps only the available class keys `isCurrent` accepts (another process replaced some).
+    mutating func retainKeys(where isCurrent: (ProtectionClass, SymmetricKey) -> Bool) {
+        available = available.filter { isCurrent($0.key, $0.value) }
+    }
+
+    /// After this process replaced the password-protected class keys: the new ones, and none of
+    /// the old (a class left out of `keys` no longer exists).
+    mutating func replacePasswordClassKeys(with keys: [ProtectionClass: SymmetricKey]) {
+        available = available.filter { !$0.key.isPasswordProtected }
+        makeAvailable(keys, unlocked: true)
     }
 
     /// Forgets one class key (used when a password is removed and `akpu` ceases to exist).

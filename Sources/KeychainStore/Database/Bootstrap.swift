@@ -130,10 +130,7 @@ enum Bootstrap {
         guard let keychainID = try readMeta(connection, Schema.MetaKey.keychainID), keychainID.count == 16,
               let fileKeyBytes = try readMeta(connection, Schema.MetaKey.fileKey), fileKeyBytes.count == 32
         else { throw .undecodable("the keychain's identity") }
-        let kdf = try readMeta(connection, Schema.MetaKey.passwordKDF).map { bytes throws(KeychainStoreError) in try PasswordKDF(decoding: bytes) }
-        if let kdf, kdf.logN < PasswordKDF.minimumLogN, !options.allowTestingKDF {
-            throw .unusableKeychain("its password KDF is weaker than the minimum (scrypt N = 2^\(kdf.logN)); it was made for tests or altered")
-        }
+        let kdf = try readPasswordKDF(connection, allowTestingKDF: options.allowTestingKDF)
         return Keybag(keychainID: keychainID, fileKey: SymmetricKey(data: fileKeyBytes), deviceKey: deviceKey,
                       expectedDeviceKeyID: try readMeta(connection, Schema.MetaKey.deviceKeyID), passwordKDF: kdf)
     }
@@ -184,6 +181,17 @@ enum Bootstrap {
         } catch {
             throw .internalFailure("metadata read")
         }
+    }
+
+    /// The stored password KDF (nil: the keychain has no password), refusing parameters weaker
+    /// than the minimum unless the handle accepts the test KDF.
+    static func readPasswordKDF(_ connection: SQLiteConnection, allowTestingKDF: Bool) throws(KeychainStoreError) -> PasswordKDF? {
+        guard let bytes = try readMeta(connection, Schema.MetaKey.passwordKDF) else { return nil }
+        let kdf = try PasswordKDF(decoding: bytes)
+        if kdf.logN < PasswordKDF.minimumLogN, !allowTestingKDF {
+            throw .unusableKeychain("its password KDF is weaker than the minimum (scrypt N = 2^\(kdf.logN)); it was made for tests or altered")
+        }
+        return kdf
     }
 
     static func readKeybag(_ connection: SQLiteConnection) throws(KeychainStoreError) -> [ProtectionClass: KeybagEntry] {

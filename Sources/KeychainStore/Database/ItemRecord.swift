@@ -137,6 +137,17 @@ enum ItemRecord {
         return (wrappedKey, ciphertext)
     }
 
+    /// The row's item key re-wrapped from `oldClassKey` to `newClassKey` (a password change);
+    /// `.undecodable` if it does not open under the old key.
+    static func rewrapItemKey(of row: ItemRow, from oldClassKey: SymmetricKey, to newClassKey: SymmetricKey) throws(KeychainStoreError) -> Data {
+        let aad = associatedData(itemClass: row.itemClass, protection: row.protection,
+                                 persistentID: row.persistentID, primaryKeyDigest: row.primaryKeyDigest)
+        var keyBytes = try Sealing.open(row.wrappedKey, using: oldClassKey, binding: aad, what: "an item key")
+        defer { Sealing.zero(&keyBytes) }
+        guard keyBytes.count == 32 else { throw .undecodable("an item key") }
+        return try Sealing.seal(keyBytes, using: newClassKey, binding: aad)
+    }
+
     /// Decrypts a row's payload with its class key; `.undecodable` for any altered byte.
     static func open(_ row: ItemRow, classKey: SymmetricKey) throws(KeychainStoreError) -> ItemPayload {
         let aad = associatedData(itemClass: row.itemClass, protection: row.protection,

@@ -7,7 +7,7 @@ extension KeychainDatabase {
     /// primary key (a tombstone with that key is replaced).
     public func insert(_ item: NewItem) throws(KeychainStoreError) -> KeychainItem {
         try withLock { () throws(KeychainStoreError) in
-            let classKey = try keybag.classKey(for: item.protection)
+            _ = try keybag.classKey(for: item.protection)  // locked: refused before anything else
             var attributes = ItemRecord.withPrimaryKeyDefaults(item.attributes, for: item.itemClass)
             let now = Date()
             attributes["cdat"] = .date(now)
@@ -15,8 +15,10 @@ extension KeychainDatabase {
             let stored = KeychainItem(itemClass: item.itemClass, persistentID: UUID(), protection: item.protection,
                                       accessControl: item.accessControl, attributes: attributes, data: item.data,
                                       isDecrypted: true)
-            let record = try sealedRecord(for: stored, classKey: classKey)
             try transaction { () throws(KeychainStoreError) in
+                // Sealed under the write lock, with the class key as it is now (another process
+                // may have replaced it while this one waited).
+                let record = try sealedRecord(for: stored, classKey: try keybag.classKey(for: item.protection))
                 try run("DELETE FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
                         [.text(item.itemClass.rawValue), .blob(record.digest)])
                 try insertRow(stored, record)
@@ -34,14 +36,25 @@ extension KeychainDatabase {
 
     /// Applies `changes` to every item matching `query`, atomically: if any change would collide
     /// with another item, nothing changes (`.duplicateItem`). Returns the number of items updated.
+    ///
+    /// An item with access-control constraints changes only if its persistent id is in
+    /// `satisfiedItems` — the caller satisfied its constraints (the same ones that guard reading
+    /// its secret) — otherwise nothing changes (`.accessControlNotSatisfied`): removing or
+    /// re-binding a constraint, or changing the accessibility, must cost what reading costs.
     @discardableResult
-    public func update(_ query: ItemQuery, with changes: ItemChanges) throws(KeychainStoreError) -> Int {
+    public func update(_ query: ItemQuery, with changes: ItemChanges,
+                       satisfiedItems: Set<UUID> = []) throws(KeychainStoreError) -> Int {
         try withLock { () throws(KeychainStoreError) in
             try transaction { () throws(KeychainStoreError) in
                 var unlimited = query
                 unlimited.limit = nil
                 let matches = try matchingItems(unlimited, decrypt: true)
                 guard !matches.isEmpty else { throw .itemNotFound }
+                // Checked under the write lock: an item that gained a constraint after the caller
+                // looked is not changed either.
+                for old in matches where old.accessControl?.hasConstraints == true && !satisfiedItems.contains(old.persistentID) {
+                    throw .accessControlNotSatisfied
+                }
                 for old in matches { try apply(changes, to: old) }
                 return matches.count
             }

@@ -138,34 +138,14 @@ extension KeychainDatabase {
         Sealing.constantTimeEquals(seal.tag, sealTag(generation: seal.generation, digest: digest, anchor))
     }
 
-    /// SHA-256 over everything that decides who can open the file: every keybag row and the
-    /// identity, file key, KDF, device-key id and format version in `meta`. Not the auto-lock
-    /// timeout, which any handle may change.
+    /// The digest the seal covers: the key hierarchy without the auto-lock timeout, which any
+    /// handle may change (see `keyHierarchyDigest`).
     private func protectedStateDigest() throws(KeychainStoreError) -> Data {
-        var hasher = SHA256()
-        func absorb(_ bytes: Data) {
-            var length = Data()
-            length.appendBigEndian(UInt32(bytes.count))
-            hasher.update(data: length)
-            hasher.update(data: bytes)
-        }
-        let entries = try readKeybagEntries()
-        for protection in ProtectionClass.allCases {
-            absorb(Data(protection.rawValue.utf8))
-            absorb(entries[protection]?.encoded ?? Data())
-        }
-        let covered = [Schema.MetaKey.formatVersion, Schema.MetaKey.keychainID, Schema.MetaKey.fileKey,
-                       Schema.MetaKey.passwordKDF, Schema.MetaKey.deviceKeyID]
-        let meta = try readMetaValues(covered)
-        for key in covered {
-            absorb(Data(key.utf8))
-            if let value = meta[key] { absorb(Data([1]) + value) } else { absorb(Data([0])) }
-        }
-        return Data(hasher.finalize())
+        try keyHierarchyDigest(includingSettings: false)
     }
 
     /// The `meta` values of `keys` that exist, in one query.
-    private func readMetaValues(_ keys: [String]) throws(KeychainStoreError) -> [String: Data] {
+    func readMetaValues(_ keys: [String]) throws(KeychainStoreError) -> [String: Data] {
         let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
         do {
             let rows = try connection.query("SELECT key, value FROM meta WHERE key IN (\(placeholders))", keys.map { .text($0) }) {

@@ -50,6 +50,12 @@ public final class KeychainDatabase: @unchecked Sendable {
     private let options: Options
     /// The rollback anchor this handle keeps up to date, once checked at open (nil: detection off).
     var rollbackAnchor: RollbackAnchor?
+    /// How far this handle can vouch for the key hierarchy (`KeychainDatabase+KeyHierarchy.swift`).
+    var hierarchyTrust: KeyHierarchyTrust = .unverifiable
+    /// SQLite's data version when this handle last looked at the key hierarchy (nil in memory).
+    var knownDataVersion: Int64?
+    /// The digest of the key hierarchy as this handle last knew it.
+    var knownHierarchyDigest = Data()
 
     private init(path: String, connection: SQLiteConnection, keybag: Keybag, options: Options) {
         self.path = path
@@ -121,6 +127,7 @@ public final class KeychainDatabase: @unchecked Sendable {
         }
         let keybag = try Bootstrap.loadOrCreate(connection: connection, deviceKey: deviceKey, password: password, options: options)
         let database = KeychainDatabase(path: path, connection: connection, keybag: keybag, options: options)
+        try database.authenticateKeyHierarchyAtOpen(deviceKeyPath: options.deviceKeyPath)
         if path != ":memory:", let directory = options.rollbackAnchorDirectory {
             try database.checkRollbackAnchor(in: directory)
         }
@@ -196,17 +203,21 @@ public final class KeychainDatabase: @unchecked Sendable {
 
     /// Class keys carry a check value: the keybag row stores, besides the wrapped key, nothing
     /// else — so a candidate key is verified by re-deriving its blind check from the keychain id.
-    private static func classKey(_ key: SymmetricKey, checksAgainst entry: KeybagEntry) -> Bool {
+    static func classKey(_ key: SymmetricKey, checksAgainst entry: KeybagEntry) -> Bool {
         Sealing.constantTimeEquals(entry.check, KeybagEntry.checkValue(of: key))
     }
 
     func unlockLocked(password: Data?) throws(KeychainStoreError) {
-        let keys = try unwrapPasswordClasses(password: password)
+        let passwordKey = try derivePasswordKey(password)
+        let stored = try readKeybagEntries()
+        let keys = try unwrapPasswordClasses(stored, passwordKey: passwordKey)
         keybag.makeAvailable(keys, unlocked: true)
+        keybag.unopenableClasses = keybag.deviceKeyMatches
+            ? Set(stored.keys.filter { $0.isThisDeviceOnly && $0.isPasswordProtected && keys[$0] == nil }) : []
         try makeAlwaysClassesAvailable()
     }
 
-    private func makeAlwaysClassesAvailable() throws(KeychainStoreError) {
+    func makeAlwaysClassesAvailable() throws(KeychainStoreError) {
         let stored = try readKeybagEntries()
         var keys: [ProtectionClass: SymmetricKey] = [:]
         for protection in [ProtectionClass.always, .alwaysThisDeviceOnly] {
@@ -219,10 +230,17 @@ public final class KeychainDatabase: @unchecked Sendable {
 
     /// Unwraps every password-protected class key with `password`; `.wrongPassword` if it is wrong.
     private func unwrapPasswordClasses(password: Data?) throws(KeychainStoreError) -> [ProtectionClass: SymmetricKey] {
-        let passwordKey = try derivePasswordKey(password)
-        let stored = try readKeybagEntries()
+        try unwrapPasswordClasses(try readKeybagEntries(), passwordKey: try derivePasswordKey(password))
+    }
+
+    /// Unwraps the password-protected class keys of `stored`. The "when unlocked" key is the
+    /// password verifier (GCM's tag check is constant-time): `.wrongPassword` if it does not open.
+    /// A ThisDeviceOnly class that does not open (another device key, or an entry left behind by
+    /// an older version's password change) is left out — that class is unavailable — instead of
+    /// failing an unlock that the password itself passed.
+    private func unwrapPasswordClasses(_ stored: [ProtectionClass: KeybagEntry],
+                                       passwordKey: SymmetricKey?) throws(KeychainStoreError) -> [ProtectionClass: SymmetricKey] {
         var keys: [ProtectionClass: SymmetricKey] = [:]
-        // The "when unlocked" class key is the password verifier: GCM's tag check is constant-time.
         guard let verifier = stored[.whenUnlocked] else { throw .undecodable("the keybag (missing class key)") }
         do {
             keys[.whenUnlocked] = try keybag.unwrap(verifier.wrapped, for: .whenUnlocked, passwordKey: passwordKey)
@@ -231,8 +249,16 @@ public final class KeychainDatabase: @unchecked Sendable {
         }
         for protection in ProtectionClass.allCases where protection.isPasswordProtected && protection != .whenUnlocked {
             guard let entry = stored[protection] else { continue }
-            if protection.isThisDeviceOnly && !keybag.deviceKeyMatches { continue }
-            keys[protection] = try keybag.unwrap(entry.wrapped, for: protection, passwordKey: passwordKey)
+            guard protection.isThisDeviceOnly else {
+                keys[protection] = try keybag.unwrap(entry.wrapped, for: protection, passwordKey: passwordKey)
+                continue
+            }
+            guard keybag.deviceKeyMatches else { continue }
+            do {
+                keys[protection] = try keybag.unwrap(entry.wrapped, for: protection, passwordKey: passwordKey)
+            } catch .undecodable {
+                continue
+            }
         }
         return keys
     }
@@ -249,16 +275,24 @@ public final class KeychainDatabase: @unchecked Sendable {
 
     // MARK: Password and settings
 
-    /// Changes the password: class keys are re-wrapped, items are not re-encrypted. A nil or
-    /// empty `newPassword` removes the password, which destroys the passcode-only class (`akpu`)
-    /// and its items, as iOS does when the passcode is turned off.
+    /// Changes the password. Every password-protected class gets a new class key and every item
+    /// key of those classes is re-wrapped under it, so a copy of the file taken before (when it
+    /// had no password, or an old one) opens nothing written after. A nil or empty `newPassword`
+    /// removes the password, which destroys the passcode-only class (`akpu`) and its items, as
+    /// iOS does when the passcode is turned off.
+    ///
+    /// Refused (`.notAvailable`, nothing changed) when a password-protected ThisDeviceOnly class
+    /// cannot be opened here — another device key: its items would be orphaned.
     public func changePassword(from oldPassword: Data?, to newPassword: Data?) throws(KeychainStoreError) {
         try withLock { () throws(KeychainStoreError) in
-            var keys = try unwrapPasswordClasses(password: oldPassword)
-            let removing = newPassword?.isEmpty ?? true
+            // Both password keys are derived before the write lock is taken: the KDF is the slow part.
+            let oldKDF = keybag.passwordKDF
+            let oldPasswordKey = try derivePasswordKey(oldPassword)
+            // A wrong old password is reported before a second KDF runs for the new one.
+            _ = try unwrapPasswordClasses(try readKeybagEntries(), passwordKey: oldPasswordKey)
             var newKDF: PasswordKDF? = nil
             var newPasswordKey: SymmetricKey? = nil
-            if !removing, let newPassword {
+            if let newPassword, !newPassword.isEmpty {
                 var kdf: PasswordKDF
                 if let configured = options.newKeychainKDF {
                     kdf = configured
@@ -268,19 +302,30 @@ public final class KeychainDatabase: @unchecked Sendable {
                 }
                 newKDF = kdf
                 newPasswordKey = try kdf.deriveKey(password: newPassword)
-                if keys[.whenPasscodeSetThisDeviceOnly] == nil && keybag.deviceKeyMatches {
-                    keys[.whenPasscodeSetThisDeviceOnly] = Sealing.randomKey()
-                }
-            } else {
-                keys[.whenPasscodeSetThisDeviceOnly] = nil
             }
-            var updated = keybag
-            updated.passwordKDF = newKDF
-            try transaction(changesKeyHierarchy: true) { () throws(KeychainStoreError) in
+            let removing = newKDF == nil
+            let rotated = try transaction(changesKeyHierarchy: true) { () throws(KeychainStoreError) -> [ProtectionClass: SymmetricKey] in
                 try refuseKeybagChangeWithoutAnchor()
-                for (protection, key) in keys where protection.isPasswordProtected {
-                    let wrapped = try updated.wrap(key, for: protection, passwordKey: newPasswordKey)
-                    try writeKeybagEntry(protection, KeybagEntry(wrapped: wrapped, check: KeybagEntry.checkValue(of: key)))
+                // Another process changed the password while this one derived keys: the old
+                // password is no longer the keychain's.
+                guard keybag.passwordKDF == oldKDF else { throw .wrongPassword }
+                let stored = try readKeybagEntries()
+                let oldKeys = try unwrapPasswordClasses(stored, passwordKey: oldPasswordKey)
+                try refuseOrphaning(stored, opened: oldKeys, removingPassword: removing)
+                var newKeys: [ProtectionClass: SymmetricKey] = [:]
+                for protection in ProtectionClass.allCases where protection.isPasswordProtected {
+                    if protection == .whenPasscodeSetThisDeviceOnly {
+                        // The passcode-only class exists while there is a password, on this device.
+                        guard !removing, keybag.deviceKeyMatches else { continue }
+                    } else if stored[protection] == nil {
+                        continue  // a ThisDeviceOnly class of a keychain made without a device key
+                    }
+                    newKeys[protection] = Sealing.randomKey()
+                }
+                for (protection, newKey) in newKeys {
+                    if let oldKey = oldKeys[protection] { try rewrapItemKeys(of: protection, from: oldKey, to: newKey) }
+                    let wrapped = try keybag.wrap(newKey, for: protection, passwordKey: newPasswordKey)
+                    try writeKeybagEntry(protection, KeybagEntry(wrapped: wrapped, check: KeybagEntry.checkValue(of: newKey)))
                 }
                 if removing {
                     try run("DELETE FROM keybag WHERE class = ?", [.text(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue)])
@@ -289,10 +334,38 @@ public final class KeychainDatabase: @unchecked Sendable {
                 } else if let newKDF {
                     try writeMeta(Schema.MetaKey.passwordKDF, newKDF.encoded)
                 }
+                return newKeys
             }
-            keybag = updated
-            if removing { keybag.forget(.whenPasscodeSetThisDeviceOnly) }
-            keybag.makeAvailable(keys, unlocked: true)
+            keybag.passwordKDF = newKDF
+            keybag.replacePasswordClassKeys(with: rotated)
+        }
+    }
+
+    /// Refuses a password change that would leave a password-protected class behind: one whose
+    /// entry exists but could not be opened (a ThisDeviceOnly class under another device key)
+    /// would stay wrapped under the old password while everything else moves to the new one.
+    private func refuseOrphaning(_ stored: [ProtectionClass: KeybagEntry], opened: [ProtectionClass: SymmetricKey],
+                                 removingPassword: Bool) throws(KeychainStoreError) {
+        for protection in stored.keys where protection.isPasswordProtected && opened[protection] == nil {
+            if removingPassword && protection == .whenPasscodeSetThisDeviceOnly { continue }  // destroyed anyway
+            throw .notAvailable("the keychain's \(protection.rawValue) class cannot be opened with this device key, and changing the password now would orphan its items; change it on the device that created the keychain")
+        }
+    }
+
+    /// Re-wraps the item key of every live item of `protection` from the old class key to the new
+    /// one; the payloads stay as they are. An item whose key does not open is left as it is: it
+    /// was unreadable before and stays so.
+    private func rewrapItemKeys(of protection: ProtectionClass, from oldKey: SymmetricKey, to newKey: SymmetricKey) throws(KeychainStoreError) {
+        let rows = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE protection = ? AND tombstone = 0",
+                                  [.text(protection.rawValue)])
+        for row in rows {
+            let rewrapped: Data
+            do {
+                rewrapped = try ItemRecord.rewrapItemKey(of: row, from: oldKey, to: newKey)
+            } catch .undecodable {
+                continue
+            }
+            try run("UPDATE items SET wrapped_key = ? WHERE id = ?", [.blob(rewrapped), .integer(row.rowID)])
         }
     }
 
@@ -302,7 +375,10 @@ public final class KeychainDatabase: @unchecked Sendable {
         try withLock { () throws(KeychainStoreError) in
             var bytes = Data()
             bytes.appendBigEndian(UInt64(seconds))
-            try transaction { () throws(KeychainStoreError) in try writeMeta(Schema.MetaKey.autoLockSeconds, bytes) }
+            // The timeout is part of the authenticated key hierarchy: the tag is renewed with it.
+            try transaction(changesKeyHierarchy: true) { () throws(KeychainStoreError) in
+                try writeMeta(Schema.MetaKey.autoLockSeconds, bytes)
+            }
         }
     }
 
@@ -324,6 +400,7 @@ public final class KeychainDatabase: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         try discardAbandonedTransaction()
+        try refreshKeyHierarchyIfChanged()
         return try body()
     }
 
@@ -338,17 +415,23 @@ public final class KeychainDatabase: @unchecked Sendable {
     /// Runs `body` in one immediate (write-locking) transaction, rolled back on any error. With a
     /// rollback anchor, the transaction also checks the file's generation seal and commits the
     /// next generation with it; the anchor itself is advanced after the commit.
-    /// `changesKeyHierarchy`: the body rewrites keybag rows or KDF parameters (what the seal covers).
+    /// `changesKeyHierarchy`: the body rewrites keybag rows, KDF parameters or settings (what the
+    /// hierarchy tag and the rollback seal cover).
     func transaction<T>(changesKeyHierarchy: Bool = false, _ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
         do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
         do throws(KeychainStoreError) {
+            // Under the write lock, the hierarchy is the latest: a class key another process
+            // replaced meanwhile is dropped before the body seals anything with it.
+            try refreshKeyHierarchyIfChanged()
             let state = try rollbackAnchor.map { anchor throws(KeychainStoreError) in try verifiedState(anchor) }
             let result = try body()
+            let hierarchyDigest = changesKeyHierarchy ? try resealKeyHierarchy() : nil
             var generation: UInt64?
             if let anchor = rollbackAnchor, let state {
                 generation = try sealNextGeneration(after: state, keyHierarchyChanged: changesKeyHierarchy, anchor)
             }
             do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
+            if let hierarchyDigest { knownHierarchyDigest = hierarchyDigest }
             if let anchor = rollbackAnchor, let generation { advanceAfterCommit(anchor, to: generation) }
             return result
         } catch {
