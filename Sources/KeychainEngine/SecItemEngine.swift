@@ -111,13 +111,14 @@ public final class SecItemEngine: Sendable {
                 throw EngineFailure(Status.param)
             }
             let changesRequest = try RequestParser.parseChanges(attributesToUpdate, itemClass: request.itemClass)
+            // One gate for the whole call: a password or finger is asked for at most once.
+            let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
             var changes = ItemChanges()
             changes.attributes = changesRequest.attributes
             changes.attributes["mdat"] = nil  // the store sets the modification date
             if changesRequest.protection != nil || changesRequest.accessControl != nil {
                 let protection = try resolveProtection(changesRequest, defaultClass: nil)
-                changes.accessControl = AccessControlGate(database: database, authenticator: authenticator, request: request)
-                    .policyForStorage(changesRequest.accessControl)
+                changes.accessControl = gate.policyForStorage(changesRequest.accessControl)
                 changes.protection = protection
             }
             if let group = changesRequest.accessGroup {
@@ -132,9 +133,14 @@ public final class SecItemEngine: Sendable {
             case .any: throw EngineFailure(Status.param)
             }
             let itemQuery = try makeQuery(request, writing: true)
-            // Last, so that a prompt for an application password never precedes a refusal.
-            changes.data = try protectUpdatedData(changesRequest, query: request)
-            try perform { () throws(KeychainStoreError) in try database.update(itemQuery, with: changes) }
+            // Last, so that a prompt never precedes a refusal.
+            let matched = try perform { () throws(KeychainStoreError) in try database.find(itemQuery, decrypt: true) }
+            if matched.isEmpty { throw EngineFailure(Status.itemNotFound) }
+            let satisfied = try satisfyAccessControl(of: matched, gate: gate, request: request)
+            changes.data = try protectUpdatedData(changesRequest, matched: matched, gate: gate)
+            try perform { () throws(KeychainStoreError) in
+                try database.update(itemQuery, with: changes, satisfiedItems: satisfied)
+            }
             return nil
         }.status
     }
@@ -216,17 +222,37 @@ public final class SecItemEngine: Sendable {
         return allowed
     }
 
+    /// Before an update: every matched item's own access control is satisfied, as reading its
+    /// secret would require (passcode, finger, user presence, and an application password that
+    /// must open the sealed secret). Without this, an update could remove or re-bind the
+    /// constraint — or change the accessibility — and the secret would then read with no prompt.
+    /// An item invalidated by a change of enrolled fingers (`.biometryCurrentSet`) fails here, so
+    /// it is never re-bound to the new set. Returns the items whose constraints were satisfied.
+    private func satisfyAccessControl(of items: [KeychainItem], gate: AccessControlGate,
+                                      request: ParsedRequest) throws(EngineFailure) -> Set<UUID> {
+        var satisfied: Set<UUID> = []
+        for item in items {
+            guard let accessControl = item.accessControl, accessControl.hasConstraints else { continue }
+            do {
+                var revealed = try gate.revealData(of: item)
+                if let count = revealed?.count { revealed?.resetBytes(in: 0..<count) }  // only the check was wanted
+            } catch {
+                throw EngineFailure(error.osStatus)
+            }
+            satisfied.insert(item.persistentID)
+        }
+        return satisfied
+    }
+
     /// The new secret of an update, sealed under the application password when the items it
     /// lands in (or the new access control) require one. Changing whether an item has an
     /// application password without giving its secret again is refused (`errSecParam`): the
     /// stored form of the secret would no longer match its access control.
-    private func protectUpdatedData(_ changes: ParsedRequest, query request: ParsedRequest) throws(EngineFailure) -> Data? {
+    private func protectUpdatedData(_ changes: ParsedRequest, matched: [KeychainItem],
+                                    gate: AccessControlGate) throws(EngineFailure) -> Data? {
         let appPassword = AccessControlPolicy.applicationPassword
-        let itemQuery = try makeQuery(request, writing: true)
         let needsInspection = changes.data != nil || changes.accessControl != nil || changes.protection != nil
         guard needsInspection else { return nil }
-        let matched = try perform { () throws(KeychainStoreError) in try database.find(itemQuery, decrypt: true) }
-        if matched.isEmpty { return changes.data }  // the update itself reports errSecItemNotFound
         let oldUsesPassword = matched.map { ($0.accessControl?.flags ?? 0) & appPassword != 0 }
         let newUsesPassword: [Bool]
         if let accessControl = changes.accessControl {
@@ -244,7 +270,6 @@ public final class SecItemEngine: Sendable {
             throw EngineFailure(Status.param)  // one secret cannot be stored sealed and plain at once
         }
         guard first else { return data }
-        let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
         let policy = changes.accessControl ?? matched.first?.accessControl
         return try gate.protectForStorage(data, policy: policy)
     }

@@ -219,15 +219,23 @@ public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     return errSecSuccess
 }
 
-/// Apple (macOS SPI, `SecKeychainPriv.h`): `SecKeychainChangePassword`. Re-wraps the class keys;
-/// items are not re-encrypted. A zero-length new password removes the password.
+/// Apple (macOS SPI, `SecKeychainPriv.h`): `SecKeychainChangePassword`. Replaces the class keys
+/// and re-wraps every item key under them; payloads are not re-encrypted. A zero-length new
+/// password removes the password. The session's shared unlock is replaced with the new keys (the
+/// old ones no longer open anything), or withdrawn when the password is removed.
 public func SecKeychainChangePassword(
     _ keychainRef: SecKeychain, _ oldPasswordLength: UInt32, _ oldPassword: UnsafeRawPointer,
     _ newPasswordLength: UInt32, _ newPassword: UnsafeRawPointer
 ) -> OSStatus {
     do {
-        try keychainRef.database().changePassword(from: password(oldPasswordLength, oldPassword),
-                                                  to: password(newPasswordLength, newPassword))
+        let database = try keychainRef.database()
+        try database.changePassword(from: password(oldPasswordLength, oldPassword),
+                                    to: password(newPasswordLength, newPassword))
+        if try database.status.hasPassword {
+            if try SessionKeyring.publish(database) { KeychainRegistry.shared.markUnlockSharedWithSession(database) }
+        } else {
+            SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database)
+        }
         return errSecSuccess
     } catch {
         return status(error)

@@ -95,6 +95,51 @@ struct AccessControlTests {
         #expect(wrong.value == true)
     }
 
+    @Test("an update of a guarded item needs its constraint first: without it nothing changes; delete needs none, as on Apple platforms")
+    func updateNeedsTheConstraint() throws {
+        let engine = try engine()  // no prompt program: an unevaluated context cannot authenticate
+        #expect(try add(engine, account: "p", flags: .devicePasscode) == errSecSuccess)
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "p"]
+        let unguarded = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlocked, [], nil))
+        let attempts: [[String: Any]] = [
+            [kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked],
+            [kSecAttrAccessControl as String: unguarded],
+            [kSecValueData as String: Data("replaced".utf8)],
+            [kSecAttrLabel as String: "relabelled"],
+        ]
+        for changes in attempts {
+            #expect(engine.update(query, changes) == errSecInteractionNotAllowed, "\(changes.keys.sorted())")
+            let noUI = LAContext()
+            noUI.interactionNotAllowed = true
+            #expect(engine.update(query.merging([kSecUseAuthenticationContext as String: noUI]) { $1 }, changes) == errSecInteractionNotAllowed)
+        }
+        let stored = try engine.database.find(ItemQuery(itemClass: .genericPassword, accessGroups: .all), decrypt: true)
+        #expect(stored.first?.accessControl?.hasConstraints == true, "the constraint is still there")
+        #expect(stored.first?.data == Data("secret-p".utf8))
+        #expect(engine.readSecret(account: "p").status == errSecInteractionNotAllowed)
+
+        // With the owner authenticated (an evaluated context), the same update applies.
+        let evaluated = LAContext()
+        evaluated.recordOwnerAuthentication(ofKeychain: engine.database.keychainID)  // as after evaluatePolicy
+        #expect(engine.update(query.merging([kSecUseAuthenticationContext as String: evaluated]) { $1 },
+                              [kSecAttrAccessControl as String: unguarded]) == errSecSuccess)
+        #expect(engine.readSecret(account: "p").value as? Data == Data("secret-p".utf8))
+
+        // An application password is checked cryptographically before an update too.
+        let writer = LAContext()
+        writer.setCredential(Data("app-password".utf8), type: .applicationPassword)
+        #expect(try add(engine, account: "a", flags: .applicationPassword, context: writer) == errSecSuccess)
+        let appQuery: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "a"]
+        let wrong = LAContext()
+        wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
+        #expect(engine.update(appQuery.merging([kSecUseAuthenticationContext as String: wrong]) { $1 },
+                              [kSecAttrLabel as String: "x"]) == errSecAuthFailed)
+        #expect(engine.update(appQuery.merging([kSecUseAuthenticationContext as String: writer]) { $1 },
+                              [kSecAttrLabel as String: "x"]) == errSecSuccess)
+        // Deleting asks for nothing (Apple's default ACL allows deletion).
+        #expect(engine.delete(appQuery) == errSecSuccess)
+    }
+
     @Test("no prompt allowed: UIFail and interactionNotAllowed → -25308 at once; UISkip leaves the item out")
     func interactionNotAllowed() throws {
         let terminal = try PseudoTerminal()

@@ -23,6 +23,23 @@ struct SessionSharingTests {
         }
     }
 
+    @Test("a password change in one process replaces the shared keys: other processes read and write with the new ones")
+    func passwordChangeRepublishes() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("rotated.keychain-db", password: "pw")
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "s", path, "-w"], stdin: "before\n").status == 0)
+            #expect(try sandbox.keychainctl(["set-keychain-password", path], stdin: "pw\nnew\n").status == 0)
+            // The class keys were replaced; the session holds the new ones, not the old.
+            let reader = try sandbox.keychainctl(["find-generic-password", "-a", "a", "-w", path])
+            #expect(reader.status == 0, "\(reader.stderr)")
+            #expect(reader.stdout == "before\n")
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "b", "-s", "s", path, "-w"], stdin: "after\n").status == 0)
+            #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
+            #expect(try sandbox.keychainctl(["unlock-keychain", path, "-p"], stdin: "new\n").status == 0)
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "b", "-w", path]).stdout == "after\n")
+        }
+    }
+
     @Test("the kernel keyring is what shares: with KEYCHAINKIT_SESSION_KEYRING=off nothing is published or adopted")
     func sharingOff() throws {
         try withSandbox { (sandbox) throws in
