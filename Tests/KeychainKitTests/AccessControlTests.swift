@@ -46,11 +46,16 @@ import Testing
         #expect(attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String)
         #expect(attributes[kSecAttrAccessControl as String] != nil)
 
-        try keychain.set("new-card-number", forKey: "card")
+        // Overwriting carries the policy again, and — like reading — needs the item's own
+        // constraint satisfied first: with no finger reader and no passcode prompt here, the
+        // update is refused and the item keeps its value and its policy.
+        let error = #expect(throws: KeychainError.self) { try keychain.set("new-card-number", forKey: "card") }
+        #expect(error?.status == errSecAuthFailed || error?.status == errSecInteractionNotAllowed, "\(String(describing: error))")
         let update = try #require(recorder.calls.last { $0.operation == "update" })
         #expect(update.attributesToUpdate?[kSecAttrAccessControl as String] != nil)
         #expect(update.attributesToUpdate?[kSecAttrAccessible as String] == nil)
         #expect(try keychain.contains("card"))
+        #expect(try rawAttributes(of: "card", in: keychain)?[kSecAttrAccessControl as String] != nil)
     }
 
     @Test func accessControlCannotBeCombinedWithSynchronization() throws {

@@ -70,16 +70,40 @@ enum ItemRecord {
     static let maximumPayloadSize = 16 << 20
 
     /// Associated data binding an item's ciphertexts to its row: format version, class,
-    /// protection class, persistent identity, primary-key digest and tombstone flag.
+    /// protection class, persistent identity, primary-key digest and tombstone flag. A live item
+    /// (the only kind with ciphertexts) carries no flag byte — format 1's associated data, so
+    /// existing items keep opening; a tombstone's marker binds the flag as a trailing 0x01.
     static func associatedData(itemClass: ItemClass, protection: ProtectionClass, persistentID: UUID,
-                               primaryKeyDigest: Data) -> Data {
+                               primaryKeyDigest: Data, isTombstone: Bool = false) -> Data {
         var aad = Data("KCKI".utf8)
         aad.appendBigEndian(UInt32(Schema.formatVersion))
         aad.appendField(Data(itemClass.rawValue.utf8))
         aad.appendField(Data(protection.rawValue.utf8))
         aad.appendField(persistentID.bytes)
         aad.appendField(primaryKeyDigest)
+        if isTombstone { aad.append(0x01) }
         return aad
+    }
+
+    /// What a tombstone row stores as its payload: an HMAC, under a key derived from the
+    /// blind-index key, of the row's associated data with the tombstone flag. It tells a
+    /// tombstone this library wrote from a live row whose flag column was set by an edit.
+    static func tombstoneMarker(itemClass: ItemClass, protection: ProtectionClass, persistentID: UUID,
+                                primaryKeyDigest: Data, key: BlindIndexKey) -> Data {
+        let aad = associatedData(itemClass: itemClass, protection: protection, persistentID: persistentID,
+                                 primaryKeyDigest: primaryKeyDigest, isTombstone: true)
+        return key.authenticationCode(for: Data("tombstone".utf8) + aad).withUnsafeBytes { Data($0) }
+    }
+
+    /// Whether a row flagged as a tombstone is one: no wrapped key, and either the marker or an
+    /// empty payload (tombstones written before markers existed). A flagged row that still holds
+    /// a sealed item was edited, and must be neither replaced nor counted as deleted.
+    static func isGenuineTombstone(_ row: ItemRow, key: BlindIndexKey) -> Bool {
+        guard row.isTombstone, row.wrappedKey.isEmpty else { return false }
+        if row.payload.isEmpty { return true }
+        let marker = tombstoneMarker(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
+                                     primaryKeyDigest: row.primaryKeyDigest, key: key)
+        return Sealing.constantTimeEquals(row.payload, marker)
     }
 
     /// Attributes with every missing NOT NULL primary-key attribute set to its default (the

@@ -19,8 +19,7 @@ extension KeychainDatabase {
                 // Sealed under the write lock, with the class key as it is now (another process
                 // may have replaced it while this one waited).
                 let record = try sealedRecord(for: stored, classKey: try keybag.classKey(for: item.protection))
-                try run("DELETE FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
-                        [.text(item.itemClass.rawValue), .blob(record.digest)])
+                try removeTombstones(of: item.itemClass, digest: record.digest)
                 try insertRow(stored, record)
             }
             return stored
@@ -63,27 +62,59 @@ extension KeychainDatabase {
 
     /// Deletes every item matching `query`; synchronizable items leave a tombstone.
     /// Returns the number of items deleted.
+    ///
+    /// Each candidate the blind indexes select is decrypted and matched again on its own
+    /// attributes, as reads are: an index column edited on disk must not make a delete reach
+    /// another item. A row that no longer decrypts at all (its contents are lost already) is
+    /// deleted on its indexes, so that damaged items can still be removed. A locked class fails
+    /// the whole call (`.locked`) and nothing is deleted.
     @discardableResult
     public func delete(_ query: ItemQuery) throws(KeychainStoreError) -> Int {
         try withLock { () throws(KeychainStoreError) in
             try transaction { () throws(KeychainStoreError) in
                 var unlimited = query
                 unlimited.limit = nil
-                let matches = try matchingItems(unlimited, decrypt: false)
-                guard !matches.isEmpty else { throw .itemNotFound }
-                let synchronizable = syncIndex(true)
-                for item in matches {
-                    let rowID = try rowID(of: item.persistentID)
-                    let isSynchronizable = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE id = ?", [.integer(rowID)])
-                        .first?.syncIndex == synchronizable
-                    if isSynchronizable {
-                        try run("UPDATE items SET tombstone = 1, wrapped_key = x'', payload = x'' WHERE id = ?", [.integer(rowID)])
-                    } else {
-                        try run("DELETE FROM items WHERE id = ?", [.integer(rowID)])
+                let (sql, arguments) = selectStatement(for: unlimited)
+                let (rows, malformed) = try selectDecodableRows(sql, arguments)
+                var deleted = 0
+                for row in rows {
+                    let isSynchronizable: Bool
+                    do throws(KeychainStoreError) {
+                        let item = try decryptRow(row)
+                        guard matches(item, unlimited) else { continue }
+                        isSynchronizable = AttributeKind.number.matches(item.attributes["sync"] ?? .number(0), .number(1))
+                    } catch .locked {
+                        throw .locked
+                    } catch {
+                        isSynchronizable = row.syncIndex == syncIndex(true)
                     }
+                    if isSynchronizable {
+                        let marker = ItemRecord.tombstoneMarker(itemClass: row.itemClass, protection: row.protection,
+                                                                persistentID: row.persistentID,
+                                                                primaryKeyDigest: row.primaryKeyDigest, key: indexKey)
+                        try run("UPDATE items SET tombstone = 1, wrapped_key = x'', payload = ? WHERE id = ?",
+                                [.blob(marker), .integer(row.rowID)])
+                    } else {
+                        try run("DELETE FROM items WHERE id = ?", [.integer(row.rowID)])
+                    }
+                    deleted += 1
                 }
-                return matches.count
+                if deleted == 0 { throw malformed ?? .itemNotFound }
+                return deleted
             }
+        }
+    }
+
+    /// Removes the tombstones of the identity `digest` before a live item takes it. A row flagged
+    /// as a tombstone that still holds a sealed item was edited: refused, nothing is removed.
+    private func removeTombstones(of itemClass: ItemClass, digest: Data) throws(KeychainStoreError) {
+        let flagged = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
+                                     [.text(itemClass.rawValue), .blob(digest)])
+        for row in flagged {
+            guard ItemRecord.isGenuineTombstone(row, key: indexKey) else {
+                throw .undecodable("an item row marked deleted that still holds an item (the row was edited)")
+            }
+            try run("DELETE FROM items WHERE id = ?", [.integer(row.rowID)])
         }
     }
 
@@ -314,10 +345,7 @@ extension KeychainDatabase {
         let record = try sealedRecord(for: updated, classKey: classKey)
         let oldDigest = ItemRecord.primaryKeyDigest(of: old.attributes, for: old.itemClass, key: indexKey)
         let rowID = try rowID(of: old.persistentID)
-        if record.digest != oldDigest {
-            try run("DELETE FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
-                    [.text(updated.itemClass.rawValue), .blob(record.digest)])
-        }
+        if record.digest != oldDigest { try removeTombstones(of: updated.itemClass, digest: record.digest) }
         let assignments = (["protection", "pk_digest"] + ItemClass.indexedAttributes.map { "ix_\($0)" } + ["wrapped_key", "payload"])
             .map { "\($0) = ?" }.joined(separator: ", ")
         try run("UPDATE items SET \(assignments) WHERE id = ?",
@@ -332,9 +360,12 @@ extension KeychainDatabase {
     private func insertTombstone(of item: KeychainItem, digest: Data) throws(KeychainStoreError) {
         let indexColumns = ItemClass.indexedAttributes.map { "ix_\($0)" }
         let columns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"] + indexColumns + ["wrapped_key", "payload"]
-        let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(UUID().bytes), .text(item.protection.rawValue),
+        let persistentID = UUID()
+        let marker = ItemRecord.tombstoneMarker(itemClass: item.itemClass, protection: item.protection, persistentID: persistentID,
+                                                primaryKeyDigest: digest, key: indexKey)
+        let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(persistentID.bytes), .text(item.protection.rawValue),
                                         .blob(digest), .integer(1)]
-            + ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey) + [.blob(Data()), .blob(Data())]
+            + ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey) + [.blob(Data()), .blob(marker)]
         try run("INSERT OR REPLACE INTO items (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))",
                 arguments)
     }

@@ -8,7 +8,8 @@ enum KeychainPasswordChange {
     /// macOS: not available through the public SDK (`errSecUnimplemented`); use `security set-keychain-password`.
     static func change(_ keychain: SecKeychain, from old: Data, to new: Data) -> OSStatus { errSecUnimplemented }
     #else
-    /// Re-wraps the keychain's class keys under the new password (`SecKeychainChangePassword`).
+    /// Replaces the keychain's class keys and re-wraps its item keys under the new password
+    /// (`SecKeychainChangePassword`).
     static func change(_ keychain: SecKeychain, from old: Data, to new: Data) -> OSStatus {
         old.withUnsafeBytes { oldBytes in
             new.withUnsafeBytes { newBytes in
