@@ -67,6 +67,9 @@ let package = Package(
             ]
         ),
         .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine"]),
+        // Synchronizable items across devices on etcd (issue 14): the etcd client, the circle's
+        // keys and the end-to-end encrypted records.
+        .target(name: "KeychainSync", dependencies: ["KeychainStore", .product(name: "Crypto", package: "swift-crypto")]),
         // Walks KeychainKit's flows on the default keychain: `swift run keychainkit-demo`.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
         // Internet-password credentials (git, Docker) over Apple's SecItem API, shared by the tools.
@@ -101,6 +104,7 @@ let package = Package(
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "keychainctl",
                                                                   "PseudoTerminalSupport"]),
+        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(
             name: "KeychainKitTests",
