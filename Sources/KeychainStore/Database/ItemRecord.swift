@@ -85,25 +85,44 @@ enum ItemRecord {
         return aad
     }
 
-    /// What a tombstone row stores as its payload: an HMAC, under a key derived from the
-    /// blind-index key, of the row's associated data with the tombstone flag. It tells a
-    /// tombstone this library wrote from a live row whose flag column was set by an edit.
+    /// What a tombstone row stores as its payload: the deletion time (seconds since 2001, `Date`'s
+    /// own reference, as a big-endian IEEE double, 8 bytes) and an HMAC, under a key derived from the blind-index key,
+    /// of the row's associated data with the tombstone flag and that time. It tells a tombstone
+    /// this library wrote from a live row whose flag column was set by an edit, and gives sync the
+    /// time of the delete (the newest change wins).
     static func tombstoneMarker(itemClass: ItemClass, protection: ProtectionClass, persistentID: UUID,
-                                primaryKeyDigest: Data, key: BlindIndexKey) -> Data {
-        let aad = associatedData(itemClass: itemClass, protection: protection, persistentID: persistentID,
-                                 primaryKeyDigest: primaryKeyDigest, isTombstone: true)
-        return key.authenticationCode(for: Data("tombstone".utf8) + aad).withUnsafeBytes { Data($0) }
+                                primaryKeyDigest: Data, deletedAt: Date, key: BlindIndexKey) -> Data {
+        var time = Data()
+        time.appendBigEndian(deletedAt.timeIntervalSinceReferenceDate.bitPattern)
+        return time + tombstoneTag(itemClass: itemClass, protection: protection, persistentID: persistentID,
+                                   primaryKeyDigest: primaryKeyDigest, time: time, key: key)
     }
 
-    /// Whether a row flagged as a tombstone is one: no wrapped key, and either the marker or an
-    /// empty payload (tombstones written before markers existed). A flagged row that still holds
-    /// a sealed item was edited, and must be neither replaced nor counted as deleted.
+    private static func tombstoneTag(itemClass: ItemClass, protection: ProtectionClass, persistentID: UUID,
+                                     primaryKeyDigest: Data, time: Data, key: BlindIndexKey) -> Data {
+        let aad = associatedData(itemClass: itemClass, protection: protection, persistentID: persistentID,
+                                 primaryKeyDigest: primaryKeyDigest, isTombstone: true)
+        return key.authenticationCode(for: Data("tombstone".utf8) + aad + time).withUnsafeBytes { Data($0) }
+    }
+
+    /// The deletion time a genuine tombstone records; nil for tombstones written before markers
+    /// existed (empty payload), and for rows that are not genuine tombstones.
+    static func deletionTime(of row: ItemRow, key: BlindIndexKey) -> Date? {
+        guard row.isTombstone, row.wrappedKey.isEmpty, row.payload.count == 40 else { return nil }
+        let time = Data(row.payload.prefix(8))
+        let expected = tombstoneTag(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
+                                    primaryKeyDigest: row.primaryKeyDigest, time: time, key: key)
+        guard Sealing.constantTimeEquals(Data(row.payload.suffix(32)), expected) else { return nil }
+        let bits = time.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))
+    }
+
+    /// Whether a row flagged as a tombstone is one: no wrapped key, and either a valid marker or
+    /// an empty payload (tombstones written before markers existed). A flagged row that still
+    /// holds a sealed item was edited, and must be neither replaced nor counted as deleted.
     static func isGenuineTombstone(_ row: ItemRow, key: BlindIndexKey) -> Bool {
         guard row.isTombstone, row.wrappedKey.isEmpty else { return false }
-        if row.payload.isEmpty { return true }
-        let marker = tombstoneMarker(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
-                                     primaryKeyDigest: row.primaryKeyDigest, key: key)
-        return Sealing.constantTimeEquals(row.payload, marker)
+        return row.payload.isEmpty || deletionTime(of: row, key: key) != nil
     }
 
     /// Attributes with every missing NOT NULL primary-key attribute set to its default (the

@@ -91,7 +91,7 @@ extension KeychainDatabase {
                     if isSynchronizable {
                         let marker = ItemRecord.tombstoneMarker(itemClass: row.itemClass, protection: row.protection,
                                                                 persistentID: row.persistentID,
-                                                                primaryKeyDigest: row.primaryKeyDigest, key: indexKey)
+                                                                primaryKeyDigest: row.primaryKeyDigest, deletedAt: Date(), key: indexKey)
                         try run("UPDATE items SET tombstone = 1, wrapped_key = x'', payload = ? WHERE id = ?",
                                 [.blob(marker), .integer(row.rowID)])
                     } else {
@@ -107,7 +107,7 @@ extension KeychainDatabase {
 
     /// Removes the tombstones of the identity `digest` before a live item takes it. A row flagged
     /// as a tombstone that still holds a sealed item was edited: refused, nothing is removed.
-    private func removeTombstones(of itemClass: ItemClass, digest: Data) throws(KeychainStoreError) {
+    func removeTombstones(of itemClass: ItemClass, digest: Data) throws(KeychainStoreError) {
         let flagged = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
                                      [.text(itemClass.rawValue), .blob(digest)])
         for row in flagged {
@@ -226,7 +226,7 @@ extension KeychainDatabase {
         return true
     }
 
-    private func syncIndex(_ synchronizable: Bool) -> Data {
+    func syncIndex(_ synchronizable: Bool) -> Data {
         ItemRecord.blindIndex(name: "sync", value: .number(synchronizable ? 1 : 0), kind: .number, key: indexKey)
     }
 
@@ -276,7 +276,7 @@ extension KeychainDatabase {
         return row.rowID
     }
 
-    private func decryptRow(_ row: ItemRow) throws(KeychainStoreError) -> KeychainItem {
+    func decryptRow(_ row: ItemRow) throws(KeychainStoreError) -> KeychainItem {
         let classKey = try keybag.classKey(for: row.protection)
         let payload = try ItemRecord.open(row, classKey: classKey)
         let accessControl: AccessControlPolicy?
@@ -295,14 +295,14 @@ extension KeychainDatabase {
                             isDecrypted: true)
     }
 
-    private struct SealedRecord {
+    struct SealedRecord {
         var digest: Data
         var indexes: [SQLiteValue]
         var wrappedKey: Data
         var ciphertext: Data
     }
 
-    private func sealedRecord(for item: KeychainItem, classKey: SymmetricKey) throws(KeychainStoreError) -> SealedRecord {
+    func sealedRecord(for item: KeychainItem, classKey: SymmetricKey) throws(KeychainStoreError) -> SealedRecord {
         let digest = ItemRecord.primaryKeyDigest(of: item.attributes, for: item.itemClass, key: indexKey)
         let aad = ItemRecord.associatedData(itemClass: item.itemClass, protection: item.protection,
                                             persistentID: item.persistentID, primaryKeyDigest: digest)
@@ -313,7 +313,7 @@ extension KeychainDatabase {
                             wrappedKey: sealed.wrappedKey, ciphertext: sealed.ciphertext)
     }
 
-    private func insertRow(_ item: KeychainItem, _ record: SealedRecord) throws(KeychainStoreError) {
+    func insertRow(_ item: KeychainItem, _ record: SealedRecord) throws(KeychainStoreError) {
         let indexColumns = ItemClass.indexedAttributes.map { "ix_\($0)" }
         let columns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"] + indexColumns + ["wrapped_key", "payload"]
         let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(item.persistentID.bytes),
@@ -362,7 +362,7 @@ extension KeychainDatabase {
         let columns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"] + indexColumns + ["wrapped_key", "payload"]
         let persistentID = UUID()
         let marker = ItemRecord.tombstoneMarker(itemClass: item.itemClass, protection: item.protection, persistentID: persistentID,
-                                                primaryKeyDigest: digest, key: indexKey)
+                                                primaryKeyDigest: digest, deletedAt: Date(), key: indexKey)
         let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(persistentID.bytes), .text(item.protection.rawValue),
                                         .blob(digest), .integer(1)]
             + ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey) + [.blob(Data()), .blob(marker)]

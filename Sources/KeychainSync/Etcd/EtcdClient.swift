@@ -107,48 +107,56 @@ public final class EtcdClient: @unchecked Sendable {
         var lineBuffer = Data()
         var stop = false
         var failure: EtcdError?
-        do throws(EtcdError) {
-            _ = try withEndpoint { (exchange) throws(EtcdError) -> Int in
-                try exchange.post("/v3/watch", body: body, streamDeadline: deadline) { piece in
-                    lineBuffer.append(piece)
-                    while let newline = lineBuffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        let line = lineBuffer[lineBuffer.startIndex..<newline]
-                        lineBuffer.removeSubrange(lineBuffer.startIndex...newline)
-                        guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) else { continue }
-                        do throws(EtcdError) {
-                            let (events, revision) = try Self.watchEvents(Data(line))
-                            if !events.isEmpty, !onEvents(events, revision) { stop = true }
-                        } catch {
-                            failure = error
-                            stop = true
-                        }
-                        if stop { return false }
+        _ = try withEndpoint { (exchange) throws(EtcdError) -> Int in
+            try exchange.post("/v3/watch", body: body, streamDeadline: deadline) { piece in
+                lineBuffer.append(piece)
+                while let newline = lineBuffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = lineBuffer[lineBuffer.startIndex..<newline]
+                    lineBuffer.removeSubrange(lineBuffer.startIndex...newline)
+                    guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) else { continue }
+                    do throws(EtcdError) {
+                        let (events, revision) = try Self.watchEvents(Data(line))
+                        if !events.isEmpty, !onEvents(events, revision) { stop = true }
+                    } catch {
+                        failure = error
+                        stop = true
                     }
-                    return true
+                    if stop { return false }
                 }
+                return true
             }
-        } catch .timedOut {
-            return  // the deadline passed while waiting: a normal end of this watch
         }
         if let failure { throw failure }
     }
 
     // MARK: Plumbing
 
-    /// Runs `body` against the preferred endpoint, then each other one while members are down.
+    /// Runs `body` against the preferred endpoint, then each other one while members are down or
+    /// slow; after a round with none answering, waits briefly and tries again until three times
+    /// the timeout has passed — long enough for the cluster to elect a new leader after one was
+    /// killed. (A write that timed out may still have been applied: callers that compare revisions
+    /// see that on their next read.)
     private func withEndpoint<T>(_ body: (HTTPExchange) throws(EtcdError) -> T) throws(EtcdError) -> T {
-        let start = lock.withLock { preferred }
+        let giveUp = ContinuousClock.now + timeout * 3
         var reasons: [String] = []
-        for offset in 0..<endpoints.count {
-            let index = (start + offset) % endpoints.count
-            let endpoint = endpoints[index]
-            do {
-                let result = try body(HTTPExchange(host: endpoint.host, port: endpoint.port, timeout: timeout))
-                lock.withLock { preferred = index }
-                return result
-            } catch .unavailable(let reason) {
-                reasons.append("\(endpoint.host):\(endpoint.port): \(reason)")
+        while true {
+            let start = lock.withLock { preferred }
+            reasons.removeAll()
+            for offset in 0..<endpoints.count {
+                let index = (start + offset) % endpoints.count
+                let endpoint = endpoints[index]
+                do {
+                    let result = try body(HTTPExchange(host: endpoint.host, port: endpoint.port, timeout: timeout))
+                    lock.withLock { preferred = index }
+                    return result
+                } catch .unavailable(let reason) {
+                    reasons.append("\(endpoint.host):\(endpoint.port): \(reason)")
+                } catch .timedOut {
+                    reasons.append("\(endpoint.host):\(endpoint.port): no answer in time")
+                }
             }
+            guard ContinuousClock.now + .milliseconds(250) < giveUp else { break }
+            usleep(250_000)
         }
         throw .unavailable(reasons.joined(separator: "; "))
     }

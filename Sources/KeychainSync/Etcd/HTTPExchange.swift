@@ -36,6 +36,16 @@ struct HTTPExchange {
 
         var reader = ResponseReader(stream: stream, deadline: streamDeadline)
         let head = try reader.readHead()
+        do throws(EtcdError) {
+            try readBody(head, from: &reader, receive: receive)
+        } catch .timedOut where streamDeadline.map({ ContinuousClock.now >= $0 }) ?? false {
+            // The caller's deadline for a stream (a watch) passed: a normal end, not a failure.
+        }
+        return head.status
+    }
+
+    private func readBody(_ head: ResponseReader.Head, from reader: inout ResponseReader,
+                          receive: (Data) -> Bool) throws(EtcdError) {
         if head.isChunked {
             while let chunk = try reader.readChunk() {
                 if !receive(chunk) { break }
@@ -53,12 +63,11 @@ struct HTTPExchange {
                 if piece.isEmpty || !receive(piece) { break }
             }
         }
-        return head.status
     }
 }
 
 /// Parses a response from a `TCPStream`, keeping what was read ahead.
-private struct ResponseReader {
+struct ResponseReader {
     struct Head {
         var status: Int
         var isChunked: Bool

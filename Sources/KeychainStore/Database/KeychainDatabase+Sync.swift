@@ -1,0 +1,125 @@
+import Crypto
+import Foundation
+
+/// One synchronizable item as the sync engine sees it: a live item (decrypted) or a deletion.
+public struct SynchronizableEntry: Sendable {
+    /// The item's class.
+    public var itemClass: ItemClass
+    /// The item's identity in this keychain (keyed with this keychain's index key, so it means
+    /// nothing elsewhere): how sync finds the item again, also after it was deleted.
+    public var localIdentity: Data
+    /// The item, decrypted; nil for a deletion.
+    public var item: KeychainItem?
+    /// When the item was deleted (tombstones only; nil for tombstones older than the marker).
+    public var deletedAt: Date?
+}
+
+/// What sync needs from the store: every synchronizable item and tombstone, and writes that keep
+/// another device's modification date instead of stamping a new one (a new date would make the
+/// applied copy look newer than the original, and devices would trade it back and forth).
+///
+/// Synchronizable means `sync = 1` and an accessibility class that may leave the device (not
+/// ThisDeviceOnly), as on Apple platforms.
+extension KeychainDatabase {
+    private static let portableClasses: [ProtectionClass] = [.whenUnlocked, .afterFirstUnlock, .always]
+
+    /// Every synchronizable item and tombstone of `itemClasses`. Items whose class key is not
+    /// available (locked) are left out and counted in `lockedCount`.
+    public func synchronizableEntries(of itemClasses: [ItemClass]) throws(KeychainStoreError)
+        -> (entries: [SynchronizableEntry], lockedCount: Int) {
+        try withLock { () throws(KeychainStoreError) in
+            let classes = itemClasses.map(\.rawValue)
+            let protections = Self.portableClasses.map(\.rawValue)
+            let sql = "SELECT \(Schema.itemColumns) FROM items WHERE class IN (\(placeholders(classes.count)))"
+                + " AND protection IN (\(placeholders(protections.count))) AND (tombstone = 1 OR ix_sync = ?) ORDER BY id"
+            let rows = try selectRows(sql, classes.map { .text($0) } + protections.map { .text($0) } + [.blob(syncIndex(true))])
+            var entries: [SynchronizableEntry] = []
+            var locked = 0
+            for row in rows {
+                if row.isTombstone {
+                    guard ItemRecord.isGenuineTombstone(row, key: indexKey) else { continue }
+                    entries.append(SynchronizableEntry(itemClass: row.itemClass, localIdentity: row.primaryKeyDigest, item: nil,
+                                                       deletedAt: ItemRecord.deletionTime(of: row, key: indexKey)))
+                    continue
+                }
+                do throws(KeychainStoreError) {
+                    let item = try decryptRow(row)
+                    // The blind index said "synchronizable"; the item itself must agree.
+                    guard AttributeKind.number.matches(item.attributes["sync"] ?? .number(0), .number(1)) else { continue }
+                    entries.append(SynchronizableEntry(itemClass: row.itemClass, localIdentity: row.primaryKeyDigest, item: item, deletedAt: nil))
+                } catch .locked {
+                    locked += 1
+                } catch {
+                    continue  // an item that does not decrypt is not sent anywhere
+                }
+            }
+            return (entries, locked)
+        }
+    }
+
+    /// Stores an item another device wrote: its attributes (with their creation and modification
+    /// dates) and secret replace the live item with the same primary key, or it is added (replacing
+    /// a tombstone of that identity). Returns its local identity.
+    @discardableResult
+    public func applySynchronizedItem(_ item: NewItem) throws(KeychainStoreError) -> Data {
+        guard Self.portableClasses.contains(item.protection), item.accessControl == nil else {
+            throw .invalidParameter("a synchronized item must have a portable accessibility and no access control")
+        }
+        return try withLock { () throws(KeychainStoreError) in
+            var attributes = ItemRecord.withPrimaryKeyDefaults(item.attributes, for: item.itemClass)
+            attributes["sync"] = .number(1)
+            if attributes["cdat"] == nil { attributes["cdat"] = .date(Date()) }
+            if attributes["mdat"] == nil { attributes["mdat"] = attributes["cdat"] }
+            return try transaction { () throws(KeychainStoreError) -> Data in
+                let classKey = try keybag.classKey(for: item.protection)
+                let digest = ItemRecord.primaryKeyDigest(of: attributes, for: item.itemClass, key: indexKey)
+                let existing = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 0",
+                                              [.text(item.itemClass.rawValue), .blob(digest)]).first
+                let stored = KeychainItem(itemClass: item.itemClass, persistentID: existing?.persistentID ?? UUID(),
+                                          protection: item.protection, accessControl: nil, attributes: attributes,
+                                          data: item.data, isDecrypted: true)
+                let record = try sealedRecord(for: stored, classKey: classKey)
+                if let existing {
+                    let assignments = (["protection"] + ItemClass.indexedAttributes.map { "ix_\($0)" } + ["wrapped_key", "payload"])
+                        .map { "\($0) = ?" }.joined(separator: ", ")
+                    try run("UPDATE items SET \(assignments) WHERE id = ?",
+                            [.text(stored.protection.rawValue)] + record.indexes + [.blob(record.wrappedKey), .blob(record.ciphertext), .integer(existing.rowID)])
+                } else {
+                    try removeTombstones(of: item.itemClass, digest: digest)
+                    try insertRow(stored, record)
+                }
+                return digest
+            }
+        }
+    }
+
+    /// Deletes, as another device did at `deletedAt`, the synchronizable item with local identity
+    /// `localIdentity`: it becomes a tombstone recording that time. Nothing happens if no live
+    /// synchronizable item has that identity.
+    public func applySynchronizedDeletion(itemClass: ItemClass, localIdentity: Data, deletedAt: Date) throws(KeychainStoreError) {
+        try withLock { () throws(KeychainStoreError) in
+            try transaction { () throws(KeychainStoreError) in
+                guard let row = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 0",
+                                               [.text(itemClass.rawValue), .blob(localIdentity)]).first,
+                      row.syncIndex == syncIndex(true)
+                else { return }
+                let marker = ItemRecord.tombstoneMarker(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
+                                                        primaryKeyDigest: row.primaryKeyDigest, deletedAt: deletedAt, key: indexKey)
+                try run("UPDATE items SET tombstone = 1, wrapped_key = x'', payload = ? WHERE id = ?", [.blob(marker), .integer(row.rowID)])
+            }
+        }
+    }
+
+    private func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+}
+
+extension KeychainItem {
+    /// A keyed digest of the item's class and primary key under `key`: the same for the same
+    /// item on every device that holds `key` (sync names its records with it).
+    public func primaryKeyName(using key: SymmetricKey) -> Data {
+        ItemRecord.primaryKeyDigest(of: ItemRecord.withPrimaryKeyDefaults(attributes, for: itemClass), for: itemClass,
+                                    key: BlindIndexKey(key))
+    }
+}

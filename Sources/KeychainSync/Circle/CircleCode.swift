@@ -1,0 +1,60 @@
+import Crypto
+import Foundation
+import KeychainStore
+
+/// What a person carries from the first device to the next: the circle's identity and its
+/// secret, as one line of text — `kkc1-<circle id, 32 hex digits>-<secret, 64 hex digits>`.
+/// Shown once when a circle is created (or re-keyed); joining needs it. It never goes to etcd.
+public struct CircleCode: Sendable, Equatable {
+    /// The circle's public identity (16 random bytes): names its folder in etcd.
+    public let circleID: Data
+    /// The circle secret (32 random bytes): opens the circle's keys when joining.
+    let secret: SymmetricKey
+
+    static let prefix = "kkc1-"
+
+    /// A new circle identity and secret.
+    static func random() -> CircleCode {
+        CircleCode(circleID: Data(SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }), secret: SymmetricKey(size: .bits256))
+    }
+
+    /// A new secret for the same circle (after a device was removed).
+    func rekeyed() -> CircleCode { CircleCode(circleID: circleID, secret: SymmetricKey(size: .bits256)) }
+
+    init(circleID: Data, secret: SymmetricKey) {
+        self.circleID = circleID
+        self.secret = secret
+    }
+
+    /// Parses the text form; surrounding white space is ignored.
+    public init(text: String) throws(SyncError) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasPrefix(Self.prefix) else { throw .invalidCircleCode }
+        let parts = trimmed.dropFirst(Self.prefix.count).split(separator: "-")
+        guard parts.count == 2, let id = SyncHex.bytes(String(parts[0])), id.count == 16,
+              let secretBytes = SyncHex.bytes(String(parts[1])), secretBytes.count == 32
+        else { throw .invalidCircleCode }
+        circleID = id
+        secret = SymmetricKey(data: secretBytes)
+    }
+
+    /// The text form (contains the secret: show it once, never log it).
+    public var text: String {
+        Self.prefix + HexEncoding.string(circleID) + "-" + secret.withUnsafeBytes { HexEncoding.string($0) }
+    }
+
+    /// The key that seals the circle's key bundle for joiners.
+    var joinKey: SymmetricKey { derive("join") }
+    /// The key members prove knowledge of the secret with when they register.
+    var memberKey: SymmetricKey { derive("member") }
+
+    private func derive(_ purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, salt: circleID, info: Data("keychainkit-circle-\(purpose)".utf8),
+                               outputByteCount: 32)
+    }
+
+    public static func == (lhs: CircleCode, rhs: CircleCode) -> Bool {
+        lhs.circleID == rhs.circleID && lhs.secret == rhs.secret
+    }
+
+}

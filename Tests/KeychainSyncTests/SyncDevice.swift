@@ -1,0 +1,87 @@
+import Foundation
+import KeychainStore
+@testable import KeychainSync
+
+/// One simulated device: its own keychain file and device key in a temporary folder.
+final class SyncDevice {
+    let directory: URL
+    let database: KeychainDatabase
+    let synchronizer: KeychainSynchronizer
+
+    init(_ name: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-sync-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        database = try KeychainDatabase.open(
+            path: directory.appendingPathComponent("login.keychain-db").path, password: nil,
+            options: .init(deviceKeyPath: directory.appendingPathComponent("state/device.key").path,
+                           newKeychainKDF: .testing(), allowTestingKDF: true))
+        synchronizer = KeychainSynchronizer(database: database)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)  // test cleanup only
+    }
+
+    static func item(_ account: String, _ secret: String, synchronizable: Bool = true,
+                     protection: ProtectionClass = .whenUnlocked) -> NewItem {
+        NewItem(itemClass: .genericPassword,
+                attributes: ["acct": .string(account), "svce": .string("svc"), "agrp": .string("app"),
+                             "sync": .number(synchronizable ? 1 : 0)],
+                data: Data(secret.utf8), protection: protection)
+    }
+
+    private func query(_ account: String, synchronizable: Bool = true) -> ItemQuery {
+        var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["app"]))
+        query.filters = ["acct": .string(account), "svce": .string("svc")]
+        query.synchronizable = synchronizable
+        return query
+    }
+
+    func add(_ account: String, _ secret: String) throws {
+        _ = try database.insert(Self.item(account, secret))
+    }
+
+    func update(_ account: String, _ secret: String) throws {
+        var changes = ItemChanges()
+        changes.data = Data(secret.utf8)
+        try database.update(query(account), with: changes)
+    }
+
+    func delete(_ account: String) throws {
+        try database.delete(query(account))
+    }
+
+    /// The secret of the synchronizable item `account`, or nil if there is none.
+    func secret(_ account: String) throws -> String? {
+        let found: [KeychainItem]
+        do throws(KeychainStoreError) {
+            found = try database.find(query(account), decrypt: true)
+        } catch {
+            if case .itemNotFound = error { return nil }
+            throw error
+        }
+        return found.first?.data.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Every synchronizable account here and its secret.
+    func contents() throws -> [String: String] {
+        var everything = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["app"]))
+        everything.synchronizable = true
+        let items: [KeychainItem]
+        do throws(KeychainStoreError) {
+            items = try database.find(everything, decrypt: true)
+        } catch {
+            if case .itemNotFound = error { return [:] }
+            throw error
+        }
+        var out: [String: String] = [:]
+        for item in items {
+            guard case .string(let account)? = item.attributes["acct"] else { continue }
+            out[account] = item.data.map { String(decoding: $0, as: UTF8.self) }
+        }
+        return out
+    }
+
+    @discardableResult
+    func sync() throws -> SyncReport { try synchronizer.synchronize() }
+}
