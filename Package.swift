@@ -85,6 +85,8 @@ let package = Package(
             dependencies: [
                 "KeychainServices",
                 "CredentialStore",
+                .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
+                .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,7 +97,8 @@ let package = Package(
         // Black-box tests that run the built keychainctl and docker-credential-keychainkit.
         // Test support shared by two test targets (a regular target: test targets cannot depend on each other).
         .target(name: "PseudoTerminalSupport", path: "Tests/Support/PseudoTerminal"),
-        .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport"]),
+        .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport",
+                                                           "EtcdClusterSupport"]),
         // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
         .testTarget(
             name: "ReliabilityTests",
@@ -104,7 +107,8 @@ let package = Package(
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "keychainctl",
                                                                   "PseudoTerminalSupport"]),
-        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore"]),
+        .target(name: "EtcdClusterSupport", path: "Tests/Support/EtcdCluster"),
+        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(
             name: "KeychainKitTests",

@@ -68,9 +68,7 @@ public final class KeychainSynchronizer {
     }
 
     /// This device's id in its circle (hex), for `removeDevice` on another device.
-    public func deviceID() throws(SyncError) -> String {
-        HexEncoding.string(try requireState().deviceID)
-    }
+    public func deviceID() throws(SyncError) -> String { try status().deviceID }
 
     /// The ids (hex) of the circle's members.
     public func members() throws(SyncError) -> [String] {
@@ -332,12 +330,12 @@ public final class KeychainSynchronizer {
 
     // MARK: Plumbing
 
-    private func requireState() throws(SyncError) -> CircleState {
+    func requireState() throws(SyncError) -> CircleState {
         guard let state = try CircleState.load(from: database) else { throw .notInCircle }
         return state
     }
 
-    private static func client(_ endpoints: [String]) throws(SyncError) -> EtcdClient {
+    static func client(_ endpoints: [String]) throws(SyncError) -> EtcdClient {
         do {
             return try EtcdClient(endpoints: endpoints)
         } catch {
@@ -345,7 +343,7 @@ public final class KeychainSynchronizer {
         }
     }
 
-    private static func etcd<T>(_ body: () throws(EtcdError) -> T) throws(SyncError) -> T {
+    static func etcd<T>(_ body: () throws(EtcdError) -> T) throws(SyncError) -> T {
         do {
             return try body()
         } catch {
@@ -361,4 +359,66 @@ public final class KeychainSynchronizer {
         }
     }
 
+}
+
+extension KeychainSynchronizer {
+    /// Keeps synchronizing until `shouldContinue` returns false: a pass, then a watch on the
+    /// circle's records until another device writes (or `pollInterval` passes, which is when local
+    /// changes are picked up), then the next pass. A failure (etcd down, a network error) is
+    /// reported and retried with exponential backoff from 1 s up to 30 s; being removed from the
+    /// circle, or not being in one, ends the loop.
+    public func watch(pollInterval: Duration = .seconds(5), shouldContinue: () -> Bool,
+                      onResult: (Result<SyncReport, SyncError>) -> Void) {
+        var backoff = Duration.seconds(1)
+        while shouldContinue() {
+            do throws(SyncError) {
+                let report = try synchronize()
+                onResult(.success(report))
+                backoff = .seconds(1)
+                let state = try requireState()
+                let client = try Self.client(state.endpoints)
+                try Self.etcd { () throws(EtcdError) in
+                    try client.watch(prefix: CircleLayout(circleID: state.circleID).prefix, startRevision: report.revision + 1,
+                                     deadline: .now + pollInterval) { _, _ in false }
+                }
+            } catch {
+                onResult(.failure(error))
+                switch error {
+                case .removedFromCircle, .notInCircle, .circleNotFound: return
+                default: break
+                }
+                Self.sleep(backoff, while: shouldContinue)
+                backoff = min(backoff * 2, .seconds(30))
+            }
+        }
+    }
+
+    /// Sleeps `duration` in short slices, ending early when `shouldContinue` turns false.
+    private static func sleep(_ duration: Duration, while shouldContinue: () -> Bool) {
+        let end = ContinuousClock.now + duration
+        while ContinuousClock.now < end, shouldContinue() { usleep(100_000) }
+    }
+}
+
+/// Where this keychain stands in its circle (no secret in it).
+public struct CircleStatus: Sendable, Equatable {
+    /// The circle's id (hex).
+    public var circleID: String
+    /// This device's id in the circle (hex).
+    public var deviceID: String
+    /// The etcd endpoints.
+    public var endpoints: [String]
+    /// The key epoch this device holds (raised by each re-key).
+    public var epoch: UInt32
+    /// How many records this device has agreed on with the circle.
+    public var syncedRecords: Int
+}
+
+extension KeychainSynchronizer {
+    /// This keychain's circle, from its local state (no network).
+    public func status() throws(SyncError) -> CircleStatus {
+        let state = try requireState()
+        return CircleStatus(circleID: HexEncoding.string(state.circleID), deviceID: HexEncoding.string(state.deviceID),
+                            endpoints: state.endpoints, epoch: try state.keyBundle.epoch, syncedRecords: state.synced.count)
+    }
 }

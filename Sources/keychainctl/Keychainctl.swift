@@ -11,12 +11,22 @@ struct Keychainctl: ParsableCommand {
             OSStatus (44 not found, 45 duplicate, 36 locked or interaction not allowed, \
             51 wrong password). Shell completions: keychainctl --generate-completion-script bash|zsh|fish.
             """,
-        subcommands: [
+        subcommands: commands
+    )
+
+    /// The commands; `sync` exists where KeychainKit's own keychain is used (Linux): on Apple
+    /// platforms iCloud Keychain synchronizes.
+    static var commands: [ParsableCommand.Type] {
+        var commands: [ParsableCommand.Type] = [
             CreateKeychain.self, DeleteKeychain.self, LockKeychain.self, UnlockKeychain.self,
             ShowKeychainInfo.self, SetKeychainSettings.self, SetKeychainPassword.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
             DumpKeychain.self, GitCredential.self,
         ]
-    )
+        #if canImport(KeychainSync)
+        commands.append(Sync.self)
+        #endif
+        return commands
+    }
 }

@@ -1,3 +1,4 @@
+import EtcdClusterSupport
 import Foundation
 import Testing
 @testable import KeychainSync

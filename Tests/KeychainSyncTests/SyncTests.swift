@@ -1,4 +1,5 @@
 import Crypto
+import EtcdClusterSupport
 import Foundation
 import KeychainStore
 import Testing

@@ -18,6 +18,9 @@ struct NewPasswordOptions: ParsableArguments {
     @Option(help: "When the item can be read.")
     var accessible: Accessibility?
 
+    @Flag(help: "Make the item synchronizable (kSecAttrSynchronizable): it goes to the other devices of the keychain's sync circle.")
+    var synchronizable = false
+
     @Argument(help: "The keychain file (default: the default keychain).")
     var keychain: String?
 
@@ -29,7 +32,12 @@ struct NewPasswordOptions: ParsableArguments {
                                                  prompt: "password data for new item: ")
         defer { secret?.wipe() }
         var item = item
+        var primaryKey = primaryKey
         if item[kSecAttrLabel as String] == nil, let defaultLabel { item[kSecAttrLabel as String] = defaultLabel }
+        if synchronizable {
+            item[kSecAttrSynchronizable as String] = true  // part of the primary key, so of the -U lookup too
+            primaryKey[kSecAttrSynchronizable as String] = true
+        }
         try ItemWriter.add(item, secret: secret, accessible: accessible, update: update,
                            primaryKey: primaryKey, changes: changes, in: target)
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,22 +6,22 @@ import Glibc
 /// A real etcd cluster of `size` members on loopback (Debian's etcd-server), each in its own data
 /// directory under a fresh temporary folder. Members can be killed and restarted; everything is
 /// stopped and removed when the cluster is released.
-final class EtcdCluster {
-    struct Member {
-        var name: String
-        var clientPort: UInt16
-        var peerPort: UInt16
-        var process: Process?
+public final class EtcdCluster {
+    public struct Member {
+        public var name: String
+        public var clientPort: UInt16
+        public var peerPort: UInt16
+        public var process: Process?
     }
 
-    static let executable = "/usr/bin/etcd"
-    let directory: URL
-    private(set) var members: [Member]
+    public static let executable = "/usr/bin/etcd"
+    public let directory: URL
+    public private(set) var members: [Member]
 
     /// Client endpoints of every member, for `EtcdClient`.
-    var endpoints: [String] { members.map { "http://127.0.0.1:\($0.clientPort)" } }
+    public var endpoints: [String] { members.map { "http://127.0.0.1:\($0.clientPort)" } }
 
-    init(size: Int = 3) throws {
+    public init(size: Int = 3) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-etcd-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         members = try (0..<size).map { index in
@@ -38,7 +37,7 @@ final class EtcdCluster {
     }
 
     /// Starts (or restarts, keeping its data) member `index`.
-    func start(_ index: Int) throws {
+    public func start(_ index: Int) throws {
         let member = members[index]
         let cluster = members.map { "\($0.name)=http://127.0.0.1:\($0.peerPort)" }.joined(separator: ",")
         let process = Process()
@@ -63,7 +62,7 @@ final class EtcdCluster {
     }
 
     /// Kills member `index` with SIGKILL (no clean shutdown) and waits for it to exit.
-    func kill(_ index: Int) {
+    public func kill(_ index: Int) {
         guard let process = members[index].process else { return }
         if process.isRunning {
             Glibc.kill(process.processIdentifier, SIGKILL)
@@ -73,7 +72,7 @@ final class EtcdCluster {
     }
 
     /// Waits until a write through every running member succeeds (a leader is elected).
-    func waitUntilServing(timeout: Duration = .seconds(60)) throws {
+    public func waitUntilServing(timeout: Duration = .seconds(60)) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if members.allSatisfy({ $0.process == nil || Self.answers("http://127.0.0.1:\($0.clientPort)") }) { return }

@@ -1,0 +1,184 @@
+#if canImport(KeychainSync)
+import ArgumentParser
+import Foundation
+import KeychainEngine
+import KeychainSync
+
+/// `sync …`: synchronizable items across devices through etcd (Linux; on Apple platforms iCloud
+/// Keychain does this). See docs/CLI.md, "Sync".
+struct Sync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Synchronize synchronizable items with the other devices of a circle, through etcd.",
+        subcommands: [SyncRun.self, SyncCreate.self, SyncJoin.self, SyncStatus.self, SyncRemoveDevice.self, SyncLeave.self],
+        defaultSubcommand: SyncRun.self)
+}
+
+/// The keychain argument every sync command takes, and the synchronizer for it.
+struct SyncKeychainArgument: ParsableArguments {
+    @Argument(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    func synchronizer() throws -> KeychainSynchronizer {
+        let path = keychain ?? KeychainRegistry.shared.defaultKeychainPath
+        do {
+            return KeychainSynchronizer(database: try KeychainRegistry.shared.database(at: path))
+        } catch {
+            throw SyncCommandFailure(message: error.description)
+        }
+    }
+}
+
+/// A sync failure: one line on standard error, exit status 1 (etcd or circle problems have no
+/// Keychain Services status).
+struct SyncCommandFailure: Error {
+    var message: String
+}
+
+/// Runs `body`, reporting a failure as `keychainctl: sync <name>: <message>`.
+func runSyncCommand(_ name: String, _ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as SyncCommandFailure {
+        Console.error("keychainctl: sync \(name): \(failure.message)")
+        throw ExitCode(1)
+    } catch let error as SyncError {
+        Console.error("keychainctl: sync \(name): \(error.description)")
+        throw ExitCode(1)
+    }
+}
+
+/// `sync [--watch]`: one merge, or keep merging.
+struct SyncRun: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Synchronize once, or keep synchronizing with --watch.")
+
+    @Flag(help: "Keep running: watch etcd for other devices' changes and look for local ones every --interval seconds.")
+    var watch = false
+
+    @Option(help: "With --watch: seconds between passes when nothing changes remotely.")
+    var interval = 5
+
+    @OptionGroup var target: SyncKeychainArgument
+
+    func run() throws {
+        try runSyncCommand("run") {
+            let synchronizer = try target.synchronizer()
+            guard watch else {
+                Console.out(Self.describe(try synchronizer.synchronize()))
+                return
+            }
+            var stop = false
+            synchronizer.watch(pollInterval: .seconds(max(1, interval)), shouldContinue: { !stop }) { result in
+                switch result {
+                case .success(let report):
+                    if report.pushed + report.pulled + report.refused > 0 { Console.out(Self.describe(report)) }
+                case .failure(let error):
+                    Console.error("keychainctl: sync: \(error.description)")
+                    if error == .removedFromCircle || error == .notInCircle { stop = true }
+                }
+            }
+            if stop { throw ExitCode(1) }
+        }
+    }
+
+    static func describe(_ report: SyncReport) -> String {
+        var parts = ["pushed \(report.pushed)", "pulled \(report.pulled)"]
+        if report.refused > 0 { parts.append("refused \(report.refused) (did not authenticate)") }
+        if report.locked > 0 { parts.append("skipped \(report.locked) (locked)") }
+        return "synchronized: " + parts.joined(separator: ", ")
+    }
+}
+
+/// `sync create --endpoints …`: a new circle; prints its code once.
+struct SyncCreate: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Start a circle; print its code (shown once).")
+
+    @Option(help: "etcd client URLs, comma-separated (http://host:2379,…).")
+    var endpoints: String
+
+    @OptionGroup var target: SyncKeychainArgument
+
+    func run() throws {
+        try runSyncCommand("create") {
+            let code = try target.synchronizer().create(endpoints: endpoints.split(separator: ",").map(String.init))
+            Console.error("Circle created. Its code joins other devices and is shown only now; keep it like a password:")
+            Console.out(code.text)
+        }
+    }
+}
+
+/// `sync join --endpoints …`: joins with the code read from standard input (never from argv).
+struct SyncJoin: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "join", abstract: "Join a circle; its code is read from standard input or a no-echo prompt.")
+
+    @Option(help: "etcd client URLs, comma-separated (http://host:2379,…).")
+    var endpoints: String
+
+    @OptionGroup var target: SyncKeychainArgument
+
+    func run() throws {
+        try runSyncCommand("join") {
+            var typed = try SecretInput.secret(prompt: "circle code: ")
+            defer { typed.wipe() }
+            let code = try CircleCode(text: String(decoding: typed, as: UTF8.self))
+            try target.synchronizer().join(code: code, endpoints: endpoints.split(separator: ",").map(String.init))
+            Console.error("Joined the circle. Run `keychainctl sync` (or `sync --watch`) to synchronize.")
+        }
+    }
+}
+
+/// `sync status`: the circle, this device and its members.
+struct SyncStatus: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show this keychain's circle and its members.")
+
+    @OptionGroup var target: SyncKeychainArgument
+
+    func run() throws {
+        try runSyncCommand("status") {
+            let synchronizer = try target.synchronizer()
+            let status = try synchronizer.status()
+            Console.out("circle \(status.circleID)")
+            Console.out("device \(status.deviceID)")
+            Console.out("endpoints \(status.endpoints.joined(separator: ","))")
+            Console.out("epoch \(status.epoch), \(status.syncedRecords) records agreed")
+            for member in try synchronizer.members() {
+                Console.out("member \(member)\(member == status.deviceID ? " (this device)" : "")")
+            }
+        }
+    }
+}
+
+/// `sync remove-device <id>`: re-keys the circle without a device; prints the new code.
+struct SyncRemoveDevice: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove-device", abstract: "Remove a device and re-key the circle; print the new code (shown once).")
+
+    @Argument(help: "The device id, as `sync status` shows it.")
+    var device: String
+
+    @OptionGroup var target: SyncKeychainArgument
+
+    func run() throws {
+        try runSyncCommand("remove-device") {
+            let code = try target.synchronizer().removeDevice(device)
+            Console.error("Device removed and circle re-keyed. The old code no longer joins; the new one is shown only now:")
+            Console.out(code.text)
+        }
+    }
+}
+
+/// `sync leave`: this device leaves its circle.
+struct SyncLeave: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "leave", abstract: "Leave the circle (items stay in this keychain).")
+
+    @OptionGroup var target: SyncKeychainArgument
+
+    func run() throws {
+        try runSyncCommand("leave") {
+            try target.synchronizer().leave()
+            Console.error("Left the circle. Another device should run `sync remove-device` to re-key it without this one.")
+        }
+    }
+}
+#endif
