@@ -225,7 +225,12 @@ public final class KeychainSynchronizer {
         for attempt in 0..<8 {
             let remoteVersion = remote?.record?.version
             if let record = remote?.record, local.map({ record.version > $0.version }) ?? true {
-                try apply(record, local: local, state: &state)
+                do {
+                    try apply(record, local: local, state: &state)
+                } catch .keychain(.locked) {
+                    report.locked += 1  // its class is locked here: applied at a pass after the unlock
+                    return
+                }
                 report.pulled += 1
                 return
             }

@@ -8,11 +8,11 @@ final class SyncDevice {
     let database: KeychainDatabase
     let synchronizer: KeychainSynchronizer
 
-    init(_ name: String) throws {
+    init(_ name: String, password: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-sync-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         database = try KeychainDatabase.open(
-            path: directory.appendingPathComponent("login.keychain-db").path, password: nil,
+            path: directory.appendingPathComponent("login.keychain-db").path, password: password.map { Data($0.utf8) },
             options: .init(deviceKeyPath: directory.appendingPathComponent("state/device.key").path,
                            newKeychainKDF: .testing(), allowTestingKDF: true))
         synchronizer = KeychainSynchronizer(database: database)

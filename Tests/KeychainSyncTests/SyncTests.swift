@@ -205,6 +205,22 @@ struct SyncTests {
         #expect(throws: SyncError.alreadyInCircle) { try a.synchronizer.create(endpoints: cluster.endpoints) }
     }
 
+    @Test("a locked device skips what it cannot open, reports it, and takes it after the unlock")
+    func lockedDevice() throws {
+        let cluster = try EtcdCluster()
+        let a = try SyncDevice("a"), b = try SyncDevice("b", password: "pw")
+        let code = try a.synchronizer.create(endpoints: cluster.endpoints)
+        try b.synchronizer.join(code: code, endpoints: cluster.endpoints)
+        try a.add("l", "while-locked")
+        try a.sync()
+        b.database.lockKeychain()
+        let report = try b.sync()
+        #expect(report.locked == 1 && report.pulled == 0)
+        try b.database.unlock(password: Data("pw".utf8))
+        #expect(try b.sync().pulled == 1)
+        #expect(try b.secret("l") == "while-locked")
+    }
+
     @Test("versions order by time, then device id: the same winner whatever the order")
     func versionOrder() {
         let early = RecordVersion(time: 1, device: Data(repeating: 0xFF, count: 16))
