@@ -3,7 +3,7 @@ import KeychainStore
 @testable import KeychainSync
 
 /// One simulated device: its own keychain file and device key in a temporary folder.
-final class SyncDevice {
+final class SyncDevice: @unchecked Sendable {  // used from one thread at a time in tests
     let directory: URL
     let database: KeychainDatabase
     let synchronizer: KeychainSynchronizer
