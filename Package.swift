@@ -48,7 +48,13 @@ let package = Package(
         // LAContext) implemented over KeychainEngine. Never built on Apple platforms.
         .target(
             name: "KeychainServicesPortable",
-            dependencies: ["KeychainEngine", "KeychainStore"]
+            dependencies: [
+                "KeychainEngine",
+                "KeychainStore",
+                // SecKey: EC and RSA keys, signatures, encryption and key agreement.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         // What users import: Security (and LocalAuthentication) re-exported on Apple platforms,
         // KeychainServicesPortable re-exported everywhere else.

@@ -1,0 +1,122 @@
+// Making SecKey objects: new random keys, keys read from Apple's external representations,
+// the public half of a key, and the way back to bytes and attributes.
+
+import Crypto
+import CryptoExtras
+import Foundation
+
+/// Apple: `SecKeyCreateRandomKey(_:_:)`. Generates a new private key: EC on P-256, P-384 or
+/// P-521 (`kSecAttrKeyTypeECSECPrimeRandom` with `kSecAttrKeySizeInBits` 256/384/521) or RSA
+/// (`kSecAttrKeyTypeRSA`, 2048 to 4096 bits in steps of 8).
+///
+/// Returns nil and sets `error` (OSStatus domain) on failure: `errSecParam` for a missing or
+/// unsupported type or size, `errSecUnimplemented` for keys this implementation cannot yet
+/// keep (`kSecAttrIsPermanent` true, `kSecAttrTokenIDSecureEnclave`).
+public func SecKeyCreateRandomKey(
+    _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecKey? {
+    reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> SecKey in
+        let request = try KeyParameters(parameters)
+        if request.isPermanent || request.isSecureEnclave {
+            throw SecKeyFailure(status: errSecUnimplemented,
+                                message: "keys stored in the keychain (kSecAttrIsPermanent, kSecAttrTokenID) are not supported yet")
+        }
+        guard let bits = request.sizeInBits else { throw .parameter("kSecAttrKeySizeInBits is missing") }
+        let material: SecKey.Material
+        if request.isEllipticCurve {
+            guard let curve = EllipticCurve(bits: bits) else { throw .parameter("Unsupported EC key size: \(bits)") }
+            material = .ecPrivate(.generate(on: curve))
+        } else {
+            guard (2048...4096).contains(bits), bits % 8 == 0 else { throw .parameter("Unsupported RSA key size: \(bits)") }
+            do {
+                material = .rsaPrivate(try _RSA.Signing.PrivateKey(keySize: .init(bitCount: bits)))
+            } catch {
+                throw SecKeyFailure(status: errSecInternalComponent, message: "RSA key generation failed")
+            }
+        }
+        return SecKey(material, applicationTag: request.applicationTag, label: request.label)
+    }
+}
+
+/// Apple: `SecKeyCreateWithData(_:_:_:)`. Reads a key from Apple's external representation:
+/// X9.63 (`04 ‖ X ‖ Y` public, `04 ‖ X ‖ Y ‖ K` private) for EC keys, PKCS#1 DER
+/// (`RSAPublicKey` / `RSAPrivateKey`) for RSA keys. `attributes` must give `kSecAttrKeyType`
+/// and `kSecAttrKeyClass`.
+///
+/// Returns nil and sets `error` to `errSecParam` (OSStatus domain) when the attributes are
+/// incomplete or the data is not a key of that type and class.
+public func SecKeyCreateWithData(
+    _ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecKey? {
+    reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> SecKey in
+        let request = try KeyParameters(attributes)
+        guard let isPrivate = request.isPrivateClass else { throw .parameter("kSecAttrKeyClass is missing") }
+        let data = keyData as Data
+        let algorithm = request.isEllipticCurve ? "EC" : "RSA"
+        let material: SecKey.Material
+        do {
+            switch (request.isEllipticCurve, isPrivate) {
+            case (true, true): material = .ecPrivate(try ECPrivateKey(x963Representation: data))
+            case (true, false): material = .ecPublic(try ECPublicKey(x963Representation: data))
+            case (false, true): material = .rsaPrivate(try _RSA.Signing.PrivateKey(derRepresentation: data))
+            case (false, false): material = .rsaPublic(try _RSA.Signing.PublicKey(derRepresentation: data))
+            }
+        } catch {
+            throw .parameter("\(algorithm) \(isPrivate ? "private" : "public") key creation from data failed")
+        }
+        let key = SecKey(material, applicationTag: request.applicationTag, label: request.label)
+        if let bits = request.sizeInBits, bits != key.sizeInBits {
+            throw .parameter("\(algorithm) key data is \(key.sizeInBits) bits, not the \(bits) kSecAttrKeySizeInBits says")
+        }
+        return key
+    }
+}
+
+/// Apple: `SecKeyCopyPublicKey(_:)`. The public half of `key` (a public key returns itself).
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
+    key.isPrivate ? SecKey(key.publicMaterial, applicationTag: key.applicationTag, label: key.label) : key
+}
+
+/// Apple: `SecKeyCopyExternalRepresentation(_:_:)`. The key's bytes in Apple's external
+/// representation (see `SecKeyCreateWithData`). The result of a private key is secret: keep it
+/// out of logs and files.
+public func SecKeyCopyExternalRepresentation(
+    _ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
+        key.externalRepresentation as NSData
+    }
+}
+
+/// Apple: `SecKeyGetBlockSize(_:)`. Bytes of a coordinate for EC keys (32, 48, 66), of the
+/// modulus for RSA keys.
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
+
+/// Apple: `SecKeyCopyAttributes(_:)`. The key's attributes: `kSecAttrKeyType`,
+/// `kSecAttrKeyClass`, `kSecAttrKeySizeInBits`, `kSecAttrEffectiveKeySize`,
+/// `kSecAttrApplicationLabel` (SHA-1 of the public key), the `kSecAttrCan…` usage flags,
+/// `kSecAttrIsPermanent`, the tag and label it was created with, and for public keys
+/// `kSecValueData` (the external representation). Private key bytes are never included.
+public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
+    let isPrivate = key.isPrivate
+    var attributes: [String: Any] = [
+        kSecClass as String: kSecClassKey as String,
+        kSecAttrKeyType as String: (key.isEllipticCurve ? kSecAttrKeyTypeECSECPrimeRandom : kSecAttrKeyTypeRSA) as String,
+        kSecAttrKeyClass as String: (isPrivate ? kSecAttrKeyClassPrivate : kSecAttrKeyClassPublic) as String,
+        kSecAttrKeySizeInBits as String: NSNumber(value: key.sizeInBits),
+        kSecAttrEffectiveKeySize as String: NSNumber(value: key.sizeInBits),
+        kSecAttrApplicationLabel as String: key.applicationLabel,
+        kSecAttrIsPermanent as String: NSNumber(value: false),
+        kSecAttrCanSign as String: NSNumber(value: isPrivate),
+        kSecAttrCanVerify as String: NSNumber(value: !isPrivate),
+        kSecAttrCanDecrypt as String: NSNumber(value: isPrivate),
+        kSecAttrCanEncrypt as String: NSNumber(value: !isPrivate),
+        kSecAttrCanDerive as String: NSNumber(value: isPrivate && key.isEllipticCurve),
+        kSecAttrCanUnwrap as String: NSNumber(value: isPrivate),
+        kSecAttrCanWrap as String: NSNumber(value: !isPrivate),
+    ]
+    if let tag = key.applicationTag { attributes[kSecAttrApplicationTag as String] = tag }
+    if let label = key.label { attributes[kSecAttrLabel as String] = label }
+    if !isPrivate { attributes[kSecValueData as String] = key.publicKeyData }
+    return attributes as NSDictionary
+}
