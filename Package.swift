@@ -106,7 +106,7 @@ let package = Package(
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "keychainctl",
-                                                                  "PseudoTerminalSupport"]),
+                                                                  "PseudoTerminalSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(
             name: "KeychainKitTests",
