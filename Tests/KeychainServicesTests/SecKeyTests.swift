@@ -94,13 +94,13 @@ struct SecKeyTests {
         #expect(noClass.code == Int(errSecParam))
     }
 
-    @Test("keys to be kept in the keychain report errSecUnimplemented until key items exist")
-    func permanentKeysNotYet() {
-        let permanent = capture {
+    @Test("Secure Enclave keys report errSecUnimplemented")
+    func secureEnclaveNotYet() {
+        let enclave = capture {
             SecKeyCreateRandomKey([kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256,
-                                   kSecPrivateKeyAttrs: [kSecAttrIsPermanent: true] as CFDictionary] as CFDictionary, $0)
+                                   kSecAttrTokenID: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0)
         }
-        #expect(permanent.value == nil && permanent.code == Int(errSecUnimplemented))
+        #expect(enclave.value == nil && enclave.code == Int(errSecUnimplemented))
     }
 
     // MARK: Signatures

@@ -20,6 +20,10 @@ struct KeyParameters {
     let applicationTag: Data?
     /// `kSecAttrLabel` of the private key (top level or `kSecPrivateKeyAttrs`).
     let label: String?
+    /// Where and how a permanent key is stored: `kSecAttrAccessible`, `kSecAttrAccessControl`,
+    /// `kSecAttrAccessGroup`, `kSecAttrSynchronizable`, `kSecUseKeychain` (top level or
+    /// `kSecPrivateKeyAttrs`), passed to `SecItemAdd` as given.
+    let storageAttributes: [String: Any]
 
     init(_ dictionary: CFDictionary) throws(SecKeyFailure) {
         let top = Self.stringKeyed(dictionary)
@@ -58,6 +62,11 @@ struct KeyParameters {
         case let string as String: applicationTag = Data(string.utf8)
         default: throw .parameter("kSecAttrApplicationTag must be data")
         }
+        var storage: [String: Any] = [:]
+        for key in [kSecAttrAccessible, kSecAttrAccessControl, kSecAttrAccessGroup, kSecAttrSynchronizable, kSecUseKeychain] {
+            if let given = value(key) { storage[key as String] = given }
+        }
+        storageAttributes = storage
         switch value(kSecAttrLabel) {
         case nil: label = nil
         case let string as String: label = string

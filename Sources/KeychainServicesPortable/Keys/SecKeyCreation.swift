@@ -9,17 +9,21 @@ import Foundation
 /// P-521 (`kSecAttrKeyTypeECSECPrimeRandom` with `kSecAttrKeySizeInBits` 256/384/521) or RSA
 /// (`kSecAttrKeyTypeRSA`, 2048 to 4096 bits in steps of 8).
 ///
+/// With `kSecAttrIsPermanent` true (top level or in `kSecPrivateKeyAttrs`) the private key is
+/// also added to the keychain as a `kSecClassKey` item, with the tag, label, accessibility,
+/// access control and access group given there; its bytes are stored only inside the item's
+/// encrypted data.
+///
 /// Returns nil and sets `error` (OSStatus domain) on failure: `errSecParam` for a missing or
-/// unsupported type or size, `errSecUnimplemented` for keys this implementation cannot yet
-/// keep (`kSecAttrIsPermanent` true, `kSecAttrTokenIDSecureEnclave`).
+/// unsupported type or size, the `SecItemAdd` status when storing fails (`errSecDuplicateItem`
+/// for a key with the same primary key), `errSecUnimplemented` for `kSecAttrTokenIDSecureEnclave`.
 public func SecKeyCreateRandomKey(
     _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> SecKey in
         let request = try KeyParameters(parameters)
-        if request.isPermanent || request.isSecureEnclave {
-            throw SecKeyFailure(status: errSecUnimplemented,
-                                message: "keys stored in the keychain (kSecAttrIsPermanent, kSecAttrTokenID) are not supported yet")
+        if request.isSecureEnclave {
+            throw SecKeyFailure(status: errSecUnimplemented, message: "kSecAttrTokenIDSecureEnclave keys are not supported yet")
         }
         guard let bits = request.sizeInBits else { throw .parameter("kSecAttrKeySizeInBits is missing") }
         let material: SecKey.Material
@@ -34,7 +38,22 @@ public func SecKeyCreateRandomKey(
                 throw SecKeyFailure(status: errSecInternalComponent, message: "RSA key generation failed")
             }
         }
-        return SecKey(material, applicationTag: request.applicationTag, label: request.label)
+        let key = SecKey(material, applicationTag: request.applicationTag, label: request.label)
+        if request.isPermanent { try store(key, with: request.storageAttributes) }
+        return key
+    }
+}
+
+/// Adds a newly generated private key to the keychain, as `SecKeyCreateRandomKey` does for
+/// permanent keys.
+private func store(_ key: SecKey, with storageAttributes: [String: Any]) throws(SecKeyFailure) {
+    var item = storageAttributes
+    item[kSecClass as String] = kSecClassKey as String
+    item[kSecValueRef as String] = key
+    let status = SecItemAdd(item as CFDictionary, nil)
+    guard status == errSecSuccess else {
+        let text = SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "OSStatus \(status)"
+        throw SecKeyFailure(status: status, message: "storing the new key failed: \(text)")
     }
 }
 
@@ -53,22 +72,31 @@ public func SecKeyCreateWithData(
         guard let isPrivate = request.isPrivateClass else { throw .parameter("kSecAttrKeyClass is missing") }
         let data = keyData as Data
         let algorithm = request.isEllipticCurve ? "EC" : "RSA"
-        let material: SecKey.Material
+        let key: SecKey
         do {
-            switch (request.isEllipticCurve, isPrivate) {
-            case (true, true): material = .ecPrivate(try ECPrivateKey(x963Representation: data))
-            case (true, false): material = .ecPublic(try ECPublicKey(x963Representation: data))
-            case (false, true): material = .rsaPrivate(try _RSA.Signing.PrivateKey(derRepresentation: data))
-            case (false, false): material = .rsaPublic(try _RSA.Signing.PublicKey(derRepresentation: data))
-            }
+            key = try SecKey(representation: data, isPrivate: isPrivate, isEllipticCurve: request.isEllipticCurve,
+                             applicationTag: request.applicationTag, label: request.label)
         } catch {
             throw .parameter("\(algorithm) \(isPrivate ? "private" : "public") key creation from data failed")
         }
-        let key = SecKey(material, applicationTag: request.applicationTag, label: request.label)
         if let bits = request.sizeInBits, bits != key.sizeInBits {
             throw .parameter("\(algorithm) key data is \(key.sizeInBits) bits, not the \(bits) kSecAttrKeySizeInBits says")
         }
         return key
+    }
+}
+
+extension SecKey {
+    /// Reads Apple's external representation of a key of the given type and class.
+    convenience init(representation data: Data, isPrivate: Bool, isEllipticCurve: Bool,
+                     applicationTag: Data?, label: String?) throws {
+        let material: Material = switch (isEllipticCurve, isPrivate) {
+        case (true, true): .ecPrivate(try ECPrivateKey(x963Representation: data))
+        case (true, false): .ecPublic(try ECPublicKey(x963Representation: data))
+        case (false, true): .rsaPrivate(try _RSA.Signing.PrivateKey(derRepresentation: data))
+        case (false, false): .rsaPublic(try _RSA.Signing.PublicKey(derRepresentation: data))
+        }
+        self.init(material, applicationTag: applicationTag, label: label)
     }
 }
 

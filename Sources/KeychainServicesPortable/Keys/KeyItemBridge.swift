@@ -1,0 +1,108 @@
+// Key items at the Apple edge. The engine stores a key as a `keys` item whose secret data is the
+// key's external representation (so private key bytes exist only inside the item's encrypted
+// payload) and whose attributes say what it is. Here a `kSecValueRef` SecKey is expanded into
+// those attributes and data before an add, and `kSecReturnRef` results are turned back into
+// SecKey objects, as Apple's client library does around securityd.
+
+import Foundation
+
+enum KeyItemBridge {
+    /// What the caller asked to get back, remembered while the engine is asked for more.
+    struct ReturnRequest {
+        let data: Bool
+        let attributes: Bool
+        let persistentRef: Bool
+    }
+
+    /// Replaces a `kSecValueRef` SecKey by the key's attributes and data (the caller's own
+    /// attributes win). Returns `errSecParam` for a `kSecValueRef` that is no SecKey or an
+    /// explicit class other than `kSecClassKey`.
+    static func expandValueRef(_ dictionary: inout [String: Any]) -> OSStatus {
+        guard let reference = dictionary.removeValue(forKey: kSecValueRef as String) else { return errSecSuccess }
+        guard let key = reference as? SecKey else { return errSecParam }
+        if let itemClass = dictionary[kSecClass as String] {
+            guard (itemClass as? String) == kSecClassKey as String else { return errSecParam }
+        }
+        var expanded: [String: Any] = [
+            kSecClass as String: kSecClassKey as String,
+            kSecAttrKeyClass as String: key.isPrivate ? 1 : 0,
+            kSecAttrKeyType as String: key.isEllipticCurve ? 73 : 42,
+            kSecAttrKeySizeInBits as String: key.sizeInBits,
+            kSecAttrEffectiveKeySize as String: key.sizeInBits,
+            kSecAttrApplicationLabel as String: key.applicationLabel,
+            kSecValueData as String: key.externalRepresentation,
+        ]
+        if let tag = key.applicationTag { expanded[kSecAttrApplicationTag as String] = tag }
+        if let label = key.label { expanded[kSecAttrLabel as String] = label }
+        dictionary.merge(expanded) { callers, _ in callers }
+        return errSecSuccess
+    }
+
+    /// For a key request with `kSecReturnRef` true: asks the engine for data and attributes
+    /// instead (what a SecKey is rebuilt from) and returns what the caller asked for; nil for
+    /// every other request, which passes through unchanged.
+    static func prepareReturnRef(_ dictionary: inout [String: Any]) -> ReturnRequest? {
+        guard (dictionary[kSecClass as String] as? String) == kSecClassKey as String,
+              isTrue(dictionary[kSecReturnRef as String]) else { return nil }
+        let request = ReturnRequest(data: isTrue(dictionary[kSecReturnData as String]),
+                                    attributes: isTrue(dictionary[kSecReturnAttributes as String]),
+                                    persistentRef: isTrue(dictionary[kSecReturnPersistentRef as String]))
+        dictionary[kSecReturnRef as String] = nil
+        dictionary[kSecReturnData as String] = true
+        dictionary[kSecReturnAttributes as String] = true
+        return request
+    }
+
+    /// Rebuilds the engine's result (one dictionary or an array of them) into Apple's shape: a
+    /// SecKey alone when only the reference was asked for, else a dictionary with `v_Ref` added.
+    static func rebuild(_ value: Any?, for request: ReturnRequest) -> (Any?, OSStatus) {
+        if let items = value as? [Any] {
+            var rebuilt: [Any] = []
+            for item in items {
+                let (one, status) = rebuild(item, for: request)
+                guard status == errSecSuccess, let one else { return (nil, status) }
+                rebuilt.append(one)
+            }
+            return (rebuilt, errSecSuccess)
+        }
+        guard var item = value as? [String: Any] else { return (nil, errSecInternalComponent) }
+        guard let key = key(from: item) else { return (nil, errSecDecode) }
+        if !request.data && !request.attributes && !request.persistentRef { return (key, errSecSuccess) }
+        if !request.data { item[kSecValueData as String] = nil }
+        item[kSecValueRef as String] = key
+        item[kSecClass as String] = kSecClassKey as String
+        return (item, errSecSuccess)
+    }
+
+    /// The SecKey a stored key item holds; nil when its data or attributes are not a key.
+    static func key(from item: [String: Any]) -> SecKey? {
+        guard let data = item[kSecValueData as String] as? Data,
+              let keyClass = integer(item[kSecAttrKeyClass as String]),
+              let keyType = integer(item[kSecAttrKeyType as String]),
+              keyType == 73 || keyType == 42, keyClass == 0 || keyClass == 1
+        else { return nil }
+        let tag = item[kSecAttrApplicationTag as String] as? Data
+            ?? (item[kSecAttrApplicationTag as String] as? String).map { Data($0.utf8) }
+        let label = item[kSecAttrLabel as String] as? String
+        do {
+            return try SecKey(representation: data, isPrivate: keyClass == 1, isEllipticCurve: keyType == 73,
+                              applicationTag: tag, label: label)
+        } catch {
+            // A stored key whose bytes do not parse is reported as undecodable by the caller.
+            return nil
+        }
+    }
+
+    private static func isTrue(_ value: Any?) -> Bool {
+        guard let value else { return false }
+        if let flag = value as? Bool { return flag }
+        return (value as? NSNumber)?.boolValue ?? false
+    }
+
+    private static func integer(_ value: Any?) -> Int? {
+        if let number = value as? NSNumber { return number.intValue }
+        if let number = value as? Int { return number }
+        if let text = value as? String { return Int(text) }
+        return nil
+    }
+}
