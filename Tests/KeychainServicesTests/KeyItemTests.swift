@@ -156,3 +156,69 @@ struct KeyItemTests {
         #expect(scratch.add([kSecClass: kSecClassGenericPassword, kSecValueRef: key]).0 == errSecParam)
     }
 }
+
+@Suite("Secure Enclave keys (software-bound on Linux)")
+struct SecureEnclaveKeyTests {
+    static var parameters: [CFString: Any] {
+        [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256, kSecAttrTokenID: kSecAttrTokenIDSecureEnclave]
+    }
+
+    @Test("a Secure Enclave key signs and shares its public key, but its private key cannot be exported")
+    func nonExportable() throws {
+        let key = try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256, extra: [kSecAttrTokenID: kSecAttrTokenIDSecureEnclave])
+        let export = capture { SecKeyCopyExternalRepresentation(key, $0) }
+        #expect(export.value == nil && export.code == Int(errSecUnimplemented))
+        let publicKey = try #require(SecKeyCopyPublicKey(key))
+        #expect(try externalRepresentation(publicKey).count == 65)
+        let signature = try #require(sign(key, .ecdsaSignatureMessageX962SHA256, Data("m".utf8)).value)
+        #expect(verify(publicKey, .ecdsaSignatureMessageX962SHA256, Data("m".utf8), signature).value == true)
+        let attributes = try #require(SecKeyCopyAttributes(key) as? [String: Any])
+        #expect(attributes[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
+    }
+
+    @Test("only 256-bit EC keys can be Secure Enclave keys")
+    func onlyP256() {
+        var parameters = Self.parameters
+        parameters[kSecAttrKeySizeInBits] = 384
+        #expect(capture { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }.code == Int(errSecParam))
+        parameters[kSecAttrKeyType] = kSecAttrKeyTypeRSA
+        parameters[kSecAttrKeySizeInBits] = 2048
+        #expect(capture { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }.code == Int(errSecParam))
+    }
+
+    @Test("a stored Secure Enclave key comes back non-exportable, and SecItemCopyMatching never returns its bytes")
+    func storedStaysBound() throws {
+        let scratch = try ScratchKeychain()
+        var parameters = Self.parameters
+        parameters[kSecUseKeychain] = scratch.keychain
+        parameters[kSecPrivateKeyAttrs] = [kSecAttrIsPermanent: true, kSecAttrApplicationTag: Data("se".utf8)] as CFDictionary
+        let created = try #require(capture { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }.value)
+        let query: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: Data("se".utf8)]
+
+        let found = try #require(scratch.copyMatching(query.merging([kSecReturnRef: true]) { $1 }).1 as? SecKey)
+        #expect(found == created)
+        #expect(capture { SecKeyCopyExternalRepresentation(found, $0) }.code == Int(errSecUnimplemented))
+
+        let data = scratch.copyMatching(query.merging([kSecReturnData: true]) { $1 })
+        #expect(data.0 == errSecSuccess && (data.1 as? Data)?.isEmpty == true)
+        let both = scratch.copyMatching(query.merging([kSecReturnData: true, kSecReturnAttributes: true]) { $1 })
+        let dictionary = try #require(both.1 as? [String: Any])
+        #expect((dictionary[kSecValueData as String] as? Data)?.isEmpty == true)
+        #expect(dictionary[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
+    }
+}
+
+@Suite("Key item data returns")
+struct KeyItemDataReturnTests {
+    @Test("kSecReturnData of an ordinary key item gives its external representation; with a persistent ref, just those two")
+    func dataShapes() throws {
+        let scratch = try ScratchKeychain()
+        let key = try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
+        #expect(scratch.add([kSecValueRef: key, kSecAttrApplicationTag: Data("d".utf8)]).0 == errSecSuccess)
+        let query: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: Data("d".utf8)]
+        #expect(scratch.copyMatching(query.merging([kSecReturnData: true]) { $1 }).1 as? Data == (try externalRepresentation(key)))
+        let pair = try #require(scratch.copyMatching(query.merging([kSecReturnData: true, kSecReturnPersistentRef: true]) { $1 }).1
+            as? [String: Any])
+        #expect(Set(pair.keys) == [kSecValueData as String, kSecValuePersistentRef as String])
+    }
+}

@@ -94,15 +94,6 @@ struct SecKeyTests {
         #expect(noClass.code == Int(errSecParam))
     }
 
-    @Test("Secure Enclave keys report errSecUnimplemented")
-    func secureEnclaveNotYet() {
-        let enclave = capture {
-            SecKeyCreateRandomKey([kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256,
-                                   kSecAttrTokenID: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0)
-        }
-        #expect(enclave.value == nil && enclave.code == Int(errSecUnimplemented))
-    }
-
     // MARK: Signatures
 
     static let ecdsaAlgorithms: [SecKeyAlgorithm] = [

@@ -9,6 +9,7 @@ import Foundation
 enum KeyItemBridge {
     /// What the caller asked to get back, remembered while the engine is asked for more.
     struct ReturnRequest {
+        let ref: Bool
         let data: Bool
         let attributes: Bool
         let persistentRef: Bool
@@ -34,27 +35,31 @@ enum KeyItemBridge {
         ]
         if let tag = key.applicationTag { expanded[kSecAttrApplicationTag as String] = tag }
         if let label = key.label { expanded[kSecAttrLabel as String] = label }
+        if key.isTokenBound { expanded[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave as String }
         dictionary.merge(expanded) { callers, _ in callers }
         return errSecSuccess
     }
 
-    /// For a key request with `kSecReturnRef` true: asks the engine for data and attributes
-    /// instead (what a SecKey is rebuilt from) and returns what the caller asked for; nil for
-    /// every other request, which passes through unchanged.
+    /// For a key request returning a reference or data: asks the engine for data and
+    /// attributes instead (what a SecKey is rebuilt from, and what tells a token-bound key) and
+    /// returns what the caller asked for; nil for every other request, which passes through.
     static func prepareReturnRef(_ dictionary: inout [String: Any]) -> ReturnRequest? {
-        guard (dictionary[kSecClass as String] as? String) == kSecClassKey as String,
-              isTrue(dictionary[kSecReturnRef as String]) else { return nil }
-        let request = ReturnRequest(data: isTrue(dictionary[kSecReturnData as String]),
+        guard (dictionary[kSecClass as String] as? String) == kSecClassKey as String else { return nil }
+        let request = ReturnRequest(ref: isTrue(dictionary[kSecReturnRef as String]),
+                                    data: isTrue(dictionary[kSecReturnData as String]),
                                     attributes: isTrue(dictionary[kSecReturnAttributes as String]),
                                     persistentRef: isTrue(dictionary[kSecReturnPersistentRef as String]))
+        guard request.ref || request.data else { return nil }
         dictionary[kSecReturnRef as String] = nil
         dictionary[kSecReturnData as String] = true
         dictionary[kSecReturnAttributes as String] = true
         return request
     }
 
-    /// Rebuilds the engine's result (one dictionary or an array of them) into Apple's shape: a
-    /// SecKey alone when only the reference was asked for, else a dictionary with `v_Ref` added.
+    /// Rebuilds the engine's result (one dictionary or an array of them) into Apple's shape: the
+    /// single thing asked for alone (a SecKey, or the key's data), else a dictionary. The data of
+    /// a `kSecAttrTokenIDSecureEnclave` private key is never returned: it reads as empty, as the
+    /// opaque token reference Apple returns would be useless outside the token.
     static func rebuild(_ value: Any?, for request: ReturnRequest) -> (Any?, OSStatus) {
         if let items = value as? [Any] {
             var rebuilt: [Any] = []
@@ -65,13 +70,22 @@ enum KeyItemBridge {
             }
             return (rebuilt, errSecSuccess)
         }
-        guard var item = value as? [String: Any] else { return (nil, errSecInternalComponent) }
+        guard let item = value as? [String: Any] else { return (nil, errSecInternalComponent) }
         guard let key = key(from: item) else { return (nil, errSecDecode) }
-        if !request.data && !request.attributes && !request.persistentRef { return (key, errSecSuccess) }
-        if !request.data { item[kSecValueData as String] = nil }
-        item[kSecValueRef as String] = key
-        item[kSecClass as String] = kSecClassKey as String
-        return (item, errSecSuccess)
+        let data = key.isTokenBound ? Data() : item[kSecValueData as String]
+        switch (request.ref, request.data, request.attributes, request.persistentRef) {
+        case (true, false, false, false): return (key, errSecSuccess)
+        case (false, true, false, false): return (data, errSecSuccess)
+        default: break
+        }
+        var result: [String: Any] = request.attributes || request.ref ? item : [:]
+        result[kSecValueData as String] = request.data ? data : nil
+        result[kSecValuePersistentRef as String] = request.persistentRef ? item[kSecValuePersistentRef as String] : nil
+        if request.ref {
+            result[kSecValueRef as String] = key
+            result[kSecClass as String] = kSecClassKey as String
+        }
+        return (result, errSecSuccess)
     }
 
     /// The SecKey a stored key item holds; nil when its data or attributes are not a key.
@@ -84,9 +98,10 @@ enum KeyItemBridge {
         let tag = item[kSecAttrApplicationTag as String] as? Data
             ?? (item[kSecAttrApplicationTag as String] as? String).map { Data($0.utf8) }
         let label = item[kSecAttrLabel as String] as? String
+        let isTokenBound = (item[kSecAttrTokenID as String] as? String) == kSecAttrTokenIDSecureEnclave as String
         do {
             return try SecKey(representation: data, isPrivate: keyClass == 1, isEllipticCurve: keyType == 73,
-                              applicationTag: tag, label: label)
+                              applicationTag: tag, label: label, isTokenBound: isTokenBound)
         } catch {
             // A stored key whose bytes do not parse is reported as undecodable by the caller.
             return nil

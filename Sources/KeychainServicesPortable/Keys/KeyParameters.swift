@@ -67,6 +67,9 @@ struct KeyParameters {
             if let given = value(key) { storage[key as String] = given }
         }
         storageAttributes = storage
+        if isSecureEnclave && !(isEllipticCurve && (sizeInBits ?? 256) == 256) {
+            throw .parameter("kSecAttrTokenIDSecureEnclave keys are 256-bit EC keys")
+        }
         switch value(kSecAttrLabel) {
         case nil: label = nil
         case let string as String: label = string

@@ -24,11 +24,16 @@ public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertibl
     let applicationTag: Data?
     /// `kSecAttrLabel`, if the key was given one.
     let label: String?
+    /// Made with `kSecAttrTokenIDSecureEnclave`: the private key never leaves the keychain
+    /// (`SecKeyCopyExternalRepresentation` refuses it). On Linux this is a software promise of
+    /// the library, not hardware: see docs/ARCHITECTURE.md §5.
+    let isTokenBound: Bool
 
-    init(_ material: Material, applicationTag: Data? = nil, label: String? = nil) {
+    init(_ material: Material, applicationTag: Data? = nil, label: String? = nil, isTokenBound: Bool = false) {
         self.material = material
         self.applicationTag = applicationTag
         self.label = label
+        self.isTokenBound = isTokenBound
     }
 
     /// Whether this is the private half of a key pair.

@@ -16,16 +16,19 @@ import Foundation
 ///
 /// Returns nil and sets `error` (OSStatus domain) on failure: `errSecParam` for a missing or
 /// unsupported type or size, the `SecItemAdd` status when storing fails (`errSecDuplicateItem`
-/// for a key with the same primary key), `errSecUnimplemented` for `kSecAttrTokenIDSecureEnclave`.
+/// for a key with the same primary key).
+///
+/// `kSecAttrTokenIDSecureEnclave` gives a P-256 key whose private half cannot be exported
+/// (`SecKeyCopyExternalRepresentation` fails), only used. Linux has no Secure Enclave: the key
+/// is software-bound — kept inside the keychain's encryption, refused for export by this library.
 public func SecKeyCreateRandomKey(
     _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> SecKey in
         let request = try KeyParameters(parameters)
-        if request.isSecureEnclave {
-            throw SecKeyFailure(status: errSecUnimplemented, message: "kSecAttrTokenIDSecureEnclave keys are not supported yet")
+        guard let bits = request.sizeInBits ?? (request.isSecureEnclave ? 256 : nil) else {
+            throw .parameter("kSecAttrKeySizeInBits is missing")
         }
-        guard let bits = request.sizeInBits else { throw .parameter("kSecAttrKeySizeInBits is missing") }
         let material: SecKey.Material
         if request.isEllipticCurve {
             guard let curve = EllipticCurve(bits: bits) else { throw .parameter("Unsupported EC key size: \(bits)") }
@@ -38,7 +41,7 @@ public func SecKeyCreateRandomKey(
                 throw SecKeyFailure(status: errSecInternalComponent, message: "RSA key generation failed")
             }
         }
-        let key = SecKey(material, applicationTag: request.applicationTag, label: request.label)
+        let key = SecKey(material, applicationTag: request.applicationTag, label: request.label, isTokenBound: request.isSecureEnclave)
         if request.isPermanent { try store(key, with: request.storageAttributes) }
         return key
     }
@@ -89,14 +92,14 @@ public func SecKeyCreateWithData(
 extension SecKey {
     /// Reads Apple's external representation of a key of the given type and class.
     convenience init(representation data: Data, isPrivate: Bool, isEllipticCurve: Bool,
-                     applicationTag: Data?, label: String?) throws {
+                     applicationTag: Data?, label: String?, isTokenBound: Bool = false) throws {
         let material: Material = switch (isEllipticCurve, isPrivate) {
         case (true, true): .ecPrivate(try ECPrivateKey(x963Representation: data))
         case (true, false): .ecPublic(try ECPublicKey(x963Representation: data))
         case (false, true): .rsaPrivate(try _RSA.Signing.PrivateKey(derRepresentation: data))
         case (false, false): .rsaPublic(try _RSA.Signing.PublicKey(derRepresentation: data))
         }
-        self.init(material, applicationTag: applicationTag, label: label)
+        self.init(material, applicationTag: applicationTag, label: label, isTokenBound: isTokenBound && isPrivate)
     }
 }
 
@@ -107,12 +110,16 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
 
 /// Apple: `SecKeyCopyExternalRepresentation(_:_:)`. The key's bytes in Apple's external
 /// representation (see `SecKeyCreateWithData`). The result of a private key is secret: keep it
-/// out of logs and files.
+/// out of logs and files. The private half of a `kSecAttrTokenIDSecureEnclave` key is not
+/// exportable: nil, with `errSecUnimplemented` in `error`.
 public func SecKeyCopyExternalRepresentation(
     _ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
-        key.externalRepresentation as NSData
+        if key.isTokenBound && key.isPrivate {
+            throw SecKeyFailure(status: errSecUnimplemented, message: "the private key of a kSecAttrTokenIDSecureEnclave key is not exportable")
+        }
+        return key.externalRepresentation as NSData
     }
 }
 
@@ -146,5 +153,9 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     if let tag = key.applicationTag { attributes[kSecAttrApplicationTag as String] = tag }
     if let label = key.label { attributes[kSecAttrLabel as String] = label }
     if !isPrivate { attributes[kSecValueData as String] = key.publicKeyData }
+    if key.isTokenBound {
+        attributes[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave as String
+        attributes[kSecAttrIsExtractable as String] = NSNumber(value: false)
+    }
     return attributes as NSDictionary
 }
