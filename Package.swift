@@ -19,6 +19,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // SecCertificate: X.509 parsing (brings swift-asn1).
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // The system SQLite library (Debian: libsqlite3-dev), reached through a module map.
@@ -54,6 +57,9 @@ let package = Package(
                 // SecKey: EC and RSA keys, signatures, encryption and key agreement.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                // SecCertificate: X.509 certificates.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // What users import: Security (and LocalAuthentication) re-exported on Apple platforms,
