@@ -6,9 +6,12 @@ import KeychainStore
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.withEngine(attributes) { engine, dictionary in
         var dictionary = dictionary
-        let expansion = KeyItemBridge.expandValueRef(&dictionary)
+        if let identity = dictionary[kSecValueRef as String] as? SecIdentity {
+            return IdentityItems.add(identity, dictionary, engine: engine)
+        }
+        let expansion = ItemReferenceBridge.expandValueRef(&dictionary)
         guard expansion == errSecSuccess else { return expansion }
-        let keyReturn = KeyItemBridge.prepareReturnRef(&dictionary)
+        let keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
         return SecItemCall.deliver(engine.add(dictionary), keyReturn: keyReturn, into: result)
     }
 }
@@ -17,7 +20,12 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.withEngine(query) { engine, dictionary in
         var dictionary = dictionary
-        let keyReturn = KeyItemBridge.prepareReturnRef(&dictionary)
+        if (dictionary[kSecClass as String] as? String) == kSecClassIdentity as String {
+            let (status, value) = IdentityItems.copyMatching(dictionary, engine: engine)
+            if status == errSecSuccess { result?.pointee = SecItemCall.bridge(value) }
+            return status
+        }
+        let keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
         return SecItemCall.deliver(engine.copyMatching(dictionary), keyReturn: keyReturn, into: result)
     }
 }
@@ -85,12 +93,12 @@ enum SecItemCall {
 
     /// Stores a successful outcome in `result` (SecKey objects rebuilt for a key request with
     /// `kSecReturnRef`) and returns the status.
-    static func deliver(_ outcome: SecItemResult, keyReturn: KeyItemBridge.ReturnRequest?,
+    static func deliver(_ outcome: SecItemResult, keyReturn: ItemReferenceBridge.ReturnRequest?,
                         into result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
         guard outcome.status == errSecSuccess else { return outcome.status }
         var value = outcome.value
         if let keyReturn {
-            let (rebuilt, status) = KeyItemBridge.rebuild(value, for: keyReturn)
+            let (rebuilt, status) = ItemReferenceBridge.rebuild(value, for: keyReturn)
             guard status == errSecSuccess else { return status }
             value = rebuilt
         }

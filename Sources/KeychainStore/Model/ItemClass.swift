@@ -7,6 +7,8 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
     case internetPassword = "inet"
     /// `kSecClassKey`: an asymmetric key; its key bytes are the item's secret data.
     case key = "keys"
+    /// `kSecClassCertificate`: an X.509 certificate; its DER encoding is the item's data.
+    case certificate = "cert"
 
     /// Attributes every class has, by Apple's short name.
     private static let commonAttributes: [String: AttributeKind] = [
@@ -35,6 +37,14 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
             "snrc": .number, "vyrc": .number, "wrap": .number, "unwp": .number,
         ]) { current, _ in current }
 
+    /// Certificate attributes (Apple's `cert` table): type, encoding, subject, issuer, serial
+    /// number, subject key identifier, public key hash.
+    private static let certificateAttributes: [String: AttributeKind] =
+        commonAttributes.merging([
+            "ctyp": .number, "cenc": .number, "subj": .blob, "issr": .blob, "slnr": .blob,
+            "skid": .blob, "pkhh": .blob, "alis": .blob,
+        ]) { current, _ in current }
+
     /// The attributes of this class (short name → kind), excluding `pdmn` and `accc`, which the
     /// store models as the item's protection and access control.
     public var attributes: [String: AttributeKind] {
@@ -42,6 +52,7 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
         case .genericPassword: return Self.genericPasswordAttributes
         case .internetPassword: return Self.internetPasswordAttributes
         case .key: return Self.keyAttributes
+        case .certificate: return Self.certificateAttributes
         }
     }
 
@@ -53,6 +64,8 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
             return ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync", "vwht", "tkid"]
         case .key:
             return ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "agrp", "sync", "vwht", "tkid"]
+        case .certificate:
+            return ["ctyp", "issr", "slnr", "agrp", "sync", "vwht", "tkid"]
         }
     }
 

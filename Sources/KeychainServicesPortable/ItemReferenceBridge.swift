@@ -1,14 +1,17 @@
-// Key items at the Apple edge. The engine stores a key as a `keys` item whose secret data is the
-// key's external representation (so private key bytes exist only inside the item's encrypted
-// payload) and whose attributes say what it is. Here a `kSecValueRef` SecKey is expanded into
+// Key and certificate items at the Apple edge. The engine stores a key as a `keys` item whose
+// secret data is the key's external representation (so private key bytes exist only inside the
+// item's encrypted payload), and a certificate as a `cert` item whose data is its DER; their
+// attributes say what they are. Here a `kSecValueRef` SecKey or SecCertificate is expanded into
 // those attributes and data before an add, and `kSecReturnRef` results are turned back into
-// SecKey objects, as Apple's client library does around securityd.
+// objects, as Apple's client library does around securityd.
 
 import Foundation
 
-enum KeyItemBridge {
+enum ItemReferenceBridge {
     /// What the caller asked to get back, remembered while the engine is asked for more.
     struct ReturnRequest {
+        /// `keys` or `cert`.
+        let itemClass: String
         let ref: Bool
         let data: Bool
         let attributes: Bool
@@ -20,6 +23,7 @@ enum KeyItemBridge {
     /// explicit class other than `kSecClassKey`.
     static func expandValueRef(_ dictionary: inout [String: Any]) -> OSStatus {
         guard let reference = dictionary.removeValue(forKey: kSecValueRef as String) else { return errSecSuccess }
+        if let certificate = reference as? SecCertificate { return expand(certificate, into: &dictionary) }
         guard let key = reference as? SecKey else { return errSecParam }
         if let itemClass = dictionary[kSecClass as String] {
             guard (itemClass as? String) == kSecClassKey as String else { return errSecParam }
@@ -40,12 +44,35 @@ enum KeyItemBridge {
         return errSecSuccess
     }
 
-    /// For a key request returning a reference or data: asks the engine for data and
+    /// The attributes Apple gives a certificate item: type X.509 v3 (3), encoding DER (3),
+    /// subject and issuer DER, serial number, the SHA-1 of the public key (`pkhh`, equal to the
+    /// matching private key's `klbl`), the subject summary as label, and the DER as data.
+    private static func expand(_ certificate: SecCertificate, into dictionary: inout [String: Any]) -> OSStatus {
+        if let itemClass = dictionary[kSecClass as String] {
+            guard (itemClass as? String) == kSecClassCertificate as String else { return errSecParam }
+        }
+        var expanded: [String: Any] = [
+            kSecClass as String: kSecClassCertificate as String,
+            kSecAttrCertificateType as String: 3,
+            kSecAttrCertificateEncoding as String: 3,
+            kSecAttrSubject as String: SecCertificate.der(of: certificate.certificate.subject),
+            kSecAttrIssuer as String: SecCertificate.der(of: certificate.certificate.issuer),
+            kSecAttrSerialNumber as String: Data(certificate.certificate.serialNumber.bytes),
+            kSecValueData as String: certificate.derData,
+        ]
+        if let key = certificate.publicKey { expanded[kSecAttrPublicKeyHash as String] = key.applicationLabel }
+        if let summary = certificate.subjectSummary { expanded[kSecAttrLabel as String] = summary }
+        dictionary.merge(expanded) { callers, _ in callers }
+        return errSecSuccess
+    }
+
+    /// For a key or certificate request returning a reference or data: asks the engine for data and
     /// attributes instead (what a SecKey is rebuilt from, and what tells a token-bound key) and
     /// returns what the caller asked for; nil for every other request, which passes through.
     static func prepareReturnRef(_ dictionary: inout [String: Any]) -> ReturnRequest? {
-        guard (dictionary[kSecClass as String] as? String) == kSecClassKey as String else { return nil }
-        let request = ReturnRequest(ref: isTrue(dictionary[kSecReturnRef as String]),
+        guard let itemClass = dictionary[kSecClass as String] as? String,
+              itemClass == kSecClassKey as String || itemClass == kSecClassCertificate as String else { return nil }
+        let request = ReturnRequest(itemClass: itemClass, ref: isTrue(dictionary[kSecReturnRef as String]),
                                     data: isTrue(dictionary[kSecReturnData as String]),
                                     attributes: isTrue(dictionary[kSecReturnAttributes as String]),
                                     persistentRef: isTrue(dictionary[kSecReturnPersistentRef as String]))
@@ -71,10 +98,20 @@ enum KeyItemBridge {
             return (rebuilt, errSecSuccess)
         }
         guard let item = value as? [String: Any] else { return (nil, errSecInternalComponent) }
-        guard let key = key(from: item) else { return (nil, errSecDecode) }
-        let data = key.isTokenBound ? Data() : item[kSecValueData as String]
+        let object: AnyObject
+        var data = item[kSecValueData as String]
+        if request.itemClass == kSecClassCertificate as String {
+            guard let der = data as? Data, let certificate = SecCertificateCreateWithData(nil, der as NSData) else {
+                return (nil, errSecDecode)
+            }
+            object = certificate
+        } else {
+            guard let key = key(from: item) else { return (nil, errSecDecode) }
+            if key.isTokenBound { data = Data() }
+            object = key
+        }
         switch (request.ref, request.data, request.attributes, request.persistentRef) {
-        case (true, false, false, false): return (key, errSecSuccess)
+        case (true, false, false, false): return (object, errSecSuccess)
         case (false, true, false, false): return (data, errSecSuccess)
         default: break
         }
@@ -82,8 +119,8 @@ enum KeyItemBridge {
         result[kSecValueData as String] = request.data ? data : nil
         result[kSecValuePersistentRef as String] = request.persistentRef ? item[kSecValuePersistentRef as String] : nil
         if request.ref {
-            result[kSecValueRef as String] = key
-            result[kSecClass as String] = kSecClassKey as String
+            result[kSecValueRef as String] = object
+            result[kSecClass as String] = request.itemClass
         }
         return (result, errSecSuccess)
     }
