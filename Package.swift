@@ -95,6 +95,9 @@ let package = Package(
                 "KeychainServices",
                 "CredentialStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // import/export: PEM keys and SHA-1 certificate hashes.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .executableTarget(name: "docker-credential-keychainkit", dependencies: ["KeychainServices", "CredentialStore"]),

@@ -17,6 +17,7 @@ struct Keychainctl: ParsableCommand {
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
             DumpKeychain.self, GitCredential.self,
+            ImportItems.self, ExportItems.self, FindCertificate.self, FindIdentity.self,
         ]
     )
 }
