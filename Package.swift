@@ -19,6 +19,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // SecCertificate: X.509 parsing (brings swift-asn1).
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // The system SQLite library (Debian: libsqlite3-dev), reached through a module map.
@@ -48,7 +51,16 @@ let package = Package(
         // LAContext) implemented over KeychainEngine. Never built on Apple platforms.
         .target(
             name: "KeychainServicesPortable",
-            dependencies: ["KeychainEngine", "KeychainStore"]
+            dependencies: [
+                "KeychainEngine",
+                "KeychainStore",
+                // SecKey: EC and RSA keys, signatures, encryption and key agreement.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                // SecCertificate: X.509 certificates.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
         ),
         // What users import: Security (and LocalAuthentication) re-exported on Apple platforms,
         // KeychainServicesPortable re-exported everywhere else.
@@ -88,6 +100,9 @@ let package = Package(
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // import/export: PEM keys and SHA-1 certificate hashes.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .executableTarget(name: "docker-credential-keychainkit", dependencies: ["KeychainServices", "CredentialStore"]),
@@ -106,7 +121,7 @@ let package = Package(
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "keychainctl",
-                                                                  "PseudoTerminalSupport"]),
+                                                                  "PseudoTerminalSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "EtcdClusterSupport", path: "Tests/Support/EtcdCluster"),
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),

@@ -11,7 +11,7 @@ enum RequestParser {
     }
 
     /// Classes Apple has that this keychain does not store (answered with `errSecUnimplemented`).
-    static let otherAppleClasses: Set<String> = ["cert", "keys", "idnt"]
+    static let otherAppleClasses: Set<String> = ["idnt"]
 
     /// Internal attributes callers must never pass (Apple: `errSecParam`).
     private static let forbiddenInternalAttributes: Set<String> = ["clip", "musr", "sha1", "tomb", "UUID"]

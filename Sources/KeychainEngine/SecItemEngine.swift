@@ -47,7 +47,10 @@ public final class SecItemEngine: Sendable {
             if request.hasMatchKey || request.hasItemList || request.authenticationUI == .skip {
                 throw EngineFailure(Status.param)
             }
-            let protection = try resolveProtection(request, defaultClass: .whenUnlocked) ?? .whenUnlocked
+            // Apple's default accessibility: WhenUnlocked, but Always (its private `dk` alias) for
+            // certificates, which are public data.
+            let defaultProtection: ProtectionClass = request.itemClass == .certificate ? .always : .whenUnlocked
+            let protection = try resolveProtection(request, defaultClass: defaultProtection) ?? defaultProtection
             let synchronizable: Bool
             switch request.synchronizable {
             case .absent: synchronizable = false

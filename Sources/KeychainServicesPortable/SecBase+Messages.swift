@@ -68,6 +68,7 @@ let secErrorMessages: [OSStatus: String] = [
     -25264: "MAC verification failed during PKCS12 import (wrong password?)",
     -26267: "A certificate was not signed by its proposed parent.",
     -26275: "Unable to decode the provided data.",
+    -26276: "An internal error occurred in the Security framework.",
     -67585: "The required service is not available.",
     -67586: "The client ID is not correct.",
     -67587: "A device reset has occurred.",

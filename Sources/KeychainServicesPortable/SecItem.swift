@@ -5,18 +5,28 @@ import KeychainStore
 /// Apple: `SecItemAdd`. Adds an item to the default keychain (or the one under `kSecUseKeychain`).
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.withEngine(attributes) { engine, dictionary in
-        let outcome = engine.add(dictionary)
-        if outcome.status == errSecSuccess { result?.pointee = SecItemCall.bridge(outcome.value) }
-        return outcome.status
+        var dictionary = dictionary
+        if let identity = dictionary[kSecValueRef as String] as? SecIdentity {
+            return IdentityItems.add(identity, dictionary, engine: engine)
+        }
+        let expansion = ItemReferenceBridge.expandValueRef(&dictionary)
+        guard expansion == errSecSuccess else { return expansion }
+        let keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
+        return SecItemCall.deliver(engine.add(dictionary), keyReturn: keyReturn, into: result)
     }
 }
 
 /// Apple: `SecItemCopyMatching`. On failure `result` is left untouched.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.withEngine(query) { engine, dictionary in
-        let outcome = engine.copyMatching(dictionary)
-        if outcome.status == errSecSuccess { result?.pointee = SecItemCall.bridge(outcome.value) }
-        return outcome.status
+        var dictionary = dictionary
+        if (dictionary[kSecClass as String] as? String) == kSecClassIdentity as String {
+            let (status, value) = IdentityItems.copyMatching(dictionary, engine: engine)
+            if status == errSecSuccess { result?.pointee = SecItemCall.bridge(value) }
+            return status
+        }
+        let keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
+        return SecItemCall.deliver(engine.copyMatching(dictionary), keyReturn: keyReturn, into: result)
     }
 }
 
@@ -79,6 +89,21 @@ enum SecItemCall {
             return try first.database()
         }
         return try KeychainRegistry.shared.database(at: KeychainRegistry.shared.defaultKeychainPath)
+    }
+
+    /// Stores a successful outcome in `result` (SecKey objects rebuilt for a key request with
+    /// `kSecReturnRef`) and returns the status.
+    static func deliver(_ outcome: SecItemResult, keyReturn: ItemReferenceBridge.ReturnRequest?,
+                        into result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+        guard outcome.status == errSecSuccess else { return outcome.status }
+        var value = outcome.value
+        if let keyReturn {
+            let (rebuilt, status) = ItemReferenceBridge.rebuild(value, for: keyReturn)
+            guard status == errSecSuccess else { return status }
+            value = rebuilt
+        }
+        result?.pointee = bridge(value)
+        return outcome.status
     }
 
     /// The engine's result as the CF object Apple returns (`NSData`, `NSDictionary`, `NSArray`).

@@ -23,6 +23,7 @@ struct Keychainctl: ParsableCommand {
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
             DumpKeychain.self, GitCredential.self,
+            ImportItems.self, ExportItems.self, FindCertificate.self, FindIdentity.self,
         ]
         #if canImport(KeychainSync)
         commands.append(Sync.self)

@@ -182,7 +182,7 @@ extension KeychainDatabase {
             clauses.append("protection = ?")
             arguments.append(.text(protection.rawValue))
         }
-        for name in query.itemClass.primaryKey.sorted() {
+        for name in query.itemClass.primaryKey.sorted() where ItemClass.indexedAttributes.contains(name) {
             guard let value = query.filters[name], let kind = query.itemClass.attributes[name] else { continue }
             clauses.append("ix_\(name) = ?")
             arguments.append(.blob(ItemRecord.blindIndex(name: name, value: value, kind: kind, key: indexKey)))

@@ -5,6 +5,10 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
     case genericPassword = "genp"
     /// `kSecClassInternetPassword`.
     case internetPassword = "inet"
+    /// `kSecClassKey`: an asymmetric key; its key bytes are the item's secret data.
+    case key = "keys"
+    /// `kSecClassCertificate`: an X.509 certificate; its DER encoding is the item's data.
+    case certificate = "cert"
 
     /// Attributes every class has, by Apple's short name.
     private static let commonAttributes: [String: AttributeKind] = [
@@ -22,12 +26,33 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
             "sdmn": .blob, "srvr": .blob, "ptcl": .number, "atyp": .blob, "port": .number, "path": .blob,
         ]) { current, _ in current }
 
+    /// Key attributes (Apple's `keys` table): key class, application label and tag, type, sizes,
+    /// validity dates and the usage flags.
+    private static let keyAttributes: [String: AttributeKind] =
+        commonAttributes.merging([
+            "kcls": .number, "klbl": .blob, "atag": .blob, "bsiz": .number, "esiz": .number,
+            "sdat": .date, "edat": .date, "perm": .number, "priv": .number, "modi": .number,
+            "sens": .number, "asen": .number, "extr": .number, "next": .number,
+            "encr": .number, "decr": .number, "drve": .number, "sign": .number, "vrfy": .number,
+            "snrc": .number, "vyrc": .number, "wrap": .number, "unwp": .number,
+        ]) { current, _ in current }
+
+    /// Certificate attributes (Apple's `cert` table): type, encoding, subject, issuer, serial
+    /// number, subject key identifier, public key hash.
+    private static let certificateAttributes: [String: AttributeKind] =
+        commonAttributes.merging([
+            "ctyp": .number, "cenc": .number, "subj": .blob, "issr": .blob, "slnr": .blob,
+            "skid": .blob, "pkhh": .blob, "alis": .blob,
+        ]) { current, _ in current }
+
     /// The attributes of this class (short name → kind), excluding `pdmn` and `accc`, which the
     /// store models as the item's protection and access control.
     public var attributes: [String: AttributeKind] {
         switch self {
         case .genericPassword: return Self.genericPasswordAttributes
         case .internetPassword: return Self.internetPasswordAttributes
+        case .key: return Self.keyAttributes
+        case .certificate: return Self.certificateAttributes
         }
     }
 
@@ -37,6 +62,10 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
         case .genericPassword: return ["acct", "svce", "agrp", "sync", "vwht", "tkid"]
         case .internetPassword:
             return ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync", "vwht", "tkid"]
+        case .key:
+            return ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "agrp", "sync", "vwht", "tkid"]
+        case .certificate:
+            return ["ctyp", "issr", "slnr", "agrp", "sync", "vwht", "tkid"]
         }
     }
 
@@ -44,10 +73,13 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
     /// them out (Apple's NOT NULL key columns); the others are simply absent.
     var storedWithDefault: [String] { primaryKey.filter { $0 != "vwht" && $0 != "tkid" } }
 
-    /// Every attribute that is part of some class's primary key: each has a blind-index column.
+    /// The attributes with a blind-index column: those of the password classes' primary keys,
+    /// fixed by the file format. Key items add no columns: their other primary-key attributes
+    /// are compared after decryption (a keychain holds few keys), and their uniqueness is
+    /// enforced through the primary-key digest like every class's.
     static let indexedAttributes: [String] = {
         var seen: [String] = []
-        for itemClass in ItemClass.allCases {
+        for itemClass in [ItemClass.genericPassword, .internetPassword] {
             for name in itemClass.primaryKey where !seen.contains(name) { seen.append(name) }
         }
         return seen

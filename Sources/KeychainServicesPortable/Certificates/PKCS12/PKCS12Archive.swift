@@ -1,0 +1,109 @@
+// Reads a PKCS#12 (PFX) file as OpenSSL 3 writes it: checks the MAC over the authenticated
+// safe, then collects the certificate bags and the (shrouded) key bags of its data and
+// encrypted-data contents, with their friendly names and local key IDs.
+
+import Crypto
+import CryptoExtras
+import Foundation
+import SwiftASN1
+
+struct PKCS12Archive {
+    /// A bag's payload with its attributes.
+    struct Bag<Value> {
+        let value: Value
+        let friendlyName: String?
+        let localKeyID: Data?
+    }
+
+    private(set) var certificates: [Bag<SecCertificate>] = []
+    private(set) var keys: [Bag<SecKey>] = []
+
+    init(der: [UInt8], password: String) throws(PKCS12Failure) {
+        let pfx = try parseDER(der).children()
+        guard pfx.count >= 2, try pfx[0].integer == 3 else { throw .malformed }
+        let authSafeInfo = try pfx[1].children()
+        guard authSafeInfo.count == 2, try authSafeInfo[0].objectIdentifier == PKCS12OID.data else { throw .malformed }
+        let authenticatedSafe = try authSafeInfo[1].explicit(0).bytes()
+        // Without a MAC nothing proves the password or the file's integrity: refuse.
+        guard pfx.count == 3 else { throw .malformed }
+        try PKCS12Crypto.verifyMAC(pfx[2], over: authenticatedSafe, password: password)
+
+        for contentInfo in try parseDER(authenticatedSafe).children() {
+            let fields = try contentInfo.children()
+            guard fields.count == 2 else { throw .malformed }
+            let safeContents: [UInt8]
+            switch try fields[0].objectIdentifier {
+            case PKCS12OID.data:
+                safeContents = try fields[1].explicit(0).bytes()
+            case PKCS12OID.encryptedData:
+                let encryptedData = try fields[1].explicit(0).children()
+                guard encryptedData.count >= 2 else { throw .malformed }
+                let encryptedContentInfo = try encryptedData[1].children()
+                guard encryptedContentInfo.count == 3 else { throw .malformed }
+                let ciphertext = try encryptedContentInfo[2].bytes(ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific))
+                safeContents = try PKCS12Crypto.decrypt(ciphertext, algorithm: encryptedContentInfo[1], password: password)
+            default:
+                throw .unsupportedAlgorithm
+            }
+            for bag in try parseDER(safeContents).children() { try read(bag, password: password) }
+        }
+    }
+
+    private mutating func read(_ bag: ASN1Node, password: String) throws(PKCS12Failure) {
+        let fields = try bag.children()
+        guard fields.count >= 2 else { throw .malformed }
+        let value = try fields[1].explicit(0)
+        var friendlyName: String?
+        var localKeyID: Data?
+        if fields.count > 2 {
+            for attribute in try fields[2].children(.set) {
+                let parts = try attribute.children()
+                guard parts.count == 2, let first = try parts[1].children(.set).first else { throw .malformed }
+                switch try parts[0].objectIdentifier {
+                case PKCS12OID.friendlyName:
+                    let units = try first.bytes(.bmpString)
+                    let utf16 = stride(from: 0, to: units.count - 1, by: 2).map { UInt16(units[$0]) << 8 | UInt16(units[$0 + 1]) }
+                    friendlyName = String(decoding: utf16, as: UTF16.self)
+                case PKCS12OID.localKeyID:
+                    localKeyID = Data(try first.bytes())
+                default:
+                    continue
+                }
+            }
+        }
+        switch try fields[0].objectIdentifier {
+        case PKCS12OID.certBag:
+            let certBag = try value.children()
+            guard certBag.count == 2, try certBag[0].objectIdentifier == PKCS12OID.x509Certificate else { throw .unsupportedAlgorithm }
+            let der = try certBag[1].explicit(0).bytes()
+            guard let certificate = SecCertificateCreateWithData(nil, Data(der) as NSData) else { throw .malformed }
+            certificates.append(Bag(value: certificate, friendlyName: friendlyName, localKeyID: localKeyID))
+        case PKCS12OID.shroudedKeyBag:
+            let encrypted = try value.children()
+            guard encrypted.count == 2 else { throw .malformed }
+            let pkcs8 = try PKCS12Crypto.decrypt(try encrypted[1].bytes(), algorithm: encrypted[0], password: password)
+            keys.append(Bag(value: try Self.privateKey(pkcs8: pkcs8), friendlyName: friendlyName, localKeyID: localKeyID))
+        case PKCS12OID.keyBag:
+            keys.append(Bag(value: try Self.privateKey(pkcs8: Array(value.encodedBytes)), friendlyName: friendlyName, localKeyID: localKeyID))
+        default:
+            return  // CRL and secret bags are not keychain items; Apple skips them too
+        }
+    }
+
+    /// A PKCS#8 PrivateKeyInfo as a SecKey (EC P-256/384/521 or RSA).
+    private static func privateKey(pkcs8: [UInt8]) throws(PKCS12Failure) -> SecKey {
+        let material: SecKey.Material
+        if let key = try? P256.Signing.PrivateKey(derRepresentation: pkcs8) {  // each parser: "not my curve" or a key
+            material = .ecPrivate(.p256(key))
+        } else if let key = try? P384.Signing.PrivateKey(derRepresentation: pkcs8) {
+            material = .ecPrivate(.p384(key))
+        } else if let key = try? P521.Signing.PrivateKey(derRepresentation: pkcs8) {
+            material = .ecPrivate(.p521(key))
+        } else if let key = try? _RSA.Signing.PrivateKey(derRepresentation: pkcs8) {
+            material = .rsaPrivate(key)
+        } else {
+            throw .unsupportedAlgorithm
+        }
+        return SecKey(material)
+    }
+}

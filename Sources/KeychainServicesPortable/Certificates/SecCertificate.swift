@@ -1,0 +1,117 @@
+// Apple's `SecCertificate` over swift-certificates: an immutable DER X.509 certificate with the
+// accessors keychain code uses (data, subject summary, common name, serial number, public key).
+
+import Crypto
+import CryptoExtras
+import Foundation
+import SwiftASN1
+import X509
+
+/// Apple: `SecCertificate`, an X.509 certificate. Made by `SecCertificateCreateWithData` from
+/// DER; two certificates are equal when their DER encodings are.
+public final class SecCertificate: Hashable, @unchecked Sendable, CustomStringConvertible {
+    /// The parsed certificate.
+    let certificate: Certificate
+    /// The DER encoding it was made from.
+    let derData: Data
+
+    init(derData: Data) throws {
+        self.certificate = try Certificate(derEncoded: Array(derData))
+        self.derData = derData
+    }
+
+    /// Equal when the DER encodings are equal.
+    public static func == (lhs: SecCertificate, rhs: SecCertificate) -> Bool { lhs.derData == rhs.derData }
+
+    /// Hashes the DER encoding.
+    public func hash(into hasher: inout Hasher) { hasher.combine(derData) }
+
+    /// The subject summary (certificates are public; nothing secret here).
+    public var description: String { "<SecCertificate \(subjectSummary ?? "?")>" }
+
+    /// The first string value of `type` in the subject, from the most specific RDN.
+    func subjectValue(_ type: ASN1ObjectIdentifier) -> String? {
+        for rdn in certificate.subject.reversed() {
+            for attribute in rdn where attribute.type == type {
+                if let text = String(attribute.value) { return text }
+            }
+        }
+        return nil
+    }
+
+    /// Apple's summary: the common name, else the e-mail address, else the organisation.
+    var subjectSummary: String? {
+        subjectValue(.RDNAttributeType.commonName)
+            ?? subjectValue(.RDNAttributeType.emailAddress)
+            ?? subjectValue(.RDNAttributeType.organizationName)
+    }
+
+    /// DER of a distinguished name (the issuer and subject attributes of certificate items).
+    static func der(of name: DistinguishedName) -> Data {
+        var serializer = DER.Serializer()
+        do {
+            try serializer.serialize(name)
+        } catch {
+            // Serialising a name that was just parsed cannot fail; an empty name is the safe answer.
+            return Data()
+        }
+        return Data(serializer.serializedBytes)
+    }
+
+    /// The certificate's public key as a SecKey, for the key types SecKey supports.
+    var publicKey: SecKey? {
+        let key = certificate.publicKey
+        if let ec = P256.Signing.PublicKey(key) { return SecKey(.ecPublic(.p256(ec))) }
+        if let ec = P384.Signing.PublicKey(key) { return SecKey(.ecPublic(.p384(ec))) }
+        if let ec = P521.Signing.PublicKey(key) { return SecKey(.ecPublic(.p521(ec))) }
+        if let rsa = _RSA.Signing.PublicKey(key) { return SecKey(.rsaPublic(rsa)) }
+        return nil
+    }
+}
+
+/// Apple: `SecCertificateGetTypeID()`.
+public func SecCertificateGetTypeID() -> CFTypeID { cfTypeID(forClass: SecCertificate.self) }
+
+/// Apple: `SecCertificateCreateWithData(_:_:)`. A certificate from its DER encoding, or nil
+/// when `data` is not a DER X.509 certificate. `allocator` is ignored.
+public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
+    do {
+        return try SecCertificate(derData: data as Data)
+    } catch {
+        // Apple's contract: nil for data that is not a certificate.
+        return nil
+    }
+}
+
+/// Apple: `SecCertificateCopyData(_:)`. The certificate's DER encoding.
+public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData { certificate.derData as NSData }
+
+/// Apple: `SecCertificateCopySubjectSummary(_:)`. A human-readable summary of the subject: its
+/// common name, else its e-mail address, else its organisation; nil when it has none of them.
+public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
+    certificate.subjectSummary.map { $0 as NSString }
+}
+
+/// Apple: `SecCertificateCopyCommonName(_:_:)`. Stores the subject's common name (the most
+/// specific one) in `commonName`; `errSecSuccess`, or as Apple `errSecInternal` (-26276) when
+/// the subject has no common name.
+public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
+    guard let name = certificate.subjectValue(.RDNAttributeType.commonName) else {
+        commonName.pointee = nil
+        return errSecInternal
+    }
+    commonName.pointee = name as NSString
+    return errSecSuccess
+}
+
+/// Apple: `SecCertificateCopySerialNumberData(_:_:)`. The serial number's big-endian bytes as
+/// DER encodes them (a leading zero byte keeps a positive number positive).
+public func SecCertificateCopySerialNumberData(
+    _ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    Data(certificate.certificate.serialNumber.bytes) as NSData
+}
+
+/// Apple: `SecCertificateCopyKey(_:)`. The certificate's public key (EC P-256/384/521 or RSA),
+/// or nil for other key types.
+public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? { certificate.publicKey }

@@ -1,0 +1,217 @@
+// Signing, verifying, encrypting, decrypting and key agreement with a SecKey, dispatched on
+// the parsed algorithm. Each function checks first that the key can perform the algorithm
+// (Apple's `errSecUnimplemented` "algorithm not supported by the key" otherwise).
+
+import Crypto
+import CryptoExtras
+import Foundation
+
+/// Apple: `SecKeyIsAlgorithmSupported(_:_:_:)`. Whether `key` can perform `algorithm` for
+/// `operation`. Signing, decryption and key exchange need a private key.
+public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
+    guard let spec = KeyAlgorithmSpec(algorithm) else { return false }
+    return spec.supports(operation, isEllipticCurve: key.isEllipticCurve, isPrivate: key.isPrivate)
+}
+
+/// The parsed algorithm, or Apple's "not supported" failure.
+private func spec(_ algorithm: SecKeyAlgorithm, _ key: SecKey, _ operation: SecKeyOperationType) throws(SecKeyFailure) -> KeyAlgorithmSpec {
+    guard let spec = KeyAlgorithmSpec(algorithm), spec.supports(operation, isEllipticCurve: key.isEllipticCurve, isPrivate: key.isPrivate)
+    else { throw .unsupported(algorithm, key) }
+    return spec
+}
+
+/// The digest an ECDSA algorithm signs: the message's hash, or the caller's digest whose length
+/// must match the named hash (Apple: "bad digest size for signing with algorithm").
+private func ecdsaDigest(_ data: Data, hash: KeyHash?, isDigest: Bool, _ algorithm: SecKeyAlgorithm) throws(SecKeyFailure) -> [UInt8] {
+    guard isDigest else { return hash?.hash(data) ?? Array(data) }
+    if let hash, data.count != hash.byteCount {
+        throw .parameter("bad digest size for signing with algorithm \(algorithm.rawValue)")
+    }
+    return Array(data)
+}
+
+private func rsaSignaturePadding(_ spec: KeyAlgorithmSpec) -> (KeyHash, _RSA.Signing.Padding)? {
+    switch spec {
+    case .rsaPKCS1v15Message(let hash): (hash, .insecurePKCS1v1_5)
+    case .rsaPSSMessage(let hash): (hash, .PSS)
+    default: nil
+    }
+}
+
+/// Apple: `SecKeyCreateSignature(_:_:_:_:)`. Signs `dataToSign` with the private `key`:
+/// ECDSA (message or digest, DER X9.62 output) or RSA PKCS#1 v1.5 / PSS over a message.
+/// Returns nil and sets `error` on failure.
+public func SecKeyCreateSignature(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
+        let spec = try spec(algorithm, key, .sign)
+        let data = dataToSign as Data
+        switch (key.material, spec) {
+        case (.ecPrivate(let ecKey), .ecdsa(let hash, let isDigest)):
+            let digest = try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm)
+            do {
+                return try ecKey.derSignature(ofDigest: digest) as NSData
+            } catch {
+                throw SecKeyFailure(status: errSecInternalComponent, message: "ECDSA signing failed")
+            }
+        case (.rsaPrivate(let rsaKey), _):
+            guard let (hash, padding) = rsaSignaturePadding(spec) else { throw .unsupported(algorithm, key) }
+            do {
+                return try rsaSignature(rsaKey, message: data, hash: hash, padding: padding) as NSData
+            } catch {
+                throw SecKeyFailure(status: errSecInternalComponent, message: "RSA signing failed")
+            }
+        default:
+            throw .unsupported(algorithm, key)
+        }
+    }
+}
+
+/// Apple: `SecKeyVerifySignature(_:_:_:_:_:)`. Whether `signature` is `key`'s signature of
+/// `signedData` under `algorithm`. On a mismatch returns false and sets `error` to
+/// `errSecVerifyFailed` (-67808), as Apple does.
+public func SecKeyVerifySignature(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> Bool {
+    reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> Bool in
+        let spec = try spec(algorithm, key, .verify)
+        let data = signedData as Data
+        let signatureBytes = signature as Data
+        switch (key.publicMaterial, spec) {
+        case (.ecPublic(let ecKey), .ecdsa(let hash, let isDigest)):
+            let digest = try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm)
+            guard ecKey.isValid(derSignature: signatureBytes, ofDigest: digest) else { throw .verification("EC") }
+            return true
+        case (.rsaPublic(let rsaKey), _):
+            guard let (hash, padding) = rsaSignaturePadding(spec) else { throw .unsupported(algorithm, key) }
+            guard isValidRSASignature(rsaKey, signatureBytes, message: data, hash: hash, padding: padding) else {
+                throw .verification("RSA")
+            }
+            return true
+        default:
+            throw .unsupported(algorithm, key)
+        }
+    } ?? false
+}
+
+/// Apple: `SecKeyCreateEncryptedData(_:_:_:_:)`. Encrypts `plaintext` to the public half of
+/// `key`: RSA-OAEP (SHA-1, SHA-256) or ECIES (`eciesEncryption…X963SHA…AESGCM`, output
+/// ephemeral public key ‖ ciphertext ‖ 16-byte tag).
+public func SecKeyCreateEncryptedData(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
+        let spec = try spec(algorithm, key, .encrypt)
+        let data = plaintext as Data
+        switch (key.publicMaterial, spec) {
+        case (.rsaPublic(let rsaKey), .rsaOAEP(let hash)):
+            do {
+                let encryptionKey = try _RSA.Encryption.PublicKey(derRepresentation: rsaKey.derRepresentation)
+                let padding = oaepPadding(hash)
+                guard data.count <= encryptionKey.maximumEncryptSize(with: padding) else {
+                    throw SecKeyFailure.parameter("RSA-OAEP plaintext too long for the key")
+                }
+                return try encryptionKey.encrypt(data, padding: padding) as NSData
+            } catch let failure as SecKeyFailure {
+                throw failure
+            } catch {
+                throw SecKeyFailure(status: errSecInternalComponent, message: "RSA-OAEP encryption failed")
+            }
+        case (.ecPublic(let ecKey), .ecies(let hash, let variableIV)):
+            return try ECIES(hash: hash, variableIV: variableIV).seal(data, to: ecKey) as NSData
+        default:
+            throw .unsupported(algorithm, key)
+        }
+    }
+}
+
+/// Apple: `SecKeyCreateDecryptedData(_:_:_:_:)`. Decrypts what `SecKeyCreateEncryptedData`
+/// made for this private key. Returns nil and sets `error` to `errSecParam` when the
+/// ciphertext is malformed, altered or meant for another key.
+public func SecKeyCreateDecryptedData(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
+        let spec = try spec(algorithm, key, .decrypt)
+        let data = ciphertext as Data
+        switch (key.material, spec) {
+        case (.rsaPrivate(let rsaKey), .rsaOAEP(let hash)):
+            do {
+                let decryptionKey = try _RSA.Encryption.PrivateKey(derRepresentation: rsaKey.derRepresentation)
+                return try decryptionKey.decrypt(data, padding: oaepPadding(hash)) as NSData
+            } catch {
+                throw .parameter("RSA-OAEP decryption failed")
+            }
+        case (.ecPrivate(let ecKey), .ecies(let hash, let variableIV)):
+            return try ECIES(hash: hash, variableIV: variableIV).open(data, with: ecKey) as NSData
+        default:
+            throw .unsupported(algorithm, key)
+        }
+    }
+}
+
+/// Apple: `SecKeyCopyKeyExchangeResult(_:_:_:_:_:)`. ECDH between the private key and
+/// `publicKey` (same curve). With an `…X963SHA…` algorithm the shared secret goes through the
+/// X9.63 KDF: `parameters` must give `kSecKeyKeyExchangeParameterRequestedSize` and may give
+/// `kSecKeyKeyExchangeParameterSharedInfo`. The result is secret key material.
+public func SecKeyCopyKeyExchangeResult(
+    _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
+        let spec = try spec(algorithm, privateKey, .keyExchange)
+        guard case .ecPrivate(let ownKey) = privateKey.material, case .ecdh(let hash) = spec else {
+            throw .unsupported(algorithm, privateKey)
+        }
+        guard case .ecPublic(let peerKey) = publicKey.publicMaterial, peerKey.curve == ownKey.curve else {
+            throw .parameter("key exchange needs a public key on the same curve")
+        }
+        let secret: SharedSecret
+        do {
+            secret = try ownKey.sharedSecret(with: peerKey)
+        } catch {
+            throw .parameter("ECDH key exchange failed")
+        }
+        guard let hash else { return secret.withUnsafeBytes { Data($0) } as NSData }
+        let options = parameters as? [String: Any] ?? [:]
+        guard let size = (options[kSecKeyKeyExchangeParameterRequestedSize as String] as? NSNumber)?.intValue, size > 0 else {
+            throw .parameter("kSecKeyKeyExchangeParameterRequestedSize is missing")
+        }
+        let sharedInfo: Data
+        switch options[kSecKeyKeyExchangeParameterSharedInfo as String] {
+        case nil: sharedInfo = Data()
+        case let data as Data: sharedInfo = data
+        default: throw .parameter("kSecKeyKeyExchangeParameterSharedInfo must be data")
+        }
+        return hash.x963Derive(secret, sharedInfo: sharedInfo, outputByteCount: size) as NSData
+    }
+}
+
+// MARK: - RSA helpers
+
+private func oaepPadding(_ hash: KeyHash) -> _RSA.Encryption.Padding {
+    hash == .sha1 ? .PKCS1_OAEP : .PKCS1_OAEP_SHA256
+}
+
+private func rsaSignature(_ key: _RSA.Signing.PrivateKey, message: Data, hash: KeyHash, padding: _RSA.Signing.Padding) throws -> Data {
+    switch hash {
+    case .sha1: try key.signature(for: Insecure.SHA1.hash(data: message), padding: padding).rawRepresentation
+    case .sha256: try key.signature(for: SHA256.hash(data: message), padding: padding).rawRepresentation
+    case .sha384: try key.signature(for: SHA384.hash(data: message), padding: padding).rawRepresentation
+    case .sha512: try key.signature(for: SHA512.hash(data: message), padding: padding).rawRepresentation
+    }
+}
+
+private func isValidRSASignature(
+    _ key: _RSA.Signing.PublicKey, _ signature: Data, message: Data, hash: KeyHash, padding: _RSA.Signing.Padding
+) -> Bool {
+    let signature = _RSA.Signing.RSASignature(rawRepresentation: signature)
+    return switch hash {
+    case .sha1: key.isValidSignature(signature, for: Insecure.SHA1.hash(data: message), padding: padding)
+    case .sha256: key.isValidSignature(signature, for: SHA256.hash(data: message), padding: padding)
+    case .sha384: key.isValidSignature(signature, for: SHA384.hash(data: message), padding: padding)
+    case .sha512: key.isValidSignature(signature, for: SHA512.hash(data: message), padding: padding)
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import CredentialStore
+import Crypto
+import Foundation
+import KeychainServices
+
+/// `import FILE [-k keychain] [--tag TAG] [-l label]`: adds the certificates and private keys of
+/// a PEM or DER file (a certificate and its key together make an identity).
+struct ImportItems: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import certificates and private keys (PEM or DER) from a file.")
+
+    @Argument(help: "The file to import (the private key is read from it, never from the command line).")
+    var file: String
+
+    @Option(name: .customShort("k"), help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    @Option(name: .long, help: "Application tag for imported keys.")
+    var tag: String?
+
+    @Option(name: .customShort("l"), help: "Label for imported keys.")
+    var label: String?
+
+    func execute() throws {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw UsageFailure(message: "cannot read \(file)")
+        }
+        let items = try KeyMaterialFiles.items(in: data)
+        let target = try KeychainTarget.open(keychain)
+        var certificates = 0, keys = 0
+        for item in items {
+            var attributes: [CFString: Any] = [kSecUseKeychain: target.keychain]
+            switch item {
+            case .certificate(let certificate):
+                attributes[kSecValueRef] = certificate
+                certificates += 1
+            case .key(let key):
+                attributes[kSecValueRef] = key
+                if let tag { attributes[kSecAttrApplicationTag] = Data(tag.utf8) }
+                if let label { attributes[kSecAttrLabel] = label }
+                keys += 1
+            }
+            try target.performUnlocking("SecItemAdd") { SecItemAdd(attributes as CFDictionary, nil) }
+        }
+        var lines: [String] = []
+        if certificates > 0 { lines.append("\(certificates) certificate\(certificates == 1 ? "" : "s") imported.") }
+        if keys > 0 { lines.append("\(keys) key\(keys == 1 ? "" : "s") imported.") }
+        Console.out(lines.joined(separator: "\n"))
+    }
+}
+
+/// `export -t certs|pubkeys [-k keychain] [--tag TAG]`: prints certificates or public keys as PEM.
+/// Private keys are not exported (they stay in the keychain; use the SecKey API if you must).
+struct ExportItems: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Print certificates or public keys of the keychain as PEM.")
+
+    enum ItemType: String, ExpressibleByArgument, CaseIterable {
+        case certs, pubkeys
+    }
+
+    @Option(name: .customShort("t"), help: "What to export: certs or pubkeys.")
+    var type: ItemType
+
+    @Option(name: .customShort("k"), help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    @Option(name: .long, help: "Only the key with this application tag (pubkeys).")
+    var tag: String?
+
+    func execute() throws {
+        let target = try KeychainTarget.open(keychain)
+        var query: [CFString: Any] = [kSecUseKeychain: target.keychain, kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll,
+                                      kSecClass: type == .certs ? kSecClassCertificate : kSecClassKey]
+        if let tag, type == .pubkeys { query[kSecAttrApplicationTag] = Data(tag.utf8) }
+        var result: CFTypeRef?
+        try target.performUnlocking("SecItemCopyMatching") { SecItemCopyMatching(query as CFDictionary, &result) }
+        var output = ""
+        for object in result as? [Any] ?? [] {
+            if let certificate = object as? SecCertificate {
+                output += KeyMaterialFiles.pem(certificate)
+            } else if let key = object as? SecKey {
+                output += try KeyMaterialFiles.publicKeyPEM(key)
+            }
+        }
+        // Console.out adds the final newline.
+        if output.hasSuffix("\n") { output.removeLast() }
+        Console.out(output)
+    }
+}
