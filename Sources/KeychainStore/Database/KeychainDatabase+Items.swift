@@ -17,8 +17,7 @@ extension KeychainDatabase {
                                       isDecrypted: true)
             let record = try sealedRecord(for: stored, classKey: classKey)
             try transaction { () throws(KeychainStoreError) in
-                try run("DELETE FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
-                        [.text(item.itemClass.rawValue), .blob(record.digest)])
+                try run(ItemSQL.deleteTombstone, [.text(item.itemClass.rawValue), .blob(record.digest)])
                 try insertRow(stored, record)
             }
             return stored
@@ -91,11 +90,7 @@ extension KeychainDatabase {
 
     func matchingItems(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> [KeychainItem] {
         let mustDecrypt = decrypt || query.needsDecryptionToMatch
-        var (sql, arguments) = selectStatement(for: query)
-        if !mustDecrypt, let limit = query.limit {
-            sql += " LIMIT ?"
-            arguments.append(.integer(Int64(limit)))
-        }
+        let (sql, arguments) = selectStatement(for: query, limit: mustDecrypt ? nil : query.limit)
         let (rows, malformed) = try selectDecodableRows(sql, arguments)
         if !mustDecrypt {
             if rows.isEmpty, let malformed { throw malformed }
@@ -127,31 +122,41 @@ extension KeychainDatabase {
         return items
     }
 
-    private func selectStatement(for query: ItemQuery) -> (String, [SQLiteValue]) {
-        var clauses = ["class = ?", "tombstone = 0"]
+    /// The lookup's SQL (cached by shape, see `ItemSQL`) and its arguments; `limit` adds a
+    /// `LIMIT` when rows need no decryption to be counted.
+    private func selectStatement(for query: ItemQuery, limit: Int?) -> (String, [SQLiteValue]) {
+        var shape = ItemSQL.SelectShape(itemClass: query.itemClass)
         var arguments: [SQLiteValue] = [.text(query.itemClass.rawValue)]
+        arguments.reserveCapacity(8)
         if let persistentID = query.persistentID {
-            clauses.append("persistent_id = ?")
+            shape.persistentID = true
             arguments.append(.blob(persistentID.bytes))
         }
         if let protection = query.protection {
-            clauses.append("protection = ?")
+            shape.protection = true
             arguments.append(.text(protection.rawValue))
         }
-        for name in query.itemClass.primaryKey.sorted() {
-            guard let value = query.filters[name], let kind = query.itemClass.attributes[name] else { continue }
-            clauses.append("ix_\(name) = ?")
+        let schema = query.itemClass.attributes
+        for (offset, name) in query.itemClass.sortedPrimaryKey.enumerated() {
+            guard let value = query.filters[name], let kind = schema[name] else { continue }
+            shape.indexedAttributes |= 1 << offset
             arguments.append(.blob(ItemRecord.blindIndex(name: name, value: value, kind: kind, key: indexKey)))
         }
         if let synchronizable = query.synchronizable {
-            clauses.append("ix_sync = ?")
+            shape.synchronizable = true
             arguments.append(.blob(syncIndex(synchronizable)))
         }
         if case .only(let groups) = query.accessGroups {
-            clauses.append("ix_agrp IN (\(Array(repeating: "?", count: groups.count).joined(separator: ", ")))")
-            arguments += groups.map { .blob(ItemRecord.blindIndex(name: "agrp", value: .string($0), kind: .string, key: indexKey)) }
+            shape.accessGroupCount = groups.count
+            for group in groups {
+                arguments.append(.blob(ItemRecord.blindIndex(name: "agrp", value: .string(group), kind: .string, key: indexKey)))
+            }
         }
-        return ("SELECT \(Schema.itemColumns) FROM items WHERE \(clauses.joined(separator: " AND ")) ORDER BY id", arguments)
+        if let limit {
+            shape.limited = true
+            arguments.append(.integer(Int64(limit)))
+        }
+        return (ItemSQL.select(shape), arguments)
     }
 
     private func matches(_ item: KeychainItem, _ query: ItemQuery) -> Bool {
@@ -270,13 +275,10 @@ extension KeychainDatabase {
     }
 
     private func insertRow(_ item: KeychainItem, _ record: SealedRecord) throws(KeychainStoreError) {
-        let indexColumns = ItemClass.indexedAttributes.map { "ix_\($0)" }
-        let columns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"] + indexColumns + ["wrapped_key", "payload"]
         let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(item.persistentID.bytes),
                                         .text(item.protection.rawValue), .blob(record.digest), .integer(0)]
             + record.indexes + [.blob(record.wrappedKey), .blob(record.ciphertext)]
-        try run("INSERT INTO items (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))",
-                arguments)
+        try run(ItemSQL.insert, arguments)
     }
 
     private func apply(_ changes: ItemChanges, to old: KeychainItem) throws(KeychainStoreError) {
@@ -302,12 +304,9 @@ extension KeychainDatabase {
         let oldDigest = ItemRecord.primaryKeyDigest(of: old.attributes, for: old.itemClass, key: indexKey)
         let rowID = try rowID(of: old.persistentID)
         if record.digest != oldDigest {
-            try run("DELETE FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
-                    [.text(updated.itemClass.rawValue), .blob(record.digest)])
+            try run(ItemSQL.deleteTombstone, [.text(updated.itemClass.rawValue), .blob(record.digest)])
         }
-        let assignments = (["protection", "pk_digest"] + ItemClass.indexedAttributes.map { "ix_\($0)" } + ["wrapped_key", "payload"])
-            .map { "\($0) = ?" }.joined(separator: ", ")
-        try run("UPDATE items SET \(assignments) WHERE id = ?",
+        try run(ItemSQL.update,
                 [.text(updated.protection.rawValue), .blob(record.digest)] + record.indexes
                     + [.blob(record.wrappedKey), .blob(record.ciphertext), .integer(rowID)])
         // A synchronizable item whose identity changed leaves a tombstone for its old identity.
@@ -317,12 +316,9 @@ extension KeychainDatabase {
     }
 
     private func insertTombstone(of item: KeychainItem, digest: Data) throws(KeychainStoreError) {
-        let indexColumns = ItemClass.indexedAttributes.map { "ix_\($0)" }
-        let columns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"] + indexColumns + ["wrapped_key", "payload"]
         let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(UUID().bytes), .text(item.protection.rawValue),
                                         .blob(digest), .integer(1)]
             + ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey) + [.blob(Data()), .blob(Data())]
-        try run("INSERT OR REPLACE INTO items (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))",
-                arguments)
+        try run(ItemSQL.insertOrReplace, arguments)
     }
 }

@@ -34,15 +34,31 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
     /// The attributes that together identify an item (Apple's primary key), in a fixed order.
     public var primaryKey: [String] {
         switch self {
-        case .genericPassword: return ["acct", "svce", "agrp", "sync", "vwht", "tkid"]
-        case .internetPassword:
-            return ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync", "vwht", "tkid"]
+        case .genericPassword: return Self.genericPasswordPrimaryKey
+        case .internetPassword: return Self.internetPasswordPrimaryKey
         }
     }
 
+    // The schema's arrays are built once: an array literal in a getter allocates at every call,
+    // and these are asked several times per keychain call (issue 11).
+    private static let genericPasswordPrimaryKey = ["acct", "svce", "agrp", "sync", "vwht", "tkid"]
+    private static let internetPasswordPrimaryKey =
+        ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync", "vwht", "tkid"]
+    private static let genericPasswordStoredWithDefault = genericPasswordPrimaryKey.filter { $0 != "vwht" && $0 != "tkid" }
+    private static let internetPasswordStoredWithDefault = internetPasswordPrimaryKey.filter { $0 != "vwht" && $0 != "tkid" }
+    private static let genericPasswordSortedPrimaryKey = genericPasswordPrimaryKey.sorted()
+    private static let internetPasswordSortedPrimaryKey = internetPasswordPrimaryKey.sorted()
+
     /// The primary-key attributes that are stored with their default when the caller leaves
     /// them out (Apple's NOT NULL key columns); the others are simply absent.
-    var storedWithDefault: [String] { primaryKey.filter { $0 != "vwht" && $0 != "tkid" } }
+    var storedWithDefault: [String] {
+        self == .genericPassword ? Self.genericPasswordStoredWithDefault : Self.internetPasswordStoredWithDefault
+    }
+
+    /// ``primaryKey`` in name order: the order of the blind-index conditions in a lookup's SQL.
+    var sortedPrimaryKey: [String] {
+        self == .genericPassword ? Self.genericPasswordSortedPrimaryKey : Self.internetPasswordSortedPrimaryKey
+    }
 
     /// Every attribute that is part of some class's primary key: each has a blind-index column.
     static let indexedAttributes: [String] = {
