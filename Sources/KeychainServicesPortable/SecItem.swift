@@ -48,10 +48,13 @@ enum SecItemCall {
         return body(engine(for: database), dictionary)
     }
 
-    /// An engine over `database` for this process's access groups.
+    /// An engine over `database` for this process's access groups, with the authenticator of
+    /// the process's configuration (read once, not at every call).
     static func engine(for database: KeychainDatabase) -> SecItemEngine {
-        SecItemEngine(database: database, accessGroups: KeychainRegistry.shared.accessGroups,
-                      accessControlObject: { SecAccessControl($0) })
+        let registry = KeychainRegistry.shared
+        return SecItemEngine(database: database, accessGroups: registry.accessGroups,
+                             authenticator: registry.configuration.authenticator,
+                             accessControlObject: { SecAccessControl($0) })
     }
 
     /// The dictionary with string keys, or nil if a key is not a string.
