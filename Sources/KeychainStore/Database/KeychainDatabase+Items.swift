@@ -188,7 +188,7 @@ extension KeychainDatabase {
     }
 
     private func syncIndex(_ synchronizable: Bool) -> Data {
-        ItemRecord.blindIndex(name: "sync", value: .number(synchronizable ? 1 : 0), kind: .number, key: indexKey)
+        indexKey.synchronizableIndex(synchronizable)
     }
 
     // MARK: Rows
