@@ -19,11 +19,20 @@ public struct AccessGroups: Sendable, Equatable {
     /// then `KEYCHAINKIT_APP_ID`, else the executable's name.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> AccessGroups {
         let listed = environment["KEYCHAINKIT_ACCESS_GROUPS"].map { $0.split(separator: ",").map(String.init) } ?? []
-        let appID = environment["KEYCHAINKIT_APP_ID"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ProcessInfo.processInfo.processName
+        let appID = environment["KEYCHAINKIT_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executableName
         var groups = AccessGroups(listed).groups
         if !groups.contains(appID) { groups.append(appID) }
         return AccessGroups(groups)
+    }
+
+    /// The executable's file name (the last component of `argv[0]`), what `ProcessInfo.processName`
+    /// gives, without building `ProcessInfo` (it reads the whole environment and arguments: a
+    /// noticeable share of a command-line tool's start, issue 11).
+    static var executableName: String {
+        guard let first = CommandLine.arguments.first, let name = first.split(separator: "/").last else {
+            return ProcessInfo.processInfo.processName  // no argv[0]: Foundation's own answer
+        }
+        return String(name)
     }
 
     /// `kSecAttrAccessGroupToken`: items of hardware tokens, which callers may read but never
