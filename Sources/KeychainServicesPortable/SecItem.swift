@@ -60,6 +60,7 @@ enum SecItemCall {
     /// The dictionary with string keys, or nil if a key is not a string.
     static func dictionary(_ cfDictionary: CFDictionary) -> [String: Any]? {
         var result: [String: Any] = [:]
+        result.reserveCapacity(cfDictionary.count)  // one allocation, not one per doubling
         for (key, value) in cfDictionary {
             guard let name = key as? String else { return nil }
             result[name] = value
