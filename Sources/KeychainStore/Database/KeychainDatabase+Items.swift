@@ -124,7 +124,7 @@ extension KeychainDatabase {
 
     /// The lookup's SQL (cached by shape, see `ItemSQL`) and its arguments; `limit` adds a
     /// `LIMIT` when rows need no decryption to be counted.
-    private func selectStatement(for query: ItemQuery, limit: Int?) -> (String, [SQLiteValue]) {
+    private func selectStatement(for query: ItemQuery, limit: Int? = nil) -> (String, [SQLiteValue]) {
         var shape = ItemSQL.SelectShape(itemClass: query.itemClass)
         var arguments: [SQLiteValue] = [.text(query.itemClass.rawValue)]
         arguments.reserveCapacity(8)
