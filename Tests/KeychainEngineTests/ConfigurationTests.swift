@@ -72,6 +72,20 @@ struct ConfigurationTests {
         #expect(registry.accessGroups.groups == ["app"])
     }
 
+    @Test("access groups are trimmed exactly as Foundation's CharacterSet.whitespaces trims")
+    func groupTrimming() {
+        let inputs = [" a ", "\tb\t", "\u{00A0}c\u{3000}", "\nd\n", " ", "", "e f", "\u{2003}g", "h\u{200B}"]
+        let expected = inputs.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(AccessGroups(inputs).groups == expected)
+        // Every Unicode scalar classified as Foundation classifies it.
+        let differing = (0...0x10FFFF).compactMap(Unicode.Scalar.init).filter {
+            AccessGroups.isWhitespace($0) != CharacterSet.whitespaces.contains($0)
+        }
+        #expect(differing.isEmpty, "\(differing.prefix(5).map { String($0.value, radix: 16) })")
+        #expect(AccessGroups.fromEnvironment(["KEYCHAINKIT_ACCESS_GROUPS": " g1 , g2,, ", "KEYCHAINKIT_APP_ID": "app"]).groups
+                == ["g1", "g2", "app"])
+    }
+
     @Test("the variables map as documented: password file, session sharing, device key")
     func variables() throws {
         let configuration = KeychainConfiguration(
