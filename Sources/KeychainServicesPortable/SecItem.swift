@@ -92,6 +92,12 @@ enum SecItemCall {
         case let data as Data: return NSData(data: data)
         case let text as String: return NSString(string: text)
         case let date as Date: return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
+        // Objects the engine already made (numbers, access-control objects) are returned as
+        // they are, before the collection casts: a failed cast of an object to `[String: Any]`
+        // or `[Any]` goes through the runtime's bridging machinery (a scan of every protocol
+        // conformance the first time in a process: issue 11).
+        case let number as NSNumber: return number
+        case let accessControl as SecAccessControl: return accessControl
         case let dictionary as [String: Any]:
             let bridged = NSMutableDictionary()
             for (key, element) in dictionary { bridged[NSString(string: key)] = bridge(element) }
