@@ -17,7 +17,7 @@
 #   KK_FILTER=REGEX        run only the KeychainKit benchmarks whose name matches (default: all)
 #   SKIP_INSTALL=1         do not install missing Debian/PyPI packages
 #   SKIP_CLI=1             skip the keychainctl vs secret-tool comparison
-#   SKIP_STATIC=1          do not build/measure keychainctl linked with --static-swift-stdlib
+#   SKIP_STATIC=1          do not build/measure keychainctl as the README installs it (--static-swift-stdlib)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ANCHORS_DIR=${ANCHORS_DIR:-$(cd "$REPO/.." && pwd)/shared/bench/anchors}
@@ -59,13 +59,18 @@ swift build -c release --scratch-path "$SCRATCH" --product keychainctl
 swift build -c release --scratch-path "$SCRATCH" --product keychain-bench-fixture
 swift build -c release --scratch-path "$SCRATCH" --product KeychainBenchmarks
 BIN=$REPO/Benchmarks/$SCRATCH/release
-# keychainctl as a Swift tool is shipped on Linux: the Swift runtime and Foundation linked in
-# statically, which saves the dynamic loader's work at every start (its own scratch folder, since
-# the flag changes every module; the first build takes a few minutes, later runs reuse it).
+# keychainctl exactly as the README installs it: its build command, run in the repository root (so
+# the binary lands in .build/release, as the README's install line expects), then installed into a
+# bin folder of the run with the same `install -m 755`. The README's line is checked to be the one
+# built here, so the two cannot drift apart.
 STATIC_KC=""
 if [ -z "${SKIP_CLI:-}" ] && [ -z "${SKIP_STATIC:-}" ]; then
-  swift build -c release --static-swift-stdlib --scratch-path .build-bench-static --product keychainctl
-  STATIC_KC=$REPO/Benchmarks/.build-bench-static/release/keychainctl
+  README_BUILD='swift build -c release --static-swift-stdlib --product keychainctl && install -m 755 .build/release/keychainctl ~/.local/bin/'
+  grep -qF "$README_BUILD" "$REPO/README.md" || { echo "README's install line changed: update bench/run.sh"; exit 1; }
+  (cd "$REPO" && swift build -c release --static-swift-stdlib --product keychainctl)
+  mkdir -p "$OUT/bin"
+  install -m 755 "$REPO/.build/release/keychainctl" "$OUT/bin/keychainctl"
+  STATIC_KC=$OUT/bin/keychainctl
 fi
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -19,7 +19,7 @@ public enum ToolEnvironment {
     /// tool's own default group (`KEYCHAINKIT_ACCESS_GROUPS`' first, else `KEYCHAINKIT_APP_ID`,
     /// else the executable's name).
     public static func grantAllAccessGroups() {
-        KeychainRegistry.shared.setAccessGroups(AccessGroups.fromEnvironment().groups + ["*"])
+        KeychainRegistry.shared.setAccessGroups(KeychainRegistry.shared.configuration.accessGroups.groups + ["*"])
     }
 
     /// Test suites only: keychains are created with, and may be opened with, a deliberately cheap

@@ -10,20 +10,46 @@ public struct AccessGroups: Sendable, Equatable {
     /// The groups, in order.
     public let groups: [String]
 
-    /// Creates a group list; empty entries are dropped.
+    /// Creates a group list; surrounding whitespace is trimmed and empty entries are dropped.
     public init(_ groups: [String]) {
-        self.groups = groups.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        self.groups = groups.map(Self.trimmingWhitespace).filter { !$0.isEmpty }
+    }
+
+    /// `text` without leading and trailing whitespace as `CharacterSet.whitespaces` has it
+    /// (general category Zs, the tab and, in swift-corelibs-foundation, U+200B), checked per
+    /// scalar: building Foundation's character set cost about 0.8 million instructions at every
+    /// process's first keychain call (issue 11).
+    private static func trimmingWhitespace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isWhitespace($0) }),
+              let last = scalars.lastIndex(where: { !isWhitespace($0) })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+
+    /// Whether `scalar` is in `CharacterSet.whitespaces` (see ``trimmingWhitespace(_:)``).
+    static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
     }
 
     /// The groups from the environment: `KEYCHAINKIT_ACCESS_GROUPS` (comma-separated) in order,
     /// then `KEYCHAINKIT_APP_ID`, else the executable's name.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> AccessGroups {
         let listed = environment["KEYCHAINKIT_ACCESS_GROUPS"].map { $0.split(separator: ",").map(String.init) } ?? []
-        let appID = environment["KEYCHAINKIT_APP_ID"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ProcessInfo.processInfo.processName
+        let appID = environment["KEYCHAINKIT_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executableName
         var groups = AccessGroups(listed).groups
         if !groups.contains(appID) { groups.append(appID) }
         return AccessGroups(groups)
+    }
+
+    /// The executable's file name (the last component of `argv[0]`), what `ProcessInfo.processName`
+    /// gives, without building `ProcessInfo` (it reads the whole environment and arguments: a
+    /// noticeable share of a command-line tool's start, issue 11).
+    static var executableName: String {
+        guard let first = CommandLine.arguments.first, let name = first.split(separator: "/").last else {
+            return ProcessInfo.processInfo.processName  // no argv[0]: Foundation's own answer
+        }
+        return String(name)
     }
 
     /// `kSecAttrAccessGroupToken`: items of hardware tokens, which callers may read but never

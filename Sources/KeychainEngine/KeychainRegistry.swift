@@ -66,7 +66,7 @@ public enum KeychainLocation {
 
 /// The keychains this process has open, one `KeychainDatabase` per path, so that every handle
 /// on one file shares its lock state (as `securityd` does on macOS), and the process-wide
-/// configuration (default keychain, access groups).
+/// configuration (default keychain, access groups; the environment's read once, at first use).
 public final class KeychainRegistry: @unchecked Sendable {
     /// The process-wide registry.
     public static let shared = KeychainRegistry()
@@ -79,6 +79,37 @@ public final class KeychainRegistry: @unchecked Sendable {
     private var configuredAccessGroups: AccessGroups?
     private var allowTestingKDF = false
     private var testingKDFForNewKeychains = false
+    /// The environment's configuration, read at first use (nil until then, and after a reload).
+    private var environmentConfiguration: KeychainConfiguration?
+    private let readConfiguration: @Sendable () -> KeychainConfiguration
+
+    /// A registry whose environment configuration comes from `readConfiguration` (by default
+    /// this process's environment), called at first use and after each ``reloadConfiguration()``.
+    package init(readConfiguration: @escaping @Sendable () -> KeychainConfiguration = KeychainConfiguration.fromProcessEnvironment) {
+        self.readConfiguration = readConfiguration
+    }
+
+    /// The configuration from the environment, read once per process at first use
+    /// (see ``KeychainConfiguration``). Explicit settings (``setDefaultKeychainPath(_:)``,
+    /// ``setAccessGroups(_:)``) take precedence over it.
+    public var configuration: KeychainConfiguration {
+        lock.withLock { loadedConfiguration() }
+    }
+
+    /// Forgets the configuration read from the environment, so that the next call reads it again.
+    /// For test suites that change `KEYCHAINKIT_*` variables in their own process; a program sets
+    /// its variables before its first keychain call instead.
+    package func reloadConfiguration() {
+        lock.withLock { environmentConfiguration = nil }
+    }
+
+    /// The environment's configuration, reading it if not read yet. Call with `lock` held.
+    private func loadedConfiguration() -> KeychainConfiguration {
+        if let environmentConfiguration { return environmentConfiguration }
+        let configuration = readConfiguration()
+        environmentConfiguration = configuration
+        return configuration
+    }
 
     /// Sets the default keychain (overrides `KEYCHAINKIT_KEYCHAIN`); nil returns to the environment.
     public func setDefaultKeychainPath(_ path: String?) {
@@ -101,21 +132,22 @@ public final class KeychainRegistry: @unchecked Sendable {
 
     /// The default keychain's path, by precedence.
     public var defaultKeychainPath: String {
-        lock.withLock { configuredDefaultPath } ?? KeychainLocation.environmentPath()
+        lock.withLock { configuredDefaultPath ?? loadedConfiguration().defaultKeychainPath }
     }
 
     /// The caller's access groups, by precedence.
     public var accessGroups: AccessGroups {
-        lock.withLock { configuredAccessGroups } ?? AccessGroups.fromEnvironment()
+        lock.withLock { configuredAccessGroups ?? loadedConfiguration().accessGroups }
     }
 
     /// Options for opening or creating a file keychain.
     public func options(createIfMissing: Bool = true) -> KeychainDatabase.Options {
         lock.withLock {
-            KeychainDatabase.Options(deviceKeyPath: KeychainLocation.deviceKeyPath(),
-                                     newKeychainKDF: testingKDFForNewKeychains ? .testing() : nil,
-                                     allowTestingKDF: allowTestingKDF, createIfMissing: createIfMissing,
-                                     rollbackAnchorDirectory: KeychainLocation.rollbackAnchorDirectory())
+            let configuration = loadedConfiguration()
+            return KeychainDatabase.Options(deviceKeyPath: configuration.deviceKeyPath,
+                                            newKeychainKDF: testingKDFForNewKeychains ? .testing() : nil,
+                                            allowTestingKDF: allowTestingKDF, createIfMissing: createIfMissing,
+                                            rollbackAnchorDirectory: configuration.rollbackAnchorDirectory)
         }
     }
 
@@ -132,15 +164,17 @@ public final class KeychainRegistry: @unchecked Sendable {
             try followSession(open)
             return open
         }
-        let password = try KeychainLocation.passwordFromFile()
+        let password = try configuration.passwordFromFile()
         let database = try KeychainDatabase.open(path: path, password: password, options: options())
         let adopted = try SessionKeyring.adoptPublishedKeys(into: database)
-        return lock.withLock {
+        let registered = lock.withLock {
             if let raced = databases[path] { return raced }
             databases[path] = database
             if adopted { sessionBackedPaths.insert(path) }
             return database
         }
+        checkpointAtExit()
+        return registered
     }
 
     /// Marks `database`'s unlock as the session's (it was published or adopted), so that a lock or
@@ -163,7 +197,42 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// Registers a keychain opened or created elsewhere (e.g. `SecKeychainCreate`).
     public func register(_ database: KeychainDatabase) {
         lock.withLock { databases[database.path] = database }
+        checkpointAtExit()
     }
+
+    // MARK: Write-ahead log at exit
+
+    /// Empties the write-ahead log of every keychain this process has open, waiting at most
+    /// `milliseconds` for each (see `KeychainDatabase.checkpointAndTruncateLog`), so that the
+    /// next process to open them has no log to recover. Runs by itself when the process exits
+    /// normally (`exit`, or returning from `main`); a keychain another thread is using then is
+    /// left as it is. Returns the paths whose log could not be emptied.
+    @discardableResult
+    public func checkpointOpenKeychains(waitingAtMost milliseconds: Int32 = 200) -> [String] {
+        var left: [String] = []
+        for database in openDatabases {
+            do {
+                if try !database.checkpointAndTruncateLog(waitingAtMost: milliseconds) { left.append(database.path) }
+            } catch {
+                // Nothing is lost: the log keeps every committed change, and the next process to
+                // open the keychain replays it. The caller learns which keychains were left.
+                left.append(database.path)
+            }
+        }
+        return left
+    }
+
+    /// Registers the exit handler of the shared registry, once per process, when it first holds
+    /// a keychain. Other registries (tests) register none.
+    private func checkpointAtExit() {
+        guard self === Self.shared else { return }
+        _ = Self.exitHandlerInstalled
+    }
+
+    private static let exitHandlerInstalled: Bool = {
+        atexit { KeychainRegistry.shared.checkpointOpenKeychains() }
+        return true
+    }()
 
     /// The keychain at `path` if this process has it open.
     public func openDatabase(at path: String) -> KeychainDatabase? {

@@ -58,13 +58,11 @@ public enum SessionKeyring {
         }
     }
 
-    /// Whether sharing is on: it is, unless `KEYCHAINKIT_SESSION_KEYRING` is `off`, and the
-    /// kernel keyring system calls exist here.
+    /// Whether sharing is on: it is, unless `KEYCHAINKIT_SESSION_KEYRING` is `off` (read once per
+    /// process, with the rest of ``KeychainConfiguration``), and the kernel keyring system calls
+    /// exist here.
     public static var isEnabled: Bool {
-        // getenv, not ProcessInfo's dictionary: this is asked on every keychain call.
-        guard KernelKeyring.isAvailable else { return false }
-        guard let value = getenv("KEYCHAINKIT_SESSION_KEYRING") else { return true }
-        return String(cString: value).lowercased() != "off"
+        KernelKeyring.isAvailable && KeychainRegistry.shared.configuration.sharesUnlockWithSession
     }
 
     /// Whether `entry` of `database` is in the keyring now (not expired, revoked or withdrawn).

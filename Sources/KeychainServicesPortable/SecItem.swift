@@ -58,15 +58,19 @@ enum SecItemCall {
         return body(engine(for: database), dictionary)
     }
 
-    /// An engine over `database` for this process's access groups.
+    /// An engine over `database` for this process's access groups, with the authenticator of
+    /// the process's configuration (read once, not at every call).
     static func engine(for database: KeychainDatabase) -> SecItemEngine {
-        SecItemEngine(database: database, accessGroups: KeychainRegistry.shared.accessGroups,
-                      accessControlObject: { SecAccessControl($0) })
+        let registry = KeychainRegistry.shared
+        return SecItemEngine(database: database, accessGroups: registry.accessGroups,
+                             authenticator: registry.configuration.authenticator,
+                             accessControlObject: { SecAccessControl($0) })
     }
 
     /// The dictionary with string keys, or nil if a key is not a string.
     static func dictionary(_ cfDictionary: CFDictionary) -> [String: Any]? {
         var result: [String: Any] = [:]
+        result.reserveCapacity(cfDictionary.count)  // one allocation, not one per doubling
         for (key, value) in cfDictionary {
             guard let name = key as? String else { return nil }
             result[name] = value
@@ -113,6 +117,12 @@ enum SecItemCall {
         case let data as Data: return NSData(data: data)
         case let text as String: return NSString(string: text)
         case let date as Date: return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
+        // Objects the engine already made (numbers, access-control objects) are returned as
+        // they are, before the collection casts: a failed cast of an object to `[String: Any]`
+        // or `[Any]` goes through the runtime's bridging machinery (a scan of every protocol
+        // conformance the first time in a process: issue 11).
+        case let number as NSNumber: return number
+        case let accessControl as SecAccessControl: return accessControl
         case let dictionary as [String: Any]:
             let bridged = NSMutableDictionary()
             for (key, element) in dictionary { bridged[NSString(string: key)] = bridge(element) }

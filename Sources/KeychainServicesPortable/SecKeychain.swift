@@ -161,7 +161,7 @@ public func SecKeychainUnlock(
         let database = try handle.database()
         if usePassword {
             try database.unlock(password: KeychainServicesPortable.password(passwordLength, password) ?? Data())
-        } else if let fromFile = try KeychainLocation.passwordFromFile() {
+        } else if let fromFile = try KeychainRegistry.shared.configuration.passwordFromFile() {
             try database.unlock(password: fromFile)
         } else if try database.status.isUnlocked {
             return errSecSuccess

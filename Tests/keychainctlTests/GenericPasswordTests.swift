@@ -134,3 +134,22 @@ struct GenericPasswordTests {
         }
     }
 }
+
+/// A keychain at rest (issue 11): keychainctl processes exit without closing the keychain, and
+/// the registry's exit handler still leaves the write-ahead log empty for the next process.
+@Suite("keychainctl leaves no write-ahead log behind")
+struct WriteAheadLogAtRestTests {
+    @Test("after adds in separate processes the -wal file is empty and the items are in the file")
+    func emptyAfterExit() throws {
+        try withSandbox { (sandbox) throws in
+            for index in 0..<5 {
+                #expect(try sandbox.keychainctl(["add-generic-password", "-a", "user\(index)", "-s", "svc", "-w"],
+                                                stdin: "secret\(index)\n").status == 0)
+                let wal = sandbox.keychainPath + "-wal"
+                let size = (try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int ?? 0  // absent = empty
+                #expect(size == 0, "after process \(index) the log holds \(size) bytes")
+            }
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "user4", "-w"]).stdout == "secret4\n")
+        }
+    }
+}

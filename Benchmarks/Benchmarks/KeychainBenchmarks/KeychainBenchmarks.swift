@@ -36,8 +36,8 @@ struct SplitMix64 {
     }
 }
 
-func openKeychain(_ items: Int, rollbackAnchor: Bool = false) throws {
-    BenchFixture.configureProcess()
+func openKeychain(_ items: Int, rollbackAnchor: Bool = false, sharingUnlockWithSession: Bool = false) throws {
+    BenchFixture.configureProcess(sharingUnlockWithSession: sharingUnlockWithSession)
     keychain = try BenchFixture.openKeychain(items: items, rollbackAnchor: rollbackAnchor)
 }
 
@@ -174,8 +174,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("SecItemCopyMatching hit, session unlock @ 1000", configuration: .init(
         metrics: itemMetrics, timeUnits: .nanoseconds, warmupIterations: 200, maxDuration: .seconds(1), maxIterations: 5_000,
         setup: {
-            try openKeychain(1_000)
-            setenv("KEYCHAINKIT_SESSION_KEYRING", "on", 1)
+            try openKeychain(1_000, sharingUnlockWithSession: true)
             guard let database = keychain?.database, try SessionKeyring.publish(database) else {
                 throw BenchError("the kernel keyring refused the unlock")
             }

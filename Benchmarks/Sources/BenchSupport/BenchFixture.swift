@@ -59,17 +59,22 @@ public enum BenchFixture {
 
     static var deviceKeyPath: String { workDirectory + "/device.key" }
 
-    /// Sets up this process: its own device key, no session-keyring sharing (nothing is
-    /// published to, or adopted from, the user's kernel keyring), the test KDF accepted, one
-    /// access group. Call before anything touches a keychain.
-    public static func configureProcess() {
+    /// Sets up this process as an app is configured, through its environment (issue 11): an
+    /// ordinary desktop environment of at least 40 variables (`RealisticEnvironment`), its own
+    /// device key, the app id `com.example.bench` (its only access group), and no session-keyring
+    /// sharing (nothing is published to, or adopted from, the user's kernel keyring) unless
+    /// `sharingUnlockWithSession`. The test KDF is accepted. KeychainKit reads its configuration
+    /// once, at the first keychain call, so this runs before anything touches a keychain.
+    public static func configureProcess(sharingUnlockWithSession: Bool = false) {
         try? FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
-        setenv("KEYCHAINKIT_SESSION_KEYRING", "off", 1)
+        RealisticEnvironment.fill()
+        setenv("KEYCHAINKIT_SESSION_KEYRING", sharingUnlockWithSession ? "on" : "off", 1)
         setenv("KEYCHAINKIT_DEVICE_KEY_FILE", deviceKeyPath, 1)
+        setenv("KEYCHAINKIT_APP_ID", accessGroup, 1)
+        unsetenv("KEYCHAINKIT_ACCESS_GROUPS")
         unsetenv("KEYCHAINKIT_PASSWORD_FILE")
         KeychainRegistry.shared.useTestingKDF(true)
-        KeychainRegistry.shared.setAccessGroups([accessGroup])
     }
 
     static func options(calibratedKDF: Bool = false, rollbackAnchorDirectory: String? = nil) -> KeychainDatabase.Options {
@@ -141,8 +146,10 @@ public enum BenchFixture {
 
     // MARK: Keychains under test
 
-    /// A fresh copy of the `count`-item template, opened (unlocked with its password) and
-    /// registered as this process's default keychain, so `SecItem*` and `Keychain` use it.
+    /// A fresh copy of the `count`-item template, opened (unlocked with its password), registered,
+    /// and named by `KEYCHAINKIT_KEYCHAIN` as this process's default keychain, so `SecItem*` and
+    /// `Keychain` use it exactly as an app's calls do. Throws if the process's keychain
+    /// configuration was read before (then the environment set here would not count).
     /// With `rollbackAnchor`, the copy is opened with a rollback anchor of its own (enrolled at
     /// this open), so every write also seals a generation and raises the anchor.
     public static func openKeychain(items count: Int, rollbackAnchor: Bool = false) throws -> OpenKeychain {
@@ -153,7 +160,10 @@ public enum BenchFixture {
         let database = try KeychainDatabase.open(path: path, password: password,
                                                  options: options(rollbackAnchorDirectory: anchors))
         KeychainRegistry.shared.register(database)
-        KeychainRegistry.shared.setDefaultKeychainPath(path)
+        setenv("KEYCHAINKIT_KEYCHAIN", path, 1)
+        guard KeychainRegistry.shared.defaultKeychainPath == path, RealisticEnvironment.count >= RealisticEnvironment.minimumCount else {
+            throw BenchError("the keychain configuration was read before the benchmark set its environment")
+        }
         return OpenKeychain(path: path, database: database, count: count, anchorDirectory: anchors)
     }
 

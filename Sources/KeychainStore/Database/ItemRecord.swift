@@ -46,10 +46,26 @@ struct BlindIndexKey {
     let key: SymmetricKey
     private let keyed: HMAC<SHA256>
 
+    /// The blind indexes of `sync` = 0 and `sync` = 1: every lookup binds one, so they are
+    /// computed once per key.
+    private let synchronizableIndexes: (no: Data, yes: Data)
+
     init(_ key: SymmetricKey) {
         self.key = key
-        keyed = HMAC<SHA256>(key: key)
+        let keyed = HMAC<SHA256>(key: key)
+        self.keyed = keyed
+        synchronizableIndexes = (
+            ItemRecord.blindIndex(name: "sync", value: .number(0), kind: .number, keyed: keyed),
+            ItemRecord.blindIndex(name: "sync", value: .number(1), kind: .number, keyed: keyed))
     }
+
+    /// The blind index of the `sync` attribute (what `ItemRecord.blindIndex` gives for it).
+    func synchronizableIndex(_ synchronizable: Bool) -> Data {
+        synchronizable ? synchronizableIndexes.yes : synchronizableIndexes.no
+    }
+
+    /// The HMAC, keyed, with nothing fed to it yet (a copy: the caller feeds and finalises it).
+    var freshMAC: HMAC<SHA256> { keyed }
 
     /// HMAC-SHA256 of `message` under the key.
     func authenticationCode(for message: Data) -> HashedAuthenticationCode<SHA256> {
@@ -151,10 +167,29 @@ enum ItemRecord {
 
     /// Keyed blind index of one attribute value (16 bytes), for equality lookups in SQL.
     static func blindIndex(name: String, value: AttributeValue, kind: AttributeKind, key: BlindIndexKey) -> Data {
-        var message = Data("ix".utf8)
-        message.appendField(Data(name.utf8))
-        message.appendField(kind.canonicalBytes(of: value))
-        return Data(key.authenticationCode(for: message)).prefix(16)
+        blindIndex(name: name, value: value, kind: kind, keyed: key.freshMAC)
+    }
+
+    /// The first 16 bytes of HMAC(`"ix"` ‖ field(name) ‖ field(canonical value)), where a field is
+    /// a 4-byte big-endian length and the bytes (`Data.appendField`). The pieces are fed to the
+    /// MAC one after the other instead of being joined into one message first: the same bytes,
+    /// so the same index, with four fewer allocations per index (issue 11; a lookup computes
+    /// three or four of them).
+    static func blindIndex(name: String, value: AttributeValue, kind: AttributeKind, keyed: HMAC<SHA256>) -> Data {
+        var mac = keyed
+        mac.update(data: blindIndexTag)
+        var name = name
+        name.withUTF8 { updateField(&mac, UnsafeRawBufferPointer($0)) }
+        kind.canonicalBytes(of: value).withUnsafeBytes { updateField(&mac, $0) }
+        return mac.finalize().withUnsafeBytes { Data($0.prefix(16)) }
+    }
+
+    private static let blindIndexTag = Data("ix".utf8)
+
+    /// Feeds one length-prefixed field to `mac`, as `Data.appendField` lays it out.
+    private static func updateField(_ mac: inout HMAC<SHA256>, _ bytes: UnsafeRawBufferPointer) {
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: bytes.count).bigEndian) { mac.update(data: $0) }
+        mac.update(data: bytes)
     }
 
     /// Blind indexes of every indexed attribute the class has (others are NULL).

@@ -135,11 +135,7 @@ extension KeychainDatabase {
 
     func matchingItems(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> [KeychainItem] {
         let mustDecrypt = decrypt || query.needsDecryptionToMatch
-        var (sql, arguments) = selectStatement(for: query)
-        if !mustDecrypt, let limit = query.limit {
-            sql += " LIMIT ?"
-            arguments.append(.integer(Int64(limit)))
-        }
+        let (sql, arguments) = selectStatement(for: query, limit: mustDecrypt ? nil : query.limit)
         let (rows, malformed) = try selectDecodableRows(sql, arguments)
         if !mustDecrypt {
             if rows.isEmpty, let malformed { throw malformed }
@@ -171,31 +167,43 @@ extension KeychainDatabase {
         return items
     }
 
-    private func selectStatement(for query: ItemQuery) -> (String, [SQLiteValue]) {
-        var clauses = ["class = ?", "tombstone = 0"]
+    /// The lookup's SQL (cached by shape, see `ItemSQL`) and its arguments; `limit` adds a
+    /// `LIMIT` when rows need no decryption to be counted.
+    private func selectStatement(for query: ItemQuery, limit: Int? = nil) -> (String, [SQLiteValue]) {
+        var shape = ItemSQL.SelectShape(itemClass: query.itemClass)
         var arguments: [SQLiteValue] = [.text(query.itemClass.rawValue)]
+        arguments.reserveCapacity(8)
         if let persistentID = query.persistentID {
-            clauses.append("persistent_id = ?")
+            shape.persistentID = true
             arguments.append(.blob(persistentID.bytes))
         }
         if let protection = query.protection {
-            clauses.append("protection = ?")
+            shape.protection = true
             arguments.append(.text(protection.rawValue))
         }
-        for name in query.itemClass.primaryKey.sorted() where ItemClass.indexedAttributes.contains(name) {
-            guard let value = query.filters[name], let kind = query.itemClass.attributes[name] else { continue }
-            clauses.append("ix_\(name) = ?")
+        let schema = query.itemClass.attributes
+        // Only attributes with a blind-index column become SQL conditions (key and certificate
+        // items match their other primary-key attributes after decryption).
+        for (offset, name) in query.itemClass.sortedPrimaryKey.enumerated() where ItemClass.indexedAttributes.contains(name) {
+            guard let value = query.filters[name], let kind = schema[name] else { continue }
+            shape.indexedAttributes |= 1 << offset
             arguments.append(.blob(ItemRecord.blindIndex(name: name, value: value, kind: kind, key: indexKey)))
         }
         if let synchronizable = query.synchronizable {
-            clauses.append("ix_sync = ?")
+            shape.synchronizable = true
             arguments.append(.blob(syncIndex(synchronizable)))
         }
         if case .only(let groups) = query.accessGroups {
-            clauses.append("ix_agrp IN (\(Array(repeating: "?", count: groups.count).joined(separator: ", ")))")
-            arguments += groups.map { .blob(ItemRecord.blindIndex(name: "agrp", value: .string($0), kind: .string, key: indexKey)) }
+            shape.accessGroupCount = groups.count
+            for group in groups {
+                arguments.append(.blob(ItemRecord.blindIndex(name: "agrp", value: .string(group), kind: .string, key: indexKey)))
+            }
         }
-        return ("SELECT \(Schema.itemColumns) FROM items WHERE \(clauses.joined(separator: " AND ")) ORDER BY id", arguments)
+        if let limit {
+            shape.limited = true
+            arguments.append(.integer(Int64(limit)))
+        }
+        return (ItemSQL.select(shape), arguments)
     }
 
     private func matches(_ item: KeychainItem, _ query: ItemQuery) -> Bool {
@@ -227,7 +235,7 @@ extension KeychainDatabase {
     }
 
     func syncIndex(_ synchronizable: Bool) -> Data {
-        ItemRecord.blindIndex(name: "sync", value: .number(synchronizable ? 1 : 0), kind: .number, key: indexKey)
+        indexKey.synchronizableIndex(synchronizable)
     }
 
     // MARK: Rows
@@ -314,13 +322,10 @@ extension KeychainDatabase {
     }
 
     func insertRow(_ item: KeychainItem, _ record: SealedRecord) throws(KeychainStoreError) {
-        let indexColumns = ItemClass.indexedAttributes.map { "ix_\($0)" }
-        let columns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"] + indexColumns + ["wrapped_key", "payload"]
         let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(item.persistentID.bytes),
                                         .text(item.protection.rawValue), .blob(record.digest), .integer(0)]
             + record.indexes + [.blob(record.wrappedKey), .blob(record.ciphertext)]
-        try run("INSERT INTO items (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))",
-                arguments)
+        try run(ItemSQL.insert, arguments)
     }
 
     private func apply(_ changes: ItemChanges, to old: KeychainItem) throws(KeychainStoreError) {
@@ -346,9 +351,7 @@ extension KeychainDatabase {
         let oldDigest = ItemRecord.primaryKeyDigest(of: old.attributes, for: old.itemClass, key: indexKey)
         let rowID = try rowID(of: old.persistentID)
         if record.digest != oldDigest { try removeTombstones(of: updated.itemClass, digest: record.digest) }
-        let assignments = (["protection", "pk_digest"] + ItemClass.indexedAttributes.map { "ix_\($0)" } + ["wrapped_key", "payload"])
-            .map { "\($0) = ?" }.joined(separator: ", ")
-        try run("UPDATE items SET \(assignments) WHERE id = ?",
+        try run(ItemSQL.update,
                 [.text(updated.protection.rawValue), .blob(record.digest)] + record.indexes
                     + [.blob(record.wrappedKey), .blob(record.ciphertext), .integer(rowID)])
         // A synchronizable item whose identity changed leaves a tombstone for its old identity.
@@ -358,15 +361,12 @@ extension KeychainDatabase {
     }
 
     private func insertTombstone(of item: KeychainItem, digest: Data) throws(KeychainStoreError) {
-        let indexColumns = ItemClass.indexedAttributes.map { "ix_\($0)" }
-        let columns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"] + indexColumns + ["wrapped_key", "payload"]
         let persistentID = UUID()
         let marker = ItemRecord.tombstoneMarker(itemClass: item.itemClass, protection: item.protection, persistentID: persistentID,
                                                 primaryKeyDigest: digest, deletedAt: Date(), key: indexKey)
         let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(persistentID.bytes), .text(item.protection.rawValue),
                                         .blob(digest), .integer(1)]
             + ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey) + [.blob(Data()), .blob(marker)]
-        try run("INSERT OR REPLACE INTO items (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))",
-                arguments)
+        try run(ItemSQL.insertOrReplace, arguments)
     }
 }

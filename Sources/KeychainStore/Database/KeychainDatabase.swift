@@ -97,7 +97,7 @@ public final class KeychainDatabase: @unchecked Sendable {
             // mode): a handle that can never write must not be kept for the process's lifetime.
             throw .io("the keychain file could be opened only read-only")
         }
-        connection.setBusyTimeout(milliseconds: 30_000)
+        connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         // Several processes creating or converting one new file at once can get SQLITE_BUSY
         // without SQLite's busy handler being consulted (switching to WAL, lock upgrades that
         // could deadlock): that state is transient, so the set-up is retried a few times (briefly: a lock held for
@@ -122,6 +122,7 @@ public final class KeychainDatabase: @unchecked Sendable {
             try connection.execute("PRAGMA secure_delete = ON")
             // Statement journals and temporary tables stay in memory: nothing reaches a temp file.
             try connection.execute("PRAGMA temp_store = MEMORY")
+            if path != ":memory:" { try connection.execute(WriteAheadLog.pragmas) }  // bounded WAL (+Checkpoint)
         } catch {
             throw Bootstrap.fileError(error)  // e.g. "unsupported file format": a damaged header
         }

@@ -59,19 +59,51 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
     /// The attributes that together identify an item (Apple's primary key), in a fixed order.
     public var primaryKey: [String] {
         switch self {
-        case .genericPassword: return ["acct", "svce", "agrp", "sync", "vwht", "tkid"]
-        case .internetPassword:
-            return ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync", "vwht", "tkid"]
-        case .key:
-            return ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "agrp", "sync", "vwht", "tkid"]
-        case .certificate:
-            return ["ctyp", "issr", "slnr", "agrp", "sync", "vwht", "tkid"]
+        case .genericPassword: return Self.genericPasswordPrimaryKey
+        case .internetPassword: return Self.internetPasswordPrimaryKey
+        case .key: return Self.keyPrimaryKey
+        case .certificate: return Self.certificatePrimaryKey
         }
     }
 
+    // The schema's arrays are built once: an array literal in a getter allocates at every call,
+    // and these are asked several times per keychain call (issue 11).
+    private static let genericPasswordPrimaryKey = ["acct", "svce", "agrp", "sync", "vwht", "tkid"]
+    private static let internetPasswordPrimaryKey =
+        ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync", "vwht", "tkid"]
+    private static let keyPrimaryKey =
+        ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "agrp", "sync", "vwht", "tkid"]
+    private static let certificatePrimaryKey = ["ctyp", "issr", "slnr", "agrp", "sync", "vwht", "tkid"]
+    private static func withDefaults(_ key: [String]) -> [String] { key.filter { $0 != "vwht" && $0 != "tkid" } }
+    private static let genericPasswordStoredWithDefault = withDefaults(genericPasswordPrimaryKey)
+    private static let internetPasswordStoredWithDefault = withDefaults(internetPasswordPrimaryKey)
+    private static let keyStoredWithDefault = withDefaults(keyPrimaryKey)
+    private static let certificateStoredWithDefault = withDefaults(certificatePrimaryKey)
+    private static let genericPasswordSortedPrimaryKey = genericPasswordPrimaryKey.sorted()
+    private static let internetPasswordSortedPrimaryKey = internetPasswordPrimaryKey.sorted()
+    private static let keySortedPrimaryKey = keyPrimaryKey.sorted()
+    private static let certificateSortedPrimaryKey = certificatePrimaryKey.sorted()
+
     /// The primary-key attributes that are stored with their default when the caller leaves
     /// them out (Apple's NOT NULL key columns); the others are simply absent.
-    var storedWithDefault: [String] { primaryKey.filter { $0 != "vwht" && $0 != "tkid" } }
+    var storedWithDefault: [String] {
+        switch self {
+        case .genericPassword: return Self.genericPasswordStoredWithDefault
+        case .internetPassword: return Self.internetPasswordStoredWithDefault
+        case .key: return Self.keyStoredWithDefault
+        case .certificate: return Self.certificateStoredWithDefault
+        }
+    }
+
+    /// ``primaryKey`` in name order: the order of the blind-index conditions in a lookup's SQL.
+    var sortedPrimaryKey: [String] {
+        switch self {
+        case .genericPassword: return Self.genericPasswordSortedPrimaryKey
+        case .internetPassword: return Self.internetPasswordSortedPrimaryKey
+        case .key: return Self.keySortedPrimaryKey
+        case .certificate: return Self.certificateSortedPrimaryKey
+        }
+    }
 
     /// The attributes with a blind-index column: those of the password classes' primary keys,
     /// fixed by the file format. Key items add no columns: their other primary-key attributes

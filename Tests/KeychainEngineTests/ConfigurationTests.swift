@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import KeychainEngine
+
+/// The process configuration (issue 11): read from the environment once, at first use, not on
+/// every keychain call; explicit settings win; `reloadConfiguration()` reads it again.
+@Suite("Process configuration")
+struct ConfigurationTests {
+    /// A registry whose "environment" is `variables`, counting how often it is read.
+    private final class CountingEnvironment: @unchecked Sendable {
+        private let lock = NSLock()
+        private var readCount = 0
+        private var variables: [String: String]
+
+        init(_ variables: [String: String]) { self.variables = variables }
+
+        var reads: Int { lock.withLock { readCount } }
+
+        func set(_ name: String, _ value: String) { lock.withLock { variables[name] = value } }
+
+        func registry() -> KeychainRegistry {
+            KeychainRegistry(readConfiguration: { [self] in
+                let variables = lock.withLock { () -> [String: String] in
+                    readCount += 1
+                    return self.variables
+                }
+                return KeychainConfiguration(environment: variables, authenticator: OwnerAuthenticator(pinentry: nil))
+            })
+        }
+    }
+
+    @Test("the environment is read once, however many calls ask for the configuration")
+    func readOnce() {
+        let environment = CountingEnvironment(["KEYCHAINKIT_KEYCHAIN": "/k/one.keychain-db",
+                                               "KEYCHAINKIT_ACCESS_GROUPS": "g1, g2", "KEYCHAINKIT_APP_ID": "app"])
+        let registry = environment.registry()
+        #expect(environment.reads == 0)  // nothing is read before first use
+        for _ in 0..<100 {
+            #expect(registry.defaultKeychainPath == "/k/one.keychain-db")
+            #expect(registry.accessGroups.groups == ["g1", "g2", "app"])
+            _ = registry.options()
+        }
+        #expect(environment.reads == 1)
+    }
+
+    @Test("a changed environment is seen only after reloadConfiguration()")
+    func reload() {
+        let environment = CountingEnvironment(["KEYCHAINKIT_KEYCHAIN": "/k/one.keychain-db", "KEYCHAINKIT_APP_ID": "app"])
+        let registry = environment.registry()
+        #expect(registry.defaultKeychainPath == "/k/one.keychain-db")
+        environment.set("KEYCHAINKIT_KEYCHAIN", "/k/two.keychain-db")
+        environment.set("KEYCHAINKIT_ROLLBACK_ANCHOR", "/anchors")
+        #expect(registry.defaultKeychainPath == "/k/one.keychain-db")
+        #expect(registry.options().rollbackAnchorDirectory == nil)
+        registry.reloadConfiguration()
+        #expect(registry.defaultKeychainPath == "/k/two.keychain-db")
+        #expect(registry.options().rollbackAnchorDirectory == "/anchors")
+        #expect(environment.reads == 2)
+    }
+
+    @Test("explicit settings take precedence over the environment, and nil returns to it")
+    func precedence() {
+        let environment = CountingEnvironment(["KEYCHAINKIT_KEYCHAIN": "/k/env.keychain-db", "KEYCHAINKIT_APP_ID": "app"])
+        let registry = environment.registry()
+        registry.setDefaultKeychainPath("/k/explicit.keychain-db")
+        registry.setAccessGroups(["explicit"])
+        #expect(registry.defaultKeychainPath == "/k/explicit.keychain-db")
+        #expect(registry.accessGroups.groups == ["explicit"])
+        registry.setDefaultKeychainPath(nil)
+        registry.setAccessGroups(nil)
+        #expect(registry.defaultKeychainPath == "/k/env.keychain-db")
+        #expect(registry.accessGroups.groups == ["app"])
+    }
+
+    @Test("access groups are trimmed exactly as Foundation's CharacterSet.whitespaces trims")
+    func groupTrimming() {
+        let inputs = [" a ", "\tb\t", "\u{00A0}c\u{3000}", "\nd\n", " ", "", "e f", "\u{2003}g", "h\u{200B}"]
+        let expected = inputs.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(AccessGroups(inputs).groups == expected)
+        // Every Unicode scalar classified as Foundation classifies it.
+        let differing = (0...0x10FFFF).compactMap(Unicode.Scalar.init).filter {
+            AccessGroups.isWhitespace($0) != CharacterSet.whitespaces.contains($0)
+        }
+        #expect(differing.isEmpty, "\(differing.prefix(5).map { String($0.value, radix: 16) })")
+        #expect(AccessGroups.fromEnvironment(["KEYCHAINKIT_ACCESS_GROUPS": " g1 , g2,, ", "KEYCHAINKIT_APP_ID": "app"]).groups
+                == ["g1", "g2", "app"])
+    }
+
+    @Test("the variables map as documented: password file, session sharing, device key")
+    func variables() throws {
+        let configuration = KeychainConfiguration(
+            environment: ["HOME": "/home/u", "KEYCHAINKIT_SESSION_KEYRING": "OFF", "KEYCHAINKIT_PASSWORD_FILE": "/run/pw",
+                          "XDG_STATE_HOME": "/state"],
+            authenticator: OwnerAuthenticator(pinentry: nil))
+        #expect(configuration.defaultKeychainPath == "/home/u/.local/share/keychainkit/login.keychain-db")
+        #expect(configuration.deviceKeyPath == "/state/keychainkit/device.key")
+        #expect(configuration.passwordFilePath == "/run/pw")
+        #expect(configuration.sharesUnlockWithSession == false)
+        let defaults = KeychainConfiguration(environment: ["HOME": "/home/u"], authenticator: OwnerAuthenticator(pinentry: nil))
+        #expect(defaults.sharesUnlockWithSession)
+        #expect(defaults.passwordFilePath == nil)
+        #expect(try defaults.passwordFromFile() == nil)
+    }
+}
