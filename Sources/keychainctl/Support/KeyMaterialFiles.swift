@@ -61,18 +61,33 @@ enum KeyMaterialFiles {
     }
 
     private static func privateKey(pem: String) -> SecKey? {
-        if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) { return ecKey(key.x963Representation) }
-        if let key = try? P384.Signing.PrivateKey(pemRepresentation: pem) { return ecKey(key.x963Representation) }
-        if let key = try? P521.Signing.PrivateKey(pemRepresentation: pem) { return ecKey(key.x963Representation) }
-        if let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pem) { return rsaKey(key.derRepresentation) }
-        return nil  // each parser's error only says "not this kind"; the caller reports the block
+        firstAccepted([
+            { ecKey(try P256.Signing.PrivateKey(pemRepresentation: pem).x963Representation) },
+            { ecKey(try P384.Signing.PrivateKey(pemRepresentation: pem).x963Representation) },
+            { ecKey(try P521.Signing.PrivateKey(pemRepresentation: pem).x963Representation) },
+            { rsaKey(try _RSA.Signing.PrivateKey(pemRepresentation: pem).derRepresentation) },
+        ])
     }
 
     private static func privateKey(der: Data) -> SecKey? {
-        if let key = try? P256.Signing.PrivateKey(derRepresentation: der) { return ecKey(key.x963Representation) }
-        if let key = try? P384.Signing.PrivateKey(derRepresentation: der) { return ecKey(key.x963Representation) }
-        if let key = try? P521.Signing.PrivateKey(derRepresentation: der) { return ecKey(key.x963Representation) }
-        if let key = try? _RSA.Signing.PrivateKey(derRepresentation: der) { return rsaKey(key.derRepresentation) }
+        firstAccepted([
+            { ecKey(try P256.Signing.PrivateKey(derRepresentation: der).x963Representation) },
+            { ecKey(try P384.Signing.PrivateKey(derRepresentation: der).x963Representation) },
+            { ecKey(try P521.Signing.PrivateKey(derRepresentation: der).x963Representation) },
+            { rsaKey(try _RSA.Signing.PrivateKey(derRepresentation: der).derRepresentation) },
+        ])
+    }
+
+    /// The key from the first parser that accepts the bytes; nil when none does (the caller
+    /// reports the block). A parser's error only says "not this kind of key".
+    private static func firstAccepted(_ parsers: [() throws -> SecKey?]) -> SecKey? {
+        for parse in parsers {
+            do {
+                if let key = try parse() { return key }
+            } catch {
+                continue
+            }
+        }
         return nil
     }
 

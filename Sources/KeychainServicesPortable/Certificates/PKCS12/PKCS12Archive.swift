@@ -92,18 +92,19 @@ struct PKCS12Archive {
 
     /// A PKCS#8 PrivateKeyInfo as a SecKey (EC P-256/384/521 or RSA).
     private static func privateKey(pkcs8: [UInt8]) throws(PKCS12Failure) -> SecKey {
-        let material: SecKey.Material
-        if let key = try? P256.Signing.PrivateKey(derRepresentation: pkcs8) {  // each parser: "not my curve" or a key
-            material = .ecPrivate(.p256(key))
-        } else if let key = try? P384.Signing.PrivateKey(derRepresentation: pkcs8) {
-            material = .ecPrivate(.p384(key))
-        } else if let key = try? P521.Signing.PrivateKey(derRepresentation: pkcs8) {
-            material = .ecPrivate(.p521(key))
-        } else if let key = try? _RSA.Signing.PrivateKey(derRepresentation: pkcs8) {
-            material = .rsaPrivate(key)
-        } else {
-            throw .unsupportedAlgorithm
+        let parsers: [() throws -> SecKey.Material] = [
+            { .ecPrivate(.p256(try P256.Signing.PrivateKey(derRepresentation: pkcs8))) },
+            { .ecPrivate(.p384(try P384.Signing.PrivateKey(derRepresentation: pkcs8))) },
+            { .ecPrivate(.p521(try P521.Signing.PrivateKey(derRepresentation: pkcs8))) },
+            { .rsaPrivate(try _RSA.Signing.PrivateKey(derRepresentation: pkcs8)) },
+        ]
+        for parse in parsers {
+            do {
+                return SecKey(try parse())
+            } catch {
+                continue  // each parser's error only says "not this kind of key": try the next
+            }
         }
-        return SecKey(material)
+        throw .unsupportedAlgorithm
     }
 }
