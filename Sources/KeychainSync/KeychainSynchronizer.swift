@@ -174,9 +174,16 @@ public final class KeychainSynchronizer {
             }
         }
 
-        for name in Set(remote.keys).union(local.keys).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            try merge(name: name, local: local[name], remote: remote[name], state: &state, bundle: bundle,
-                      client: client, layout: layout, report: &report)
+        do throws(SyncError) {
+            for name in Set(remote.keys).union(local.keys).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                try merge(name: name, local: local[name], remote: remote[name], state: &state, bundle: bundle,
+                          client: client, layout: layout, report: &report)
+            }
+        } catch {
+            // What was merged before the failure is remembered, so the next pass does not mistake
+            // those copies for local changes; the failure is the one to report.
+            do { try state.save(to: database) } catch {}
+            throw error
         }
         try state.save(to: database)
         return report
