@@ -1,6 +1,9 @@
 import Foundation
 import KeychainEngine
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The Assuan side of the password prompt against misbehaving or hostile peers (issue 12 item 9).
 /// The peer is a small shell script standing in for a pinentry program: it is the other end of
@@ -19,11 +22,17 @@ struct PinentryProtocolTests {
 
         deinit { try? FileManager.default.removeItem(atPath: path) }
 
-        /// Writes an executable `/bin/sh` script named `name` and returns its path.
+        /// Writes an executable `/bin/sh` script named `name` and returns its path. Written with
+        /// a close-on-exec descriptor: a process other tests spawn meanwhile must not inherit it
+        /// open for writing, or executing the script fails with "text file busy".
         func script(_ name: String, _ body: String) throws -> String {
             let file = "\(path)/\(name)"
-            try ("#!/bin/sh\n" + body).write(toFile: file, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: file)
+            let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o700)
+            guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+            let bytes = Array(("#!/bin/sh\n" + body).utf8)
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
             return file
         }
     }
