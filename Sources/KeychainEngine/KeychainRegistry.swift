@@ -41,13 +41,11 @@ public enum KeychainLocation {
         return absolute(path)
     }
 
-    /// The password in `KEYCHAINKIT_PASSWORD_FILE` (one trailing newline removed), if set.
+    /// The password in `KEYCHAINKIT_PASSWORD_FILE` (one trailing newline removed), if set. The
+    /// file must be accessible only by its owner (this user or root); see `PasswordFile`.
     public static func passwordFromFile(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(KeychainStoreError) -> Data? {
         guard let path = environment["KEYCHAINKIT_PASSWORD_FILE"], !path.isEmpty else { return nil }
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE names a file that cannot be read")
-        }
-        var password = contents
+        var password = try PasswordFile.read(path)
         if password.last == UInt8(ascii: "\n") { password.removeLast() }
         if password.last == UInt8(ascii: "\r") { password.removeLast() }
         return password

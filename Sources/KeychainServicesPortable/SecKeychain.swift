@@ -192,25 +192,30 @@ public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: Uns
 
 /// Apple (macOS): `SecKeychainDelete`: removes the keychain file and its WAL files, its shared
 /// unlock from the kernel keyring and, last, its rollback anchor if it has one.
+///
+/// Only a verified keychain is deleted: the path must name a regular file (not a directory, not
+/// a symlink) that opens as a keychain of this user (its schema and metadata are checked by the
+/// open). Anything else is `errSecInvalidKeychain` (-25295) and nothing is removed; a damaged
+/// keychain that no longer opens has to be removed by hand. The `-wal`/`-shm` files are removed
+/// only when they are regular files.
 public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     guard let keychain = keychainOrArray else { return errSecInvalidKeychain }
-    guard FileManager.default.fileExists(atPath: keychain.path) else { return errSecNoSuchKeychain }
-    var anchorPath: String?
+    var info = stat()
+    guard lstat(keychain.path, &info) == 0 else { return errno == ENOENT ? errSecNoSuchKeychain : errSecIO }
+    guard info.st_mode & S_IFMT == S_IFREG else { return errSecInvalidKeychain }
+    let anchorPath: String?
     do {
         let database = try keychain.database()
         SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database)
         anchorPath = database.rollbackAnchorPath
     } catch {
-        // A file that cannot be opened has no readable keychain id, so nothing of it can be
-        // adopted either; deleting it is still what the caller asked for.
+        return errSecInvalidKeychain
     }
     KeychainRegistry.shared.forget(path: keychain.path)
-    for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: keychain.path + suffix) {
-        do {
-            try FileManager.default.removeItem(atPath: keychain.path + suffix)
-        } catch {
-            return errSecIO
-        }
+    for suffix in ["", "-wal", "-shm"] {
+        var companion = stat()
+        guard lstat(keychain.path + suffix, &companion) == 0, companion.st_mode & S_IFMT == S_IFREG else { continue }
+        guard unlink(keychain.path + suffix) == 0 || errno == ENOENT else { return errSecIO }
     }
     // Only once the file is gone: an anchor must not disappear while its keychain still exists.
     if let anchorPath, FileManager.default.fileExists(atPath: anchorPath) {

@@ -121,6 +121,28 @@ struct BiometryTests {
         #expect(matching.value == true)
     }
 
+    @Test("a VerifyStatus(\"verify-match\") forged by another client on the bus while a verification waits does not authenticate")
+    func forgedMatchSignal() throws {
+        let harness = try harness()
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let engine = try engine(harness.configuration)
+        #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
+        // Once the reader is claimed (the verification waits for a finger), the attacker's forged
+        // match arrives first; only then are real, non-matching fingers presented.
+        let attacked = Thread.detachResult { () -> String in
+            do {
+                try harness.waitUntilClaimed()
+                try harness.forgeVerifyMatch()
+                for _ in 0..<3 { try harness.scan("print-b") }
+                return "forged, then three wrong fingers"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(engine.readSecret(account: "any", context: LAContext()).status == errSecAuthFailed)
+        #expect(attacked.value == "forged, then three wrong fingers")
+    }
+
     @Test("cancel: invalidating the context during a scan → -128 / LAError.appCancel; no finger in time → -128")
     func cancel() async throws {
         let harness = try harness()

@@ -7,11 +7,19 @@ public struct PinentryConfiguration: Sendable, Equatable {
     public var program: String
     /// The terminal pinentry draws on (`OPTION ttyname`), if any.
     public var terminal: String?
+    /// Seconds one prompt may take in all, from starting the program to its answer (the user's
+    /// typing included); a program that has not answered by then is stopped and the call fails
+    /// as not interactive, so a hung prompt cannot hang the caller.
+    public var responseTimeout: Double
+
+    /// The response timeout used unless one is given: long enough to read and type a password.
+    public static let defaultResponseTimeout: Double = 120
 
     /// A configuration naming the program and terminal explicitly.
-    public init(program: String, terminal: String?) {
+    public init(program: String, terminal: String?, responseTimeout: Double = PinentryConfiguration.defaultResponseTimeout) {
         self.program = program
         self.terminal = terminal
+        self.responseTimeout = responseTimeout
     }
 
     /// The configuration from the environment, or nil when no prompt can be shown (so callers
@@ -61,6 +69,10 @@ enum PinentryFailure: Error, Equatable {
 /// A client of the pinentry program's Assuan protocol: `SETDESC`, `SETPROMPT`, `SETERROR`,
 /// `GETPIN`, answered by `D <percent-escaped data>` and `OK`, or `ERR <code>` (code 99 = cancelled).
 /// The password travels over a pipe, never through argv or a file.
+///
+/// Every text sent is a parameter, percent-escaped and cut to fit one Assuan line, so no text
+/// (a reason, a terminal name from the environment) can end a command early and start another.
+/// The whole exchange must end within the configuration's `responseTimeout`.
 struct Pinentry {
     let configuration: PinentryConfiguration
 
@@ -68,23 +80,49 @@ struct Pinentry {
     func password(title: String, description: String, prompt: String, error: String?) throws(PinentryFailure) -> Data {
         let child = try ChildProcess(path: configuration.program)
         defer {
-            child.send("BYE")
+            // A program that broke the protocol or hung gets no more input: it is killed.
+            if !child.hasFailed { child.send("BYE") }
             child.closeInput()
         }
-        var reader = AssuanReader(child: child)
+        var reader = AssuanReader(child: child, deadline: Deadline(secondsFromNow: configuration.responseTimeout))
         _ = try reader.expectOK()  // greeting
         var commands: [String] = []
         if let terminal = configuration.terminal {
-            commands += ["OPTION ttyname=\(terminal)", "OPTION ttytype=\(ProcessInfo.processInfo.environment["TERM"] ?? "dumb")"]
+            let terminalType = getenv("TERM").map { String(cString: $0) } ?? "dumb"
+            commands += [Self.command("OPTION", "ttyname=" + Self.escape(terminal)),
+                         Self.command("OPTION", "ttytype=" + Self.escape(terminalType))]
         }
-        commands += ["SETTITLE \(Self.escape(title))", "SETDESC \(Self.escape(description))", "SETPROMPT \(Self.escape(prompt))"]
-        if let error { commands.append("SETERROR \(Self.escape(error))") }
+        commands += [Self.command("SETTITLE", Self.escape(title)), Self.command("SETDESC", Self.escape(description)),
+                     Self.command("SETPROMPT", Self.escape(prompt))]
+        if let error { commands.append(Self.command("SETERROR", Self.escape(error))) }
         for command in commands {
             child.send(command)
             _ = try reader.expectOK()
         }
         child.send("GETPIN")
         return try reader.expectOK() ?? Data()
+    }
+
+    /// `verb` and its escaped parameter as one line that fits Assuan's limit (1000 bytes with
+    /// the LF): an over-long parameter is cut, never in the middle of an escape or a character.
+    static func command(_ verb: String, _ escapedParameter: String) -> String {
+        let room = ChildProcess.maximumLineLength - 1 - verb.utf8.count - 1
+        var parameter = ""
+        var used = 0
+        var pendingEscape = ""
+        for character in escapedParameter.unicodeScalars {
+            // An escape ("%0A") is one unit: kept whole or not at all.
+            if character == "%" || !pendingEscape.isEmpty {
+                pendingEscape.unicodeScalars.append(character)
+                guard pendingEscape.utf8.count == 3 else { continue }
+            }
+            let unit = pendingEscape.isEmpty ? String(character) : pendingEscape
+            pendingEscape = ""
+            guard used + unit.utf8.count <= room else { break }
+            parameter += unit
+            used += unit.utf8.count
+        }
+        return verb + " " + parameter
     }
 
     /// Assuan percent-escaping of a parameter: `%`, CR and LF.
@@ -105,14 +143,21 @@ struct Pinentry {
 /// Reads Assuan response lines, collecting `D` data until `OK` or `ERR`.
 struct AssuanReader {
     let child: ChildProcess
+    /// When the whole exchange must be over.
+    let deadline: Deadline
 
-    init(child: ChildProcess) { self.child = child }
+    init(child: ChildProcess, deadline: Deadline) {
+        self.child = child
+        self.deadline = deadline
+    }
 
     /// Reads until `OK` (returning any data lines, unescaped) or `ERR` (throwing).
     mutating func expectOK() throws(PinentryFailure) -> Data? {
         var collected: Data?
         while true {
-            let line = try nextLine()
+            var line = try nextLine()
+            // Data lines carry the password: zero each line once its bytes are taken.
+            defer { line.resetBytes(in: 0..<line.count) }
             if line.starts(with: Data("OK".utf8)) { return collected }
             if line.starts(with: Data("ERR".utf8)) {
                 let fields = String(decoding: line, as: UTF8.self).split(separator: " ")
@@ -121,16 +166,18 @@ struct AssuanReader {
                 throw .unavailable("pinentry error \(code)")
             }
             if line.starts(with: Data("D ".utf8)) {
-                var data = collected ?? Data()
-                data.append(Self.unescape(line.dropFirst(2)))
-                collected = data
+                var chunk = Self.unescape(line.dropFirst(2))
+                defer { chunk.resetBytes(in: 0..<chunk.count) }
+                // Room for a line's worth up front, so appending rarely leaves an old copy behind.
+                if collected == nil { collected = Data(capacity: ChildProcess.maximumLineLength) }
+                collected?.append(chunk)
             }
             // `S` status lines and `#` comments are ignored.
         }
     }
 
     private mutating func nextLine() throws(PinentryFailure) -> Data {
-        try child.readLine()
+        try child.readLine(deadline: deadline)
     }
 
     static func unescape(_ bytes: Data.SubSequence) -> Data {

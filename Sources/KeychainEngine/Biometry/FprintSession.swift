@@ -14,6 +14,12 @@ final class FprintSession {
     private let callTimeout: Double
     /// The object path of the default reader.
     let devicePath: String
+    /// The unique bus name (":1.7") that owned `net.reactivated.Fprint` when the session
+    /// started: the only sender whose `VerifyStatus` signals count. Any client on the bus can
+    /// emit a signal with fprintd's path and interface, and can address it to us directly
+    /// (unicast signals bypass match rules), so the sender the bus stamps on each message is
+    /// the one thing that tells fprintd's signals apart.
+    let serviceOwner: String
 
     /// How one verification attempt ended.
     enum VerifyResult: Equatable {
@@ -37,6 +43,15 @@ final class FprintSession {
             throw .protocolViolation("GetDefaultDevice without an object path")
         }
         devicePath = path
+        // Asked after GetDefaultDevice, which starts fprintd on demand (bus activation).
+        let owner = try connection.call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                              interface: "org.freedesktop.DBus", member: "GetNameOwner",
+                                              body: [.string(Self.service)]),
+                                        deadline: Deadline(secondsFromNow: callTimeout))
+        guard let ownerName = owner.first?.text, ownerName.hasPrefix(":") else {
+            throw .protocolViolation("GetNameOwner without a unique name")
+        }
+        serviceOwner = ownerName
     }
 
     /// The reader's name (its `name` property, such as "Virtual device for debugging").
@@ -63,7 +78,7 @@ final class FprintSession {
     /// until one matches, and releases the reader. Returns the last attempt's result; waits at most
     /// until `deadline` and stops with `cancelled` as soon as `isCancelled` turns true.
     func verify(attempts: Int, deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> VerifyResult {
-        try connection.addMatch("type='signal',sender='\(Self.service)',interface='\(Self.deviceInterface)',"
+        try connection.addMatch("type='signal',sender='\(serviceOwner)',interface='\(Self.deviceInterface)',"
                                 + "member='VerifyStatus',path='\(devicePath)'", deadline: Deadline(secondsFromNow: callTimeout))
         try deviceCall(Self.deviceInterface, "Claim", [.string("")])
         defer {
@@ -90,7 +105,7 @@ final class FprintSession {
         }
         while true {
             let signal = try connection.nextSignal(deadline: deadline, isCancelled: isCancelled) { message in
-                message.member == "VerifyStatus" && message.path == devicePath && message.interface == Self.deviceInterface
+                isVerifyStatusFromService(message)
             }
             guard signal.body.count == 2, let status = signal.body[0].text, let done = signal.body[1].bool else {
                 throw .protocolViolation("a VerifyStatus signal of the wrong shape")
@@ -106,6 +121,14 @@ final class FprintSession {
             default: return .unknownError
             }
         }
+    }
+
+    /// Whether `message` is fprintd's `VerifyStatus` for this reader: sent by the owner resolved
+    /// when the session started (a signal from anyone else, even if fprintd restarted meanwhile,
+    /// is ignored), on the reader's path and fprintd's device interface.
+    func isVerifyStatusFromService(_ message: DBusMessage) -> Bool {
+        message.sender == serviceOwner && message.member == "VerifyStatus" && message.path == devicePath
+            && message.interface == Self.deviceInterface
     }
 
     @discardableResult

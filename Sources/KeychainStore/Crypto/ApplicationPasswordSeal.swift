@@ -12,16 +12,25 @@ public enum ApplicationPasswordSeal {
     private static let version: UInt8 = 1
     private static let associatedData = Data("keychainkit application password v1".utf8)
 
-    /// Seals `data` under `password`. `testing` uses the cheap test KDF (test suites only).
+    /// Seals `data` under `password`, with scrypt calibrated for this machine (N ≥ 2^16, see
+    /// `PasswordKDF.calibrated()`). `testing` uses the cheap test KDF (test suites only).
     public static func seal(_ data: Data, password: Data, testing: Bool) throws(KeychainStoreError) -> Data {
-        let kdf = testing ? PasswordKDF.testing()
-            : PasswordKDF(logN: PasswordKDF.minimumLogN, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
+        let kdf = testing ? PasswordKDF.testing() : try PasswordKDF.calibratedOncePerProcess()
         let key = try kdf.deriveKey(password: password)
         var out = magic
         out.append(version)
         out.appendField(kdf.encoded)
         out.append(try Sealing.seal(data, using: key, binding: associatedData))
         return out
+    }
+
+    /// The scrypt parameters a sealed secret records.
+    static func parameters(of sealed: Data) throws(KeychainStoreError) -> PasswordKDF {
+        var reader = ByteReader(sealed)
+        guard try reader.bytes(4) == magic, try reader.byte() == version else {
+            throw .undecodable("an application-password-protected secret")
+        }
+        return try PasswordKDF(decoding: try reader.bytes(Int(try reader.uint32())))
     }
 
     /// Opens a sealed secret; `.wrongPassword` if `password` is not the one it was sealed with.

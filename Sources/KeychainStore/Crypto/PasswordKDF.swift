@@ -13,9 +13,17 @@ public struct PasswordKDF: Sendable, Equatable {
     /// Random per-keychain salt.
     public var salt: Data
 
-    /// The weakest cost a keychain file may ask for outside tests (N = 2^14, r = 8: 16 MiB).
-    /// A file that asks for less was tampered with or made for tests, and is refused.
+    /// The weakest cost accepted when **reading** (opening a keychain, opening an
+    /// application-password seal) outside tests: N = 2^14, r = 8, 16 MiB. Files made by earlier
+    /// versions at 2^14 or 2^15 keep opening (nobody is locked out); their parameters are
+    /// replaced by ``minimumNewLogN`` or more at the next password change. A file that asks for
+    /// less was tampered with or made for tests, and is refused.
     public static let minimumLogN: UInt8 = 14
+    /// The weakest cost **new** parameters get (new keychains, password changes, new
+    /// application-password seals): N = 2^16, r = 8, 64 MiB per derivation.
+    public static let minimumNewLogN: UInt8 = 16
+    /// The largest cost calibration chooses: N = 2^20, r = 8, 1 GiB (see ``maximumWork``).
+    static let maximumNewLogN: UInt8 = 20
     /// The most work a stored parameter set may ask for, scrypt N·r·p ≤ 2^23: N = 2^20 with r = 8
     /// and p = 1 (1 GiB), the largest cost `calibrated()` chooses. More is refused before deriving.
     static let maximumWork: UInt64 = 1 << 23
@@ -28,20 +36,39 @@ public struct PasswordKDF: Sendable, Equatable {
         PasswordKDF(logN: 4, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
     }
 
-    /// Parameters calibrated so one derivation takes about `target` on this machine
-    /// (100–250 ms by default), never weaker than `minimumLogN`, at most N = 2^20 (1 GiB).
-    public static func calibrated(target: Duration = .milliseconds(120)) throws(KeychainStoreError) -> PasswordKDF {
-        var kdf = PasswordKDF(logN: minimumLogN, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
+    /// Parameters with a fresh salt, calibrated so one derivation takes 250–500 ms on this
+    /// machine: N starts at 2^16 (``minimumNewLogN``, never less, however slow the machine) and
+    /// doubles while a derivation is under 250 ms and doubling would stay under 500 ms, up to
+    /// 2^20 (1 GiB) and to no more than a quarter of the machine's memory.
+    public static func calibrated() throws(KeychainStoreError) -> PasswordKDF {
+        var kdf = PasswordKDF(logN: minimumNewLogN, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
         let clock = ContinuousClock()
-        while kdf.logN < 20 {
+        let ceiling = memoryCeilingLogN(blockSize: 8)
+        while kdf.logN < ceiling {
             let start = clock.now
             _ = try kdf.deriveKey(password: Data("calibration".utf8))
             let elapsed = clock.now - start
-            if elapsed * 2 > target * 1.5 { break }  // doubling N would overshoot the window
-            if elapsed >= target { break }
+            if elapsed >= .milliseconds(250) || elapsed * 2 > .milliseconds(500) { break }
             kdf.logN += 1
         }
         return kdf
+    }
+
+    /// The largest log2(N) whose memory (128·r·N bytes) fits in a quarter of physical memory, so
+    /// a small machine is not pushed into swap; between ``minimumNewLogN`` and ``maximumNewLogN``.
+    static func memoryCeilingLogN(blockSize: UInt32) -> UInt8 {
+        let budget = ProcessInfo.processInfo.physicalMemory / 4
+        var logN = minimumNewLogN
+        while logN < maximumNewLogN, UInt64(128) * UInt64(blockSize) << (logN + 1) <= budget { logN += 1 }
+        return logN
+    }
+
+    /// The cost ``calibrated()`` chose the first time this process asked, reused with a fresh
+    /// salt each time: application-password seals are made one per item, and calibrating for
+    /// each would double the time of every such add.
+    static func calibratedOncePerProcess() throws(KeychainStoreError) -> PasswordKDF {
+        let logN = try CalibrationCache.shared.logN { () throws(KeychainStoreError) in try calibrated().logN }
+        return PasswordKDF(logN: logN, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
     }
 
     /// Derives the 256-bit password key.
@@ -86,5 +113,21 @@ public struct PasswordKDF: Sendable, Equatable {
         guard (UInt64(1) << logN) * UInt64(blockSize) * UInt64(parallelism) <= Self.maximumWork else {
             throw .undecodable("the keychain's KDF parameters (cost above the reader's cap)")
         }
+    }
+}
+
+/// The process's one calibration result (see `PasswordKDF.calibratedOncePerProcess()`).
+private final class CalibrationCache: @unchecked Sendable {
+    static let shared = CalibrationCache()
+    private let lock = NSLock()
+    private var cached: UInt8?
+
+    func logN(_ calibrate: () throws(KeychainStoreError) -> UInt8) throws(KeychainStoreError) -> UInt8 {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached { return cached }
+        let chosen = try calibrate()
+        cached = chosen
+        return chosen
     }
 }

@@ -75,7 +75,13 @@ public final class KeychainDatabase: @unchecked Sendable {
             guard options.createIfMissing else { throw .unusableKeychain("no keychain at \(path)") }
             try SecureFile.ensureDirectory(directory.isEmpty ? "." : directory)
             try SecureFile.createEmpty(path)
+        } else {
+            _ = try SecureFile.validateDirectory(directory.isEmpty ? "." : directory)
         }
+        // What SQLite is about to open: the file itself (checked on the opened descriptor, so a
+        // name swapped since the check above is caught) and no planted -wal/-shm beside it.
+        IOSeam.close(try SecureFile.openVerified(path))
+        try SecureFile.refusePlantedCompanions(of: path)
         let deviceKey: SymmetricKey? = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
         return try open(connectionTo: path, deviceKey: deviceKey, password: password, options: options)
     }

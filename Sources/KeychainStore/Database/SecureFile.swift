@@ -11,16 +11,17 @@ import Darwin
 /// whatever the umask, never through a symlink, never a file another user owns or others can
 /// read. A file that breaks a rule is refused with a clear error rather than silently repaired:
 /// a loosened mode may mean the secret already leaked, and the user should know.
+///
+/// Directories that already exist are refused, not tightened, when another user owns them or
+/// group or others can write to them: whoever can write there can swap or plant files next to
+/// the keychain (a `-wal` SQLite would replay, a symlink in place of the file), and changing the
+/// mode of a directory we did not create could break whatever else lives there. The error names
+/// the fix (`chmod go-w`).
 enum SecureFile {
-    /// Creates `directory` and its missing parents with mode 0700, refusing a symlink at the leaf.
+    /// Creates `directory` and its missing parents with mode 0700, refusing a symlink at the leaf
+    /// and an existing leaf that fails ``validateDirectory(_:)``.
     static func ensureDirectory(_ directory: String) throws(KeychainStoreError) {
-        var info = stat()
-        if IOSeam.lstat(directory, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw .unusableKeychain("\(directory) is not a directory (symlinks are refused)")
-            }
-            return
-        }
+        if try validateDirectory(directory) { return }
         let parent = (directory as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != directory, parent != "/" {
             var parentInfo = stat()
@@ -33,6 +34,76 @@ enum SecureFile {
         if IOSeam.chmod(directory, 0o700) != 0 {
             throw failure(errno, "cannot set the mode of \(directory)")
         }
+    }
+
+    /// Checks an existing directory: a real directory (not a symlink), owned by this user, not
+    /// writable by group or others. Returns false if it does not exist.
+    static func validateDirectory(_ directory: String) throws(KeychainStoreError) -> Bool {
+        var info = stat()
+        guard IOSeam.lstat(directory, &info) == 0 else {
+            if errno == ENOENT { return false }
+            throw failure(errno, "cannot inspect \(directory)")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .unusableKeychain("\(directory) is not a directory (symlinks are refused)")
+        }
+        guard info.st_uid == geteuid() else {
+            throw .unusableKeychain("the directory \(directory) belongs to another user; keep keychain files in a directory of your own")
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw .unusableKeychain("the directory \(directory) is writable by group or others (mode "
+                                    + "\(String(info.st_mode & 0o7777, radix: 8))); run chmod go-w on it")
+        }
+        return true
+    }
+
+    /// Refuses a `-wal` or `-shm` file that was not made by this keychain before SQLite sees it:
+    /// SQLite would replay a planted WAL into the database, or share a planted index with its
+    /// writer. Ours are regular files owned by this user with mode 0600 and one name, so
+    /// anything else present (a symlink, another user's file, a group- or world-accessible one)
+    /// was planted.
+    static func refusePlantedCompanions(of path: String) throws(KeychainStoreError) {
+        for suffix in ["-wal", "-shm"] {
+            do {
+                _ = try validateExisting(path + suffix)
+            } catch .unusableKeychain(let reason) {
+                throw .unusableKeychain("refusing to open \(path): \(reason) — a \(suffix) file this keychain did not "
+                                        + "create; remove it if no process is using the keychain")
+            }
+        }
+    }
+
+    /// Opens `path` without following a symlink and checks the file actually opened (`fstat`):
+    /// a regular file owned by this user that group and others cannot access, with one name
+    /// unless `allowHardLinks`. This closes the gap between an `lstat` check and the open, where
+    /// the name could be swapped for another file. Returns the open descriptor (close-on-exec),
+    /// which the caller closes.
+    static func openVerified(_ path: String, flags: Int32 = O_RDONLY, allowHardLinks: Bool = false) throws(KeychainStoreError) -> Int32 {
+        let fd = IOSeam.open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw failure(errno, "cannot open \(path)") }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            IOSeam.close(fd)
+            throw failure(code, "cannot inspect \(path)")
+        }
+        let problem: String?
+        if info.st_mode & S_IFMT != S_IFREG {
+            problem = "\(path) is not a regular file"
+        } else if info.st_uid != geteuid() {
+            problem = "\(path) belongs to another user"
+        } else if !allowHardLinks && info.st_nlink != 1 {
+            problem = "\(path) has \(info.st_nlink) hard links; a keychain file must have one name"
+        } else if info.st_mode & 0o077 != 0 {
+            problem = "\(path) is accessible by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it"
+        } else {
+            problem = nil
+        }
+        if let problem {
+            IOSeam.close(fd)
+            throw .unusableKeychain(problem)
+        }
+        return fd
     }
 
     /// Checks an existing file: a regular file (not a symlink), owned by this user, not
@@ -125,8 +196,7 @@ enum SecureFile {
     static func read(_ path: String) throws(KeychainStoreError) -> Data? {
         // The device key briefly has two names while `writeNew` links it into place.
         guard try validateExisting(path, allowHardLinks: true) else { return nil }
-        let fd = IOSeam.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw failure(errno, "cannot open \(path)") }
+        let fd = try openVerified(path, allowHardLinks: true)
         defer { IOSeam.close(fd) }
         var out = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -143,6 +143,30 @@ final class FprintdHarness: @unchecked Sendable {
         guard result == "enroll-completed" else { throw Failure(description: "enrollment ended with \(result)") }
     }
 
+    /// Plays a local attacker on the same bus: from a connection of its own (not fprintd), sends
+    /// fprintd's "finger matched" signal, `VerifyStatus("verify-match", true)` on the reader's path,
+    /// addressed to every other client on the bus (a unicast signal reaches its destination
+    /// whatever that destination's match rules say) and once more as a broadcast. Returns after the
+    /// bus has routed them all (a round trip on the same connection follows them).
+    func forgeVerifyMatch() throws {
+        let forger = try DBusConnection(address: busAddress, timeout: 5)
+        let device = try FprintSession(busAddress: busAddress, callTimeout: 5).devicePath
+        let names = try forger.call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                          interface: "org.freedesktop.DBus", member: "ListNames"),
+                                    deadline: Deadline(secondsFromNow: 5))
+        let clients = (names.first?.texts ?? []).filter { $0.hasPrefix(":") && $0 != forger.uniqueName }
+        for destination in clients + [nil] {
+            var signal = DBusMessage(kind: .signal, path: device, interface: "net.reactivated.Fprint.Device",
+                                     member: "VerifyStatus", destination: destination)
+            signal.body = [.string("verify-match"), .boolean(true)]
+            try forger.send(signal, deadline: Deadline(secondsFromNow: 5))
+        }
+        // The bus handles one connection's messages in order: once this reply is back, every
+        // forged signal above is already in its recipient's queue.
+        try forger.call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                              interface: "org.freedesktop.DBus.Peer", member: "Ping"), deadline: Deadline(secondsFromNow: 5))
+    }
+
     /// Presents the virtual print `printID` to the reader once it is open (claimed by a
     /// verification), waiting up to `seconds` for that.
     func scan(_ printID: String, waitingUpTo seconds: Double = 15) throws {

@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A keychain password kept in a file for headless use (`KEYCHAINKIT_PASSWORD_FILE`).
+///
+/// The file must be a regular file that only its owner can access (mode 0600 or 0400), owned by
+/// this user or by root (secret mounts in containers are often root's): a password file others
+/// can read has leaked already, and one others can write lets them choose the password a new
+/// keychain gets. A symlink is followed — secret stores commonly link the file into place — but
+/// the checks apply to the file actually opened (`fstat`), not to the name.
+public enum PasswordFile {
+    /// The largest password file read (a password, not a document).
+    static let maximumSize = 64 * 1024
+
+    /// The file's whole content. The bytes read pass through one buffer, zeroed before it is
+    /// released. Throws `notAvailable` with the reason (never the content) when the file cannot be
+    /// read or breaks a rule above.
+    public static func read(_ path: String) throws(KeychainStoreError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE names a file that cannot be read (\(String(cString: strerror(errno))))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) is not a regular file")
+        }
+        guard info.st_uid == geteuid() || info.st_uid == 0 else {
+            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) belongs to another user")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) is accessible by group or others (mode "
+                                + "\(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
+        }
+        var content = Data(capacity: maximumSize)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        defer { buffer.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { readChunk(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                content.resetBytes(in: 0..<content.count)
+                throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) cannot be read (\(String(cString: strerror(errno))))")
+            }
+            if count == 0 { return content }
+            guard content.count + count <= maximumSize else {
+                content.resetBytes(in: 0..<content.count)
+                throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) is larger than a password can be")
+            }
+            content.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// `read(2)`; a name of its own because `read` here is the method above.
+    private static func readChunk(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.read(fd, buffer, count)
+        #elseif canImport(Musl)
+        Musl.read(fd, buffer, count)
+        #else
+        Darwin.read(fd, buffer, count)
+        #endif
+    }
+}

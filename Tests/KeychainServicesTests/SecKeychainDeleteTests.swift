@@ -1,0 +1,47 @@
+import Foundation
+import KeychainEngine
+import KeychainServices
+import Testing
+
+/// Issue 12 item 7: `SecKeychainDelete` removes a verified keychain file and nothing else.
+@Suite("SecKeychainDelete deletes only keychains")
+struct SecKeychainDeleteTests {
+    private func handle(_ path: String) throws -> SecKeychain {
+        var keychain: SecKeychain?
+        #expect(SecKeychainOpen(path, &keychain) == errSecSuccess)
+        return try #require(keychain)
+    }
+
+    @Test("a directory, a file that is not a keychain and a symlink to a keychain are refused (-25295) and left as they were; a real keychain is deleted")
+    func onlyVerifiedKeychains() throws {
+        KeychainRegistry.shared.useTestingKDF(true)
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("kk-delete-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { do { try FileManager.default.removeItem(atPath: base) } catch {} }  // test cleanup only
+
+        let directory = base + "/documents"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        FileManager.default.createFile(atPath: directory + "/thesis.txt", contents: Data("years of work".utf8))
+        #expect(SecKeychainDelete(try handle(directory)) == errSecInvalidKeychain)
+        #expect(FileManager.default.contents(atPath: directory + "/thesis.txt") == Data("years of work".utf8))
+
+        let notes = base + "/notes.txt"
+        FileManager.default.createFile(atPath: notes, contents: Data("not a keychain".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(SecKeychainDelete(try handle(notes)) == errSecInvalidKeychain)
+        #expect(FileManager.default.contents(atPath: notes) == Data("not a keychain".utf8))
+
+        let path = base + "/real.keychain-db"
+        var created: SecKeychain?
+        let password = Array("pw".utf8)
+        #expect(password.withUnsafeBytes { SecKeychainCreate(path, UInt32(password.count), $0.baseAddress, false, nil, &created) } == errSecSuccess)
+        let keychain = try #require(created)
+        let link = base + "/link.keychain-db"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        #expect(SecKeychainDelete(try handle(link)) == errSecInvalidKeychain)
+        #expect(FileManager.default.fileExists(atPath: path))
+
+        #expect(SecKeychainDelete(keychain) == errSecSuccess)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(FileManager.default.fileExists(atPath: directory) && FileManager.default.fileExists(atPath: notes))
+    }
+}
