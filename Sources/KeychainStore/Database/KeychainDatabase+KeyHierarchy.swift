@@ -100,6 +100,7 @@ extension KeychainDatabase {
                 }
             }
             try adoptChangedKeyHierarchy()
+            autoLockSeconds = try readAutoLockSeconds()  // covered by the digest: another handle may have changed it
             knownHierarchyDigest = digest
         }
         knownDataVersion = version

@@ -56,6 +56,10 @@ public final class KeychainDatabase: @unchecked Sendable {
     var knownDataVersion: Int64?
     /// The digest of the key hierarchy as this handle last knew it.
     var knownHierarchyDigest = Data()
+    /// The auto-lock timeout in seconds (0 = never), as stored in the file when last read.
+    var autoLockSeconds = 300
+    /// When this handle was last used (for the auto-lock by inactivity).
+    var lastActivity: ContinuousClock.Instant?
 
     private init(path: String, connection: SQLiteConnection, keybag: Keybag, options: Options) {
         self.path = path
@@ -135,6 +139,7 @@ public final class KeychainDatabase: @unchecked Sendable {
         let keybag = try Bootstrap.loadOrCreate(connection: connection, deviceKey: deviceKey, password: password, options: options)
         let database = KeychainDatabase(path: path, connection: connection, keybag: keybag, options: options)
         try database.authenticateKeyHierarchyAtOpen(deviceKeyPath: options.deviceKeyPath)
+        database.autoLockSeconds = try database.readAutoLockSeconds()
         if path != ":memory:", let directory = options.rollbackAnchorDirectory {
             try database.checkRollbackAnchor(in: directory)
         }
@@ -165,6 +170,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     public var isLocked: Bool {
         lock.lock()
         defer { lock.unlock() }
+        lockIfIdle(now: .now)
         return keybag.hasPassword && !keybag.isUnlocked
     }
 
@@ -204,7 +210,9 @@ public final class KeychainDatabase: @unchecked Sendable {
                 guard let entry = stored[protection], Self.classKey(key, checksAgainst: entry) else { continue }
                 verified[protection] = key
             }
-            keybag.makeAvailable(verified, unlocked: verified[.whenUnlocked] != nil || verified[.afterFirstUnlock] != nil)
+            let unlocked = verified[.whenUnlocked] != nil || verified[.afterFirstUnlock] != nil
+            keybag.makeAvailable(verified, unlocked: unlocked)
+            if unlocked && keybag.hasPassword { ProcessHardening.passwordClassKeysAvailable() }
         }
     }
 
@@ -219,6 +227,7 @@ public final class KeychainDatabase: @unchecked Sendable {
         let stored = try readKeybagEntries()
         let keys = try unwrapPasswordClasses(stored, passwordKey: passwordKey)
         keybag.makeAvailable(keys, unlocked: true)
+        if keybag.hasPassword { ProcessHardening.passwordClassKeysAvailable() }
         keybag.unopenableClasses = keybag.deviceKeyMatches
             ? Set(stored.keys.filter { $0.isThisDeviceOnly && $0.isPasswordProtected && keys[$0] == nil }) : []
         try makeAlwaysClassesAvailable()
@@ -345,6 +354,7 @@ public final class KeychainDatabase: @unchecked Sendable {
             }
             keybag.passwordKDF = newKDF
             keybag.replacePasswordClassKeys(with: rotated)
+            if keybag.hasPassword { ProcessHardening.passwordClassKeysAvailable() }
         }
     }
 
@@ -386,10 +396,11 @@ public final class KeychainDatabase: @unchecked Sendable {
             try transaction(changesKeyHierarchy: true) { () throws(KeychainStoreError) in
                 try writeMeta(Schema.MetaKey.autoLockSeconds, bytes)
             }
+            autoLockSeconds = seconds
         }
     }
 
-    private func readAutoLockSeconds() throws(KeychainStoreError) -> Int {
+    func readAutoLockSeconds() throws(KeychainStoreError) -> Int {
         guard let bytes = try readMeta(Schema.MetaKey.autoLockSeconds) else { return 300 }
         var reader = ByteReader(bytes)
         return Int(clamping: try reader.uint64())
@@ -401,6 +412,14 @@ public final class KeychainDatabase: @unchecked Sendable {
     /// The keychain's random identity (used to name its entries in the session cache).
     public let keychainID: Data
 
+    /// The auto-lock by inactivity: a keychain with a password, unlocked in this process and not
+    /// used for `autoLockSeconds` (0: never), is locked before the next call runs — as the
+    /// session's shared unlock expires after the same timeout. Called with the lock held.
+    func lockIfIdle(now: ContinuousClock.Instant) {
+        guard keybag.hasPassword, keybag.isUnlocked, autoLockSeconds > 0, let lastActivity else { return }
+        if now - lastActivity >= .seconds(autoLockSeconds) { keybag.lock() }
+    }
+
     // MARK: Serialisation helpers
 
     func withLock<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
@@ -408,6 +427,9 @@ public final class KeychainDatabase: @unchecked Sendable {
         defer { lock.unlock() }
         try discardAbandonedTransaction()
         try refreshKeyHierarchyIfChanged()
+        let now = ContinuousClock.now
+        lockIfIdle(now: now)
+        lastActivity = now
         return try body()
     }
 
