@@ -149,7 +149,7 @@ public final class KeychainSynchronizer {
         // Remote: every record, opened (or refused).
         let (keyValues, revision) = try Self.etcd { () throws(EtcdError) in try client.range(prefix: layout.itemsPrefix) }
         report.revision = revision
-        var remote: [Data: RemoteEntry] = [:]
+        var remote: [Data: RemoteRecordState] = [:]
         for keyValue in keyValues {
             guard let name = layout.name(fromItemKey: keyValue.key) else { continue }
             remote[name] = open(keyValue, name: name, state: state, bundle: bundle)
@@ -158,19 +158,19 @@ public final class KeychainSynchronizer {
         // Local: every synchronizable item and tombstone, named.
         let (entries, locked) = try Self.keychain { () throws(KeychainStoreError) in try database.synchronizableEntries(of: Self.classes) }
         report.locked = locked
-        var local: [Data: LocalEntry] = [:]
+        var local: [Data: LocalItemState] = [:]
         let nameByIdentity = Dictionary(state.synced.compactMap { name, synced in
             SyncHex.bytes(name).map { (synced.localIdentity, $0) }
         }, uniquingKeysWith: { first, _ in first })
         for entry in entries {
             if let item = entry.item {
                 let name = item.primaryKeyName(using: bundle.namingKey)
-                local[name] = LocalEntry(entry: entry, version: localVersion(of: item, name: name, state: state))
+                local[name] = LocalItemState(entry: entry, version: localVersion(of: item, name: name, state: state))
             } else if let name = nameByIdentity[entry.localIdentity], let synced = state.synced[HexEncoding.string(name)] {
                 // A deletion of an item this device synchronized before.
                 let version = synced.isDeletion ? synced.version
                     : RecordVersion(time: (entry.deletedAt ?? Date()).timeIntervalSinceReferenceDate, device: state.deviceID)
-                local[name] = LocalEntry(entry: entry, version: version)
+                local[name] = LocalItemState(entry: entry, version: version)
             }
         }
 
@@ -190,27 +190,27 @@ public final class KeychainSynchronizer {
     }
 
     /// A record read from etcd: opened, or refused (kept for its revision, to be overwritten).
-    private struct RemoteEntry {
+    private struct RemoteRecordState {
         var record: SyncRecord?
         var modRevision: Int64
     }
 
-    private struct LocalEntry {
+    private struct LocalItemState {
         var entry: SynchronizableEntry
         var version: RecordVersion
     }
 
-    private func open(_ keyValue: EtcdKeyValue, name: Data, state: CircleState, bundle: KeyBundle) -> RemoteEntry {
+    private func open(_ keyValue: EtcdKeyValue, name: Data, state: CircleState, bundle: KeyBundle) -> RemoteRecordState {
         do {
             // Written with a past epoch's keys after the re-key: only a removed device (or a
             // member that had not seen the re-key yet, which rewrites it) does that.
             if try SyncRecord.epoch(of: keyValue.value) < bundle.epoch, keyValue.modRevision > state.keysRevision {
-                return RemoteEntry(record: nil, modRevision: keyValue.modRevision)
+                return RemoteRecordState(record: nil, modRevision: keyValue.modRevision)
             }
-            return RemoteEntry(record: try SyncRecord(opening: keyValue.value, name: name, circleID: state.circleID, bundle: bundle),
+            return RemoteRecordState(record: try SyncRecord(opening: keyValue.value, name: name, circleID: state.circleID, bundle: bundle),
                                modRevision: keyValue.modRevision)
         } catch {
-            return RemoteEntry(record: nil, modRevision: keyValue.modRevision)
+            return RemoteRecordState(record: nil, modRevision: keyValue.modRevision)
         }
     }
 
@@ -225,7 +225,7 @@ public final class KeychainSynchronizer {
         return RecordVersion(time: modified, device: state.deviceID)
     }
 
-    private func merge(name: Data, local: LocalEntry?, remote: RemoteEntry?, state: inout CircleState, bundle: KeyBundle,
+    private func merge(name: Data, local: LocalItemState?, remote: RemoteRecordState?, state: inout CircleState, bundle: KeyBundle,
                        client: EtcdClient, layout: CircleLayout, report: inout SyncReport) throws(SyncError) {
         var remote = remote
         if remote != nil && remote?.record == nil { report.refused += 1 }
@@ -269,7 +269,7 @@ public final class KeychainSynchronizer {
         throw .store(.unavailable("a record kept changing while it was merged; try again"))
     }
 
-    private func apply(_ record: SyncRecord, local: LocalEntry?, state: inout CircleState) throws(SyncError) {
+    private func apply(_ record: SyncRecord, local: LocalItemState?, state: inout CircleState) throws(SyncError) {
         let nameHex = HexEncoding.string(record.name)
         if record.isDeletion {
             if let local, local.entry.item != nil {
