@@ -29,6 +29,22 @@ struct SyncKeychainArgument: ParsableArguments {
     }
 }
 
+/// The etcd endpoints `create` and `join` take.
+struct SyncEndpointsOption: ParsableArguments {
+    @Option(help: "etcd client URLs, comma-separated (http://host:2379,…).")
+    var endpoints: String
+
+    /// The URLs, one per element.
+    var list: [String] { endpoints.split(separator: ",").map(String.init) }
+}
+
+/// Prints a circle code on standard output — the only time it is shown — after `notice` on
+/// standard error, so that `code=$(keychainctl sync create …)` captures the code alone.
+func showOnce(_ code: CircleCode, _ notice: String) {
+    Console.error(notice)
+    Console.out(code.text)
+}
+
 /// A sync failure: one line on standard error, exit status 1 (etcd or circle problems have no
 /// Keychain Services status).
 struct SyncCommandFailure: Error {
@@ -93,16 +109,14 @@ struct SyncRun: ParsableCommand {
 struct SyncCreate: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "create", abstract: "Start a circle; print its code (shown once).")
 
-    @Option(help: "etcd client URLs, comma-separated (http://host:2379,…).")
-    var endpoints: String
+    @OptionGroup var etcd: SyncEndpointsOption
 
     @OptionGroup var target: SyncKeychainArgument
 
     func run() throws {
         try runSyncCommand("create") {
-            let code = try target.synchronizer().create(endpoints: endpoints.split(separator: ",").map(String.init))
-            Console.error("Circle created. Its code joins other devices and is shown only now; keep it like a password:")
-            Console.out(code.text)
+            let code = try target.synchronizer().create(endpoints: etcd.list)
+            showOnce(code, "Circle created. Its code joins other devices and is shown only now; keep it like a password:")
         }
     }
 }
@@ -112,8 +126,7 @@ struct SyncJoin: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "join", abstract: "Join a circle; its code is read from standard input or a no-echo prompt.")
 
-    @Option(help: "etcd client URLs, comma-separated (http://host:2379,…).")
-    var endpoints: String
+    @OptionGroup var etcd: SyncEndpointsOption
 
     @OptionGroup var target: SyncKeychainArgument
 
@@ -122,7 +135,7 @@ struct SyncJoin: ParsableCommand {
             var typed = try SecretInput.secret(prompt: "circle code: ")
             defer { typed.wipe() }
             let code = try CircleCode(text: String(decoding: typed, as: UTF8.self))
-            try target.synchronizer().join(code: code, endpoints: endpoints.split(separator: ",").map(String.init))
+            try target.synchronizer().join(code: code, endpoints: etcd.list)
             Console.error("Joined the circle. Run `keychainctl sync` (or `sync --watch`) to synchronize.")
         }
     }
@@ -162,8 +175,7 @@ struct SyncRemoveDevice: ParsableCommand {
     func run() throws {
         try runSyncCommand("remove-device") {
             let code = try target.synchronizer().removeDevice(device)
-            Console.error("Device removed and circle re-keyed. The old code no longer joins; the new one is shown only now:")
-            Console.out(code.text)
+            showOnce(code, "Device removed and circle re-keyed. The old code no longer joins; the new one is shown only now:")
         }
     }
 }
