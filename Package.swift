@@ -45,8 +45,15 @@ let package = Package(
         // pure Swift, so it builds on every platform (a hermetic keychain for tests on Apple too).
         .target(
             name: "KeychainEngine",
-            dependencies: ["KeychainStore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "KeychainStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .target(name: "KeychainLinux", condition: .when(platforms: [.linux])),
+            ]
         ),
+        // The engine's Linux OS integration: D-Bus (client and server), fprintd, the pinentry
+        // prompt, the kernel keyring. The engine reaches it through one seam (SystemFacilities).
+        .target(name: "KeychainLinux"),
         // Apple's names and signatures (SecItem*, kSec*, errSec*, CF shims, SecKeychain*,
         // LAContext) implemented over KeychainEngine. Never built on Apple platforms.
         .target(
@@ -120,11 +127,12 @@ let package = Package(
             dependencies: ["KeychainStore", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
-        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "keychainctl",
+        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
                                                                   "PseudoTerminalSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "EtcdClusterSupport", path: "Tests/Support/EtcdCluster"),
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
+        .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux"]),
         .testTarget(
             name: "KeychainKitTests",
             dependencies: ["KeychainKit", "KeychainKitTesting", .product(name: "Crypto", package: "swift-crypto")]

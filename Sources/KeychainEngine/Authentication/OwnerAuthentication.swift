@@ -71,16 +71,9 @@ public struct OwnerAuthenticator: Sendable {
         guard interactionAllowed, let pinentry else { throw .notInteractive }
         var retryMessage: String?
         for _ in 0..<Self.attempts {
-            var password: Data
-            do {
-                password = try Pinentry(configuration: pinentry).password(
-                    title: "Keychain", description: reason.isEmpty ? "Enter the keychain password." : reason,
-                    prompt: "Password:", error: retryMessage)
-            } catch .cancelled {
-                throw .cancelled
-            } catch {
-                throw .notInteractive
-            }
+            var password = try SystemFacilities.askPassword(
+                pinentry, title: "Keychain", description: reason.isEmpty ? "Enter the keychain password." : reason,
+                prompt: "Password:", error: retryMessage)
             defer { password.resetBytes(in: 0..<password.count) }
             do {
                 try database.verify(password: password)
@@ -95,14 +88,8 @@ public struct OwnerAuthenticator: Sendable {
     /// Asks for an application password (items protected with `kSecAccessControlApplicationPassword`).
     public func applicationPassword(reason: String, interactionAllowed: Bool) throws(OwnerAuthenticationFailure) -> Data {
         guard interactionAllowed, let pinentry else { throw .notInteractive }
-        do {
-            return try Pinentry(configuration: pinentry).password(
-                title: "Application password", description: reason.isEmpty ? "Enter the application password." : reason,
-                prompt: "Password:", error: nil)
-        } catch .cancelled {
-            throw .cancelled
-        } catch {
-            throw .notInteractive
-        }
+        return try SystemFacilities.askPassword(
+            pinentry, title: "Application password", description: reason.isEmpty ? "Enter the application password." : reason,
+            prompt: "Password:", error: nil)
     }
 }

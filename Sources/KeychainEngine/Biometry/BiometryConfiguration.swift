@@ -19,6 +19,6 @@ public struct BiometryConfiguration: Sendable, Equatable {
 
     /// The system bus: `DBUS_SYSTEM_BUS_ADDRESS` if set, else `unix:path=/run/dbus/system_bus_socket`.
     public static func fromEnvironment() -> BiometryConfiguration {
-        BiometryConfiguration(busAddress: DBusAddress.systemBus())
+        BiometryConfiguration(busAddress: SystemFacilities.systemBusAddress)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import KeychainEngine
+@testable import KeychainLinux
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -9,7 +9,7 @@ import Darwin
 
 /// Where a D-Bus bus listens: the Unix-socket addresses of the specification
 /// (`unix:path=…` and `unix:abstract=…`, alternatives separated by `;`).
-struct DBusAddress: Equatable, Sendable {
+package struct DBusAddress: Equatable, Sendable {
     /// One socket to try.
     enum Socket: Equatable, Sendable {
         /// A socket file.
@@ -27,7 +27,7 @@ struct DBusAddress: Equatable, Sendable {
     /// The system bus address: `DBUS_SYSTEM_BUS_ADDRESS` if set, else the well-known socket.
     /// Read with getenv, not `ProcessInfo.environment` (which copies the whole environment):
     /// this runs for every SecItem call.
-    static func systemBus() -> String {
+    package static func systemBus() -> String {
         guard let value = getenv("DBUS_SYSTEM_BUS_ADDRESS") else { return defaultSystemBus }
         return systemBus(environment: ["DBUS_SYSTEM_BUS_ADDRESS": String(cString: value)])
     }

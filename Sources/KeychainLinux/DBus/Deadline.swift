@@ -1,17 +1,17 @@
 import Dispatch
 
 /// A point on the monotonic clock by which an operation must finish.
-struct Deadline: Sendable {
+package struct Deadline: Sendable {
     private let uptimeNanoseconds: UInt64
 
     /// The deadline `seconds` from now (negative or NaN counts as now).
-    init(secondsFromNow seconds: Double) {
+    package init(secondsFromNow seconds: Double) {
         let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), 86_400)
         uptimeNanoseconds = DispatchTime.now().uptimeNanoseconds + UInt64(clamped * 1_000_000_000)
     }
 
     /// Milliseconds left (0 once passed), capped at `cap`, for `poll`.
-    func remainingMilliseconds(cap: Int32) -> Int32 {
+    package func remainingMilliseconds(cap: Int32) -> Int32 {
         let now = DispatchTime.now().uptimeNanoseconds
         guard now < uptimeNanoseconds else { return 0 }
         let left = (uptimeNanoseconds - now + 999_999) / 1_000_000
@@ -19,5 +19,5 @@ struct Deadline: Sendable {
     }
 
     /// Whether the deadline has passed.
-    var hasPassed: Bool { DispatchTime.now().uptimeNanoseconds >= uptimeNanoseconds }
+    package var hasPassed: Bool { DispatchTime.now().uptimeNanoseconds >= uptimeNanoseconds }
 }

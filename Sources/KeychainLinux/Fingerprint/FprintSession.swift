@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The user is always the caller (fprintd resolves the empty user name to the process's user),
 /// so no `setusername` permission is needed.
-final class FprintSession {
+package final class FprintSession {
     static let service = "net.reactivated.Fprint"
     static let deviceInterface = "net.reactivated.Fprint.Device"
 
@@ -22,7 +22,7 @@ final class FprintSession {
     let serviceOwner: String
 
     /// How one verification attempt ended.
-    enum VerifyResult: Equatable {
+    package enum VerifyResult: Equatable {
         case match
         case noMatch
         /// The reader went away during the attempt.
@@ -33,7 +33,7 @@ final class FprintSession {
 
     /// Connects to the bus and finds the default reader; `remote("…NoSuchDevice")` when there is
     /// none, `remote("org.freedesktop.DBus.Error.ServiceUnknown")` without fprintd.
-    init(busAddress: String, callTimeout: Double) throws(DBusFailure) {
+    package init(busAddress: String, callTimeout: Double) throws(DBusFailure) {
         self.callTimeout = callTimeout
         connection = try DBusConnection(address: busAddress, timeout: callTimeout)
         let reply = try connection.call(.call(destination: Self.service, path: "/net/reactivated/Fprint/Manager",
@@ -55,14 +55,14 @@ final class FprintSession {
     }
 
     /// The reader's name (its `name` property, such as "Virtual device for debugging").
-    func deviceName() throws(DBusFailure) -> String {
+    package func deviceName() throws(DBusFailure) -> String {
         let reply = try deviceCall("org.freedesktop.DBus.Properties", "Get", [.string(Self.deviceInterface), .string("name")])
         guard let name = reply.first?.text else { throw .protocolViolation("a reader name that is not a string") }
         return name
     }
 
     /// The fingers the caller has enrolled on this reader (fprintd's finger names), empty when none.
-    func enrolledFingers() throws(DBusFailure) -> [String] {
+    package func enrolledFingers() throws(DBusFailure) -> [String] {
         let reply: [DBusValue]
         do {
             reply = try deviceCall(Self.deviceInterface, "ListEnrolledFingers", [.string("")])
@@ -77,7 +77,7 @@ final class FprintSession {
     /// Claims the reader for the caller, runs up to `attempts` verifications of any enrolled finger
     /// until one matches, and releases the reader. Returns the last attempt's result; waits at most
     /// until `deadline` and stops with `cancelled` as soon as `isCancelled` turns true.
-    func verify(attempts: Int, deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> VerifyResult {
+    package func verify(attempts: Int, deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> VerifyResult {
         try connection.addMatch("type='signal',sender='\(serviceOwner)',interface='\(Self.deviceInterface)',"
                                 + "member='VerifyStatus',path='\(devicePath)'", deadline: Deadline(secondsFromNow: callTimeout))
         try deviceCall(Self.deviceInterface, "Claim", [.string("")])

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import KeychainEngine
+@testable import KeychainLinux
 
 /// The D-Bus client's wire format: marshalling, message framing, addresses, and refusal of
 /// malformed input (without crashing) — the parts of the fprintd client that need no daemon.
@@ -76,16 +76,5 @@ struct DBusWireTests {
         #expect(throws: DBusFailure.self) { try DBusAddress(parsing: "unix:path=/x%4") }
         #expect(DBusAddress.systemBus(environment: [:]) == "unix:path=/run/dbus/system_bus_socket")
         #expect(DBusAddress.systemBus(environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/elsewhere"]) == "unix:path=/elsewhere")
-    }
-
-    @Test("the domain state changes with the enrolled fingers, not with their order")
-    func domainState() {
-        let one = BiometryState(readerName: "reader", enrolledFingers: ["right-index-finger", "left-thumb"], userID: 1000)
-        let same = BiometryState(readerName: "reader", enrolledFingers: ["left-thumb", "right-index-finger"], userID: 1000)
-        let more = BiometryState(readerName: "reader", enrolledFingers: ["left-thumb", "right-index-finger", "left-index-finger"], userID: 1000)
-        let otherUser = BiometryState(readerName: "reader", enrolledFingers: ["left-thumb", "right-index-finger"], userID: 1001)
-        #expect(one.domainState == same.domainState && one.domainState.count == 32)
-        #expect(one.domainState != more.domainState && one.domainState != otherUser.domainState)
-        #expect(!BiometryState(readerName: "reader", enrolledFingers: [], userID: 1).isEnrolled)
     }
 }

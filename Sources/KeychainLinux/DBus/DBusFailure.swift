@@ -1,5 +1,5 @@
 /// Why a D-Bus exchange failed.
-enum DBusFailure: Error, Equatable, Sendable {
+package enum DBusFailure: Error, Equatable, Sendable {
     /// No bus could be reached or authenticated to (no socket, nobody listening, refused).
     case unavailable(String)
     /// The peer did not answer before the deadline.
