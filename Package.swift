@@ -86,6 +86,18 @@ let package = Package(
             ]
         ),
         .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine"]),
+        // The Secret Service provider (org.freedesktop.secrets) on the keychain (issue 15): the D-Bus
+        // objects and the store that maps Secret Service items onto keychain items.
+        .target(
+            name: "SecretService",
+            dependencies: [
+                "KeychainLinux",
+                "KeychainServices",
+                "KeychainEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // Synchronizable items across devices on etcd (issue 14): the etcd client, the circle's
         // keys and the end-to-end encrypted records.
         .target(name: "KeychainSync", dependencies: ["KeychainStore", .product(name: "Crypto", package: "swift-crypto")]),

@@ -1,8 +1,8 @@
 /// A D-Bus message: a fixed header, header fields and a body, with the marshalling of the
 /// specification's "message format" (always written little-endian; read in either order).
-struct DBusMessage: Equatable, Sendable {
+package struct DBusMessage: Equatable, Sendable {
     /// The four kinds of message.
-    enum Kind: UInt8, Sendable {
+    package enum Kind: UInt8, Sendable {
         case methodCall = 1
         case methodReturn = 2
         case error = 3
@@ -17,21 +17,21 @@ struct DBusMessage: Equatable, Sendable {
     /// The largest message accepted (the specification's limit is 128 MiB; fprintd's are tiny).
     static let maximumLength = 1 << 24
 
-    var kind: Kind
+    package var kind: Kind
     /// NO_REPLY_EXPECTED = 1, NO_AUTO_START = 2.
-    var flags: UInt8 = 0
-    var serial: UInt32 = 0
-    var path: String?
-    var interface: String?
-    var member: String?
-    var errorName: String?
-    var replySerial: UInt32?
-    var destination: String?
-    var sender: String?
-    var body: [DBusValue] = []
+    package var flags: UInt8 = 0
+    package var serial: UInt32 = 0
+    package var path: String?
+    package var interface: String?
+    package var member: String?
+    package var errorName: String?
+    package var replySerial: UInt32?
+    package var destination: String?
+    package var sender: String?
+    package var body: [DBusValue] = []
 
     /// A method call of `interface.member` on `path` of `destination`.
-    static func call(destination: String, path: String, interface: String, member: String, body: [DBusValue] = []) -> DBusMessage {
+    package static func call(destination: String, path: String, interface: String, member: String, body: [DBusValue] = []) -> DBusMessage {
         DBusMessage(kind: .methodCall, path: path, interface: interface, member: member, destination: destination, body: body)
     }
 
@@ -90,8 +90,22 @@ struct DBusMessage: Equatable, Sendable {
 }
 
 extension DBusMessage {
+    /// A message of `kind` with the given header fields and body.
+    package init(kind: Kind, path: String? = nil, interface: String? = nil, member: String? = nil,
+                 errorName: String? = nil, replySerial: UInt32? = nil, destination: String? = nil,
+                 body: [DBusValue] = []) {
+        self.init(kind: kind, flags: 0, serial: 0, path: path, interface: interface, member: member,
+                  errorName: errorName, replySerial: replySerial, destination: destination, sender: nil, body: body)
+    }
+
     /// Decodes one whole message (exactly `length(ofMessageStartingIn:)` bytes).
     init(decoding bytes: [UInt8]) throws(DBusFailure) {
+        try self.init(decoding: bytes, readingBody: true)
+    }
+
+    /// Decodes one whole message; with `readingBody` false only its header (the body is left
+    /// empty), so that a peer whose body does not decode can still be answered.
+    init(decoding bytes: [UInt8], readingBody: Bool) throws(DBusFailure) {
         guard let total = try Self.length(ofMessageStartingIn: bytes), total == bytes.count else {
             throw .protocolViolation("a message of the wrong length")
         }
@@ -128,6 +142,7 @@ extension DBusMessage {
             case nil: continue  // Unknown fields must be ignored.
             }
         }
+        guard readingBody else { return }
         body = try reader.readAll(signature: signature)
         guard reader.isAtEnd else { throw .protocolViolation("a body longer than its signature") }
     }

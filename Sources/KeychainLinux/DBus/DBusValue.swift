@@ -2,9 +2,9 @@ import Foundation
 
 /// One value of the D-Bus type system, as carried in a message body or header field.
 ///
-/// Only what a client of fprintd meets is modelled: the basic types, arrays, structures,
-/// dictionary entries and variants (no Unix file descriptors: they are refused when decoding).
-indirect enum DBusValue: Equatable, Sendable {
+/// The basic types, arrays, structures, dictionary entries and variants are modelled; Unix file
+/// descriptors are not (they are refused when decoding).
+package indirect enum DBusValue: Equatable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -25,7 +25,7 @@ indirect enum DBusValue: Equatable, Sendable {
     case variant(DBusValue)
 
     /// The signature of this value's type.
-    var signature: String {
+    package var signature: String {
         switch self {
         case .byte: return "y"
         case .boolean: return "b"
@@ -47,7 +47,7 @@ indirect enum DBusValue: Equatable, Sendable {
     }
 
     /// The text of a string or object path (also inside a variant); nil for other types.
-    var text: String? {
+    package var text: String? {
         switch self {
         case .string(let text), .objectPath(let text): return text
         case .variant(let inner): return inner.text
@@ -56,7 +56,7 @@ indirect enum DBusValue: Equatable, Sendable {
     }
 
     /// The value of a boolean (also inside a variant); nil for other types.
-    var bool: Bool? {
+    package var bool: Bool? {
         switch self {
         case .boolean(let value): return value
         case .variant(let inner): return inner.bool
@@ -65,13 +65,13 @@ indirect enum DBusValue: Equatable, Sendable {
     }
 
     /// The value of an unsigned 32-bit integer; nil for other types.
-    var uint32: UInt32? {
+    package var uint32: UInt32? {
         if case .uint32(let value) = self { return value }
         return nil
     }
 
     /// The texts of an array of strings or object paths; nil for other types.
-    var texts: [String]? {
+    package var texts: [String]? {
         guard case .array(_, let elements) = self else { return nil }
         var out: [String] = []
         for element in elements {

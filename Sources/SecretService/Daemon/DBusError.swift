@@ -1,0 +1,35 @@
+/// A D-Bus error reply: the error's name (a D-Bus interface-style name) and a message for people.
+/// Every failure of a Secret Service call ends as one of these; messages never carry secrets.
+package struct DBusError: Error, Equatable, Sendable {
+    /// The D-Bus error name, such as `org.freedesktop.Secret.Error.IsLocked`.
+    package let name: String
+    /// The human-readable message.
+    package let message: String
+
+    /// An error named `name` with `message`.
+    package init(_ name: String, _ message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    /// The object is locked (Secret Service `IsLocked`).
+    package static func isLocked(_ message: String) -> DBusError { DBusError("org.freedesktop.Secret.Error.IsLocked", message) }
+    /// The session does not exist or belongs to another client (Secret Service `NoSession`).
+    package static func noSession(_ message: String) -> DBusError { DBusError("org.freedesktop.Secret.Error.NoSession", message) }
+    /// No such item or collection (Secret Service `NoSuchObject`).
+    package static func noSuchObject(_ message: String) -> DBusError { DBusError("org.freedesktop.Secret.Error.NoSuchObject", message) }
+    /// Arguments of the wrong type or value.
+    package static func invalidArgs(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.InvalidArgs", message) }
+    /// A method the object does not have.
+    package static func unknownMethod(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.UnknownMethod", message) }
+    /// A path that names no object.
+    package static func unknownObject(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.UnknownObject", message) }
+    /// A property the interface does not have.
+    package static func unknownProperty(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.UnknownProperty", message) }
+    /// A property that cannot be written.
+    package static func propertyReadOnly(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.PropertyReadOnly", message) }
+    /// Something this provider does not support.
+    package static func notSupported(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.NotSupported", message) }
+    /// Any other failure (the keychain refused or failed).
+    package static func failed(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.Failed", message) }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import KeychainLinux
+
+/// `org.freedesktop.DBus.Properties` for the service, collections and items.
+extension SecretServiceDaemon {
+    func handleProperties(_ member: String, _ arguments: DBusArguments, path: String) throws(DBusError) -> [DBusValue] {
+        guard let object = SecretObjectPath(path) else { throw .unknownObject("no object at \(path)") }
+        switch member {
+        case "Get":
+            try arguments.require("ss")
+            let all = try properties(of: object, interface: try arguments.string(0))
+            let name = try arguments.string(1)
+            guard let value = all[name] else { throw .unknownProperty("no property \(name)") }
+            return [.variant(value)]
+        case "GetAll":
+            try arguments.require("s")
+            let all = try properties(of: object, interface: try arguments.string(0))
+            let entries = all.sorted { $0.key < $1.key }.map { DBusValue.dictEntry(key: .string($0.key), value: .variant($0.value)) }
+            return [.array(elementSignature: "{sv}", entries)]
+        case "Set":
+            try arguments.require("ssv")
+            try setProperty(of: object, interface: try arguments.string(0), name: try arguments.string(1), value: try arguments.variant(2))
+            return []
+        default:
+            throw .unknownMethod("Properties has no method \(member)")
+        }
+    }
+
+    /// The properties of `object` under `interface` (empty interface: the object's own).
+    private func properties(of object: SecretObjectPath, interface: String) throws(DBusError) -> [String: DBusValue] {
+        switch object {
+        case .service:
+            try expect(interface, Self.serviceInterface)
+            let paths = try backend.collectionNames().map { SecretObjectPath.collection($0).path }
+            return ["Collections": .objectPaths(paths)]
+        case .collection, .alias:
+            try expect(interface, Self.collectionInterface)
+            let name = try collectionName(of: object)
+            let snapshot = try backend.collection(name)
+            let items = try backend.itemNames(in: name).map { SecretObjectPath.item(collection: name, item: $0).path }
+            return ["Items": .objectPaths(items), "Label": .string(snapshot.label), "Locked": .boolean(snapshot.locked),
+                    "Created": .uint64(snapshot.created), "Modified": .uint64(snapshot.modified)]
+        case .item, .aliasItem:
+            try expect(interface, Self.itemInterface)
+            let snapshot = try backend.item(try itemAddress(of: object))
+            return ["Locked": .boolean(snapshot.locked), "Attributes": .stringDictionary(snapshot.attributes),
+                    "Label": .string(snapshot.label), "Created": .uint64(snapshot.created), "Modified": .uint64(snapshot.modified)]
+        case .session, .prompt:
+            return [:]
+        }
+    }
+
+    private func setProperty(of object: SecretObjectPath, interface: String, name: String, value: DBusValue) throws(DBusError) {
+        switch (object, name) {
+        case (.collection, "Label"), (.alias, "Label"):
+            try expect(interface, Self.collectionInterface)
+            guard case .string(let label) = value else { throw .invalidArgs("Label is a string") }
+            let collection = try collectionName(of: object)
+            try backend.setCollectionLabel(label, of: collection)
+            emit(Self.serviceInterface, "CollectionChanged", from: SecretObjectPath.servicePath,
+                 [.objectPath(SecretObjectPath.collection(collection).path)])
+        case (.item, "Label"), (.aliasItem, "Label"):
+            try expect(interface, Self.itemInterface)
+            guard case .string(let label) = value else { throw .invalidArgs("Label is a string") }
+            let address = try itemAddress(of: object)
+            try backend.setItemLabel(label, of: address)
+            itemChanged(address)
+        case (.item, "Attributes"), (.aliasItem, "Attributes"):
+            try expect(interface, Self.itemInterface)
+            guard let attributes = DBusArguments.stringDictionary(value) else { throw .invalidArgs("Attributes is a{ss}") }
+            let address = try itemAddress(of: object)
+            try backend.setItemAttributes(attributes, of: address)
+            itemChanged(address)
+        case (.item, _), (.aliasItem, _), (.collection, _), (.alias, _), (.service, _):
+            throw .propertyReadOnly("\(name) cannot be set")
+        case (.session, _), (.prompt, _):
+            throw .unknownProperty("no property \(name)")
+        }
+    }
+
+    private func itemChanged(_ address: SecretItemAddress) {
+        emit(Self.collectionInterface, "ItemChanged", from: SecretObjectPath.collection(address.collection).path,
+             [.objectPath(Self.path(of: address))])
+    }
+
+    private func expect(_ interface: String, _ expected: String) throws(DBusError) {
+        guard interface.isEmpty || interface == expected else { throw .unknownProperty("the object has no interface \(interface)") }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import KeychainLinux
+
+/// `org.freedesktop.Secret.Service` on `/org/freedesktop/secrets`.
+extension SecretServiceDaemon {
+    static let serviceInterface = "org.freedesktop.Secret.Service"
+
+    func handleService(_ member: String, interface: String?, _ arguments: DBusArguments, sender: String) throws(DBusError) -> [DBusValue] {
+        guard interface == nil || interface == Self.serviceInterface else {
+            throw .unknownMethod("the service has no interface \(interface ?? "")")
+        }
+        switch member {
+        case "OpenSession":
+            try arguments.require("sv")
+            return try openSession(algorithm: try arguments.string(0), input: try arguments.variant(1), sender: sender)
+        case "CreateCollection":
+            try arguments.require("a{sv}s")
+            let properties = try arguments.variantDictionary(0)
+            let label = properties["org.freedesktop.Secret.Collection.Label"]?.text ?? ""
+            let path = try createCollection(label: label, alias: try arguments.string(1))
+            return [.objectPath(path), .objectPath(SecretObjectPath.none)]
+        case "SearchItems":
+            try arguments.require("a{ss}")
+            let found = try backend.searchItems(try arguments.stringDictionary(0))
+            return [.objectPaths(found.unlocked.map(Self.path(of:))), .objectPaths(found.locked.map(Self.path(of:)))]
+        case "Unlock":
+            try arguments.require("ao")
+            return try unlock(try arguments.objectPaths(0), sender: sender)
+        case "Lock":
+            try arguments.require("ao")
+            return [.objectPaths(try lock(try arguments.objectPaths(0))), .objectPath(SecretObjectPath.none)]
+        case "GetSecrets":
+            try arguments.require("aoo")
+            return [try secrets(of: try arguments.objectPaths(0), session: try arguments.objectPath(1), sender: sender)]
+        case "ReadAlias":
+            try arguments.require("s")
+            let name = try backend.readAlias(try arguments.string(0))
+            return [.objectPath(name.map { SecretObjectPath.collection($0).path } ?? SecretObjectPath.none)]
+        case "SetAlias":
+            try arguments.require("so")
+            let alias = try arguments.string(0)
+            guard SecretObjectPath.isValidElement(alias) else { throw .invalidArgs("an alias is made of letters, digits and _") }
+            let target = try arguments.objectPath(1)
+            if target == SecretObjectPath.none {
+                try backend.setAlias(alias, to: nil)
+            } else {
+                guard let object = SecretObjectPath(target), case .collection = object else {
+                    throw .noSuchObject("\(target) is not a collection")
+                }
+                let name = try collectionName(of: object)
+                _ = try backend.collection(name)
+                try backend.setAlias(alias, to: name)
+            }
+            return []
+        default:
+            throw .unknownMethod("the service has no method \(member)")
+        }
+    }
+
+    /// The path of an item.
+    static func path(of address: SecretItemAddress) -> String {
+        SecretObjectPath.item(collection: address.collection, item: address.item).path
+    }
+
+    private func openSession(algorithm: String, input: DBusValue, sender: String) throws(DBusError) -> [DBusValue] {
+        let inputBytes: [UInt8]
+        switch input {
+        case .string(let text) where algorithm == "plain":
+            inputBytes = Array(text.utf8)
+        default:
+            guard let bytes = input.byteArray else { throw .invalidArgs("the session input must be a byte array for \(algorithm)") }
+            inputBytes = bytes
+        }
+        let opened = try backend.openTransferSession(algorithm: algorithm, input: inputBytes)
+        let number = takeObjectNumber()
+        stateLock.lock()
+        sessions[number] = (owner: sender, coding: opened.session)
+        stateLock.unlock()
+        let output: DBusValue = algorithm == "plain" ? .string("") : .bytes(opened.output)
+        return [.variant(output), .objectPath(SecretObjectPath.session(number).path)]
+    }
+
+    /// Creates a collection; with an alias that already names a collection, that one is returned
+    /// instead (as the specification says).
+    private func createCollection(label: String, alias: String) throws(DBusError) -> String {
+        if !alias.isEmpty {
+            guard SecretObjectPath.isValidElement(alias) else { throw .invalidArgs("an alias is made of letters, digits and _") }
+            if let existing = try backend.readAlias(alias) { return SecretObjectPath.collection(existing).path }
+        }
+        let name = try backend.createCollection(label: label)
+        if !alias.isEmpty { try backend.setAlias(alias, to: name) }
+        let path = SecretObjectPath.collection(name).path
+        emit(Self.serviceInterface, "CollectionCreated", from: SecretObjectPath.servicePath, [.objectPath(path)])
+        return path
+    }
+
+    /// The collections `paths` name (items stand for their collections), each once, in order.
+    func collections(named paths: [String]) throws(DBusError) -> [(path: String, collection: String)] {
+        var seen: Set<String> = []
+        var result: [(path: String, collection: String)] = []
+        for path in paths {
+            guard let object = SecretObjectPath(path) else { throw .noSuchObject("no object at \(path)") }
+            let collection: String
+            switch object {
+            case .collection, .alias, .item, .aliasItem: collection = try collectionName(of: object)
+            default: throw .noSuchObject("\(path) is neither a collection nor an item")
+            }
+            if seen.insert(path).inserted { result.append((path, collection)) }
+        }
+        return result
+    }
+
+    /// Locks the collections of `paths`; returns the paths now locked.
+    private func lock(_ paths: [String]) throws(DBusError) -> [String] {
+        var locked: [String] = []
+        for (path, collection) in try collections(named: paths) {
+            try backend.lock(collection)
+            if try backend.collection(collection).locked { locked.append(path) }
+            emit(Self.serviceInterface, "CollectionChanged", from: SecretObjectPath.servicePath,
+                 [.objectPath(SecretObjectPath.collection(collection).path)])
+        }
+        return locked
+    }
+
+    /// Unlocks what can be unlocked without a person; the rest waits for a prompt.
+    private func unlock(_ paths: [String], sender: String) throws(DBusError) -> [DBusValue] {
+        var unlocked: [String] = []
+        var waiting: [(path: String, collection: String)] = []
+        for (path, collection) in try collections(named: paths) {
+            if try backend.unlockWithoutPrompt(collection) {
+                unlocked.append(path)
+            } else {
+                waiting.append((path, collection))
+            }
+        }
+        guard !waiting.isEmpty else { return [.objectPaths(unlocked), .objectPath(SecretObjectPath.none)] }
+        let prompt = makePrompt(owner: sender, action: .unlock(waiting))
+        return [.objectPaths(unlocked), .objectPath(prompt)]
+    }
+
+    /// The secrets of the unlocked items among `paths` (locked ones are left out), for `session`.
+    private func secrets(of paths: [String], session: String, sender: String) throws(DBusError) -> DBusValue {
+        let coding = try transferSession(session, sender: sender)
+        var entries: [DBusValue] = []
+        for path in paths {
+            guard let object = SecretObjectPath(path) else { throw .noSuchObject("no object at \(path)") }
+            let address = try itemAddress(of: object)
+            let payload: SecretPayload
+            do {
+                payload = try backend.secret(of: address)
+            } catch where error.name == DBusError.isLocked("").name {
+                continue
+            }
+            entries.append(.dictEntry(key: .objectPath(path), value: try secretStructure(payload, session: session, coding: coding)))
+        }
+        return .array(elementSignature: "{o(oayays)}", entries)
+    }
+
+    /// The open session at `path`, which must belong to `sender` (`NoSession` otherwise).
+    func transferSession(_ path: String, sender: String) throws(DBusError) -> any SecretTransferCoding {
+        guard let object = SecretObjectPath(path), case .session(let number) = object else {
+            throw .noSession("\(path) is not a session")
+        }
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard let session = sessions[number], session.owner == sender else { throw .noSession("the session \(path) is not open") }
+        return session.coding
+    }
+
+    /// A secret as the `(oayays)` structure: session, parameters, value, content type.
+    func secretStructure(_ payload: SecretPayload, session: String, coding: any SecretTransferCoding) throws(DBusError) -> DBusValue {
+        let encoded = try coding.encode(payload.value)
+        return .structure([.objectPath(session), .bytes(encoded.parameters), .bytes(encoded.value), .string(payload.contentType)])
+    }
+
+    /// A secret a client sent as `(oayays)`, decoded with its session.
+    func payload(from structure: DBusValue, sender: String) throws(DBusError) -> SecretPayload {
+        guard case .structure(let fields) = structure, fields.count == 4, case .objectPath(let session) = fields[0],
+              let parameters = fields[1].byteArray, let value = fields[2].byteArray, case .string(let contentType) = fields[3]
+        else { throw .invalidArgs("a secret is a (oayays) structure") }
+        let coding = try transferSession(session, sender: sender)
+        let secret = try coding.decode(parameters: parameters, value: value)
+        return SecretPayload(value: secret, contentType: contentType.isEmpty ? "text/plain" : contentType)
+    }
+
+    /// `org.freedesktop.Secret.Session`: `Close`.
+    func handleSession(_ member: String, interface: String?, number: UInt64, sender: String) throws(DBusError) -> [DBusValue] {
+        guard interface == nil || interface == "org.freedesktop.Secret.Session", member == "Close" else {
+            throw .unknownMethod("a session has only Close")
+        }
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard let session = sessions[number], session.owner == sender else { throw .noSession("no such session") }
+        sessions[number] = nil
+        return []
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import KeychainEngine
+import KeychainLinux
+
+/// Unlock prompts answered through the pinentry program, as the keychain's own prompts are.
+package enum PinentryPasswordAsker {
+    /// An asker using the pinentry the environment names (`KEYCHAINKIT_PINENTRY`, or `pinentry` on
+    /// the `PATH` when there is a terminal or a display), or nil when no prompt can be shown — so a
+    /// daemon without a terminal completes unlock prompts at once as dismissed instead of hanging.
+    package static func fromEnvironment() -> PasswordAsker? {
+        guard let configuration = PinentryConfiguration.fromEnvironment() else { return nil }
+        let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
+                                responseTimeout: configuration.responseTimeout)
+        return { description, retryMessage in
+            do {
+                return .password(try pinentry.password(title: "Keychain", description: description,
+                                                       prompt: "Password:", error: retryMessage))
+            } catch {
+                return .cancelled
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import KeychainLinux
+
+/// Starts the Secret Service provider: connects to the bus, takes `org.freedesktop.secrets`, and
+/// serves the keychain until told to stop.
+package enum SecretServiceLauncher {
+    /// Why the provider could not start or stopped serving.
+    package struct Failure: Error, CustomStringConvertible {
+        /// One line for people.
+        package let description: String
+    }
+
+    /// The session bus's address: `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus` (where
+    /// systemd's user bus listens), else nil.
+    package static func sessionBusAddress(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return address }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return "unix:path=\(runtime)/bus" }
+        return nil
+    }
+
+    /// Serves `backend` on the bus at `busAddress` until `isStopped` turns true; `replace` takes
+    /// the name from a provider that allows it. `onReady` runs once the name is ours.
+    package static func serve(busAddress: String, backend: any SecretServiceBackend, replace: Bool,
+                              askPassword: PasswordAsker?, onReady: () -> Void,
+                              isStopped: @escaping () -> Bool) throws(Failure) {
+        let connection: DBusConnection
+        do {
+            connection = try DBusConnection(address: busAddress, timeout: 5)
+        } catch {
+            throw Failure(description: "cannot connect to the D-Bus session bus at \(busAddress): \(error)")
+        }
+        let daemon = SecretServiceDaemon(connection: connection, backend: backend, askPassword: askPassword)
+        do {
+            try daemon.claimName(replace: replace)
+        } catch .unavailable(let reason) {
+            throw Failure(description: reason)
+        } catch {
+            throw Failure(description: "could not take the name \(SecretServiceDaemon.busName): \(error)")
+        }
+        onReady()
+        do {
+            try daemon.run(isStopped: isStopped)
+        } catch {
+            throw Failure(description: "the bus connection ended: \(error)")
+        }
+    }
+}
