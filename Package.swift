@@ -105,6 +105,17 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The Secret Service provider's model below D-Bus (issue 15): transfer-secret sessions
+        // and collections/items on keychain files, over the public SecItem/SecKeychain API.
+        .target(
+            name: "SecretService",
+            dependencies: [
+                "KeychainServices",
+                "CredentialStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(name: "docker-credential-keychainkit", dependencies: ["KeychainServices", "CredentialStore"]),
         // Writer, reader and stress processes of the reliability suite (not a product).
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore"]),
@@ -125,6 +136,7 @@ let package = Package(
         .target(name: "EtcdClusterSupport", path: "Tests/Support/EtcdCluster"),
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
+        .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine"]),
         .testTarget(
             name: "KeychainKitTests",
             dependencies: ["KeychainKit", "KeychainKitTesting", .product(name: "Crypto", package: "swift-crypto")]
