@@ -68,7 +68,7 @@ extension SecretStoreTests {
                 try store.createItem(in: vault, label: "x", attributes: [:], secret: SecretValue(bytes: []), replace: false)
             }
             #expect(throws: SecretServiceError.isLocked) { try store.deleteItem(ref) }
-            #expect(try store.search(attributes: ["service": "vault"]) == SecretSearchResult(unlocked: [], locked: []))
+            #expect(try store.search(attributes: ["service": "vault"]) == SecretSearchResult(unlocked: [], locked: [], lockedCollections: [vault]))
 
             #expect(throws: SecretServiceError.wrongPassword) { try store.unlock(vault, password: Data("wrong".utf8)) }
             #expect(throws: SecretServiceError.isLocked) { try store.unlock(vault, password: nil) }

@@ -71,10 +71,19 @@ struct SecretStoreTests {
             #expect(IsolatedKeychains.count(query) == 1)
 
             // Made here first: keychainctl's lookup by service and account finds it.
-            _ = try store.createItem(in: .login, label: "x", attributes: ["service": "npm", "username": "bob"],
-                                     secret: SecretValue(bytes: Array("npm-token".utf8)), replace: false)
-            #expect(IsolatedKeychains.lookup([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "npm",
-                                              kSecAttrAccount as String: "bob"]) == (errSecSuccess, "npm-token"))
+            let npm = try store.createItem(in: .login, label: "x", attributes: ["service": "npm", "username": "bob"],
+                                           secret: SecretValue(bytes: Array("npm-token".utf8)), replace: false)
+            let npmQuery: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "npm",
+                                           kSecAttrAccount as String: "bob"]
+            #expect(IsolatedKeychains.lookup(npmQuery) == (errSecSuccess, "npm-token"))
+            // New attributes without service/username: the item leaves the npm/bob slot, same id.
+            try store.setAttributes(["tool": "npm"], of: npm)
+            #expect(IsolatedKeychains.lookup(npmQuery).0 == errSecItemNotFound)
+            #expect(try store.search(attributes: ["tool": "npm"]).unlocked == [npm])
+            #expect(try store.secret(npm).text == "npm-token")
+            // And back: it takes the slot again.
+            try store.setAttributes(["service": "npm", "username": "bob"], of: npm)
+            #expect(IsolatedKeychains.lookup(npmQuery) == (errSecSuccess, "npm-token"))
         }
     }
 
@@ -110,6 +119,18 @@ struct SecretStoreTests {
                                               kSecAttrProtocol as String: kSecAttrProtocolHTTPS]) == (errSecSuccess, "pw"))
             #expect(try store.item(ref).attributes == withPort)
             #expect(ref.item.rawValue.hasPrefix(Data("inet".utf8).map { String(format: "%02x", $0) }.joined()))
+            // New internet attributes in place (port and path dropped), same id; others refused.
+            var moved = withPort
+            moved["port"] = nil
+            moved["object"] = nil
+            try store.setAttributes(moved, of: ref)
+            #expect(try store.item(ref).attributes == moved)
+            #expect(IsolatedKeychains.lookup([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "git.example.org",
+                                              kSecAttrPort as String: 0, kSecAttrPath as String: ""]) == (errSecSuccess, "pw"))
+            #expect(throws: SecretServiceError.notSupported("these attributes on an item stored as an internet password")) {
+                try store.setAttributes(["foo": "bar"], of: ref)
+            }
+            #expect(try store.item(ref).attributes == moved)
         }
     }
 

@@ -13,12 +13,17 @@ extension SecretStore {
     }
 
     /// `SearchItems`: the items of every collection whose attributes include all of
-    /// `attributes` (same names, equal values). Locked collections cannot be searched (their
-    /// item attributes are encrypted); they contribute nothing to either list.
+    /// `attributes` (same names, equal values), the default alias's collection first. Locked
+    /// collections cannot be searched (their item attributes are encrypted): they are listed in
+    /// ``SecretSearchResult/lockedCollections`` instead.
     package func search(attributes query: [String: String]) throws(SecretServiceError) -> SecretSearchResult {
         try locked { () throws(SecretServiceError) -> SecretSearchResult in
             var result = SecretSearchResult(unlocked: [], locked: [])
-            for id in orderedCollections() where !(try lockedState(id)) {
+            for id in orderedCollections() {
+                guard !(try lockedState(id)) else {
+                    result.lockedCollections.append(id)
+                    continue
+                }
                 for item in try keychain(id).allPasswordItems() {
                     guard let itemID = Self.itemID(item), Self.matches(AttributeMapping.decode(item).attributes, query) else { continue }
                     result.unlocked.append(SecretItemRef(collection: id, item: itemID))
@@ -138,6 +143,14 @@ extension SecretStore {
                 try calls.update(reference, internet)
             } else {
                 var changes = try Self.slotChanges(for: kSecClassGenericPassword as String, attributes: attributes, contentType: decoded.contentType)
+                // Without service and username the item leaves a keychainctl-visible slot for
+                // the collision-free one (keychainctl would otherwise show attributes it no longer has).
+                if changes[kSecAttrService as String] == nil,
+                   AttributeMapping.text(item[kSecAttrService as String]) != AttributeMapping.fallbackService {
+                    let fallback = try AttributeMapping.fallback(attributes, contentType: decoded.contentType)
+                    changes[kSecAttrService as String] = fallback[kSecAttrService as String]
+                    changes[kSecAttrAccount as String] = fallback[kSecAttrAccount as String]
+                }
                 do throws(SecretServiceError) {
                     try calls.update(reference, changes)
                 } catch .alreadyExists {

@@ -114,8 +114,19 @@ package struct SecretValue: Equatable, Sendable {
 package struct SecretSearchResult: Equatable, Sendable {
     /// Matching items whose collection is unlocked.
     package var unlocked: [SecretItemRef]
-    /// Matching items whose collection is locked.
+    /// Matching items whose collection is locked. Always empty here: a locked keychain's item
+    /// attributes are encrypted, so its items cannot be matched (see ``lockedCollections``).
     package var locked: [SecretItemRef]
+    /// The collections that were locked and so not searched: the D-Bus layer may unlock them
+    /// (a prompt) and search again, as libsecret's `SECRET_SEARCH_UNLOCK` expects.
+    package var lockedCollections: [SecretCollectionID] = []
+
+    /// A result.
+    package init(unlocked: [SecretItemRef], locked: [SecretItemRef], lockedCollections: [SecretCollectionID] = []) {
+        self.unlocked = unlocked
+        self.locked = locked
+        self.lockedCollections = lockedCollections
+    }
 }
 
 /// Which characters an id may have: those of a D-Bus object path element.
