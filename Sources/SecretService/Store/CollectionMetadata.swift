@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the Secret Service needs about collections that a keychain file does not hold: each
+/// collection's label, creation and modification times and file name, and the aliases.
+///
+/// Kept in `secret-service.json` next to the default keychain, written atomically (a `0600`
+/// temporary file in the same directory, fsynced, then renamed over the old one). It holds no
+/// secret: labels and times only.
+struct CollectionMetadata: Codable, Equatable {
+    /// One collection's record.
+    struct Collection: Codable, Equatable {
+        var label: String
+        var created: Date
+        var modified: Date
+        /// The keychain file's name in the directory; nil for `login` (the default keychain).
+        var file: String?
+    }
+
+    /// The format version, 1.
+    var version = 1
+    /// The collections by id.
+    var collections: [String: Collection] = [:]
+    /// The aliases: name → collection id.
+    var aliases: [String: String] = [:]
+
+    /// The file's name in the default keychain's directory.
+    static let fileName = "secret-service.json"
+
+    /// Reads the file; a missing file is empty metadata. A file that does not parse is an error
+    /// (never silently replaced: it would lose every label and alias).
+    static func read(path: String) throws(SecretServiceError) -> CollectionMetadata {
+        guard FileManager.default.fileExists(atPath: path) else { return CollectionMetadata() }
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            return try decoder.decode(CollectionMetadata.self, from: data)
+        } catch {
+            throw .invalidArgument("the collection metadata file \(path) cannot be read")
+        }
+    }
+
+    /// Writes the file atomically.
+    func write(path: String) throws(SecretServiceError) {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let data: Data
+        do { data = try encoder.encode(self) } catch { throw .invalidArgument("the collection metadata cannot be encoded") }
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw .storage(status: -36) }  // errSecIO
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            var offset = 0
+            while offset < buffer.count {
+                let count = Glibc.write(descriptor, base + offset, buffer.count - offset)
+                if count < 0 { if errno == EINTR { continue }; return false }
+                offset += count
+            }
+            return true
+        }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written, synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw .storage(status: -36)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import KeychainServices
+
+/// Apple's SecItem/SecKeychain calls on one keychain file, with their `OSStatus` turned into
+/// ``SecretServiceError`` (item not found → `noSuchObject`, duplicate → `alreadyExists`,
+/// interaction not allowed → `isLocked`; anything else kept as `storage(status:)`).
+struct KeychainCalls {
+    /// The keychain's path.
+    let path: String
+    /// Its handle (`SecKeychainOpen` never fails; a missing file is reported by the calls).
+    let keychain: SecKeychain
+
+    init(path: String) throws(SecretServiceError) {
+        self.path = path
+        var handle: SecKeychain?
+        let status = SecKeychainOpen(path, &handle)
+        guard status == errSecSuccess, let handle else { throw Self.error(status) }
+        keychain = handle
+    }
+
+    /// The error for a failed status.
+    static func error(_ status: OSStatus) -> SecretServiceError {
+        switch status {
+        case errSecItemNotFound, errSecNoSuchKeychain: .noSuchObject
+        case errSecDuplicateItem: .alreadyExists
+        case errSecInteractionNotAllowed: .isLocked
+        case errSecAuthFailed: .wrongPassword
+        default: .storage(status: status)
+        }
+    }
+
+    /// `SecItemCopyMatching` for every generic and internet password: attributes and persistent
+    /// reference of each.
+    func allPasswordItems() throws(SecretServiceError) -> [[String: Any]] {
+        var items: [[String: Any]] = []
+        for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword] {
+            let query: [String: Any] = [
+                kSecClass as String: itemClass as String,
+                kSecMatchLimit as String: kSecMatchLimitAll as String,
+                kSecReturnAttributes as String: true,
+                kSecReturnPersistentRef as String: true,
+                kSecUseKeychain as String: keychain,
+            ]
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            if status == errSecItemNotFound { continue }
+            guard status == errSecSuccess else { throw Self.error(status) }
+            for case let item as [String: Any] in (result as? [Any]) ?? [] {
+                var attributes = item
+                attributes[kSecClass as String] = itemClass as String
+                items.append(attributes)
+            }
+        }
+        return items
+    }
+
+    /// One item's attributes by persistent reference.
+    func attributes(of reference: Data) throws(SecretServiceError) -> [String: Any] {
+        var result: CFTypeRef?
+        let query: [String: Any] = [
+            kSecValuePersistentRef as String: reference,
+            kSecReturnAttributes as String: true,
+            kSecUseKeychain as String: keychain,
+        ]
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        guard status == errSecSuccess, var attributes = result as? [String: Any] else { throw Self.error(status) }
+        // The class is the reference's first four bytes (Apple's persistent-reference form).
+        attributes[kSecClass as String] = String(decoding: reference.prefix(4), as: UTF8.self)
+        return attributes
+    }
+
+    /// One item's secret by persistent reference.
+    func data(of reference: Data) throws(SecretServiceError) -> Data {
+        var result: CFTypeRef?
+        let query: [String: Any] = [
+            kSecValuePersistentRef as String: reference,
+            kSecReturnData as String: true,
+            kSecUseKeychain as String: keychain,
+        ]
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        guard status == errSecSuccess, let data = result as? Data else { throw Self.error(status) }
+        return data
+    }
+
+    /// `SecItemAdd`; returns the new item's persistent reference.
+    func add(_ attributes: [String: Any], label: String, secret: Data) throws(SecretServiceError) -> Data {
+        var query = attributes
+        query[kSecAttrLabel as String] = label
+        query[kSecValueData as String] = secret
+        query[kSecReturnPersistentRef as String] = true
+        query[kSecUseKeychain as String] = keychain
+        var result: CFTypeRef?
+        let status = SecItemAdd(query as CFDictionary, &result)
+        guard status == errSecSuccess, let reference = result as? Data else { throw Self.error(status) }
+        return reference
+    }
+
+    /// `SecItemUpdate` of one item.
+    func update(_ reference: Data, _ changes: [String: Any]) throws(SecretServiceError) {
+        let query: [String: Any] = [kSecValuePersistentRef as String: reference, kSecUseKeychain as String: keychain]
+        let status = SecItemUpdate(query as CFDictionary, changes as CFDictionary)
+        guard status == errSecSuccess else { throw Self.error(status) }
+    }
+
+    /// `SecItemDelete` of one item.
+    func delete(_ reference: Data) throws(SecretServiceError) {
+        let query: [String: Any] = [kSecValuePersistentRef as String: reference, kSecUseKeychain as String: keychain]
+        let status = SecItemDelete(query as CFDictionary)
+        guard status == errSecSuccess else { throw Self.error(status) }
+    }
+
+    /// Whether the keychain is unlocked (`SecKeychainGetStatus`).
+    func isUnlocked() throws(SecretServiceError) -> Bool {
+        var status: SecKeychainStatus = 0
+        let result = SecKeychainGetStatus(keychain, &status)
+        guard result == errSecSuccess else { throw Self.error(result) }
+        return status & kSecUnlockStateStatus != 0
+    }
+
+    /// `SecKeychainUnlock`: with a password, or without one (a keychain without password, or
+    /// `KEYCHAINKIT_PASSWORD_FILE`); `isLocked` when a password would be needed.
+    func unlock(password: Data?) throws(SecretServiceError) {
+        let status: OSStatus
+        if let password {
+            status = password.withUnsafeBytes { SecKeychainUnlock(keychain, UInt32(password.count), $0.baseAddress, true) }
+        } else {
+            status = SecKeychainUnlock(keychain, 0, nil, false)
+        }
+        guard status == errSecSuccess else { throw Self.error(status) }
+    }
+
+    /// `SecKeychainLock`.
+    func lock() throws(SecretServiceError) {
+        let status = SecKeychainLock(keychain)
+        guard status == errSecSuccess else { throw Self.error(status) }
+    }
+}

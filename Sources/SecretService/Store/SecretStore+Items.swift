@@ -1,0 +1,254 @@
+import Foundation
+import KeychainServices
+
+extension SecretStore {
+    /// The items of a collection (its generic and internet passwords).
+    /// - Throws: `isLocked` while the collection is locked: the keychain cannot list its items
+    ///   then (gnome-keyring lists them; see ARCHITECTURE.md §5).
+    package func itemIDs(in collection: SecretCollectionID) throws(SecretServiceError) -> [SecretItemID] {
+        try locked { () throws(SecretServiceError) -> [SecretItemID] in
+            guard !(try lockedState(collection)) else { throw .isLocked }
+            return try keychain(collection).allPasswordItems().compactMap(Self.itemID)
+        }
+    }
+
+    /// `SearchItems`: the items of every collection whose attributes include all of
+    /// `attributes` (same names, equal values), the default alias's collection first. Locked
+    /// collections cannot be searched (their item attributes are encrypted): they are listed in
+    /// ``SecretSearchResult/lockedCollections`` instead.
+    package func search(attributes query: [String: String]) throws(SecretServiceError) -> SecretSearchResult {
+        try locked { () throws(SecretServiceError) -> SecretSearchResult in
+            var result = SecretSearchResult(unlocked: [], locked: [])
+            for id in orderedCollections() {
+                guard !(try lockedState(id)) else {
+                    result.lockedCollections.append(id)
+                    continue
+                }
+                for item in try keychain(id).allPasswordItems() {
+                    guard let itemID = Self.itemID(item), Self.matches(AttributeMapping.decode(item).attributes, query) else { continue }
+                    result.unlocked.append(SecretItemRef(collection: id, item: itemID))
+                }
+            }
+            return result
+        }
+    }
+
+    /// An item's label, attributes and times.
+    /// - Throws: `isLocked` while its collection is locked; `noSuchObject` for an unknown item.
+    package func item(_ ref: SecretItemRef) throws(SecretServiceError) -> SecretItemInfo {
+        try locked { () throws(SecretServiceError) -> SecretItemInfo in
+            let item = try attributes(ref)
+            let decoded = AttributeMapping.decode(item)
+            return SecretItemInfo(label: AttributeMapping.text(item[kSecAttrLabel as String]) ?? "",
+                                  attributes: decoded.attributes,
+                                  created: item[kSecAttrCreationDate as String] as? Date ?? Date(timeIntervalSince1970: 0),
+                                  modified: item[kSecAttrModificationDate as String] as? Date ?? Date(timeIntervalSince1970: 0))
+        }
+    }
+
+    /// An item's secret and content type.
+    /// - Throws: `isLocked` while its collection is locked; `noSuchObject` for an unknown item.
+    package func secret(_ ref: SecretItemRef) throws(SecretServiceError) -> SecretValue {
+        try locked { () throws(SecretServiceError) -> SecretValue in
+            let item = try attributes(ref)
+            let data = try keychain(ref.collection).data(of: ref.item.persistentReference)
+            return SecretValue(bytes: Array(data), contentType: AttributeMapping.decode(item).contentType)
+        }
+    }
+
+    /// `CreateItem`: stores a secret with a label and attributes in a collection.
+    ///
+    /// With `replace`, an item of that collection whose attributes are exactly `attributes` is
+    /// updated instead (same id); so is an item that `keychainctl` or an app made in the
+    /// natural keychain slot of `attributes` (same service and account, or the same internet
+    /// password), which then takes these attributes. Without `replace`, or with nothing to
+    /// replace, a new item is added, in its natural slot when free, otherwise in the
+    /// collision-free slot (``AttributeMapping/fallback(_:contentType:)``).
+    /// - Throws: `isLocked` while the collection is locked.
+    package func createItem(in collection: SecretCollectionID, label: String, attributes: [String: String],
+                            secret: SecretValue, replace: Bool) throws(SecretServiceError) -> SecretItemRef {
+        try locked { () throws(SecretServiceError) -> SecretItemRef in
+            guard !(try lockedState(collection)) else { throw .isLocked }
+            let calls = try keychain(collection)
+            let natural = try AttributeMapping.natural(attributes, contentType: secret.contentType)
+            if replace, let existing = try replaceable(in: calls, attributes: attributes, natural: natural) {
+                let reference = existing.item.persistentReference
+                var changes = try Self.slotChanges(for: existing.itemClass, attributes: attributes, contentType: secret.contentType)
+                changes[kSecAttrLabel as String] = label
+                changes[kSecValueData as String] = Data(secret.bytes)
+                try calls.update(reference, changes)
+                try touch(collection)
+                return SecretItemRef(collection: collection, item: existing.item)
+            }
+            var reference: Data
+            do throws(SecretServiceError) {
+                guard let natural else { throw .alreadyExists }
+                reference = try calls.add(natural, label: label, secret: Data(secret.bytes))
+            } catch .alreadyExists {
+                let fallback = try AttributeMapping.fallback(attributes, contentType: secret.contentType)
+                reference = try calls.add(fallback, label: label, secret: Data(secret.bytes))
+            }
+            try touch(collection)
+            return SecretItemRef(collection: collection, item: SecretItemID(persistentReference: reference))
+        }
+    }
+
+    /// Replaces an item's secret (and content type).
+    /// - Throws: `notSupported` for a content type other than `text/plain` on an item stored as
+    ///   an internet password (the keychain has nowhere to keep it).
+    package func setSecret(_ ref: SecretItemRef, _ secret: SecretValue) throws(SecretServiceError) {
+        try locked { () throws(SecretServiceError) in
+            let item = try attributes(ref)
+            let decoded = AttributeMapping.decode(item)
+            var changes: [String: Any] = [kSecValueData as String: Data(secret.bytes)]
+            if item[kSecClass as String] as? String == kSecClassInternetPassword as String {
+                guard secret.contentType == "text/plain" else { throw .notSupported("a content type other than text/plain for this item") }
+            } else if decoded.isStored || secret.contentType != decoded.contentType {
+                changes[kSecAttrGeneric as String] = try AttributeMapping.encode(.init(attributes: decoded.attributes, contentType: secret.contentType))
+            }
+            try keychain(ref.collection).update(ref.item.persistentReference, changes)
+            try touch(ref.collection)
+        }
+    }
+
+    /// Sets an item's label.
+    package func setLabel(_ label: String, of ref: SecretItemRef) throws(SecretServiceError) {
+        try locked { () throws(SecretServiceError) in
+            _ = try attributes(ref)
+            try keychain(ref.collection).update(ref.item.persistentReference, [kSecAttrLabel as String: label])
+            try touch(ref.collection)
+        }
+    }
+
+    /// Replaces an item's attributes, keeping its id. A generic password moves to the natural
+    /// slot of the new attributes when it is free (else to the collision-free one); an internet
+    /// password takes the new server, account, protocol, port and path.
+    /// - Throws: `notSupported` when an internet password is given attributes that are not an
+    ///   internet password's (see ``AttributeMapping``); `alreadyExists` when another internet
+    ///   password already has them.
+    package func setAttributes(_ attributes: [String: String], of ref: SecretItemRef) throws(SecretServiceError) {
+        try locked { () throws(SecretServiceError) in
+            let item = try self.attributes(ref)
+            let decoded = AttributeMapping.decode(item)
+            let calls = try keychain(ref.collection)
+            let reference = ref.item.persistentReference
+            if item[kSecClass as String] as? String == kSecClassInternetPassword as String {
+                guard var internet = AttributeMapping.internetAttributes(attributes, contentType: decoded.contentType) else {
+                    throw .notSupported("these attributes on an item stored as an internet password")
+                }
+                internet[kSecClass as String] = nil
+                // Absent port and path are cleared, not kept from before.
+                internet[kSecAttrPort as String] = internet[kSecAttrPort as String] ?? 0
+                internet[kSecAttrPath as String] = internet[kSecAttrPath as String] ?? ""
+                try calls.update(reference, internet)
+            } else {
+                var changes = try Self.slotChanges(for: kSecClassGenericPassword as String, attributes: attributes, contentType: decoded.contentType)
+                // Without service and username the item leaves a keychainctl-visible slot for
+                // the collision-free one (keychainctl would otherwise show attributes it no longer has).
+                if changes[kSecAttrService as String] == nil,
+                   AttributeMapping.text(item[kSecAttrService as String]) != AttributeMapping.fallbackService {
+                    let fallback = try AttributeMapping.fallback(attributes, contentType: decoded.contentType)
+                    changes[kSecAttrService as String] = fallback[kSecAttrService as String]
+                    changes[kSecAttrAccount as String] = fallback[kSecAttrAccount as String]
+                }
+                do throws(SecretServiceError) {
+                    try calls.update(reference, changes)
+                } catch .alreadyExists {
+                    let fallback = try AttributeMapping.fallback(attributes, contentType: decoded.contentType)
+                    changes[kSecAttrService as String] = fallback[kSecAttrService as String]
+                    changes[kSecAttrAccount as String] = fallback[kSecAttrAccount as String]
+                    try calls.update(reference, changes)
+                }
+            }
+            try touch(ref.collection)
+        }
+    }
+
+    /// Deletes an item.
+    package func deleteItem(_ ref: SecretItemRef) throws(SecretServiceError) {
+        try locked { () throws(SecretServiceError) in
+            guard !(try lockedState(ref.collection)) else { throw .isLocked }
+            try keychain(ref.collection).delete(ref.item.persistentReference)
+            try touch(ref.collection)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// An item's keychain attributes; `isLocked` while its collection is locked.
+    func attributes(_ ref: SecretItemRef) throws(SecretServiceError) -> [String: Any] {
+        guard !(try lockedState(ref.collection)) else { throw .isLocked }
+        let reference = ref.item.persistentReference
+        let itemClass = String(decoding: reference.prefix(4), as: UTF8.self)
+        guard itemClass == kSecClassGenericPassword as String || itemClass == kSecClassInternetPassword as String else { throw .noSuchObject }
+        return try keychain(ref.collection).attributes(of: reference)
+    }
+
+    /// The collections in search order: the `default` alias's first, then the rest.
+    func orderedCollections() -> [SecretCollectionID] {
+        let all = metadata.collections.keys.sorted().compactMap(SecretCollectionID.init(rawValue:))
+        guard let first = metadata.aliases["default"].flatMap(SecretCollectionID.init(rawValue:)) else { return all }
+        return [first] + all.filter { $0 != first }
+    }
+
+    /// The item `CreateItem(replace: true)` replaces, if any: exactly the same attributes, else
+    /// a synthesized item (no stored dictionary) in the natural slot.
+    private func replaceable(in calls: KeychainCalls, attributes: [String: String], natural: [String: Any]?)
+        throws(SecretServiceError) -> (item: SecretItemID, itemClass: String)?
+    {
+        var slotOwner: (item: SecretItemID, itemClass: String)?
+        for item in try calls.allPasswordItems() {
+            guard let id = Self.itemID(item), let itemClass = item[kSecClass as String] as? String else { continue }
+            let decoded = AttributeMapping.decode(item)
+            if decoded.attributes == attributes { return (id, itemClass) }
+            if let natural, !decoded.isStored, Self.occupies(item, natural) { slotOwner = (id, itemClass) }
+        }
+        return slotOwner
+    }
+
+    /// Whether a keychain item sits in the slot `natural` describes (same class and primary key).
+    private static func occupies(_ item: [String: Any], _ natural: [String: Any]) -> Bool {
+        let itemClass = natural[kSecClass as String] as? String
+        guard item[kSecClass as String] as? String == itemClass else { return false }
+        let keys: [CFString] = itemClass == kSecClassInternetPassword as String
+            ? [kSecAttrAccount, kSecAttrServer, kSecAttrProtocol, kSecAttrPath]
+            : [kSecAttrService, kSecAttrAccount]
+        for key in keys where AttributeMapping.text(item[key as String]) ?? "" != AttributeMapping.text(natural[key as String]) ?? "" {
+            return false
+        }
+        if itemClass == kSecClassInternetPassword as String {
+            let port = (item[kSecAttrPort as String] as? NSNumber)?.intValue ?? 0
+            return port == (natural[kSecAttrPort as String] as? Int ?? 0)
+        }
+        return true
+    }
+
+    /// The keychain changes that give an item of `itemClass` these attributes in place.
+    private static func slotChanges(for itemClass: String, attributes: [String: String], contentType: String)
+        throws(SecretServiceError) -> [String: Any]
+    {
+        if itemClass == kSecClassInternetPassword as String {
+            // Replacing an internet password found by exact attributes or by its slot: the slot
+            // does not move, so nothing but label and data changes.
+            return [:]
+        }
+        var changes: [String: Any] = [
+            kSecAttrGeneric as String: try AttributeMapping.encode(.init(attributes: attributes, contentType: contentType)),
+        ]
+        if let service = attributes["service"], let username = attributes["username"] {
+            changes[kSecAttrService as String] = service
+            changes[kSecAttrAccount as String] = username
+        }
+        return changes
+    }
+
+    /// An item's id from its `kSecReturnPersistentRef` value.
+    static func itemID(_ item: [String: Any]) -> SecretItemID? {
+        (item[kSecValuePersistentRef as String] as? Data).map(SecretItemID.init(persistentReference:))
+    }
+
+    /// Whether `attributes` contain every pair of `query`.
+    static func matches(_ attributes: [String: String], _ query: [String: String]) -> Bool {
+        query.allSatisfy { attributes[$0.key] == $0.value }
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import KeychainServices
+
+/// The Secret Service's collections and items, kept in keychain files through Apple's public
+/// API (SecItem*, SecKeychain*), as an app would: what the D-Bus layer's Service, Collection and
+/// Item objects read and change.
+///
+/// - Collections are keychain files in the default keychain's directory: `login` is the default
+///   keychain (`KEYCHAINKIT_KEYCHAIN`, else the XDG path), the others `<id>.keychain-db` files
+///   made by ``createCollection(label:password:)``. Their labels, times and the aliases live in
+///   `secret-service.json` in that directory (``CollectionMetadata``).
+/// - `login` and the `default` alias always exist (recreated when missing).
+/// - Items are the generic and internet passwords of a collection's keychain, mapped as
+///   ``AttributeMapping`` describes.
+///
+/// Thread-safe: every call holds one lock for its whole duration.
+package final class SecretStore: @unchecked Sendable {
+    /// The directory holding the keychain files and the metadata file.
+    package let directory: String
+    /// The default keychain's path (`login`).
+    package let loginPath: String
+    /// The metadata file's path.
+    package var metadataPath: String { directory + "/" + CollectionMetadata.fileName }
+
+    let lock = NSLock()
+    /// The metadata, as last read or written.
+    var metadata: CollectionMetadata
+    /// Collections locked through ``lock(_:)``: not silently unlocked again by an unlock without
+    /// password (a password file) until ``unlock(_:password:)`` is called.
+    var explicitlyLocked: Set<SecretCollectionID> = []
+
+    /// Opens the store on the process's default keychain and its directory, creating the
+    /// `login` record and the `default` alias if they are missing.
+    package init() throws(SecretServiceError) {
+        var handle: SecKeychain?
+        guard SecKeychainCopyDefault(&handle) == errSecSuccess, let handle else { throw .storage(status: errSecNoDefaultKeychain) }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        var length = UInt32(buffer.count)
+        let status = SecKeychainGetPath(handle, &length, &buffer)
+        guard status == errSecSuccess else { throw KeychainCalls.error(status) }
+        loginPath = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        directory = (loginPath as NSString).deletingLastPathComponent
+        metadata = CollectionMetadata()
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .storage(status: errSecIO)
+        }
+        metadata = try CollectionMetadata.read(path: metadataPath)
+        try ensureDefaults()
+    }
+
+    /// Runs `body` holding the lock.
+    func locked<T>(_ body: () throws(SecretServiceError) -> T) throws(SecretServiceError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Adds the `login` record and the `default` alias when missing, and drops aliases to
+    /// collections that no longer exist.
+    private func ensureDefaults() throws(SecretServiceError) {
+        var changed = false
+        if metadata.collections[SecretCollectionID.login.rawValue] == nil {
+            let now = Date()
+            metadata.collections[SecretCollectionID.login.rawValue] = .init(label: "Login", created: now, modified: now, file: nil)
+            changed = true
+        }
+        for (alias, target) in metadata.aliases where metadata.collections[target] == nil {
+            metadata.aliases[alias] = nil
+            changed = true
+        }
+        if metadata.aliases["default"] == nil {
+            metadata.aliases["default"] = SecretCollectionID.login.rawValue
+            changed = true
+        }
+        if changed { try metadata.write(path: metadataPath) }
+    }
+
+    /// The keychain calls for a collection; `noSuchObject` if the collection is unknown.
+    func keychain(_ collection: SecretCollectionID) throws(SecretServiceError) -> KeychainCalls {
+        guard let record = metadata.collections[collection.rawValue] else { throw .noSuchObject }
+        return try KeychainCalls(path: record.file.map { directory + "/" + $0 } ?? loginPath)
+    }
+
+    /// Records a change to a collection's content (its `Modified` property).
+    func touch(_ collection: SecretCollectionID) throws(SecretServiceError) {
+        metadata.collections[collection.rawValue]?.modified = Date()
+        try metadata.write(path: metadataPath)
+    }
+
+    // MARK: - Collections
+
+    /// Every collection's id, `login` first, then the others by id.
+    package func collectionIDs() -> [SecretCollectionID] {
+        lock.lock()
+        defer { lock.unlock() }
+        let others = metadata.collections.keys.filter { $0 != SecretCollectionID.login.rawValue }.sorted()
+        return [.login] + others.compactMap(SecretCollectionID.init(rawValue:))
+    }
+
+    /// A collection's properties.
+    /// - Throws: `noSuchObject` for an unknown id; a storage error if its keychain cannot be opened.
+    package func collection(_ id: SecretCollectionID) throws(SecretServiceError) -> SecretCollectionInfo {
+        try locked { () throws(SecretServiceError) -> SecretCollectionInfo in
+            guard let record = metadata.collections[id.rawValue] else { throw .noSuchObject }
+            return SecretCollectionInfo(label: record.label, created: record.created, modified: record.modified,
+                                        isLocked: try lockedState(id))
+        }
+    }
+
+    /// Creates a collection: a new keychain file `<id>.keychain-db` in the directory, with
+    /// `password` (nil: no password, protected by the device key only and never locked).
+    /// The id comes from the label (`[A-Za-z0-9_]`, others replaced by `_`), made unique with
+    /// a number suffix; the new collection is unlocked.
+    package func createCollection(label: String, password: Data?) throws(SecretServiceError) -> SecretCollectionID {
+        try locked { () throws(SecretServiceError) -> SecretCollectionID in
+            let base = SecretIdentifierSyntax.sanitize(label)
+            var candidate = base
+            var suffix = 1
+            while true {
+                let fileName = candidate + ".keychain-db"
+                let path = directory + "/" + fileName
+                if metadata.collections[candidate] == nil, path != loginPath {
+                    var created: SecKeychain?
+                    let bytes = password ?? Data()
+                    let status = bytes.withUnsafeBytes { SecKeychainCreate(path, UInt32(bytes.count), $0.baseAddress, false, nil, &created) }
+                    if status == errSecSuccess {
+                        let now = Date()
+                        metadata.collections[candidate] = .init(label: label, created: now, modified: now, file: fileName)
+                        try metadata.write(path: metadataPath)
+                        return SecretCollectionID(validated: candidate)
+                    }
+                    // A keychain file of that name that is not one of ours (made by keychainctl):
+                    // never taken over, the next name is tried.
+                    guard status == errSecDuplicateKeychain else { throw KeychainCalls.error(status) }
+                }
+                suffix += 1
+                candidate = base + "_\(suffix)"
+            }
+        }
+    }
+
+    /// Sets a collection's label.
+    package func setLabel(_ label: String, of id: SecretCollectionID) throws(SecretServiceError) {
+        try locked { () throws(SecretServiceError) in
+            guard metadata.collections[id.rawValue] != nil else { throw .noSuchObject }
+            metadata.collections[id.rawValue]?.label = label
+            metadata.collections[id.rawValue]?.modified = Date()
+            try metadata.write(path: metadataPath)
+        }
+    }
+
+    /// Deletes a collection, its keychain file and every item in it, and the aliases pointing
+    /// at it (`default` then points at `login` again).
+    /// - Throws: `notSupported` for `login`; `noSuchObject` for an unknown id.
+    package func deleteCollection(_ id: SecretCollectionID) throws(SecretServiceError) {
+        try locked { () throws(SecretServiceError) in
+            guard id != .login else { throw .notSupported("the login collection cannot be deleted") }
+            let calls = try keychain(id)
+            let status = SecKeychainDelete(calls.keychain)
+            guard status == errSecSuccess || status == errSecNoSuchKeychain else { throw KeychainCalls.error(status) }
+            metadata.collections[id.rawValue] = nil
+            explicitlyLocked.remove(id)
+            try ensureDefaults()
+            try metadata.write(path: metadataPath)
+        }
+    }
+
+    /// The collection an alias names, or nil. `default` always names one (`login` unless set).
+    package func readAlias(_ name: String) -> SecretCollectionID? {
+        lock.lock()
+        defer { lock.unlock() }
+        return metadata.aliases[name].flatMap(SecretCollectionID.init(rawValue:))
+    }
+
+    /// Points an alias at a collection, or removes it (nil). Removing `default` points it back
+    /// at `login`.
+    package func setAlias(_ name: String, to id: SecretCollectionID?) throws(SecretServiceError) {
+        try locked { () throws(SecretServiceError) in
+            guard !name.isEmpty else { throw .invalidArgument("empty alias") }
+            if let id, metadata.collections[id.rawValue] == nil { throw .noSuchObject }
+            metadata.aliases[name] = id?.rawValue
+            try ensureDefaults()
+            try metadata.write(path: metadataPath)
+        }
+    }
+
+    // MARK: - Locking
+
+    /// Whether a collection is locked. A keychain without password (or one the user's password
+    /// file opens) is unlocked here without a prompt, unless ``lock(_:)`` locked it.
+    package func isLocked(_ id: SecretCollectionID) throws(SecretServiceError) -> Bool {
+        try locked { () throws(SecretServiceError) -> Bool in try lockedState(id) }
+    }
+
+    func lockedState(_ id: SecretCollectionID) throws(SecretServiceError) -> Bool {
+        let calls = try keychain(id)
+        if try calls.isUnlocked() { return false }
+        if explicitlyLocked.contains(id) { return true }
+        do {
+            try calls.unlock(password: nil)
+            return false
+        } catch .isLocked {
+            return true
+        }
+    }
+
+    /// Locks a collection (`SecKeychainLock`): its secrets and stored attributes can no longer
+    /// be read until ``unlock(_:password:)``.
+    package func lock(_ id: SecretCollectionID) throws(SecretServiceError) {
+        try locked { () throws(SecretServiceError) in
+            try keychain(id).lock()
+            explicitlyLocked.insert(id)
+        }
+    }
+
+    /// Unlocks a collection (`SecKeychainUnlock`).
+    /// - Parameter password: the keychain's password; nil for a keychain without password or
+    ///   one that `KEYCHAINKIT_PASSWORD_FILE` opens.
+    /// - Throws: `wrongPassword` for a wrong password; `isLocked` when a password is needed
+    ///   and none was given (the D-Bus layer then prompts).
+    package func unlock(_ id: SecretCollectionID, password: Data?) throws(SecretServiceError) {
+        try locked { () throws(SecretServiceError) in
+            try keychain(id).unlock(password: password)
+            explicitlyLocked.remove(id)
+        }
+    }
+}

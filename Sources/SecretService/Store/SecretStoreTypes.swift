@@ -1,0 +1,145 @@
+import Foundation
+
+/// A collection's id: the last element of its D-Bus object path
+/// (`/org/freedesktop/secrets/collection/<id>`), `[A-Za-z0-9_]` only, stable for the
+/// collection's life and across daemon restarts (kept in the collection metadata file).
+package struct SecretCollectionID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The id.
+    package let rawValue: String
+
+    /// The id, or nil when `rawValue` is empty or has a character outside `[A-Za-z0-9_]`.
+    package init?(rawValue: String) {
+        guard SecretIdentifierSyntax.isValid(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// `login`: the default keychain, which always exists.
+    package static let login = SecretCollectionID(validated: "login")
+
+    init(validated: String) { rawValue = validated }
+
+    /// The id.
+    package var description: String { rawValue }
+}
+
+/// An item's id within its collection: the last element of its D-Bus object path, the lower-case
+/// hex of the keychain item's persistent reference (class + item UUID, stable across updates
+/// and restarts).
+package struct SecretItemID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The id.
+    package let rawValue: String
+
+    /// The id, or nil when `rawValue` is not the hex of a 20-byte persistent reference.
+    package init?(rawValue: String) {
+        guard rawValue.count == 40, rawValue.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    init(persistentReference: Data) {
+        rawValue = persistentReference.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The persistent reference's bytes.
+    var persistentReference: Data {
+        var bytes = Data()
+        var index = rawValue.startIndex
+        while index < rawValue.endIndex {
+            let next = rawValue.index(index, offsetBy: 2)
+            bytes.append(UInt8(rawValue[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return bytes
+    }
+
+    /// The id.
+    package var description: String { rawValue }
+}
+
+/// An item: its collection and its id there.
+package struct SecretItemRef: Hashable, Sendable, CustomStringConvertible {
+    /// The collection that holds the item.
+    package var collection: SecretCollectionID
+    /// The item's id in that collection.
+    package var item: SecretItemID
+
+    /// The reference.
+    package init(collection: SecretCollectionID, item: SecretItemID) {
+        self.collection = collection
+        self.item = item
+    }
+
+    /// `collection/item`.
+    package var description: String { "\(collection)/\(item)" }
+}
+
+/// A collection's properties (`org.freedesktop.Secret.Collection`).
+package struct SecretCollectionInfo: Equatable, Sendable {
+    /// `Label`.
+    package var label: String
+    /// `Created`.
+    package var created: Date
+    /// `Modified`: the last change to the collection's label or items through this provider.
+    package var modified: Date
+    /// `Locked`.
+    package var isLocked: Bool
+}
+
+/// An item's properties (`org.freedesktop.Secret.Item`), readable only while its collection is unlocked.
+package struct SecretItemInfo: Equatable, Sendable {
+    /// `Label`.
+    package var label: String
+    /// `Attributes`.
+    package var attributes: [String: String]
+    /// `Created`.
+    package var created: Date
+    /// `Modified`.
+    package var modified: Date
+}
+
+/// A secret and its content type (the `Secret` struct's `value` and `content_type`, decrypted).
+package struct SecretValue: Equatable, Sendable {
+    /// The secret's bytes.
+    package var bytes: [UInt8]
+    /// Its MIME type, `text/plain` for passwords.
+    package var contentType: String
+
+    /// A secret.
+    package init(bytes: [UInt8], contentType: String = "text/plain") {
+        self.bytes = bytes
+        self.contentType = contentType
+    }
+}
+
+/// The results of `SearchItems`: items in unlocked collections and items in locked ones.
+package struct SecretSearchResult: Equatable, Sendable {
+    /// Matching items whose collection is unlocked.
+    package var unlocked: [SecretItemRef]
+    /// Matching items whose collection is locked. Always empty here: a locked keychain's item
+    /// attributes are encrypted, so its items cannot be matched (see ``lockedCollections``).
+    package var locked: [SecretItemRef]
+    /// The collections that were locked and so not searched: the D-Bus layer may unlock them
+    /// (a prompt) and search again, as libsecret's `SECRET_SEARCH_UNLOCK` expects.
+    package var lockedCollections: [SecretCollectionID] = []
+
+    /// A result.
+    package init(unlocked: [SecretItemRef], locked: [SecretItemRef], lockedCollections: [SecretCollectionID] = []) {
+        self.unlocked = unlocked
+        self.locked = locked
+        self.lockedCollections = lockedCollections
+    }
+}
+
+/// Which characters an id may have: those of a D-Bus object path element.
+enum SecretIdentifierSyntax {
+    static func isValid(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
+    }
+
+    /// An id made from a label: every other character becomes `_`; empty → `collection`.
+    static func sanitize(_ label: String) -> String {
+        let mapped = String(label.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_") ? Character(scalar) : "_"
+        })
+        return mapped.isEmpty ? "collection" : String(mapped.prefix(64))
+    }
+}
