@@ -15,7 +15,7 @@ struct Keychainctl: ParsableCommand {
     )
 
     /// The commands; `sync` exists where KeychainKit's own keychain is used (Linux): on Apple
-    /// platforms iCloud Keychain synchronizes.
+    /// platforms iCloud Keychain synchronizes; `secret-service` exists on Linux only.
     static var commands: [ParsableCommand.Type] {
         var commands: [ParsableCommand.Type] = [
             CreateKeychain.self, DeleteKeychain.self, LockKeychain.self, UnlockKeychain.self,
@@ -27,6 +27,9 @@ struct Keychainctl: ParsableCommand {
         ]
         #if canImport(KeychainSync)
         commands.append(Sync.self)
+        #endif
+        #if canImport(SecretService)
+        commands.append(SecretServiceCommand.self)
         #endif
         return commands
     }

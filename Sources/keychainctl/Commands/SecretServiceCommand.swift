@@ -1,0 +1,61 @@
+#if canImport(SecretService)
+import ArgumentParser
+import Foundation
+import SecretService
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `secret-service`: serves `org.freedesktop.secrets` from the keychain in the foreground, so that
+/// libsecret, `secret-tool`, Python `keyring`, git's libsecret helper and browsers keep their
+/// secrets in it (docs/CLI.md, "Secret Service").
+struct SecretServiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "secret-service",
+        abstract: "Serve the freedesktop Secret Service (org.freedesktop.secrets) from the keychain, in the foreground.",
+        discussion: """
+            The login collection is the default keychain; other collections are keychain files beside it. \
+            Unlock prompts use pinentry on this terminal; without a terminal or display they complete \
+            at once as dismissed (set KEYCHAINKIT_PASSWORD_FILE, or use a keychain without a password, \
+            for headless machines). Stops on SIGTERM or SIGINT.
+            """)
+
+    @Option(help: "The D-Bus bus address (default: DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus).")
+    var bus: String?
+
+    @Flag(help: "Take org.freedesktop.secrets from the program that holds it, if it allows that.")
+    var replace = false
+
+    func run() throws {
+        guard let address = bus ?? SecretServiceLauncher.sessionBusAddress() else {
+            Console.error("keychainctl: secret-service: no session bus (set DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR, or pass --bus)")
+            throw ExitCode(1)
+        }
+        StopSignal.install()
+        do {
+            let backend = try KeychainSecretBackend()
+            try SecretServiceLauncher.serve(
+                busAddress: address, backend: backend, replace: replace,
+                askPassword: PinentryPasswordAsker.fromEnvironment(),
+                onReady: { Console.error("keychainctl: secret-service: serving org.freedesktop.secrets on \(address)") },
+                isStopped: StopSignal.isRaised)
+        } catch let failure as SecretServiceLauncher.Failure {
+            Console.error("keychainctl: secret-service: \(failure.description)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// SIGTERM and SIGINT end the service's loop (polled), so it stops between calls, never in one.
+private enum StopSignal {
+    nonisolated(unsafe) private static var raised: sig_atomic_t = 0
+
+    static func install() {
+        let handler: @convention(c) (Int32) -> Void = { _ in StopSignal.raised = 1 }
+        signal(SIGTERM, handler)
+        signal(SIGINT, handler)
+    }
+
+    @Sendable static func isRaised() -> Bool { raised != 0 }
+}
+#endif
