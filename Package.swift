@@ -135,7 +135,7 @@ let package = Package(
         // Test support shared by two test targets (a regular target: test targets cannot depend on each other).
         .target(name: "PseudoTerminalSupport", path: "Tests/Support/PseudoTerminal"),
         .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport",
-                                                           "EtcdClusterSupport"]),
+                                                           "EtcdClusterSupport", "KeychainLinux"]),
         // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
         .testTarget(
             name: "ReliabilityTests",

@@ -14,7 +14,7 @@ extension SecretServiceDaemon {
             case .collection, .alias:
                 interfaces += Self.collectionXML
                 let name = try collectionName(of: object)
-                children = try backend.itemNames(in: name)
+                children = try itemPaths(in: name).map { String($0.split(separator: "/").last ?? "") }
             case .item, .aliasItem:
                 _ = try backend.item(try itemAddress(of: object))
                 interfaces += Self.itemXML

@@ -37,7 +37,7 @@ extension SecretServiceDaemon {
             try expect(interface, Self.collectionInterface)
             let name = try collectionName(of: object)
             let snapshot = try backend.collection(name)
-            let items = try backend.itemNames(in: name).map { SecretObjectPath.item(collection: name, item: $0).path }
+            let items = try itemPaths(in: name)
             return ["Items": .objectPaths(items), "Label": .string(snapshot.label), "Locked": .boolean(snapshot.locked),
                     "Created": .uint64(snapshot.created), "Modified": .uint64(snapshot.modified)]
         case .item, .aliasItem:
@@ -75,6 +75,16 @@ extension SecretServiceDaemon {
             throw .propertyReadOnly("\(name) cannot be set")
         case (.session, _), (.prompt, _):
             throw .unknownProperty("no property \(name)")
+        }
+    }
+
+    /// The paths of a collection's items; none while it is locked (the keychain cannot list the
+    /// items of a locked keychain without their keys: ARCHITECTURE §5).
+    func itemPaths(in collection: String) throws(DBusError) -> [String] {
+        do {
+            return try backend.itemNames(in: collection).map { SecretObjectPath.item(collection: collection, item: $0).path }
+        } catch where error.name == DBusError.isLocked("").name {
+            return []
         }
     }
 

@@ -63,13 +63,16 @@ extension SecretServiceDaemon {
     }
 
     private func openSession(algorithm: String, input: DBusValue, sender: String) throws(DBusError) -> [DBusValue] {
+        // `plain` takes an empty string, the DH algorithm a byte array; which input suits which
+        // algorithm is the backend's to judge, so an unknown algorithm is NotSupported whatever
+        // its input (secretstorage falls back to plain on exactly that error).
         let inputBytes: [UInt8]
-        switch input {
-        case .string(let text) where algorithm == "plain":
+        if case .string(let text) = input {
             inputBytes = Array(text.utf8)
-        default:
-            guard let bytes = input.byteArray else { throw .invalidArgs("the session input must be a byte array for \(algorithm)") }
+        } else if let bytes = input.byteArray {
             inputBytes = bytes
+        } else {
+            throw .invalidArgs("the session input must be a string or a byte array")
         }
         let opened = try backend.openTransferSession(algorithm: algorithm, input: inputBytes)
         let number = takeObjectNumber()

@@ -1,0 +1,250 @@
+import Foundation
+import KeychainLinux
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `keychainctl secret-service` spoken to over a real private bus with the project's own D-Bus
+/// client, for what the stock clients (SecretServiceClientTests) cannot show: session ownership,
+/// the error for each kind of bad call, prompts with and without someone to ask, and signals.
+@Suite("Secret Service provider: protocol edges", .serialized, .timeLimit(.minutes(2)),
+       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")))
+struct SecretServiceProtocolTests {
+    /// A private bus and `keychainctl secret-service` on it, in a sandbox; both killed when released.
+    final class ProviderOnPrivateBus {
+        let sandbox: ToolSandbox
+        let busAddress: String
+        private var processes: [Process] = []
+
+        init(sandbox: ToolSandbox, environment extra: [String: String] = [:]) throws {
+            self.sandbox = sandbox
+            let socket = sandbox.directory + "/bus"
+            busAddress = "unix:path=\(socket)"
+            let bus = Process()
+            bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+            bus.arguments = ["--session", "--nofork", "--address=\(busAddress)"]
+            bus.standardOutput = FileHandle.nullDevice
+            bus.standardError = FileHandle.nullDevice
+            try bus.run()
+            processes.append(bus)
+            for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+
+            let provider = Process()
+            provider.executableURL = URL(fileURLWithPath: sandbox.tool("keychainctl"))
+            provider.arguments = ["secret-service", "--bus", busAddress]
+            provider.environment = sandbox.environment.merging(extra) { _, new in new }
+            provider.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+            provider.standardOutput = FileHandle.nullDevice
+            provider.standardError = FileHandle.nullDevice
+            try provider.run()
+            processes.append(provider)
+            let probe = try DBusConnection(address: busAddress, timeout: 5)
+            for _ in 0..<1000 {
+                let owned = try probe.call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                                 interface: "org.freedesktop.DBus", member: "NameHasOwner",
+                                                 body: [.string("org.freedesktop.secrets")]), deadline: Deadline(secondsFromNow: 5))
+                if owned.first?.bool == true { return }
+                guard provider.isRunning else { break }
+                usleep(10_000)
+            }
+            throw CocoaError(.executableLoad)
+        }
+
+        deinit {
+            for process in processes.reversed() where process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+
+        /// A new client connection.
+        func client() throws -> DBusConnection { try DBusConnection(address: busAddress, timeout: 5) }
+    }
+
+    static let service = "org.freedesktop.secrets"
+    static let root = "/org/freedesktop/secrets"
+    static let login = "/org/freedesktop/secrets/collection/login"
+
+    /// Calls `interface.member` on `path` of the provider.
+    static func call(_ connection: DBusConnection, _ path: String, _ interface: String, _ member: String,
+                     _ body: [DBusValue] = []) throws -> [DBusValue] {
+        try connection.call(.call(destination: service, path: path, interface: interface, member: member, body: body),
+                            deadline: Deadline(secondsFromNow: 10))
+    }
+
+    /// The D-Bus error name a call fails with (nil if it succeeds).
+    static func errorName(_ body: () throws -> Any) -> String? {
+        do {
+            _ = try body()
+            return nil
+        } catch DBusFailure.remote(let name, _) {
+            return name
+        } catch {
+            return "unexpected: \(error)"
+        }
+    }
+
+    static func openPlainSession(_ connection: DBusConnection) throws -> String {
+        let reply = try call(connection, root, "org.freedesktop.Secret.Service", "OpenSession", [.string("plain"), .variant(.string(""))])
+        return try #require(reply.last?.text)
+    }
+
+    static func secret(_ session: String, _ text: String) -> DBusValue {
+        .structure([.objectPath(session), .array(elementSignature: "y", []),
+                    .array(elementSignature: "y", Array(text.utf8).map(DBusValue.byte)), .string("text/plain")])
+    }
+
+    static func createItem(_ connection: DBusConnection, session: String, label: String, attributes: [String: String],
+                           secret text: String) throws -> String {
+        let properties: DBusValue = .array(elementSignature: "{sv}", [
+            .dictEntry(key: .string("org.freedesktop.Secret.Item.Label"), value: .variant(.string(label))),
+            .dictEntry(key: .string("org.freedesktop.Secret.Item.Attributes"), value: .variant(
+                .array(elementSignature: "{ss}", attributes.map { .dictEntry(key: .string($0.key), value: .string($0.value)) }))),
+        ])
+        let reply = try call(connection, login, "org.freedesktop.Secret.Collection", "CreateItem",
+                             [properties, secret(session, text), .boolean(true)])
+        return try #require(reply.first?.text)
+    }
+
+    static func secretText(_ reply: [DBusValue]) -> String? {
+        guard case .structure(let fields)? = reply.first, fields.count == 4, case .array(_, let bytes) = fields[2] else { return nil }
+        return String(decoding: bytes.compactMap { if case .byte(let b) = $0 { return b } else { return nil } }, as: UTF8.self)
+    }
+
+    @Test("a session belongs to the client that opened it; a closed session is gone; ItemCreated reaches listeners")
+    func sessionOwnershipAndSignals() throws {
+        let sandbox = try ToolSandbox()
+        defer { sandbox.cleanUp() }
+        let provider = try ProviderOnPrivateBus(sandbox: sandbox)
+        let alice = try provider.client(), mallory = try provider.client(), listener = try provider.client()
+        try listener.addMatch("type='signal',interface='org.freedesktop.Secret.Collection'", deadline: Deadline(secondsFromNow: 5))
+
+        let session = try Self.openPlainSession(alice)
+        let item = try Self.createItem(alice, session: session, label: "api", attributes: ["service": "api", "username": "alice"],
+                                       secret: "tok-1")
+        let created = try listener.nextSignal(deadline: Deadline(secondsFromNow: 10), isCancelled: { false }) { $0.member == "ItemCreated" }
+        #expect(created.path == Self.login && created.body.first?.text == item)
+
+        #expect(Self.secretText(try Self.call(alice, item, "org.freedesktop.Secret.Item", "GetSecret", [.objectPath(session)])) == "tok-1")
+        #expect(Self.errorName { try Self.call(mallory, item, "org.freedesktop.Secret.Item", "GetSecret", [.objectPath(session)]) }
+                == "org.freedesktop.Secret.Error.NoSession", "another client cannot use alice's session")
+        #expect(Self.errorName { try Self.call(mallory, session, "org.freedesktop.Secret.Session", "Close") }
+                == "org.freedesktop.Secret.Error.NoSession", "nor close it")
+        _ = try Self.call(alice, session, "org.freedesktop.Secret.Session", "Close")
+        #expect(Self.errorName { try Self.call(alice, item, "org.freedesktop.Secret.Item", "GetSecret", [.objectPath(session)]) }
+                == "org.freedesktop.Secret.Error.NoSession")
+    }
+
+    @Test("bad calls get D-Bus errors — wrong types, unknown objects, methods and algorithms, a bad DH key — and the provider keeps serving")
+    func badCallsGetErrors() throws {
+        let sandbox = try ToolSandbox()
+        defer { sandbox.cleanUp() }
+        let provider = try ProviderOnPrivateBus(sandbox: sandbox)
+        let client = try provider.client()
+        let service = "org.freedesktop.Secret.Service"
+        #expect(Self.errorName { try Self.call(client, Self.root, service, "SearchItems", [.string("not a dictionary")]) }
+                == "org.freedesktop.DBus.Error.InvalidArgs")
+        #expect(Self.errorName { try Self.call(client, Self.root, service, "Frobnicate") } == "org.freedesktop.DBus.Error.UnknownMethod")
+        #expect(Self.errorName { try Self.call(client, "/org/example/nothing", service, "SearchItems") }
+                == "org.freedesktop.DBus.Error.UnknownObject")
+        #expect(Self.errorName { try Self.call(client, Self.login + "/0000000000000000000000000000000000000000",
+                                               "org.freedesktop.DBus.Properties", "Get",
+                                               [.string("org.freedesktop.Secret.Item"), .string("Label")]) }
+                == "org.freedesktop.Secret.Error.NoSuchObject")
+        #expect(Self.errorName { try Self.call(client, Self.root + "/collection/nosuch", "org.freedesktop.DBus.Properties", "GetAll",
+                                               [.string("")]) } == "org.freedesktop.Secret.Error.NoSuchObject")
+        #expect(Self.errorName { try Self.call(client, Self.root, service, "OpenSession", [.string("rot13"), .variant(.string(""))]) }
+                == "org.freedesktop.DBus.Error.NotSupported", "secretstorage falls back to plain on exactly this error")
+        #expect(Self.errorName { try Self.call(client, Self.root, service, "OpenSession",
+                                               [.string("dh-ietf1024-sha256-aes128-cbc-pkcs7"), .variant(.array(elementSignature: "y", [.byte(1)]))]) }
+                == "org.freedesktop.DBus.Error.InvalidArgs", "a DH public key of 1 is refused")
+        #expect(Self.errorName { try Self.call(client, Self.root, "org.freedesktop.DBus.Properties", "Set",
+                                               [.string(service), .string("Collections"), .variant(.string("x"))]) }
+                == "org.freedesktop.DBus.Error.PropertyReadOnly")
+        // Still serving, and `default` names login.
+        _ = try Self.call(client, Self.root, "org.freedesktop.DBus.Peer", "Ping")
+        #expect(try Self.call(client, Self.root, service, "ReadAlias", [.string("default")]).first?.text == Self.login)
+        let collections = try Self.call(client, Self.root, "org.freedesktop.DBus.Properties", "Get", [.string(service), .string("Collections")])
+        #expect(collections.first == .variant(.array(elementSignature: "o", [.objectPath(Self.login)])))
+    }
+
+    @Test("a locked collection: secrets refused with IsLocked; without anyone to ask the unlock prompt completes at once, dismissed")
+    func lockedWithoutTerminal() throws {
+        let sandbox = try ToolSandbox()
+        defer { sandbox.cleanUp() }
+        _ = try sandbox.createKeychain("keychains/login.keychain-db", password: "correct horse")
+        let provider = try ProviderOnPrivateBus(sandbox: sandbox, environment: ["KEYCHAINKIT_SESSION_KEYRING": "off"])
+        let client = try provider.client()
+        let service = "org.freedesktop.Secret.Service"
+        let locked = try Self.call(client, Self.login, "org.freedesktop.DBus.Properties", "Get",
+                                   [.string("org.freedesktop.Secret.Collection"), .string("Locked")])
+        #expect(locked.first == .variant(.boolean(true)))
+        let session = try Self.openPlainSession(client)
+        #expect(Self.errorName { try Self.createItem(client, session: session, label: "x", attributes: ["a": "b"], secret: "s") }
+                == "org.freedesktop.Secret.Error.IsLocked")
+
+        let unlock = try Self.call(client, Self.root, service, "Unlock", [.array(elementSignature: "o", [.objectPath(Self.login)])])
+        #expect(unlock.first == .array(elementSignature: "o", []))
+        let prompt = try #require(unlock.last?.text)
+        #expect(prompt.hasPrefix(Self.root + "/prompt/"))
+        try client.addMatch("type='signal',interface='org.freedesktop.Secret.Prompt'", deadline: Deadline(secondsFromNow: 5))
+        _ = try Self.call(client, prompt, "org.freedesktop.Secret.Prompt", "Prompt", [.string("")])
+        let completed = try client.nextSignal(deadline: Deadline(secondsFromNow: 10), isCancelled: { false }) { $0.member == "Completed" }
+        #expect(completed.path == prompt)
+        #expect(completed.body.first == .boolean(true), "dismissed: nobody could be asked")
+        #expect(Self.errorName { try Self.call(client, prompt, "org.freedesktop.Secret.Prompt", "Prompt", [.string("")]) }
+                == "org.freedesktop.Secret.Error.NoSuchObject", "a prompt runs once")
+    }
+
+    @Test("the unlock prompt asks through pinentry: a wrong password is retried, the right one unlocks; Lock locks again")
+    func unlockThroughPinentry() throws {
+        let sandbox = try ToolSandbox()
+        defer { sandbox.cleanUp() }
+        _ = try sandbox.createKeychain("keychains/login.keychain-db", password: "correct horse")
+        // The pinentry peer (started once per attempt): answers "wrong" the first time, the
+        // password after that, and logs the commands it got (the retry must carry a SETERROR).
+        let log = sandbox.directory + "/pinentry.log"
+        let script = sandbox.directory + "/pinentry"
+        try """
+            #!/bin/sh
+            echo "OK Pleased to meet you"
+            while IFS= read -r line; do
+              printf '%s\\n' "$line" >> '\(log)'
+              case "$line" in
+                GETPIN) if grep -q '^GETPIN' '\(log).answered' 2>/dev/null; then echo "D correct horse"; else echo "D wrong"; fi
+                        echo GETPIN >> '\(log).answered'; echo "OK";;
+                BYE) echo "OK closing connection"; exit 0;;
+                *) echo "OK";;
+              esac
+            done
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o700)
+        let provider = try ProviderOnPrivateBus(sandbox: sandbox, environment: ["KEYCHAINKIT_SESSION_KEYRING": "off",
+                                                                                "KEYCHAINKIT_PINENTRY": script])
+        let client = try provider.client()
+        let service = "org.freedesktop.Secret.Service"
+        try client.addMatch("type='signal',interface='org.freedesktop.Secret.Prompt'", deadline: Deadline(secondsFromNow: 5))
+        let unlock = try Self.call(client, Self.root, service, "Unlock", [.array(elementSignature: "o", [.objectPath(Self.login)])])
+        let prompt = try #require(unlock.last?.text)
+        _ = try Self.call(client, prompt, "org.freedesktop.Secret.Prompt", "Prompt", [.string("")])
+        let completed = try client.nextSignal(deadline: Deadline(secondsFromNow: 30), isCancelled: { false }) { $0.member == "Completed" }
+        #expect(completed.body == [.boolean(false), .variant(.array(elementSignature: "o", [.objectPath(Self.login)]))])
+        let commands = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(commands.filter { $0 == "GETPIN" }.count == 2)
+        #expect(commands.contains { $0.hasPrefix("SETERROR ") }, "the retry says why")
+
+        let session = try Self.openPlainSession(client)
+        let item = try Self.createItem(client, session: session, label: "db", attributes: ["service": "db", "username": "root"], secret: "pw")
+        #expect(Self.secretText(try Self.call(client, item, "org.freedesktop.Secret.Item", "GetSecret", [.objectPath(session)])) == "pw")
+
+        let lock = try Self.call(client, Self.root, service, "Lock", [.array(elementSignature: "o", [.objectPath(Self.login)])])
+        #expect(lock.first == .array(elementSignature: "o", [.objectPath(Self.login)]))
+        #expect(Self.errorName { try Self.call(client, item, "org.freedesktop.Secret.Item", "GetSecret", [.objectPath(session)]) }
+                == "org.freedesktop.Secret.Error.IsLocked")
+        let search = try Self.call(client, Self.root, service, "SearchItems",
+                                   [.array(elementSignature: "{ss}", [.dictEntry(key: .string("service"), value: .string("db"))])])
+        // A locked keychain's attributes are encrypted: nothing can be matched (ARCHITECTURE §5).
+        #expect(search == [.array(elementSignature: "o", []), .array(elementSignature: "o", [])])
+    }
+}
