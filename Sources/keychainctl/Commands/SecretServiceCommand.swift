@@ -42,6 +42,9 @@ struct SecretServiceCommand: ParsableCommand {
         } catch let failure as SecretServiceLauncher.Failure {
             Console.error("keychainctl: secret-service: \(failure.description)")
             throw ExitCode(1)
+        } catch let failure as DBusError {
+            Console.error("keychainctl: secret-service: cannot open the keychain: \(failure.message)")
+            throw ExitCode(1)
         }
     }
 }
