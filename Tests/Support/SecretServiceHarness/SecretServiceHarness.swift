@@ -15,7 +15,7 @@ import Glibc
 ///   creates the `login` keyring with that password, unlocked, and points the `default` alias at
 ///   it: no prompt, no display needed.
 /// - `.keychainKit`: the built `keychainctl secret-service` (from the folder the test binary runs
-///   in, as the keychainctl tests find it) with `KEYCHAINKIT_KEYCHAIN` and
+///   in, as the keychainctl tests find it, or `KEYCHAINKIT_SS_KEYCHAINCTL`) with `KEYCHAINKIT_KEYCHAIN` and
 ///   `KEYCHAINKIT_DEVICE_KEY_FILE` in the sandbox and the cheap test KDF
 ///   (`KEYCHAINKIT_TESTING_KDF=1`).
 ///
@@ -40,6 +40,11 @@ public final class SecretServiceHarness: @unchecked Sendable {
             ?? CommandLine.arguments[0]
         return (executable as NSString).deletingLastPathComponent
     }()
+
+    /// The `keychainctl` our provider runs as: the built one, or `KEYCHAINKIT_SS_KEYCHAINCTL` when
+    /// set (to run these clients against another build, e.g. a release one).
+    public static let keychainctlPath: String =
+        ProcessInfo.processInfo.environment["KEYCHAINKIT_SS_KEYCHAINCTL"] ?? binaries + "/keychainctl"
 
     public let provider: SecretServiceProvider
     /// The sandbox directory.
@@ -125,7 +130,7 @@ public final class SecretServiceHarness: @unchecked Sendable {
                                            stdin: Array(Self.gnomeLoginPassword.utf8))
         case .keychainKit:
             daemon = try BackgroundProcess(name: "keychainctl secret-service",
-                                           arguments: [Self.binaries + "/keychainctl", "secret-service"],
+                                           arguments: [Self.keychainctlPath, "secret-service"],
                                            environment: environment.merging(keychainEnvironment) { _, new in new },
                                            logPath: "\(directory)/provider.log")
         }
@@ -177,6 +182,6 @@ public final class SecretServiceHarness: @unchecked Sendable {
 
     /// Runs the built `keychainctl` on the sandbox's keychain (our provider's store).
     public func keychainctl(_ arguments: [String], stdin: [UInt8]? = nil) throws -> ClientRun {
-        try run([Self.binaries + "/keychainctl"] + arguments, stdin: stdin, environment: keychainEnvironment)
+        try run([Self.keychainctlPath] + arguments, stdin: stdin, environment: keychainEnvironment)
     }
 }
