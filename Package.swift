@@ -145,6 +145,10 @@ let package = Package(
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
                                                                   "PseudoTerminalSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "EtcdClusterSupport", path: "Tests/Support/EtcdCluster"),
+        // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
+        // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
+        .target(name: "SecretServiceHarness", path: "Tests/Support/SecretServiceHarness"),
+        .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux"]),

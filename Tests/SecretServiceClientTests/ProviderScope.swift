@@ -1,0 +1,28 @@
+import EtcdClusterSupport
+import Foundation
+import SecretServiceHarness
+import Testing
+
+/// Starts `provider` on a private bus, runs `body` against it on a thread of its own (clients
+/// block for a while), and checks that the provider is still alive afterwards: no scenario may
+/// crash it.
+func withProvider(_ provider: SecretServiceProvider, _ body: @escaping @Sendable (SecretServiceHarness) throws -> Void) async throws {
+    try await onDedicatedThread {
+        let harness = try SecretServiceHarness(provider)
+        defer { harness.stop() }
+        try body(harness)
+        #expect(harness.providerIsRunning, "\(provider) died: \(harness.providerLog)")
+    }
+}
+
+/// Decodes the JSON object a client script printed on its standard output.
+func jsonObject(_ run: ClientRun) throws -> [String: Any] {
+    #expect(run.status == 0, "\(run)")
+    let value = try JSONSerialization.jsonObject(with: Data(run.stdoutBytes))
+    return try #require(value as? [String: Any], "not a JSON object: \(run)")
+}
+
+extension String {
+    /// The UTF-8 bytes (secrets go to clients as standard input).
+    var bytes: [UInt8] { Array(utf8) }
+}

@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A daemon started for a test (the bus, a provider), its output going to a log file. It runs
+/// under `timeout`, which leads a process group of its own, so that a test process that dies
+/// without cleaning up leaves it running for at most ten minutes; and through
+/// `setpriv --pdeathsig KILL`, so that it dies with its `timeout` whatever kills that. It is
+/// stopped with SIGKILL to the whole group (the brief's teardown: no clean shutdown to wait for).
+final class BackgroundProcess {
+    let name: String
+    let logPath: String
+    private let pid: pid_t
+    private var reaped = false
+
+    /// Starts `arguments[0]` (an absolute path); `stdin`, when given, is written to its standard
+    /// input through a pipe which is then closed (gnome-keyring-daemon reads its unlock password so).
+    init(name: String, arguments: [String], environment: [String: String], logPath: String, stdin: [UInt8]? = nil) throws {
+        self.name = name
+        self.logPath = logPath
+        let argv = ["/usr/bin/timeout", "--kill-after=5", "600", "/usr/bin/setpriv", "--pdeathsig", "KILL"] + arguments
+        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard log >= 0 else { throw ChildProcess.SpawnError(description: "cannot open \(logPath)") }
+        defer { close(log) }
+        let input = try ChildProcess.pipe()
+        defer { close(input.read) }
+        do {
+            pid = try ChildProcess.spawn(argv, environment: environment, stdin: input.read, stdout: log, stderr: log)
+        } catch {
+            close(input.write)
+            throw error
+        }
+        ChildProcess.writeAll(stdin ?? [], to: input.write)
+        close(input.write)
+    }
+
+    deinit {
+        kill()
+    }
+
+    /// Whether the program is still running (reaps it if it has exited).
+    var isRunning: Bool {
+        guard !reaped else { return false }
+        let result = waitpid(pid, nil, WNOHANG)
+        if result == pid { reaped = true }
+        return result == 0
+    }
+
+    /// The program's output so far (for failure messages; no secret ever goes to a daemon's output).
+    var log: String {
+        String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self)
+    }
+
+    /// SIGKILL to the whole process group (`timeout` leads it), then reaps `timeout`.
+    func kill() {
+        guard !reaped else { return }
+        Glibc.kill(-pid, SIGKILL)
+        Glibc.kill(pid, SIGKILL)
+        waitpid(pid, nil, 0)
+        reaped = true
+    }
+}
