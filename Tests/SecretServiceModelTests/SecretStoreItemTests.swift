@@ -190,3 +190,36 @@ struct SecretStoreTests {
         }
     }
 }
+
+extension SecretStoreTests {
+    @Test("the real keychainctl and the store see the same items, both ways")
+    func withKeychainctl() throws {
+        try IsolatedKeychains.withStore { store, directory in
+            let generic = try KeychainctlRunner.run(["add-generic-password", "-s", "pypi", "-a", "alice", "-w"], stdin: "gen-secret\n", directory: directory)
+            try #require(generic.status == 0)
+            let internet = try KeychainctlRunner.run(["add-internet-password", "-s", "github.com", "-a", "bob", "-r", "https", "-w"],
+                                                     stdin: "git-secret\n", directory: directory)
+            try #require(internet.status == 0)
+
+            // secret-tool lookup service pypi username alice / Python keyring.get_password.
+            let keyringHit = try store.search(attributes: ["service": "pypi", "username": "alice"]).unlocked
+            try #require(keyringHit.count == 1)
+            #expect(try store.secret(keyringHit[0]).text == "gen-secret")
+            // git credential-libsecret get for https://bob@github.com.
+            let gitHit = try store.search(attributes: ["user": "bob", "protocol": "https", "server": "github.com"]).unlocked
+            try #require(gitHit.count == 1)
+            #expect(try store.secret(gitHit[0]).text == "git-secret")
+
+            // Created here, read by keychainctl.
+            _ = try store.createItem(in: .login, label: "npm", attributes: ["service": "npm", "username": "carol", "application": "Python keyring library"],
+                                     secret: SecretValue(bytes: Array("npm-secret".utf8)), replace: true)
+            #expect(try KeychainctlRunner.run(["find-generic-password", "-s", "npm", "-a", "carol", "-w"], directory: directory)
+                == (0, "npm-secret\n"))
+            _ = try store.createItem(in: .login, label: "Git: https://gitlab.com/",
+                                     attributes: ["xdg:schema": "org.gnome.keyring.NetworkPassword", "user": "dave", "protocol": "https", "server": "gitlab.com"],
+                                     secret: SecretValue(bytes: Array("glpat".utf8)), replace: true)
+            #expect(try KeychainctlRunner.run(["find-internet-password", "-s", "gitlab.com", "-a", "dave", "-r", "htps", "-w"], directory: directory)
+                == (0, "glpat\n"))
+        }
+    }
+}
