@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 @testable import SecretService
+import Synchronization
 import Testing
 
 /// The store on real keychain files in temporary directories. Serialized: the default keychain
@@ -220,6 +221,33 @@ extension SecretStoreTests {
                                      secret: SecretValue(bytes: Array("glpat".utf8)), replace: true)
             #expect(try KeychainctlRunner.run(["find-internet-password", "-s", "gitlab.com", "-a", "dave", "-r", "htps", "-w"], directory: directory)
                 == (0, "glpat\n"))
+        }
+    }
+}
+
+extension SecretStoreTests {
+    @Test("calls from several threads at once: every item created once, every search consistent")
+    func concurrentCalls() throws {
+        try IsolatedKeychains.withStore { store, _ in
+            let errors = Mutex<[SecretServiceError]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                for index in 0..<10 {
+                    do throws(SecretServiceError) {
+                        _ = try store.createItem(in: .login, label: "t", attributes: ["thread": "\(thread)", "index": "\(index)"],
+                                                 secret: SecretValue(bytes: [UInt8(thread), UInt8(index)]), replace: false)
+                        _ = try store.search(attributes: ["thread": "\(thread)"])
+                    } catch {
+                        errors.withLock { $0.append(error) }
+                    }
+                }
+            }
+            #expect(errors.withLock { $0 }.isEmpty)
+            #expect(try store.itemIDs(in: .login).count == 40)
+            for thread in 0..<4 {
+                let found = try store.search(attributes: ["thread": "\(thread)"]).unlocked
+                #expect(found.count == 10)
+                #expect(Set(try found.map { try store.secret($0).bytes[0] }) == [UInt8(thread)])
+            }
         }
     }
 }
