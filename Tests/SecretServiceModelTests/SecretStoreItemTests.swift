@@ -20,6 +20,7 @@ struct SecretStoreTests {
             #expect(try store.search(attributes: [:]).unlocked.contains(ref))
             let info = try store.item(ref)
             #expect(info.label == "Demo token" && info.attributes == attributes)
+            #expect(info.created > Date(timeIntervalSince1970: 1_700_000_000) && info.modified >= info.created)
             #expect(try store.secret(ref) == SecretValue(bytes: Array("s1".utf8), contentType: "text/plain"))
 
             // replace: true with the same attributes updates the same item.
