@@ -152,7 +152,8 @@ let package = Package(
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux"]),
-        .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine"]),
+        // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
+        .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl"]),
         .testTarget(
             name: "KeychainKitTests",
             dependencies: ["KeychainKit", "KeychainKitTesting", .product(name: "Crypto", package: "swift-crypto")]

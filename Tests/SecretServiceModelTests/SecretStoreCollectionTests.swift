@@ -1,4 +1,5 @@
 import Foundation
+import KeychainEngine
 import KeychainServices
 @testable import SecretService
 import Testing
@@ -47,6 +48,16 @@ extension SecretStoreTests {
             #expect(throws: SecretServiceError.noSuchObject) { try reopened.secret(item) }
             #expect(throws: SecretServiceError.noSuchObject) { try reopened.setAlias("x", to: work) }
             #expect(try SecretStore().collectionIDs() == [.login])
+
+            // A collection whose file was removed by hand does not break searches of the others.
+            let gone = try reopened.createCollection(label: "gone", password: nil)
+            _ = try reopened.createItem(in: gone, label: "g", attributes: ["k": "v"], secret: SecretValue(bytes: [1]), replace: false)
+            let loginItem = try reopened.createItem(in: .login, label: "l", attributes: ["k": "v"], secret: SecretValue(bytes: [2]), replace: false)
+            try FileManager.default.removeItem(atPath: directory + "/gone.keychain-db")
+            // As after a daemon restart: the process no longer holds the removed file open.
+            KeychainRegistry.shared.forget(path: directory + "/gone.keychain-db")
+            #expect(try reopened.search(attributes: ["k": "v"]).unlocked == [loginItem])
+            #expect(throws: SecretServiceError.noSuchObject) { try reopened.itemIDs(in: gone) }
         }
     }
 

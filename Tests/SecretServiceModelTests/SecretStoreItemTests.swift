@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 @testable import SecretService
+import Synchronization
 import Testing
 
 /// The store on real keychain files in temporary directories. Serialized: the default keychain
@@ -19,6 +20,7 @@ struct SecretStoreTests {
             #expect(try store.search(attributes: [:]).unlocked.contains(ref))
             let info = try store.item(ref)
             #expect(info.label == "Demo token" && info.attributes == attributes)
+            #expect(info.created > Date(timeIntervalSince1970: 1_700_000_000) && info.modified >= info.created)
             #expect(try store.secret(ref) == SecretValue(bytes: Array("s1".utf8), contentType: "text/plain"))
 
             // replace: true with the same attributes updates the same item.
@@ -187,6 +189,66 @@ struct SecretStoreTests {
             #expect(throws: SecretServiceError.noSuchObject) { try store.itemIDs(in: missing) }
             #expect(SecretCollectionID(rawValue: "a/b") == nil && SecretCollectionID(rawValue: "") == nil && SecretCollectionID(rawValue: "é") == nil)
             #expect(SecretItemID(rawValue: "xyz") == nil)
+        }
+    }
+}
+
+extension SecretStoreTests {
+    @Test("the real keychainctl and the store see the same items, both ways")
+    func withKeychainctl() throws {
+        try IsolatedKeychains.withStore { store, directory in
+            let generic = try KeychainctlRunner.run(["add-generic-password", "-s", "pypi", "-a", "alice", "-w"], stdin: "gen-secret\n", directory: directory)
+            try #require(generic.status == 0)
+            let internet = try KeychainctlRunner.run(["add-internet-password", "-s", "github.com", "-a", "bob", "-r", "https", "-w"],
+                                                     stdin: "git-secret\n", directory: directory)
+            try #require(internet.status == 0)
+
+            // secret-tool lookup service pypi username alice / Python keyring.get_password.
+            let keyringHit = try store.search(attributes: ["service": "pypi", "username": "alice"]).unlocked
+            try #require(keyringHit.count == 1)
+            #expect(try store.secret(keyringHit[0]).text == "gen-secret")
+            // git credential-libsecret get for https://bob@github.com.
+            let gitHit = try store.search(attributes: ["user": "bob", "protocol": "https", "server": "github.com"]).unlocked
+            try #require(gitHit.count == 1)
+            #expect(try store.secret(gitHit[0]).text == "git-secret")
+
+            // Created here, read by keychainctl.
+            _ = try store.createItem(in: .login, label: "npm", attributes: ["service": "npm", "username": "carol", "application": "Python keyring library"],
+                                     secret: SecretValue(bytes: Array("npm-secret".utf8)), replace: true)
+            #expect(try KeychainctlRunner.run(["find-generic-password", "-s", "npm", "-a", "carol", "-w"], directory: directory)
+                == (0, "npm-secret\n"))
+            _ = try store.createItem(in: .login, label: "Git: https://gitlab.com/",
+                                     attributes: ["xdg:schema": "org.gnome.keyring.NetworkPassword", "user": "dave", "protocol": "https", "server": "gitlab.com"],
+                                     secret: SecretValue(bytes: Array("glpat".utf8)), replace: true)
+            #expect(try KeychainctlRunner.run(["find-internet-password", "-s", "gitlab.com", "-a", "dave", "-r", "htps", "-w"], directory: directory)
+                == (0, "glpat\n"))
+        }
+    }
+}
+
+extension SecretStoreTests {
+    @Test("calls from several threads at once: every item created once, every search consistent")
+    func concurrentCalls() throws {
+        try IsolatedKeychains.withStore { store, _ in
+            let errors = Mutex<[SecretServiceError]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                for index in 0..<10 {
+                    do throws(SecretServiceError) {
+                        _ = try store.createItem(in: .login, label: "t", attributes: ["thread": "\(thread)", "index": "\(index)"],
+                                                 secret: SecretValue(bytes: [UInt8(thread), UInt8(index)]), replace: false)
+                        _ = try store.search(attributes: ["thread": "\(thread)"])
+                    } catch {
+                        errors.withLock { $0.append(error) }
+                    }
+                }
+            }
+            #expect(errors.withLock { $0 }.isEmpty)
+            #expect(try store.itemIDs(in: .login).count == 40)
+            for thread in 0..<4 {
+                let found = try store.search(attributes: ["thread": "\(thread)"]).unlocked
+                #expect(found.count == 10)
+                #expect(Set(try found.map { try store.secret($0).bytes[0] }) == [UInt8(thread)])
+            }
         }
     }
 }

@@ -8,8 +8,8 @@ import Glibc
 
 /// An isolated keychain directory for one test: the default keychain, the device key and the
 /// collection metadata all in a fresh temporary folder, the cheap test KDF, no sharing of
-/// unlocks through the kernel keyring. The default keychain is process-wide, so the suites
-/// that use this are serialized.
+/// unlocks through the kernel keyring, keychainctl's access group (the daemon's). The default
+/// keychain is process-wide, so the suites that use this are serialized.
 enum IsolatedKeychains {
     /// Runs `body` with a new store over a fresh directory, then removes the directory.
     static func withStore(_ body: (SecretStore, String) throws -> Void) throws {
@@ -18,6 +18,8 @@ enum IsolatedKeychains {
         setenv("KEYCHAINKIT_KEYCHAIN", directory + "/login.keychain-db", 1)
         setenv("KEYCHAINKIT_DEVICE_KEY_FILE", directory + "/device.key", 1)
         setenv("KEYCHAINKIT_SESSION_KEYRING", "off", 1)
+        // The daemon runs as `keychainctl secret-service`: its access group is keychainctl's.
+        setenv("KEYCHAINKIT_APP_ID", "keychainctl", 1)
         unsetenv("KEYCHAINKIT_PASSWORD_FILE")
         KeychainRegistry.shared.useTestingKDF(true)
         KeychainRegistry.shared.setDefaultKeychainPath(nil)

@@ -118,6 +118,47 @@ struct TransferSessionTests {
         #expect(fermat[0] == 1 && fermat.dropFirst().allSatisfy { $0 == 0 })
     }
 
+    @Test("Montgomery exponentiation agrees with Python's pow on random 1024-bit numbers",
+          .enabled(if: PythonSecretStorage.isAvailable))
+    func randomPowersAgainstPython() throws {
+        let group = IETF1024Group.modulus
+        var generator = SystemRandomNumberGenerator()
+        var lines: [String] = []
+        var ours: [String] = []
+        for round in 0..<8 {
+            var base = (0..<16).map { _ in generator.next() as UInt64 }
+            base[15] >>= 1  // below p
+            // Exponents with long runs of zero and one bits too, not only random ones.
+            let exponent: [UInt64] = switch round {
+            case 0: [UInt64](repeating: 0, count: 16)
+            case 1: [UInt64](repeating: .max, count: 16)
+            case 2: [1] + [UInt64](repeating: 0, count: 15)
+            default: (0..<16).map { _ in generator.next() as UInt64 }
+            }
+            let baseHex = Limbs.toBigEndian(base, length: 128).hex, exponentHex = Limbs.toBigEndian(exponent, length: 128).hex
+            lines.append("\(baseHex) \(exponentHex)")
+            ours.append(Limbs.toBigEndian(group.power(base, exponent), length: 128).hex)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PythonSecretStorage.python)
+        process.arguments = ["-c", """
+        import sys
+        p = int('\(IETF1024Group.primeHex)', 16)
+        for line in sys.stdin:
+            b, e = (int(x, 16) for x in line.split())
+            print(pow(b, e, p).to_bytes(128, 'big').hex())
+        """]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.split(separator: "\n").map(String.init) == ours)
+    }
+
     @Test("PKCS#7: valid pads accepted, every wrong pad refused")
     func padding() {
         var block = [UInt8](repeating: 0x41, count: 12) + [4, 4, 4, 4]

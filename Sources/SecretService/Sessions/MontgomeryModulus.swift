@@ -40,57 +40,119 @@ struct MontgomeryModulus: Sendable {
     }
 
     /// base^exponent mod modulus. `base` must be below the modulus; `exponent` may have any
-    /// number of limbs, and every one of its bits costs one squaring and one multiplication.
+    /// number of limbs. A fixed 4-bit window: for every 4 exponent bits, four squarings and one
+    /// multiplication by a table entry that is read by scanning the whole table with masks, so
+    /// neither the operations nor the memory reads depend on the exponent's bits.
     func power(_ base: [UInt64], _ exponent: [UInt64]) -> [UInt64] {
         precondition(base.count == limbCount)
-        var one = [UInt64](repeating: 0, count: limbCount)
+        let count = limbCount
+        var one = [UInt64](repeating: 0, count: count)
         one[0] = 1
-        let montgomeryBase = multiply(base, rSquared)
-        var result = multiply(one, rSquared)
-        for limb in exponent.reversed() {
-            for bit in stride(from: 63, through: 0, by: -1) {
-                result = multiply(result, result)
-                let product = multiply(result, montgomeryBase)
-                let mask = 0 &- ((limb >> UInt64(bit)) & 1)  // all ones when the bit is set
-                for index in 0..<limbCount {
-                    result[index] = (product[index] & mask) | (result[index] & ~mask)
+        // table[i] = base^i in Montgomery form, i = 0...15, one after the other.
+        var table = [UInt64](repeating: 0, count: 16 * count)
+        var result = [UInt64](repeating: 0, count: count)
+        var selected = [UInt64](repeating: 0, count: count)
+        var scratch = [UInt64](repeating: 0, count: count + 2)
+        table.withUnsafeMutableBufferPointer { table in
+            result.withUnsafeMutableBufferPointer { result in
+                selected.withUnsafeMutableBufferPointer { selected in
+                    scratch.withUnsafeMutableBufferPointer { scratch in
+                        let table = table.baseAddress!, result = result.baseAddress!
+                        let selected = selected.baseAddress!, scratch = scratch.baseAddress!
+                        one.withUnsafeBufferPointer { one in
+                            rSquared.withUnsafeBufferPointer { rSquared in
+                                multiply(one.baseAddress!, rSquared.baseAddress!, into: table, scratch: scratch)
+                            }
+                        }
+                        base.withUnsafeBufferPointer { base in
+                            rSquared.withUnsafeBufferPointer { rSquared in
+                                multiply(base.baseAddress!, rSquared.baseAddress!, into: table + count, scratch: scratch)
+                            }
+                        }
+                        for index in 2..<16 {
+                            multiply(table + (index - 1) * count, table + count, into: table + index * count, scratch: scratch)
+                        }
+                        result.update(from: table, count: count)  // R mod m: 1 in Montgomery form
+                        for limb in exponent.reversed() {
+                            for shift in stride(from: 60, through: 0, by: -4) {
+                                for _ in 0..<4 { multiply(result, result, into: result, scratch: scratch) }
+                                let window = (limb >> UInt64(shift)) & 0xF
+                                for position in 0..<count { selected[position] = 0 }
+                                for entry in 0..<16 {
+                                    // All ones for the entry equal to the window, zero for the others.
+                                    let difference = UInt64(entry) ^ window
+                                    let mask = ((difference | (0 &- difference)) >> 63) &- 1
+                                    for position in 0..<count { selected[position] |= table[entry * count + position] & mask }
+                                }
+                                multiply(result, selected, into: result, scratch: scratch)
+                            }
+                        }
+                        one.withUnsafeBufferPointer { one in
+                            multiply(result, one.baseAddress!, into: result, scratch: scratch)
+                        }
+                    }
                 }
             }
         }
-        return multiply(result, one)
+        return result
     }
 
     /// a·b·R⁻¹ mod modulus (coarsely integrated operand scanning), for a, b below the modulus.
     func multiply(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
-        let count = limbCount
-        var t = [UInt64](repeating: 0, count: count + 2)
-        for i in 0..<count {
-            var carry: UInt64 = 0
-            for j in 0..<count {
-                (carry, t[j]) = Self.multiplyAdd(a[j], b[i], t[j], carry)
+        var result = [UInt64](repeating: 0, count: limbCount)
+        var scratch = [UInt64](repeating: 0, count: limbCount + 2)
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                result.withUnsafeMutableBufferPointer { result in
+                    scratch.withUnsafeMutableBufferPointer { scratch in
+                        multiply(a.baseAddress!, b.baseAddress!, into: result.baseAddress!, scratch: scratch.baseAddress!)
+                    }
+                }
             }
-            let (sum, overflow) = t[count].addingReportingOverflow(carry)
-            t[count] = sum
-            t[count + 1] = overflow ? 1 : 0
-            let m = t[0] &* inverseOfLowLimb
-            (carry, _) = Self.multiplyAdd(m, modulus[0], t[0], 0)
-            for j in 1..<count {
-                (carry, t[j - 1]) = Self.multiplyAdd(m, modulus[j], t[j], carry)
-            }
-            let (top, topOverflow) = t[count].addingReportingOverflow(carry)
-            t[count - 1] = top
-            t[count] = t[count + 1] &+ (topOverflow ? 1 : 0)
-        }
-        // t < 2·modulus: subtract once when t ≥ modulus, chosen by mask.
-        let low = Array(t[0..<count])
-        let (difference, borrow) = Self.subtract(low, modulus)
-        // Keep t when it is below the modulus: no carry limb and the subtraction borrowed.
-        let keepMask: UInt64 = (t[count] == 0 && borrow != 0) ? ~0 : 0
-        var result = difference
-        for index in 0..<count {
-            result[index] = (low[index] & keepMask) | (difference[index] & ~keepMask)
         }
         return result
+    }
+
+    /// a·b·R⁻¹ mod modulus into `output` (which may be `a` or `b`: it is written only after both
+    /// have been read), with `scratch` of limbCount + 2 limbs. No allocation.
+    private func multiply(_ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>, into output: UnsafeMutablePointer<UInt64>,
+                          scratch t: UnsafeMutablePointer<UInt64>) {
+        let count = limbCount
+        t.update(repeating: 0, count: count + 2)
+        modulus.withUnsafeBufferPointer { modulusBuffer in
+            let modulus = modulusBuffer.baseAddress!
+            for i in 0..<count {
+                var carry: UInt64 = 0
+                let bi = b[i]
+                for j in 0..<count {
+                    (carry, t[j]) = Self.multiplyAdd(a[j], bi, t[j], carry)
+                }
+                let (sum, overflow) = t[count].addingReportingOverflow(carry)
+                t[count] = sum
+                t[count + 1] = overflow ? 1 : 0
+                let m = t[0] &* inverseOfLowLimb
+                (carry, _) = Self.multiplyAdd(m, modulus[0], t[0], 0)
+                for j in 1..<count {
+                    (carry, t[j - 1]) = Self.multiplyAdd(m, modulus[j], t[j], carry)
+                }
+                let (top, topOverflow) = t[count].addingReportingOverflow(carry)
+                t[count - 1] = top
+                t[count] = t[count + 1] &+ (topOverflow ? 1 : 0)
+            }
+            // t < 2·modulus: subtract the modulus once when t ≥ modulus, the choice made by mask.
+            var borrow: UInt64 = 0
+            for index in 0..<count {
+                let (first, borrowed1) = t[index].subtractingReportingOverflow(modulus[index])
+                let (second, borrowed2) = first.subtractingReportingOverflow(borrow)
+                output[index] = second
+                borrow = (borrowed1 ? 1 : 0) | (borrowed2 ? 1 : 0)
+            }
+            // Keep t (mask all ones) when it is below the modulus: no carry limb and a final borrow.
+            let keep = (borrow & (((t[count] | (0 &- t[count])) >> 63) ^ 1)) &* UInt64.max
+            for index in 0..<count {
+                output[index] = (t[index] & keep) | (output[index] & ~keep)
+            }
+        }
     }
 
     /// a·b + c + d as (high, low); never overflows 128 bits.

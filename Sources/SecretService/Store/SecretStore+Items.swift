@@ -20,7 +20,15 @@ extension SecretStore {
         try locked { () throws(SecretServiceError) -> SecretSearchResult in
             var result = SecretSearchResult(unlocked: [], locked: [])
             for id in orderedCollections() {
-                guard !(try lockedState(id)) else {
+                let isLocked: Bool
+                do throws(SecretServiceError) {
+                    isLocked = try lockedState(id)
+                } catch .noSuchObject {
+                    // A collection whose keychain file was removed by hand: nothing to find
+                    // there, and no reason to fail the search of the others.
+                    continue
+                }
+                guard !isLocked else {
                     result.lockedCollections.append(id)
                     continue
                 }
