@@ -57,22 +57,28 @@ extension SecretServiceDaemon {
         }
     }
 
+    /// The D-Bus type of `OpenSession`'s input for each algorithm the specification defines.
+    static let sessionInputTypes = ["plain": "s", "dh-ietf1024-sha256-aes128-cbc-pkcs7": "ay"]
+
     /// The path of an item.
     static func path(of address: SecretItemAddress) -> String {
         SecretObjectPath.item(collection: address.collection, item: address.item).path
     }
 
     private func openSession(algorithm: String, input: DBusValue, sender: String) throws(DBusError) -> [DBusValue] {
-        // `plain` takes an empty string, the DH algorithm a byte array; which input suits which
-        // algorithm is the backend's to judge, so an unknown algorithm is NotSupported whatever
-        // its input (secretstorage falls back to plain on exactly that error).
+        // The specification's input type of each algorithm: `plain` an (empty) string, the DH
+        // algorithm the client's public key as bytes. An input of the wrong type is InvalidArgs;
+        // an algorithm not listed goes to the backend, which answers NotSupported (secretstorage
+        // falls back to plain on exactly that error).
         let inputBytes: [UInt8]
-        if case .string(let text) = input {
+        switch (Self.sessionInputTypes[algorithm], input) {
+        case ("s"?, .string(let text)), (nil, .string(let text)):
             inputBytes = Array(text.utf8)
-        } else if let bytes = input.byteArray {
+        case ("ay"?, _), (nil, _):
+            guard let bytes = input.byteArray else { throw .invalidArgs("the session input for \(algorithm) must be a byte array") }
             inputBytes = bytes
-        } else {
-            throw .invalidArgs("the session input must be a string or a byte array")
+        default:
+            throw .invalidArgs("the session input for \(algorithm) must be of type \(Self.sessionInputTypes[algorithm] ?? "")")
         }
         let opened = try backend.openTransferSession(algorithm: algorithm, input: inputBytes)
         let number = takeObjectNumber()
