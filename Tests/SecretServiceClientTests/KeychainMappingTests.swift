@@ -4,7 +4,7 @@ import Testing
 
 /// Our provider serves the keychain itself: what Secret Service clients store, keychainctl finds
 /// as the matching keychain item, and the other way round (issue 15's attribute mapping).
-@Suite("KeychainKit provider and keychainctl see the same items", .enabled(if: SecretServiceProvider.oursEnabled))
+@Suite("KeychainKit provider and keychainctl see the same items")
 struct KeychainMappingTests {
     @Test("Python keyring ↔ generic passwords; git's libsecret helper ↔ internet passwords")
     func sameItems() async throws {

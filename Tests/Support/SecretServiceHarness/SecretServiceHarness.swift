@@ -144,15 +144,16 @@ public final class SecretServiceHarness: @unchecked Sendable {
          "KEYCHAINKIT_TESTING_KDF": "1"]
     }
 
-    /// Polls `NameHasOwner(org.freedesktop.secrets)` on the bus for up to 30 seconds.
+    /// Polls `NameHasOwner(org.freedesktop.secrets)` on the bus for up to 90 seconds (generous:
+    /// CI machines have two cores shared by parallel tests).
     private func waitForOwner() throws {
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(90)
         while true {
             if try nameHasOwner(Self.serviceName) { return }
             for process in [bus, daemon] where process?.isRunning == false {
                 throw Failure(description: "\(process?.name ?? "?") exited before \(Self.serviceName) had an owner")
             }
-            if Date() > deadline { throw Failure(description: "timed out waiting for an owner of \(Self.serviceName)") }
+            if Date() > deadline { throw Failure(description: "timed out waiting for an owner of \(Self.serviceName); provider log: \(providerLog)") }
             usleep(50_000)
         }
     }

@@ -16,9 +16,6 @@ public enum SecretServiceProvider: String, CaseIterable, Sendable, CustomStringC
         }
     }
 
-    /// Whether the `.keychainKit` cases run: `KEYCHAINKIT_SS_TESTS_OURS=1` until the daemon is merged.
-    public static let oursEnabled = ProcessInfo.processInfo.environment["KEYCHAINKIT_SS_TESTS_OURS"] == "1"
-
-    /// The providers every client scenario is parameterized over (the one place the gate on ours lives).
-    public static let underTest: [SecretServiceProvider] = oursEnabled ? allCases : [.gnomeKeyring]
+    /// The providers every client scenario is parameterized over.
+    public static let underTest: [SecretServiceProvider] = allCases
 }
