@@ -30,8 +30,10 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         }
         let expansion = ValueRefQuery.expand(&dictionary)
         guard expansion == errSecSuccess else { return expansion }
-        let keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
-        return SecItemCall.deliver(engine.copyMatching(dictionary), keyReturn: keyReturn, into: result)
+        var keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
+        keyReturn?.keyUse = (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible)
+        let outcome = engine.copyMatching(dictionary, deferringPrivateKeyUsage: keyReturn?.defersPrivateKeyUsage ?? false)
+        return SecItemCall.deliver(outcome, keyReturn: keyReturn, into: result)
     }
 }
 
@@ -81,7 +83,7 @@ enum SecItemCall {
     static func engine(for database: KeychainDatabase) -> SecItemEngine {
         let registry = KeychainRegistry.shared
         return SecItemEngine(database: database, accessGroups: registry.accessGroups,
-                             authenticator: registry.configuration.authenticator,
+                             authenticator: registry.authenticator(for: database),
                              accessControlObject: { SecAccessControl($0) })
     }
 

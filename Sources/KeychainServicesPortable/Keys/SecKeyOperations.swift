@@ -51,6 +51,7 @@ public func SecKeyCreateSignature(
 ) -> CFData? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
         let spec = try spec(algorithm, key, .sign)
+        try key.authorizePrivateKeyUse()
         let data = dataToSign as Data
         switch (key.material, spec) {
         case (.ecPrivate(let ecKey), .ecdsa(let hash, let isDigest)):
@@ -140,6 +141,7 @@ public func SecKeyCreateDecryptedData(
 ) -> CFData? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
         let spec = try spec(algorithm, key, .decrypt)
+        try key.authorizePrivateKeyUse()
         let data = ciphertext as Data
         switch (key.material, spec) {
         case (.rsaPrivate(let rsaKey), .rsaOAEP(let hash)):
@@ -173,6 +175,7 @@ public func SecKeyCopyKeyExchangeResult(
         guard case .ecPublic(let peerKey) = publicKey.publicMaterial, peerKey.curve == ownKey.curve else {
             throw .parameter("key exchange needs a public key on the same curve")
         }
+        try privateKey.authorizePrivateKeyUse()
         let secret: SharedSecret
         do {
             secret = try ownKey.sharedSecret(with: peerKey)

@@ -1,0 +1,118 @@
+// `.privateKeyUsage` access control on stored keys, through Apple's API: the lookup returns the
+// key without authentication, each signature / key exchange satisfies the item's constraint
+// first (the real pinentry-tty on a pseudo-terminal), and the LAContext given at lookup is
+// reused as Apple reuses it.
+
+import Foundation
+import KeychainEngine
+import KeychainServices
+import PseudoTerminalSupport
+import Testing
+
+/// A password keychain whose prompts go to a real pinentry on a pseudo-terminal.
+private final class PromptingKeychain {
+    static let password = "device-passcode"
+    let directory: URL
+    let path: String
+    let keychain: SecKeychain
+    let terminal: PseudoTerminal
+
+    init() throws {
+        KeychainRegistry.shared.useTestingKDF(true)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-pku-\(UUID().uuidString)")
+        path = directory.appendingPathComponent("pku.keychain-db").path
+        let bytes = Array(Self.password.utf8)
+        var created: SecKeychain?
+        let path = path
+        try #require(bytes.withUnsafeBytes { SecKeychainCreate(path, UInt32(bytes.count), $0.baseAddress, false, nil, &created) }
+            == errSecSuccess)
+        keychain = try #require(created)
+        terminal = try PseudoTerminal()
+        KeychainRegistry.shared.setAuthenticator(
+            OwnerAuthenticator(pinentry: PinentryConfiguration(program: AccessControlTests.pinentryPath, terminal: terminal.devicePath)),
+            forKeychainAt: path)
+    }
+
+    deinit {
+        KeychainRegistry.shared.setAuthenticator(nil, forKeychainAt: path)
+        _ = SecKeychainDelete(keychain)
+        do { try FileManager.default.removeItem(at: directory) } catch {}  // temporary files, best effort
+    }
+
+    /// How many password prompts the terminal has shown.
+    var promptCount: Int { terminal.text.components(separatedBy: "Password:").count - 1 }
+
+    func lookUp(_ extra: [CFString: Any]) -> (OSStatus, CFTypeRef?) {
+        var query: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: Data("guarded".utf8), kSecUseKeychain: keychain]
+        query.merge(extra) { _, new in new }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        return (status, result)
+    }
+}
+
+@Suite("Private key usage: access control checked at each private-key operation")
+struct PrivateKeyUsageTests {
+    static let message = Data("sign me".utf8)
+
+    @Test("the key is found without authentication; signatures and key exchanges ask, an evaluated lookup context is reused")
+    func perOperationCheck() throws {
+        let prompting = try PromptingKeychain()
+        let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                                  [.privateKeyUsage, .devicePasscode], nil))
+        let created = try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256, extra: [
+            kSecUseKeychain: prompting.keychain,
+            kSecPrivateKeyAttrs: [kSecAttrIsPermanent: true, kSecAttrApplicationTag: Data("guarded".utf8),
+                                  kSecAttrAccessControl: access] as CFDictionary,
+        ])
+        let publicKey = try #require(SecKeyCopyPublicKey(created))
+        let terminal = prompting.terminal
+
+        // The lookup itself needs no authentication, even where no prompt is allowed.
+        let context = LAContext()
+        context.localizedReason = "Sign the test message"
+        let lookup = prompting.lookUp([kSecReturnRef: true, kSecUseAuthenticationContext: context,
+                                       kSecUseAuthenticationUI: kSecUseAuthenticationUIFail])
+        #expect(lookup.0 == errSecSuccess)
+        let found = try #require(lookup.1 as? SecKey)
+        #expect(found == created)
+        #expect(prompting.promptCount == 0)
+        // The key's bytes are another matter: reading them still needs the passcode.
+        #expect(prompting.lookUp([kSecReturnData: true, kSecUseAuthenticationUI: kSecUseAuthenticationUIFail]).0
+            == errSecInteractionNotAllowed)
+
+        // The first signature asks for the passcode, showing the context's reason.
+        let typed = Thread.detachResult { terminal.answer(after: "Password:", with: "\(PromptingKeychain.password)\r") }
+        let signature = try #require(sign(found, .ecdsaSignatureMessageX962SHA256, Self.message).value)
+        #expect(typed.value == true)
+        #expect(verify(publicKey, .ecdsaSignatureMessageX962SHA256, Self.message, signature).value == true)
+        #expect(prompting.terminal.text.contains("Sign the test message"))
+        #expect(prompting.promptCount == 1)
+
+        // The context evaluated by that prompt is reused: no second prompt.
+        #expect(sign(found, .ecdsaSignatureMessageX962SHA256, Self.message).value != nil)
+        let peer = try #require(SecKeyCopyPublicKey(try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)))
+        #expect(capture { SecKeyCopyKeyExchangeResult(found, .ecdhKeyExchangeStandard, peer, [:] as CFDictionary, $0) }.value != nil)
+        #expect(prompting.promptCount == 1)
+
+        // A key looked up without a context asks again; a cancel fails the operation with -128.
+        let other = try #require(prompting.lookUp([kSecReturnRef: true]).1 as? SecKey)
+        let cancelled = Thread.detachResult { terminal.answer(after: "Password:", occurrence: 2, with: "\u{04}") }
+        let exchange = capture { SecKeyCopyKeyExchangeResult(other, .ecdhKeyExchangeStandard, peer, [:] as CFDictionary, $0) }
+        #expect(cancelled.value == true)
+        #expect(exchange.value == nil && exchange.code == Int(errSecUserCanceled))
+
+        // The key SecKeyCreateRandomKey returned is guarded the same way.
+        let again = Thread.detachResult {
+            terminal.answer(after: "Password:", occurrence: 3, with: "\(PromptingKeychain.password)\r")
+        }
+        #expect(sign(created, .ecdsaSignatureMessageX962SHA256, Self.message).value != nil)
+        #expect(again.value == true)
+        #expect(prompting.promptCount == 3)
+
+        // An invalidated context fails at once, without a prompt.
+        context.invalidate()
+        #expect(sign(found, .ecdsaSignatureMessageX962SHA256, Self.message).code == Int(errSecAuthFailed))
+        #expect(prompting.promptCount == 3)
+    }
+}
