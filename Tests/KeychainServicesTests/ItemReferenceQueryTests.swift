@@ -7,7 +7,7 @@ import KeychainServices
 import Testing
 
 /// Makes RSA keys and self-signed certificates with openssl.
-private struct IdentityFactory {
+struct IdentityFactory {
     let workspace: OpenSSLWorkspace
 
     init() throws { workspace = try OpenSSLWorkspace() }

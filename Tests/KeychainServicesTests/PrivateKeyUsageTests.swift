@@ -93,6 +93,8 @@ struct PrivateKeyUsageTests {
         #expect(sign(found, .ecdsaSignatureMessageX962SHA256, Self.message).value != nil)
         let peer = try #require(SecKeyCopyPublicKey(try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)))
         #expect(capture { SecKeyCopyKeyExchangeResult(found, .ecdhKeyExchangeStandard, peer, [:] as CFDictionary, $0) }.value != nil)
+        let ciphertext = try #require(encrypt(publicKey, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, Self.message).value)
+        #expect(decrypt(found, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, ciphertext).value == Self.message)
         #expect(prompting.promptCount == 1)
 
         // A key looked up without a context asks again; a cancel fails the operation with -128.
@@ -114,5 +116,36 @@ struct PrivateKeyUsageTests {
         context.invalidate()
         #expect(sign(found, .ecdsaSignatureMessageX962SHA256, Self.message).code == Int(errSecAuthFailed))
         #expect(prompting.promptCount == 3)
+    }
+
+    @Test("the private key of an identity found by SecItemCopyMatching checks its access control at each operation too")
+    func identityKey() throws {
+        let prompting = try PromptingKeychain()
+        let terminal = prompting.terminal
+        let factory = try IdentityFactory()
+        let key = try factory.key("guarded")
+        let certificate = try factory.certificate(key: "guarded", commonName: "Guarded", serial: "61")
+        let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                                  [.privateKeyUsage, .devicePasscode], nil))
+        #expect(SecItemAdd([kSecValueRef: key, kSecAttrAccessControl: access, kSecUseKeychain: prompting.keychain] as CFDictionary, nil)
+            == errSecSuccess)
+        #expect(SecItemAdd([kSecValueRef: certificate, kSecUseKeychain: prompting.keychain] as CFDictionary, nil) == errSecSuccess)
+
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching([kSecClass: kSecClassIdentity, kSecReturnRef: true, kSecUseKeychain: prompting.keychain,
+                                          kSecUseAuthenticationUI: kSecUseAuthenticationUIFail] as CFDictionary, &result)
+        #expect(status == errSecSuccess)
+        let identity = try #require(result as? SecIdentity)
+        var privateKey: SecKey?
+        #expect(SecIdentityCopyPrivateKey(identity, &privateKey) == errSecSuccess)
+        let signingKey = try #require(privateKey)
+        #expect(prompting.promptCount == 0)
+
+        let typed = Thread.detachResult { terminal.answer(after: "Password:", with: "\(PromptingKeychain.password)\r") }
+        let signature = try #require(sign(signingKey, .rsaSignatureMessagePKCS1v15SHA256, Self.message).value)
+        #expect(typed.value == true)
+        #expect(prompting.promptCount == 1)
+        let publicKey = try #require(SecCertificateCopyKey(certificate))
+        #expect(verify(publicKey, .rsaSignatureMessagePKCS1v15SHA256, Self.message, signature).value == true)
     }
 }

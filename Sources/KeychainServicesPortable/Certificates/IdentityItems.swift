@@ -74,11 +74,16 @@ enum IdentityItems {
                      attributes: isTrue(dictionary[kSecReturnAttributes as String]),
                      persistentRef: isTrue(dictionary[kSecReturnPersistentRef as String]))
         let limitAll = (dictionary[kSecMatchLimit as String] as? String) == kSecMatchLimitAll as String
-        let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: true, firstOnly: !limitAll)
+        // As for key references: a `.privateKeyUsage` key of a returned identity checks its
+        // access control at each operation, not here (unless its data is asked for).
+        let deferring = wants.ref && !wants.data
+        let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: true, firstOnly: !limitAll,
+                                             deferringPrivateKeyUsage: deferring)
         guard status == errSecSuccess else { return (status, nil) }
+        let keyUse = deferring ? (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible) : nil
         var results: [Any] = []
         for match in matches {
-            let (entryStatus, entry) = result(for: match, wants: wants)
+            let (entryStatus, entry) = result(for: match, wants: wants, keyUse: keyUse)
             guard entryStatus == errSecSuccess else { return (entryStatus, nil) }
             if let entry { results.append(entry) }
         }
@@ -87,10 +92,11 @@ enum IdentityItems {
     }
 
     /// One identity in the shape the caller asked for.
-    private static func result(for match: Match, wants: (ref: Bool, data: Bool, attributes: Bool, persistentRef: Bool)) -> (OSStatus, Any?) {
+    private static func result(for match: Match, wants: (ref: Bool, data: Bool, attributes: Bool, persistentRef: Bool),
+                               keyUse: (engine: SecItemEngine, context: AuthenticationContextConvertible?)?) -> (OSStatus, Any?) {
         guard let der = match.certificateItem[kSecValueData as String] as? Data,
               let certificate = SecCertificateCreateWithData(nil, der as NSData),
-              let key = ItemReferenceBridge.key(from: match.keyItem),
+              let key = ItemReferenceBridge.key(from: match.keyItem, keyUse: keyUse),
               let identity = SecIdentity(certificate: certificate, privateKey: key)
         else { return (errSecDecode, nil) }
         // The data of a token-bound (Secure Enclave) key is never returned, as for key items.
@@ -167,7 +173,7 @@ enum IdentityItems {
 
     /// The identities `dictionary` selects, in the engine's certificate order.
     static func matches(_ dictionary: [String: Any], engine: SecItemEngine, withKeyData: Bool,
-                        firstOnly: Bool) -> (OSStatus, [Match]) {
+                        firstOnly: Bool, deferringPrivateKeyUsage: Bool = false) -> (OSStatus, [Match]) {
         var certificateQuery = dictionary
         for key in [kSecReturnRef, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecMatchLimit, kSecValueRef,
                     kSecClass, kSecValuePersistentRef] {
@@ -199,7 +205,7 @@ enum IdentityItems {
             keyQuery[kSecReturnAttributes as String] = true
             keyQuery[kSecReturnPersistentRef as String] = true
             if withKeyData { keyQuery[kSecReturnData as String] = true }
-            let key = engine.copyMatching(keyQuery)
+            let key = engine.copyMatching(keyQuery, deferringPrivateKeyUsage: deferringPrivateKeyUsage)
             if key.status == errSecItemNotFound { continue }
             guard key.status == errSecSuccess, let keyItem = key.value as? [String: Any] else { return (key.status, []) }
             if let identity = dictionary[kSecValueRef as String] as? SecIdentity,
