@@ -19,7 +19,7 @@ enum ItemReferenceBridge {
         let persistentRef: Bool
         /// For a key reference without its data: the engine and the caller's
         /// `kSecUseAuthenticationContext`, with which a `.privateKeyUsage` key checks its access
-        /// control at each operation (set by the caller; nil for adds).
+        /// control at each operation (set by the caller).
         var keyUse: (engine: SecItemEngine, context: AuthenticationContextConvertible?)?
 
         /// Whether `.privateKeyUsage` constraints are left to the operations on the returned keys.

@@ -13,7 +13,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         }
         let expansion = ItemReferenceBridge.expandValueRef(&dictionary)
         guard expansion == errSecSuccess else { return expansion }
-        let keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
+        var keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
+        keyReturn?.keyUse = (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible)
         return SecItemCall.deliver(engine.add(dictionary), keyReturn: keyReturn, into: result)
     }
 }

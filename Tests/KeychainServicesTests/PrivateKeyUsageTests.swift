@@ -127,8 +127,10 @@ struct PrivateKeyUsageTests {
         let certificate = try factory.certificate(key: "guarded", commonName: "Guarded", serial: "61")
         let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
                                                                   [.privateKeyUsage, .devicePasscode], nil))
-        #expect(SecItemAdd([kSecValueRef: key, kSecAttrAccessControl: access, kSecUseKeychain: prompting.keychain] as CFDictionary, nil)
-            == errSecSuccess)
+        var added: CFTypeRef?
+        #expect(SecItemAdd([kSecValueRef: key, kSecAttrAccessControl: access, kSecUseKeychain: prompting.keychain,
+                            kSecReturnRef: true] as CFDictionary, &added) == errSecSuccess)
+        let addedKey = try #require(added as? SecKey)
         #expect(SecItemAdd([kSecValueRef: certificate, kSecUseKeychain: prompting.keychain] as CFDictionary, nil) == errSecSuccess)
 
         var result: CFTypeRef?
@@ -147,5 +149,10 @@ struct PrivateKeyUsageTests {
         #expect(prompting.promptCount == 1)
         let publicKey = try #require(SecCertificateCopyKey(certificate))
         #expect(verify(publicKey, .rsaSignatureMessagePKCS1v15SHA256, Self.message, signature).value == true)
+
+        // The reference SecItemAdd returned is guarded too: a cancel fails its signature.
+        let cancelled = Thread.detachResult { terminal.answer(after: "Password:", occurrence: 2, with: "\u{04}") }
+        #expect(sign(addedKey, .rsaSignatureMessagePKCS1v15SHA256, Self.message).code == Int(errSecUserCanceled))
+        #expect(cancelled.value == true)
     }
 }
