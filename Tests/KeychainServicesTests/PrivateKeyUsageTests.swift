@@ -71,15 +71,17 @@ struct PrivateKeyUsageTests {
         // The lookup itself needs no authentication, even where no prompt is allowed.
         let context = LAContext()
         context.localizedReason = "Sign the test message"
-        let lookup = prompting.lookUp([kSecReturnRef: true, kSecUseAuthenticationContext: context,
-                                       kSecUseAuthenticationUI: kSecUseAuthenticationUIFail])
+        context.interactionNotAllowed = true
+        let lookup = prompting.lookUp([kSecReturnRef: true, kSecUseAuthenticationContext: context])
         #expect(lookup.0 == errSecSuccess)
         let found = try #require(lookup.1 as? SecKey)
         #expect(found == created)
         #expect(prompting.promptCount == 0)
+        context.interactionNotAllowed = false  // the key keeps this context: its operations may prompt now
         // The key's bytes are another matter: reading them still needs the passcode.
-        #expect(prompting.lookUp([kSecReturnData: true, kSecUseAuthenticationUI: kSecUseAuthenticationUIFail]).0
-            == errSecInteractionNotAllowed)
+        let silent = LAContext()
+        silent.interactionNotAllowed = true
+        #expect(prompting.lookUp([kSecReturnData: true, kSecUseAuthenticationContext: silent]).0 == errSecInteractionNotAllowed)
 
         // The first signature asks for the passcode, showing the context's reason.
         let typed = Thread.detachResult { terminal.answer(after: "Password:", with: "\(PromptingKeychain.password)\r") }
@@ -134,8 +136,11 @@ struct PrivateKeyUsageTests {
         #expect(SecItemAdd([kSecValueRef: certificate, kSecUseKeychain: prompting.keychain] as CFDictionary, nil) == errSecSuccess)
 
         var result: CFTypeRef?
+        let context = LAContext()
+        context.interactionNotAllowed = true
         let status = SecItemCopyMatching([kSecClass: kSecClassIdentity, kSecReturnRef: true, kSecUseKeychain: prompting.keychain,
-                                          kSecUseAuthenticationUI: kSecUseAuthenticationUIFail] as CFDictionary, &result)
+                                          kSecUseAuthenticationContext: context] as CFDictionary, &result)
+        context.interactionNotAllowed = false  // the key keeps this context: its operations may prompt now
         #expect(status == errSecSuccess)
         let identity = try #require(result as? SecIdentity)
         var privateKey: SecKey?
