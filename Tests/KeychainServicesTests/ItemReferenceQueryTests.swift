@@ -221,4 +221,36 @@ struct IdentityItemTests {
         #expect(scratch.copyMatching([kSecValueRef: other]).0 == errSecItemNotFound)
         #expect(scratch.copyMatching([kSecValueRef: otherKey]).0 == errSecItemNotFound)
     }
+
+    @Test("identity queries filter as securityd's join: label, issuer, serial from the certificate, key attributes from the key")
+    func attributesOfEitherHalf() throws {
+        let factory = try IdentityFactory()
+        let taggedKey = try factory.key("tagged")
+        let tagged = try factory.certificate(key: "tagged", commonName: "Tagged", serial: "71")
+        let plainKey = try factory.key("plain")
+        let plain = try factory.certificate(key: "plain", commonName: "Plain", serial: "72")
+        let scratch = try ScratchKeychain()
+        #expect(scratch.add([kSecValueRef: taggedKey, kSecAttrApplicationTag: Data("the-tag".utf8), kSecAttrLabel: "key label"]).0
+            == errSecSuccess)
+        #expect(scratch.add([kSecValueRef: tagged]).0 == errSecSuccess)
+        let plainIdentity = try storedIdentity(scratch, plain, plainKey)
+        let taggedIdentity = try #require(scratch.copyMatching([kSecClass: kSecClassIdentity, kSecAttrLabel: "Tagged",
+                                                                kSecReturnRef: true]).1 as? SecIdentity)
+
+        let byTag = scratch.copyMatching([kSecClass: kSecClassIdentity, kSecAttrApplicationTag: Data("the-tag".utf8),
+                                          kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll])
+        #expect(byTag.0 == errSecSuccess)
+        #expect((byTag.1 as? [Any])?.compactMap { $0 as? SecIdentity } == [taggedIdentity])
+        let bySize = scratch.copyMatching([kSecClass: kSecClassIdentity, kSecAttrKeySizeInBits: 2048, kSecReturnRef: true,
+                                           kSecMatchLimit: kSecMatchLimitAll])
+        #expect(Set((bySize.1 as? [Any])?.compactMap { $0 as? SecIdentity } ?? []) == [taggedIdentity, plainIdentity])
+        #expect(scratch.copyMatching([kSecClass: kSecClassIdentity, kSecAttrLabel: "key label"]).0 == errSecItemNotFound,
+                "the label is the certificate's")
+        #expect(scratch.copyMatching([kSecClass: kSecClassIdentity, kSecAttrApplicationTag: Data("other".utf8)]).0 == errSecItemNotFound)
+
+        #expect(scratch.delete([kSecClass: kSecClassIdentity, kSecAttrApplicationTag: Data("the-tag".utf8)]) == errSecSuccess)
+        #expect(scratch.copyMatching([kSecValueRef: tagged]).0 == errSecItemNotFound)
+        #expect(scratch.copyMatching([kSecValueRef: taggedKey]).0 == errSecItemNotFound)
+        #expect(scratch.copyMatching([kSecValueRef: plainIdentity, kSecReturnRef: true]).1 as? SecIdentity == plainIdentity)
+    }
 }

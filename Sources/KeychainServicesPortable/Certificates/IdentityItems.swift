@@ -8,6 +8,7 @@
 
 import Foundation
 import KeychainEngine
+import KeychainStore
 
 enum IdentityItems {
     /// One stored identity: the certificate item and the private key item, each as the engine
@@ -171,10 +172,36 @@ enum IdentityItems {
 
     // MARK: - Matching
 
+    /// The attributes securityd's identity rows take from the certificate; every other column
+    /// is the key's (keychain/securityd/SecItemDb.c, `s3dl_create_select_sql`).
+    private static let certificateColumns: Set<String> = ["labl", "issr", "slnr", "skid", "tkid"]
+
+    /// The query's attributes split as securityd's join reads them: the certificate's columns
+    /// and the attributes only certificates have filter certificates; the other key attributes
+    /// (`atag`, `bsiz`, `pdmn`, `agrp`, …) filter the private keys; `sync` both halves.
+    private static func splitAttributes(_ dictionary: [String: Any]) -> (certificate: [String: Any], key: [String: Any]) {
+        var certificate: [String: Any] = [:]
+        var key: [String: Any] = [:]
+        for (name, value) in dictionary where name.count == 4 && name != kSecClass as String {
+            if name == kSecAttrSynchronizable as String {
+                certificate[name] = value
+                key[name] = value
+            } else if certificateColumns.contains(name) || ItemClass.key.attributes[name] == nil
+                        && ItemClass.certificate.attributes[name] != nil {
+                certificate[name] = value
+            } else {
+                key[name] = value
+            }
+        }
+        return (certificate, key)
+    }
+
     /// The identities `dictionary` selects, in the engine's certificate order.
     static func matches(_ dictionary: [String: Any], engine: SecItemEngine, withKeyData: Bool,
                         firstOnly: Bool, deferringPrivateKeyUsage: Bool = false) -> (OSStatus, [Match]) {
-        var certificateQuery = dictionary
+        let (certificateAttributes, keyAttributes) = splitAttributes(dictionary)
+        var certificateQuery = dictionary.filter { $0.key.count != 4 }
+        certificateQuery.merge(certificateAttributes) { _, attribute in attribute }
         for key in [kSecReturnRef, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecMatchLimit, kSecValueRef,
                     kSecClass, kSecValuePersistentRef] {
             certificateQuery[key as String] = nil
@@ -198,7 +225,8 @@ enum IdentityItems {
         var matches: [Match] = []
         for case let certificateItem as [String: Any] in certificates.value as? [Any] ?? [] {
             guard let hash = certificateItem[kSecAttrPublicKeyHash as String] as? Data else { continue }
-            var keyQuery = useOptions(of: dictionary)
+            if let label = keyAttributes[kSecAttrApplicationLabel as String], label as? Data != hash { continue }
+            var keyQuery = useOptions(of: dictionary).merging(keyAttributes) { _, attribute in attribute }
             keyQuery[kSecClass as String] = kSecClassKey as String
             keyQuery[kSecAttrKeyClass as String] = 1
             keyQuery[kSecAttrApplicationLabel as String] = hash
