@@ -77,6 +77,8 @@ public final class KeychainRegistry: @unchecked Sendable {
     private var configuredAccessGroups: AccessGroups?
     private var allowTestingKDF = false
     private var testingKDFForNewKeychains = false
+    /// Authenticators set for particular keychain files, by absolute path.
+    private var keychainAuthenticators: [String: OwnerAuthenticator] = [:]
     /// The environment's configuration, read at first use (nil until then, and after a reload).
     private var environmentConfiguration: KeychainConfiguration?
     private let readConfiguration: @Sendable () -> KeychainConfiguration
@@ -107,6 +109,20 @@ public final class KeychainRegistry: @unchecked Sendable {
         let configuration = readConfiguration()
         environmentConfiguration = configuration
         return configuration
+    }
+
+    /// Sets how the owner of the keychain file at `path` is asked for passwords (a prompt program
+    /// on a given terminal), instead of the environment's; nil returns to the environment. For
+    /// test suites that drive a real pinentry on a pseudo-terminal without changing the
+    /// process-wide configuration other suites share.
+    package func setAuthenticator(_ authenticator: OwnerAuthenticator?, forKeychainAt path: String) {
+        lock.withLock { keychainAuthenticators[KeychainLocation.absolute(path)] = authenticator }
+    }
+
+    /// The authenticator SecItem calls on `database` use: the one set for its file, else the
+    /// environment's.
+    public func authenticator(for database: KeychainDatabase) -> OwnerAuthenticator {
+        lock.withLock { keychainAuthenticators[database.path] ?? loadedConfiguration().authenticator }
     }
 
     /// Sets the default keychain (overrides `KEYCHAINKIT_KEYCHAIN`); nil returns to the environment.

@@ -175,7 +175,8 @@ enum RequestParser {
             guard reference.itemClass == request.itemClass else { throw EngineFailure(Status.param) }
             request.persistentID = reference.id
         default:
-            // kSecValueRef: SecKey / SecCertificate objects are not stored by this keychain.
+            // kSecValueRef: the Apple edge expands SecKey / SecCertificate / SecIdentity objects
+            // into attributes (ItemReferenceBridge, ValueRefQuery); the engine itself takes none.
             throw EngineFailure(Status.param)
         }
     }

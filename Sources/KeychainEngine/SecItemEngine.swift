@@ -80,8 +80,11 @@ public final class SecItemEngine: Sendable {
 
     // MARK: SecItemCopyMatching
 
-    /// `SecItemCopyMatching`.
-    public func copyMatching(_ query: [String: Any]) -> SecItemResult {
+    /// `SecItemCopyMatching`. With `deferringPrivateKeyUsage`, key items whose access control
+    /// has `.privateKeyUsage` (and no application password) are returned without authentication:
+    /// their constraints guard each private-key operation instead (``authorizePrivateKeyUse``),
+    /// as on Apple platforms. Only for a caller that turns the data into such a guarded key.
+    public func copyMatching(_ query: [String: Any], deferringPrivateKeyUsage: Bool = false) -> SecItemResult {
         run { () throws(EngineFailure) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .copyMatching)
@@ -96,7 +99,7 @@ public final class SecItemEngine: Sendable {
             }
             let needsContents = request.returnData || request.returnAttributes || request.returnRef
             var items = try perform { () throws(KeychainStoreError) in try database.find(storeQuery, decrypt: needsContents) }
-            items = try enforceAccessControl(items, request: request)
+            items = try enforceAccessControl(items, request: request, deferringPrivateKeyUsage: deferringPrivateKeyUsage)
             if items.isEmpty { throw EngineFailure(Status.itemNotFound) }
             return ResultBuilder(request: request, accessControlObject: accessControlObject)
                 .result(for: items, limitOne: limit == .one)
@@ -173,7 +176,7 @@ public final class SecItemEngine: Sendable {
 
     /// The store query for a CopyMatching (`writing` false) or Update/Delete (`writing` true)
     /// request. Writes reach only the writable groups: the token group is read-only.
-    private func makeQuery(_ request: ParsedRequest, writing: Bool) throws(EngineFailure) -> ItemQuery {
+    func makeQuery(_ request: ParsedRequest, writing: Bool) throws(EngineFailure) -> ItemQuery {
         if request.persistentID != nil && request.hasAttributeFilter { throw EngineFailure(Status.param) }
         if request.hostOrSubdomainOf != nil && request.itemClass != .internetPassword {
             throw EngineFailure(Status.unimplemented)
@@ -202,12 +205,17 @@ public final class SecItemEngine: Sendable {
     /// Reveals the secrets of matched items whose access control has constraints, asking for
     /// authentication as their flags require. With `kSecUseAuthenticationUISkip`, items that
     /// would need a prompt are left out, as on Apple platforms.
-    private func enforceAccessControl(_ items: [KeychainItem], request: ParsedRequest) throws(EngineFailure) -> [KeychainItem] {
+    private func enforceAccessControl(_ items: [KeychainItem], request: ParsedRequest,
+                                      deferringPrivateKeyUsage: Bool) throws(EngineFailure) -> [KeychainItem] {
         guard request.returnData else { return items }
         let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
         var allowed: [KeychainItem] = []
         for var item in items {
             guard let accessControl = item.accessControl, accessControl.hasConstraints else {
+                allowed.append(item)
+                continue
+            }
+            if deferringPrivateKeyUsage && item.itemClass == .key && accessControl.defersToPrivateKeyUse {
                 allowed.append(item)
                 continue
             }
@@ -279,7 +287,7 @@ public final class SecItemEngine: Sendable {
 
     /// Runs a store call; its failure becomes the `OSStatus` Apple returns for it.
     @discardableResult
-    private func perform<T>(_ body: () throws(KeychainStoreError) -> T) throws(EngineFailure) -> T {
+    func perform<T>(_ body: () throws(KeychainStoreError) -> T) throws(EngineFailure) -> T {
         do {
             return try body()
         } catch {
@@ -287,7 +295,7 @@ public final class SecItemEngine: Sendable {
         }
     }
 
-    private func run(_ body: () throws(EngineFailure) -> Any?) -> SecItemResult {
+    func run(_ body: () throws(EngineFailure) -> Any?) -> SecItemResult {
         do {
             return SecItemResult(status: Status.success, value: try body())
         } catch {

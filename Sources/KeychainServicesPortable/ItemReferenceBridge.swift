@@ -6,6 +6,7 @@
 // objects, as Apple's client library does around securityd.
 
 import Foundation
+import KeychainEngine
 
 enum ItemReferenceBridge {
     /// What the caller asked to get back, remembered while the engine is asked for more.
@@ -16,6 +17,13 @@ enum ItemReferenceBridge {
         let data: Bool
         let attributes: Bool
         let persistentRef: Bool
+        /// For a key reference without its data: the engine and the caller's
+        /// `kSecUseAuthenticationContext`, with which a `.privateKeyUsage` key checks its access
+        /// control at each operation (set by the caller).
+        var keyUse: (engine: SecItemEngine, context: AuthenticationContextConvertible?)?
+
+        /// Whether `.privateKeyUsage` constraints are left to the operations on the returned keys.
+        var defersPrivateKeyUsage: Bool { keyUse != nil && itemClass == kSecClassKey as String && ref && !data }
     }
 
     /// Replaces a `kSecValueRef` SecKey by the key's attributes and data (the caller's own
@@ -80,6 +88,8 @@ enum ItemReferenceBridge {
         dictionary[kSecReturnRef as String] = nil
         dictionary[kSecReturnData as String] = true
         dictionary[kSecReturnAttributes as String] = true
+        // A key reference may need its item's persistent reference for per-operation checks.
+        if request.ref && itemClass == kSecClassKey as String { dictionary[kSecReturnPersistentRef as String] = true }
         return request
     }
 
@@ -106,7 +116,9 @@ enum ItemReferenceBridge {
             }
             object = certificate
         } else {
-            guard let key = key(from: item) else { return (nil, errSecDecode) }
+            guard let key = key(from: item, keyUse: request.defersPrivateKeyUsage ? request.keyUse : nil) else {
+                return (nil, errSecDecode)
+            }
             if key.isTokenBound { data = Data() }
             object = key
         }
@@ -125,8 +137,11 @@ enum ItemReferenceBridge {
         return (result, errSecSuccess)
     }
 
-    /// The SecKey a stored key item holds; nil when its data or attributes are not a key.
-    static func key(from item: [String: Any]) -> SecKey? {
+    /// The SecKey a stored key item holds; nil when its data or attributes are not a key. With
+    /// `keyUse`, a private key whose access control has `.privateKeyUsage` checks it at each
+    /// operation (the engine returned it without authentication).
+    static func key(from item: [String: Any],
+                    keyUse: (engine: SecItemEngine, context: AuthenticationContextConvertible?)? = nil) -> SecKey? {
         guard let data = item[kSecValueData as String] as? Data,
               let keyClass = integer(item[kSecAttrKeyClass as String]),
               let keyType = integer(item[kSecAttrKeyType as String]),
@@ -136,9 +151,16 @@ enum ItemReferenceBridge {
             ?? (item[kSecAttrApplicationTag as String] as? String).map { Data($0.utf8) }
         let label = item[kSecAttrLabel as String] as? String
         let isTokenBound = (item[kSecAttrTokenID as String] as? String) == kSecAttrTokenIDSecureEnclave as String
+        var usageGuard: PrivateKeyUseGuard?
+        if let keyUse, let accessControl = item[kSecAttrAccessControl as String] as? SecAccessControl,
+           accessControl.accessControlPolicy.defersToPrivateKeyUse {
+            // Without its persistent reference the key could not be checked: not a key then.
+            guard let reference = item[kSecValuePersistentRef as String] as? Data else { return nil }
+            usageGuard = PrivateKeyUseGuard(engine: keyUse.engine, persistentReference: reference, context: keyUse.context)
+        }
         do {
             return try SecKey(representation: data, isPrivate: keyClass == 1, isEllipticCurve: keyType == 73,
-                              applicationTag: tag, label: label, isTokenBound: isTokenBound)
+                              applicationTag: tag, label: label, isTokenBound: isTokenBound, usageGuard: usageGuard)
         } catch {
             // A stored key whose bytes do not parse is reported as undecodable by the caller.
             return nil

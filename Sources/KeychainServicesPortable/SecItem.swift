@@ -7,40 +7,61 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     SecItemCall.withEngine(attributes) { engine, dictionary in
         var dictionary = dictionary
         if let identity = dictionary[kSecValueRef as String] as? SecIdentity {
-            return IdentityItems.add(identity, dictionary, engine: engine)
+            let (status, value) = IdentityItems.add(identity, dictionary, engine: engine)
+            if status == errSecSuccess, let value { result?.pointee = SecItemCall.bridge(value) }
+            return status
         }
         let expansion = ItemReferenceBridge.expandValueRef(&dictionary)
         guard expansion == errSecSuccess else { return expansion }
-        let keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
+        var keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
+        keyReturn?.keyUse = (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible)
         return SecItemCall.deliver(engine.add(dictionary), keyReturn: keyReturn, into: result)
     }
 }
 
-/// Apple: `SecItemCopyMatching`. On failure `result` is left untouched.
+/// Apple: `SecItemCopyMatching`. On failure `result` is left untouched. A `kSecValueRef`
+/// SecKey, SecCertificate or SecIdentity in `query` selects the item it denotes.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.withEngine(query) { engine, dictionary in
         var dictionary = dictionary
-        if (dictionary[kSecClass as String] as? String) == kSecClassIdentity as String {
+        if IdentityItems.isIdentityRequest(dictionary) {
             let (status, value) = IdentityItems.copyMatching(dictionary, engine: engine)
             if status == errSecSuccess { result?.pointee = SecItemCall.bridge(value) }
             return status
         }
-        let keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
-        return SecItemCall.deliver(engine.copyMatching(dictionary), keyReturn: keyReturn, into: result)
+        let expansion = ValueRefQuery.expand(&dictionary)
+        guard expansion == errSecSuccess else { return expansion }
+        var keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
+        keyReturn?.keyUse = (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible)
+        let outcome = engine.copyMatching(dictionary, deferringPrivateKeyUsage: keyReturn?.defersPrivateKeyUsage ?? false)
+        return SecItemCall.deliver(outcome, keyReturn: keyReturn, into: result)
     }
 }
 
-/// Apple: `SecItemUpdate`.
+/// Apple: `SecItemUpdate`. A `kSecValueRef` SecKey, SecCertificate or SecIdentity in `query`
+/// selects the item it denotes; an identity query updates the certificate and the private key.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.withEngine(query) { engine, dictionary in
         guard let changes = SecItemCall.dictionary(attributesToUpdate) else { return errSecParam }
+        if IdentityItems.isIdentityRequest(dictionary) { return IdentityItems.update(dictionary, changes, engine: engine) }
+        var dictionary = dictionary
+        let expansion = ValueRefQuery.expand(&dictionary)
+        guard expansion == errSecSuccess else { return expansion }
         return engine.update(dictionary, changes)
     }
 }
 
-/// Apple: `SecItemDelete`.
+/// Apple: `SecItemDelete`. A `kSecValueRef` SecKey, SecCertificate or SecIdentity in `query`
+/// selects the item it denotes; an identity query deletes the certificate and, unless another
+/// certificate still uses it, the private key.
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    SecItemCall.withEngine(query) { engine, dictionary in engine.delete(dictionary) }
+    SecItemCall.withEngine(query) { engine, dictionary in
+        if IdentityItems.isIdentityRequest(dictionary) { return IdentityItems.delete(dictionary, engine: engine) }
+        var dictionary = dictionary
+        let expansion = ValueRefQuery.expand(&dictionary)
+        guard expansion == errSecSuccess else { return expansion }
+        return engine.delete(dictionary)
+    }
 }
 
 /// The bridge between Apple's CF-typed functions and the engine's Swift dictionaries.
@@ -63,7 +84,7 @@ enum SecItemCall {
     static func engine(for database: KeychainDatabase) -> SecItemEngine {
         let registry = KeychainRegistry.shared
         return SecItemEngine(database: database, accessGroups: registry.accessGroups,
-                             authenticator: registry.configuration.authenticator,
+                             authenticator: registry.authenticator(for: database),
                              accessControlObject: { SecAccessControl($0) })
     }
 

@@ -42,6 +42,12 @@ final class ScratchKeychain {
         return (status, result)
     }
 
+    func update(_ query: [CFString: Any], _ changes: [CFString: Any]) -> OSStatus {
+        var query = query
+        query[kSecUseKeychain] = keychain
+        return SecItemUpdate(query as CFDictionary, changes as CFDictionary)
+    }
+
     func delete(_ query: [CFString: Any]) -> OSStatus {
         var query = query
         query[kSecUseKeychain] = keychain

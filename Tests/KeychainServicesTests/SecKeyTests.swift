@@ -157,18 +157,36 @@ struct SecKeyTests {
         #expect(verify(publicKey, .rsaSignatureMessagePKCS1v15SHA256, Self.message, pss).code == Int(errSecVerifyFailed))
     }
 
-    @Test("an algorithm the key cannot perform is errSecUnimplemented, as Apple's 'not supported by the key'")
+    @Test("an algorithm the key cannot perform is errSecParam, Apple's 'not supported by the key'; one not implemented is errSecUnimplemented")
     func unsupportedAlgorithms() throws {
         let ecKey = try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
         let ecPublic = try #require(SecKeyCopyPublicKey(ecKey))
-        #expect(sign(ecPublic, .ecdsaSignatureMessageX962SHA256, Self.message).code == Int(errSecUnimplemented))
-        #expect(sign(ecKey, .rsaSignatureMessagePKCS1v15SHA256, Self.message).code == Int(errSecUnimplemented))
-        #expect(encrypt(ecPublic, .rsaEncryptionOAEPSHA256, Self.message).code == Int(errSecUnimplemented))
+        #expect(sign(ecPublic, .ecdsaSignatureMessageX962SHA256, Self.message).code == Int(errSecParam))
+        #expect(sign(ecKey, .rsaSignatureMessagePKCS1v15SHA256, Self.message).code == Int(errSecParam))
+        #expect(encrypt(ecPublic, .rsaEncryptionOAEPSHA256, Self.message).code == Int(errSecParam))
+        #expect(sign(ecKey, .ecdsaSignatureMessageX962SHA224, Self.message).code == Int(errSecUnimplemented))
         #expect(sign(ecKey, SecKeyAlgorithm(rawValue: "algid:sign:nonsense" as CFString), Self.message).code == Int(errSecUnimplemented))
         #expect(!SecKeyIsAlgorithmSupported(ecKey, .sign, .ecdsaSignatureMessageX962SHA224))
         #expect(!SecKeyIsAlgorithmSupported(ecKey, .keyExchange, .ecdsaSignatureMessageX962SHA256))
         #expect(SecKeyIsAlgorithmSupported(ecKey, .keyExchange, .ecdhKeyExchangeStandardX963SHA256))
         #expect(!SecKeyIsAlgorithmSupported(ecPublic, .keyExchange, .ecdhKeyExchangeStandard))
+    }
+
+    @Test("verifying or encrypting with a private key is errSecParam, as Apple's private keys do neither")
+    func privateKeysDoNotVerifyOrEncrypt() throws {
+        let ecKey = try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
+        let rsaKey = try randomKey(kSecAttrKeyTypeRSA, 2048)
+        let signature = try #require(sign(ecKey, .ecdsaSignatureMessageX962SHA256, Self.message).value)
+        let rsaSignature = try #require(sign(rsaKey, .rsaSignatureMessagePSSSHA256, Self.message).value)
+        #expect(verify(ecKey, .ecdsaSignatureMessageX962SHA256, Self.message, signature).code == Int(errSecParam))
+        #expect(verify(rsaKey, .rsaSignatureMessagePSSSHA256, Self.message, rsaSignature).code == Int(errSecParam))
+        #expect(encrypt(ecKey, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, Self.message).code == Int(errSecParam))
+        #expect(encrypt(rsaKey, .rsaEncryptionOAEPSHA256, Self.message).code == Int(errSecParam))
+        #expect(!SecKeyIsAlgorithmSupported(ecKey, .verify, .ecdsaSignatureMessageX962SHA256))
+        #expect(!SecKeyIsAlgorithmSupported(rsaKey, .encrypt, .rsaEncryptionOAEPSHA256))
+        let ecPublic = try #require(SecKeyCopyPublicKey(ecKey))
+        #expect(verify(ecPublic, .ecdsaSignatureMessageX962SHA256, Self.message, signature).value == true)
+        #expect(SecKeyIsAlgorithmSupported(ecPublic, .verify, .ecdsaSignatureMessageX962SHA256))
     }
 
     // MARK: Encryption
@@ -243,7 +261,7 @@ struct SecKeyTests {
         #expect(exchange(alice, bobPublic, .ecdhKeyExchangeStandardX963SHA256, [:]).code == Int(errSecParam))
         let p256 = try #require(SecKeyCopyPublicKey(try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)))
         #expect(exchange(alice, p256, .ecdhKeyExchangeStandard, [:]).code == Int(errSecParam))
-        #expect(exchange(alicePublic, bobPublic, .ecdhKeyExchangeStandard, [:]).code == Int(errSecUnimplemented))
+        #expect(exchange(alicePublic, bobPublic, .ecdhKeyExchangeStandard, [:]).code == Int(errSecParam))
     }
 
     // MARK: Vocabulary

@@ -57,6 +57,14 @@ final class AccessControlGate {
         }
     }
 
+    /// Satisfies the item's constraints without revealing its secret: what each operation with
+    /// the private key of a `.privateKeyUsage` key needs.
+    func authorizeUse(of item: KeychainItem) throws(OwnerAuthenticationFailure) {
+        guard let policy = item.accessControl, policy.hasConstraints else { return }
+        if context?.isInvalidated == true { throw .failed }
+        try satisfyConstraints(of: policy, mayPrompt: interactionAllowed)
+    }
+
     /// The secret to store for an item with `policy`: sealed under the application password when
     /// the policy asks for one, unchanged otherwise.
     func protectForStorage(_ data: Data?, policy: AccessControlPolicy?) throws(EngineFailure) -> Data? {

@@ -1,81 +1,269 @@
-// Identities in the keychain, as Apple's client library makes them: there is no identity table.
-// Adding a SecIdentity adds its certificate and its private key (a duplicate of either half is
-// fine); a `kSecClassIdentity` query finds certificates and pairs each with the stored private
-// key whose application label (`klbl`) equals the certificate's public key hash (`pkhh`).
+// Identities in the keychain, as Apple's client library and securityd make them: there is no
+// identity table. An identity is a certificate item joined with the private key item whose
+// application label (`klbl`) equals the certificate's public key hash (`pkhh`); securityd's
+// identity rows are the key row with the certificate's data attached, and their persistent
+// reference is the certificate's (keychain/securityd/SecItemDb.c, s3dl_create_select_sql and
+// s3dl_query_row). Adding, updating and deleting an identity works on both halves
+// (OSX/sec/Security/SecItem.m, explode_identity and handleUpdateIdentity).
 
 import Foundation
 import KeychainEngine
+import KeychainStore
 
 enum IdentityItems {
-    /// Adds both halves of `identity` with the other attributes of `dictionary`.
-    static func add(_ identity: SecIdentity, _ dictionary: [String: Any], engine: SecItemEngine) -> OSStatus {
+    /// One stored identity: the certificate item and the private key item, each as the engine
+    /// returned it (attributes, with `v_Data` and `v_PersistentRef` when asked for).
+    struct Match {
+        let certificateItem: [String: Any]
+        let keyItem: [String: Any]
+
+        /// Apple's persistent reference of an identity: class `idnt` and the certificate's UUID.
+        var persistentReference: Data? {
+            guard let certificateReference = certificateItem[kSecValuePersistentRef as String] as? Data else { return nil }
+            return IdentityItems.identityReference(fromCertificateReference: certificateReference)
+        }
+    }
+
+    /// Whether a SecItem dictionary is about identities: class `idnt`, a SecIdentity as
+    /// `kSecValueRef`, or an identity's persistent reference.
+    static func isIdentityRequest(_ dictionary: [String: Any]) -> Bool {
+        if (dictionary[kSecClass as String] as? String) == kSecClassIdentity as String { return true }
+        if dictionary[kSecValueRef as String] is SecIdentity { return true }
+        if let reference = dictionary[kSecValuePersistentRef as String] as? Data { return isIdentityReference(reference) }
+        return false
+    }
+
+    // MARK: - Add
+
+    /// Adds both halves of `identity` with the other attributes of `dictionary` (a duplicate of
+    /// either half is fine, as long as not both are). With `kSecReturnPersistentRef` the result
+    /// is the identity's persistent reference, as Apple's.
+    static func add(_ identity: SecIdentity, _ dictionary: [String: Any], engine: SecItemEngine) -> (OSStatus, Any?) {
         var common = dictionary
         for key in [kSecValueRef, kSecClass, kSecReturnRef, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef] {
             common[key as String] = nil
         }
+        var duplicates = 0
         for half in [identity.certificate as AnyObject, identity.privateKey as AnyObject] {
             var item = common
             item[kSecValueRef as String] = half
             let expansion = ItemReferenceBridge.expandValueRef(&item)
-            guard expansion == errSecSuccess else { return expansion }
+            guard expansion == errSecSuccess else { return (expansion, nil) }
             let status = engine.add(item).status
-            guard status == errSecSuccess || status == errSecDuplicateItem else { return status }
+            guard status == errSecSuccess || status == errSecDuplicateItem else { return (status, nil) }
+            if status == errSecDuplicateItem { duplicates += 1 }
+        }
+        guard duplicates < 2 else { return (errSecDuplicateItem, nil) }
+        guard isTrue(dictionary[kSecReturnPersistentRef as String]) else { return (errSecSuccess, nil) }
+        var query = ValueRefQuery.attributes(of: identity.certificate)
+        query[kSecReturnPersistentRef as String] = true
+        let found = engine.copyMatching(query)
+        guard found.status == errSecSuccess, let reference = found.value as? Data else { return (found.status, nil) }
+        return (errSecSuccess, identityReference(fromCertificateReference: reference))
+    }
+
+    // MARK: - Copy matching
+
+    /// Answers an identity query. Certificate attributes (and a SecIdentity's issuer and serial,
+    /// or an identity's persistent reference) choose the certificates; each with a stored
+    /// private key is an identity. Results as Apple's: `kSecReturnRef` a SecIdentity,
+    /// `kSecReturnData` the private key's data, `kSecReturnPersistentRef` the identity's
+    /// persistent reference, `kSecReturnAttributes` the key's attributes overlaid with the
+    /// certificate's; one of them alone, or a dictionary of those asked for.
+    static func copyMatching(_ dictionary: [String: Any], engine: SecItemEngine) -> (OSStatus, Any?) {
+        let wants = (ref: isTrue(dictionary[kSecReturnRef as String]), data: isTrue(dictionary[kSecReturnData as String]),
+                     attributes: isTrue(dictionary[kSecReturnAttributes as String]),
+                     persistentRef: isTrue(dictionary[kSecReturnPersistentRef as String]))
+        let limitAll = (dictionary[kSecMatchLimit as String] as? String) == kSecMatchLimitAll as String
+        // As for key references: a `.privateKeyUsage` key of a returned identity checks its
+        // access control at each operation, not here (unless its data is asked for).
+        let deferring = wants.ref && !wants.data
+        let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: true, firstOnly: !limitAll,
+                                             deferringPrivateKeyUsage: deferring)
+        guard status == errSecSuccess else { return (status, nil) }
+        let keyUse = deferring ? (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible) : nil
+        var results: [Any] = []
+        for match in matches {
+            let (entryStatus, entry) = result(for: match, wants: wants, keyUse: keyUse)
+            guard entryStatus == errSecSuccess else { return (entryStatus, nil) }
+            if let entry { results.append(entry) }
+        }
+        guard wants.ref || wants.data || wants.attributes || wants.persistentRef else { return (errSecSuccess, nil) }
+        return (errSecSuccess, limitAll ? results : results.first)
+    }
+
+    /// One identity in the shape the caller asked for.
+    private static func result(for match: Match, wants: (ref: Bool, data: Bool, attributes: Bool, persistentRef: Bool),
+                               keyUse: (engine: SecItemEngine, context: AuthenticationContextConvertible?)?) -> (OSStatus, Any?) {
+        guard let der = match.certificateItem[kSecValueData as String] as? Data,
+              let certificate = SecCertificateCreateWithData(nil, der as NSData),
+              let key = ItemReferenceBridge.key(from: match.keyItem, keyUse: keyUse),
+              let identity = SecIdentity(certificate: certificate, privateKey: key)
+        else { return (errSecDecode, nil) }
+        // The data of a token-bound (Secure Enclave) key is never returned, as for key items.
+        let data = key.isTokenBound ? Data() : match.keyItem[kSecValueData as String]
+        switch (wants.ref, wants.data, wants.attributes, wants.persistentRef) {
+        case (true, false, false, false): return (errSecSuccess, identity)
+        case (false, true, false, false): return (errSecSuccess, data)
+        case (false, false, false, true): return (errSecSuccess, match.persistentReference)
+        default: break
+        }
+        var entry: [String: Any] = [:]
+        if wants.attributes {
+            entry = match.keyItem.merging(match.certificateItem) { _, certificates in certificates }
+            entry[kSecValueData as String] = nil
+            entry[kSecValuePersistentRef as String] = nil
+            entry[kSecClass as String] = kSecClassIdentity as String
+        }
+        if wants.ref { entry[kSecValueRef as String] = identity }
+        if wants.data { entry[kSecValueData as String] = data }
+        if wants.persistentRef { entry[kSecValuePersistentRef as String] = match.persistentReference }
+        return (errSecSuccess, entry)
+    }
+
+    // MARK: - Update and delete
+
+    /// Applies `changes` to both halves of every matched identity: the certificate, then the key
+    /// (Apple's order). `errSecItemNotFound` when no identity matches.
+    static func update(_ dictionary: [String: Any], _ changes: [String: Any], engine: SecItemEngine) -> OSStatus {
+        let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: false, firstOnly: false)
+        guard status == errSecSuccess else { return status }
+        for match in matches {
+            for item in [match.certificateItem, match.keyItem] {
+                let updated = engine.update(reference(to: item, dictionary), changes)
+                guard updated == errSecSuccess else { return updated }
+            }
         }
         return errSecSuccess
     }
 
-    /// Answers a `kSecClassIdentity` query: certificate attributes filter the certificates; the
-    /// result is a SecIdentity (`kSecReturnRef`), or a dictionary of the certificate's attributes
-    /// with `v_Ref` (`kSecReturnAttributes`), one or all as `kSecMatchLimit` says.
-    static func copyMatching(_ dictionary: [String: Any], engine: SecItemEngine) -> (OSStatus, Any?) {
-        let wantsRef = isTrue(dictionary[kSecReturnRef as String])
-        let wantsAttributes = isTrue(dictionary[kSecReturnAttributes as String])
-        if isTrue(dictionary[kSecReturnData as String]) || isTrue(dictionary[kSecReturnPersistentRef as String]) {
-            return (errSecUnimplemented, nil)  // identity data and persistent references are not offered
+    /// Deletes every matched identity: its certificate, and its private key unless another
+    /// stored certificate still uses that key (Apple's rule). `errSecItemNotFound` when no
+    /// identity matches.
+    static func delete(_ dictionary: [String: Any], engine: SecItemEngine) -> OSStatus {
+        let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: false, firstOnly: false)
+        guard status == errSecSuccess else { return status }
+        for match in matches {
+            let deleted = engine.delete(reference(to: match.certificateItem, dictionary))
+            guard deleted == errSecSuccess else { return deleted }
+            guard let label = match.keyItem[kSecAttrApplicationLabel as String] as? Data else { return errSecDecode }
+            let stillUsed = engine.copyMatching([kSecClass as String: kSecClassCertificate as String,
+                                                 kSecAttrPublicKeyHash as String: label]).status
+            switch stillUsed {
+            case errSecSuccess: continue
+            case errSecItemNotFound:
+                let keyDeleted = engine.delete(reference(to: match.keyItem, dictionary))
+                // Two matched certificates of one key: the second one finds the key gone.
+                guard keyDeleted == errSecSuccess || keyDeleted == errSecItemNotFound else { return keyDeleted }
+            default:
+                return stillUsed
+            }
         }
-        let limitAll = (dictionary[kSecMatchLimit as String] as? String) == kSecMatchLimitAll as String
-        var certificateQuery = dictionary
-        for key in [kSecReturnRef, kSecReturnAttributes, kSecMatchLimit] { certificateQuery[key as String] = nil }
+        return errSecSuccess
+    }
+
+    /// A query for exactly `item` (by its persistent reference), carrying the caller's
+    /// authentication options (`kSecUse…`).
+    private static func reference(to item: [String: Any], _ dictionary: [String: Any]) -> [String: Any] {
+        var query = useOptions(of: dictionary)
+        query[kSecValuePersistentRef as String] = item[kSecValuePersistentRef as String]
+        return query
+    }
+
+    // MARK: - Matching
+
+    /// The attributes securityd's identity rows take from the certificate; every other column
+    /// is the key's (keychain/securityd/SecItemDb.c, `s3dl_create_select_sql`).
+    private static let certificateColumns: Set<String> = ["labl", "issr", "slnr", "skid", "tkid"]
+
+    /// The query's attributes split as securityd's join reads them: the certificate's columns
+    /// and the attributes only certificates have filter certificates; the other key attributes
+    /// (`atag`, `bsiz`, `pdmn`, `agrp`, …) filter the private keys; `sync` both halves.
+    private static func splitAttributes(_ dictionary: [String: Any]) -> (certificate: [String: Any], key: [String: Any]) {
+        var certificate: [String: Any] = [:]
+        var key: [String: Any] = [:]
+        for (name, value) in dictionary where name.count == 4 && name != kSecClass as String {
+            if name == kSecAttrSynchronizable as String {
+                certificate[name] = value
+                key[name] = value
+            } else if certificateColumns.contains(name) || ItemClass.key.attributes[name] == nil
+                        && ItemClass.certificate.attributes[name] != nil {
+                certificate[name] = value
+            } else {
+                key[name] = value
+            }
+        }
+        return (certificate, key)
+    }
+
+    /// The identities `dictionary` selects, in the engine's certificate order.
+    static func matches(_ dictionary: [String: Any], engine: SecItemEngine, withKeyData: Bool,
+                        firstOnly: Bool, deferringPrivateKeyUsage: Bool = false) -> (OSStatus, [Match]) {
+        let (certificateAttributes, keyAttributes) = splitAttributes(dictionary)
+        var certificateQuery = dictionary.filter { $0.key.count != 4 }
+        certificateQuery.merge(certificateAttributes) { _, attribute in attribute }
+        for key in [kSecReturnRef, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecMatchLimit, kSecValueRef,
+                    kSecClass, kSecValuePersistentRef] {
+            certificateQuery[key as String] = nil
+        }
+        if let reference = dictionary[kSecValueRef as String] {
+            guard let identity = reference as? SecIdentity else { return (errSecParam, []) }
+            certificateQuery.merge(ValueRefQuery.attributes(of: identity.certificate)) { callers, _ in callers }
+        }
+        if let reference = dictionary[kSecValuePersistentRef as String] {
+            guard let bytes = reference as? Data, isIdentityReference(bytes) else { return (errSecParam, []) }
+            certificateQuery[kSecValuePersistentRef as String] = Data((kSecClassCertificate as String).utf8) + bytes.dropFirst(4)
+        }
         certificateQuery[kSecClass as String] = kSecClassCertificate as String
         certificateQuery[kSecReturnData as String] = true
         certificateQuery[kSecReturnAttributes as String] = true
+        certificateQuery[kSecReturnPersistentRef as String] = true
         certificateQuery[kSecMatchLimit as String] = kSecMatchLimitAll as String
         let certificates = engine.copyMatching(certificateQuery)
-        guard certificates.status == errSecSuccess else { return (certificates.status, nil) }
+        guard certificates.status == errSecSuccess else { return (certificates.status, []) }
 
-        var results: [Any] = []
-        for case let attributes as [String: Any] in certificates.value as? [Any] ?? [] {
-            guard let der = attributes[kSecValueData as String] as? Data,
-                  let certificate = SecCertificateCreateWithData(nil, der as NSData),
-                  let hash = attributes[kSecAttrPublicKeyHash as String] as? Data else { continue }
-            let (status, privateKey) = privateKey(withLabel: hash, engine: engine)
-            if status != errSecSuccess && status != errSecItemNotFound { return (status, nil) }
-            guard let privateKey, let identity = SecIdentity(certificate: certificate, privateKey: privateKey) else { continue }
-            if wantsAttributes {
-                var entry = attributes
-                entry[kSecValueData as String] = nil
-                entry[kSecClass as String] = kSecClassIdentity as String
-                if wantsRef { entry[kSecValueRef as String] = identity }
-                results.append(entry)
-            } else {
-                results.append(identity)
+        var matches: [Match] = []
+        for case let certificateItem as [String: Any] in certificates.value as? [Any] ?? [] {
+            guard let hash = certificateItem[kSecAttrPublicKeyHash as String] as? Data else { continue }
+            if let label = keyAttributes[kSecAttrApplicationLabel as String], label as? Data != hash { continue }
+            var keyQuery = useOptions(of: dictionary).merging(keyAttributes) { _, attribute in attribute }
+            keyQuery[kSecClass as String] = kSecClassKey as String
+            keyQuery[kSecAttrKeyClass as String] = 1
+            keyQuery[kSecAttrApplicationLabel as String] = hash
+            keyQuery[kSecReturnAttributes as String] = true
+            keyQuery[kSecReturnPersistentRef as String] = true
+            if withKeyData { keyQuery[kSecReturnData as String] = true }
+            let key = engine.copyMatching(keyQuery, deferringPrivateKeyUsage: deferringPrivateKeyUsage)
+            if key.status == errSecItemNotFound { continue }
+            guard key.status == errSecSuccess, let keyItem = key.value as? [String: Any] else { return (key.status, []) }
+            if let identity = dictionary[kSecValueRef as String] as? SecIdentity,
+               keyItem[kSecAttrApplicationLabel as String] as? Data != identity.privateKey.applicationLabel {
+                continue
             }
-            if !limitAll { break }
+            matches.append(Match(certificateItem: certificateItem, keyItem: keyItem))
+            if firstOnly { break }
         }
-        guard !results.isEmpty else { return (errSecItemNotFound, nil) }
-        guard wantsRef || wantsAttributes else { return (errSecSuccess, nil) }
-        return (errSecSuccess, limitAll ? results : results[0])
+        return matches.isEmpty ? (errSecItemNotFound, []) : (errSecSuccess, matches)
     }
 
-    /// The stored private key whose application label is `label`.
-    private static func privateKey(withLabel label: Data, engine: SecItemEngine) -> (OSStatus, SecKey?) {
-        let found = engine.copyMatching([
-            kSecClass as String: kSecClassKey as String, kSecAttrKeyClass as String: 1, kSecAttrApplicationLabel as String: label,
-            kSecReturnData as String: true, kSecReturnAttributes as String: true,
-        ])
-        guard found.status == errSecSuccess, let item = found.value as? [String: Any] else { return (found.status, nil) }
-        guard let key = ItemReferenceBridge.key(from: item) else { return (errSecDecode, nil) }
-        return (errSecSuccess, key)
+    /// The caller's `kSecUse…` options (authentication context and UI), which apply to every
+    /// half an identity call touches.
+    private static func useOptions(of dictionary: [String: Any]) -> [String: Any] {
+        dictionary.filter { $0.key.hasPrefix("u_") }
+    }
+
+    // MARK: - Persistent references
+
+    private static let identityPrefix = Data((kSecClassIdentity as String).utf8)
+
+    /// Whether `reference` is an identity's persistent reference (class `idnt`, 20 bytes).
+    static func isIdentityReference(_ reference: Data) -> Bool {
+        reference.count == 20 && reference.prefix(4) == identityPrefix
+    }
+
+    /// The identity reference for a certificate's: same UUID, class `idnt`.
+    static func identityReference(fromCertificateReference reference: Data) -> Data {
+        identityPrefix + reference.dropFirst(4)
     }
 
     private static func isTrue(_ value: Any?) -> Bool {

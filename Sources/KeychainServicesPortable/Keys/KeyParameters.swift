@@ -21,7 +21,8 @@ struct KeyParameters {
     /// `kSecAttrLabel` of the private key (top level or `kSecPrivateKeyAttrs`).
     let label: String?
     /// Where and how a permanent key is stored: `kSecAttrAccessible`, `kSecAttrAccessControl`,
-    /// `kSecAttrAccessGroup`, `kSecAttrSynchronizable`, `kSecUseKeychain` (top level or
+    /// `kSecAttrAccessGroup`, `kSecAttrSynchronizable`, `kSecUseKeychain`,
+    /// `kSecUseAuthenticationContext` (top level or
     /// `kSecPrivateKeyAttrs`), passed to `SecItemAdd` as given.
     let storageAttributes: [String: Any]
 
@@ -63,7 +64,8 @@ struct KeyParameters {
         default: throw .parameter("kSecAttrApplicationTag must be data")
         }
         var storage: [String: Any] = [:]
-        for key in [kSecAttrAccessible, kSecAttrAccessControl, kSecAttrAccessGroup, kSecAttrSynchronizable, kSecUseKeychain] {
+        for key in [kSecAttrAccessible, kSecAttrAccessControl, kSecAttrAccessGroup, kSecAttrSynchronizable, kSecUseKeychain,
+                    kSecUseAuthenticationContext] {
             if let given = value(key) { storage[key as String] = given }
         }
         storageAttributes = storage

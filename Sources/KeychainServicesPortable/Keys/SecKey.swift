@@ -28,12 +28,22 @@ public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertibl
     /// (`SecKeyCopyExternalRepresentation` refuses it). On Linux this is a software promise of
     /// the library, not hardware: see docs/ARCHITECTURE.md §5.
     let isTokenBound: Bool
+    /// For a stored key with `.privateKeyUsage` access control: the check each private-key
+    /// operation passes first (nil: operations need no authentication).
+    let usageGuard: PrivateKeyUseGuard?
 
-    init(_ material: Material, applicationTag: Data? = nil, label: String? = nil, isTokenBound: Bool = false) {
+    init(_ material: Material, applicationTag: Data? = nil, label: String? = nil, isTokenBound: Bool = false,
+         usageGuard: PrivateKeyUseGuard? = nil) {
         self.material = material
         self.applicationTag = applicationTag
         self.label = label
         self.isTokenBound = isTokenBound
+        self.usageGuard = usageGuard
+    }
+
+    /// Runs the access-control check of a `.privateKeyUsage` key before a private-key operation.
+    func authorizePrivateKeyUse() throws(SecKeyFailure) {
+        try usageGuard?.authorize()
     }
 
     /// Whether this is the private half of a key pair.

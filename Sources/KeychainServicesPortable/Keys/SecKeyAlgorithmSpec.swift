@@ -130,6 +130,7 @@ enum KeyAlgorithmSpec: Sendable {
             case .ecdh: (.keyExchange, nil, true)
             }
         guard isEllipticCurve == forEllipticCurve else { return false }
-        return operation == publicOperation || (operation == privateOperation && isPrivate)
+        // Apple's private keys sign, decrypt and agree; only public keys verify and encrypt.
+        return isPrivate ? operation == privateOperation : operation == publicOperation
     }
 }

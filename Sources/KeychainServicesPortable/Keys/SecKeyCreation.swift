@@ -42,9 +42,30 @@ public func SecKeyCreateRandomKey(
             }
         }
         let key = SecKey(material, applicationTag: request.applicationTag, label: request.label, isTokenBound: request.isSecureEnclave)
-        if request.isPermanent { try store(key, with: request.storageAttributes) }
+        guard request.isPermanent else { return key }
+        try store(key, with: request.storageAttributes)
+        if let accessControl = request.storageAttributes[kSecAttrAccessControl as String] as? SecAccessControl,
+           accessControl.accessControlPolicy.defersToPrivateKeyUse {
+            return try storedReference(to: key, with: request.storageAttributes)
+        }
         return key
     }
+}
+
+/// The stored key as `SecItemCopyMatching` returns it: for a `.privateKeyUsage` key, one that
+/// checks the item's access control at each private-key operation, as Apple's.
+private func storedReference(to key: SecKey, with storageAttributes: [String: Any]) throws(SecKeyFailure) -> SecKey {
+    var query: [String: Any] = [kSecValueRef as String: key, kSecReturnRef as String: true]
+    for name in [kSecUseKeychain, kSecUseAuthenticationContext, kSecAttrAccessGroup, kSecAttrSynchronizable] {
+        query[name as String] = storageAttributes[name as String]
+    }
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &result)
+    guard status == errSecSuccess, let stored = result as? SecKey else {
+        throw SecKeyFailure(status: status == errSecSuccess ? errSecInternalComponent : status,
+                            message: "reading the new key back failed")
+    }
+    return stored
 }
 
 /// Adds a newly generated private key to the keychain, as `SecKeyCreateRandomKey` does for
@@ -92,14 +113,16 @@ public func SecKeyCreateWithData(
 extension SecKey {
     /// Reads Apple's external representation of a key of the given type and class.
     convenience init(representation data: Data, isPrivate: Bool, isEllipticCurve: Bool,
-                     applicationTag: Data?, label: String?, isTokenBound: Bool = false) throws {
+                     applicationTag: Data?, label: String?, isTokenBound: Bool = false,
+                     usageGuard: PrivateKeyUseGuard? = nil) throws {
         let material: Material = switch (isEllipticCurve, isPrivate) {
         case (true, true): .ecPrivate(try ECPrivateKey(x963Representation: data))
         case (true, false): .ecPublic(try ECPublicKey(x963Representation: data))
         case (false, true): .rsaPrivate(try _RSA.Signing.PrivateKey(derRepresentation: data))
         case (false, false): .rsaPublic(try _RSA.Signing.PublicKey(derRepresentation: data))
         }
-        self.init(material, applicationTag: applicationTag, label: label, isTokenBound: isTokenBound && isPrivate)
+        self.init(material, applicationTag: applicationTag, label: label, isTokenBound: isTokenBound && isPrivate,
+                  usageGuard: isPrivate ? usageGuard : nil)
     }
 }
 

@@ -12,10 +12,18 @@ struct SecKeyFailure: Error {
     /// `errSecParam` (-50): bad input (malformed key data, wrong digest length, bad parameters).
     static func parameter(_ message: String) -> SecKeyFailure { SecKeyFailure(status: errSecParam, message: message) }
 
-    /// `errSecUnimplemented` (-4): the key cannot perform this algorithm (Apple's
-    /// "algorithm not supported by the key").
+    /// `errSecParam` (-50): the key cannot perform this algorithm: another key type, or the
+    /// wrong half (signing or decrypting with a public key, verifying or encrypting with a
+    /// private one). Apple's code and wording ("algorithm not supported by the key",
+    /// SecKeyRunAlgorithmAndCopyResult in OSX/sec/Security/SecKey.m).
     static func unsupported(_ algorithm: SecKeyAlgorithm, _ key: SecKey) -> SecKeyFailure {
-        SecKeyFailure(status: errSecUnimplemented, message: "algorithm \(algorithm.rawValue) not supported by the key \(key)")
+        SecKeyFailure(status: errSecParam, message: "\(algorithm.rawValue): algorithm not supported by the key \(key)")
+    }
+
+    /// `errSecUnimplemented` (-4): an algorithm this implementation does not perform for any
+    /// key (docs/ARCHITECTURE.md §5 lists them), or a name that is no algorithm.
+    static func unimplemented(_ algorithm: SecKeyAlgorithm) -> SecKeyFailure {
+        SecKeyFailure(status: errSecUnimplemented, message: "\(algorithm.rawValue): algorithm not implemented")
     }
 
     /// `errSecVerifyFailed` (-67808): the signature does not match.

@@ -1,22 +1,27 @@
 // Signing, verifying, encrypting, decrypting and key agreement with a SecKey, dispatched on
-// the parsed algorithm. Each function checks first that the key can perform the algorithm
-// (Apple's `errSecUnimplemented` "algorithm not supported by the key" otherwise).
+// the parsed algorithm. Each function checks first that the algorithm is implemented
+// (`errSecUnimplemented` otherwise) and that the key can perform it (Apple's `errSecParam`
+// "algorithm not supported by the key" otherwise).
 
 import Crypto
 import CryptoExtras
 import Foundation
 
 /// Apple: `SecKeyIsAlgorithmSupported(_:_:_:)`. Whether `key` can perform `algorithm` for
-/// `operation`. Signing, decryption and key exchange need a private key.
+/// `operation`. Signing, decryption and key exchange need a private key; verifying and
+/// encryption a public key (as Apple's, whose private keys do neither).
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     guard let spec = KeyAlgorithmSpec(algorithm) else { return false }
     return spec.supports(operation, isEllipticCurve: key.isEllipticCurve, isPrivate: key.isPrivate)
 }
 
-/// The parsed algorithm, or Apple's "not supported" failure.
+/// The parsed algorithm; "not implemented" for an algorithm this library does not perform,
+/// Apple's "not supported by the key" when the key cannot perform it.
 private func spec(_ algorithm: SecKeyAlgorithm, _ key: SecKey, _ operation: SecKeyOperationType) throws(SecKeyFailure) -> KeyAlgorithmSpec {
-    guard let spec = KeyAlgorithmSpec(algorithm), spec.supports(operation, isEllipticCurve: key.isEllipticCurve, isPrivate: key.isPrivate)
-    else { throw .unsupported(algorithm, key) }
+    guard let spec = KeyAlgorithmSpec(algorithm) else { throw .unimplemented(algorithm) }
+    guard spec.supports(operation, isEllipticCurve: key.isEllipticCurve, isPrivate: key.isPrivate) else {
+        throw .unsupported(algorithm, key)
+    }
     return spec
 }
 
@@ -46,6 +51,7 @@ public func SecKeyCreateSignature(
 ) -> CFData? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
         let spec = try spec(algorithm, key, .sign)
+        try key.authorizePrivateKeyUse()
         let data = dataToSign as Data
         switch (key.material, spec) {
         case (.ecPrivate(let ecKey), .ecdsa(let hash, let isDigest)):
@@ -96,8 +102,8 @@ public func SecKeyVerifySignature(
     } ?? false
 }
 
-/// Apple: `SecKeyCreateEncryptedData(_:_:_:_:)`. Encrypts `plaintext` to the public half of
-/// `key`: RSA-OAEP (SHA-1, SHA-256) or ECIES (`eciesEncryption…X963SHA…AESGCM`, output
+/// Apple: `SecKeyCreateEncryptedData(_:_:_:_:)`. Encrypts `plaintext` to the public `key`
+/// (a private key is refused with `errSecParam`, as by Apple): RSA-OAEP (SHA-1, SHA-256) or ECIES (`eciesEncryption…X963SHA…AESGCM`, output
 /// ephemeral public key ‖ ciphertext ‖ 16-byte tag).
 public func SecKeyCreateEncryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -135,6 +141,7 @@ public func SecKeyCreateDecryptedData(
 ) -> CFData? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
         let spec = try spec(algorithm, key, .decrypt)
+        try key.authorizePrivateKeyUse()
         let data = ciphertext as Data
         switch (key.material, spec) {
         case (.rsaPrivate(let rsaKey), .rsaOAEP(let hash)):
@@ -168,6 +175,7 @@ public func SecKeyCopyKeyExchangeResult(
         guard case .ecPublic(let peerKey) = publicKey.publicMaterial, peerKey.curve == ownKey.curve else {
             throw .parameter("key exchange needs a public key on the same curve")
         }
+        try privateKey.authorizePrivateKeyUse()
         let secret: SharedSecret
         do {
             secret = try ownKey.sharedSecret(with: peerKey)
