@@ -122,6 +122,7 @@ public final class SecretServiceHarness: @unchecked Sendable {
         bus = try BackgroundProcess(name: "dbus-daemon",
                                     arguments: ["/usr/bin/dbus-daemon", "--config-file=\(configuration)", "--nofork", "--print-address=1"],
                                     environment: environment, logPath: "\(directory)/dbus.log")
+        try waitForBusSocket()
         switch provider {
         case .gnomeKeyring:
             daemon = try BackgroundProcess(name: "gnome-keyring-daemon",
@@ -142,6 +143,17 @@ public final class SecretServiceHarness: @unchecked Sendable {
         ["KEYCHAINKIT_KEYCHAIN": keychainPath,
          "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key",
          "KEYCHAINKIT_TESTING_KDF": "1"]
+    }
+
+    /// Waits until the bus listens: a provider started before that finds no bus and (gnome-keyring)
+    /// runs on without ever taking its name.
+    private func waitForBusSocket() throws {
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: "\(directory)/bus") {
+            guard bus?.isRunning == true else { throw Failure(description: "dbus-daemon exited: \(bus?.log ?? "")") }
+            if Date() > deadline { throw Failure(description: "timed out waiting for the bus socket") }
+            usleep(10_000)
+        }
     }
 
     /// Polls `NameHasOwner(org.freedesktop.secrets)` on the bus for up to 90 seconds (generous:
