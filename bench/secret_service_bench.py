@@ -73,6 +73,10 @@ class Provider:
 
     def start(self):
         self.spawn(["/usr/bin/dbus-daemon", "--config-file=" + self.dir + "/bus.conf", "--nofork"], log="dbus.log")
+        # A provider started before the bus listens finds no bus (gnome-keyring then never takes its name).
+        bus_deadline = time.time() + 30
+        while not os.path.exists(self.dir + "/bus") and time.time() < bus_deadline:
+            time.sleep(0.01)
         if self.name == "gnome-keyring":
             daemon = self.spawn(["/usr/bin/gnome-keyring-daemon", "--foreground", "--components=secrets", "--unlock"],
                                 stdin=subprocess.PIPE, log="provider.log")
