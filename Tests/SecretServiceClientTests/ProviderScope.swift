@@ -16,9 +16,10 @@ func withProvider<T: Sendable>(_ provider: SecretServiceProvider, _ body: @Senda
     }
 }
 
-/// Decodes the JSON object a client script printed on its standard output.
+/// Decodes the JSON object a client script printed on its standard output (a script that failed
+/// stops the test here, with its standard error).
 func jsonObject(_ run: ClientRun) throws -> [String: Any] {
-    #expect(run.status == 0, "\(run)")
+    try #require(run.status == 0, "\(run)")
     let value = try JSONSerialization.jsonObject(with: Data(run.stdoutBytes))
     return try #require(value as? [String: Any], "not a JSON object: \(run)")
 }
