@@ -122,6 +122,9 @@ public final class SecretServiceHarness: @unchecked Sendable {
         bus = try BackgroundProcess(name: "dbus-daemon",
                                     arguments: ["/usr/bin/dbus-daemon", "--config-file=\(configuration)", "--nofork", "--print-address=1"],
                                     environment: environment, logPath: "\(directory)/dbus.log")
+        // A provider started before the bus listens cannot connect, and gnome-keyring-daemon then
+        // keeps running without ever owning the name: wait for the bus first.
+        try waitUntil("the private bus answers") { try busAnswers() }
         switch provider {
         case .gnomeKeyring:
             daemon = try BackgroundProcess(name: "gnome-keyring-daemon",
@@ -134,7 +137,7 @@ public final class SecretServiceHarness: @unchecked Sendable {
                                            environment: environment.merging(keychainEnvironment) { _, new in new },
                                            logPath: "\(directory)/provider.log")
         }
-        try waitForOwner()
+        try waitUntil("\(Self.serviceName) has an owner") { try nameHasOwner(Self.serviceName) }
     }
 
     /// Where our provider (and `keychainctl` run by a test) find the sandbox's keychain.
@@ -144,17 +147,23 @@ public final class SecretServiceHarness: @unchecked Sendable {
          "KEYCHAINKIT_TESTING_KDF": "1"]
     }
 
-    /// Polls `NameHasOwner(org.freedesktop.secrets)` on the bus for up to 30 seconds.
-    private func waitForOwner() throws {
+    /// Polls `condition` every 50 ms for up to 30 seconds; fails at once if the bus or the provider exits.
+    private func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(30)
         while true {
-            if try nameHasOwner(Self.serviceName) { return }
+            if try condition() { return }
             for process in [bus, daemon] where process?.isRunning == false {
-                throw Failure(description: "\(process?.name ?? "?") exited before \(Self.serviceName) had an owner")
+                throw Failure(description: "\(process?.name ?? "?") exited before \(what)")
             }
-            if Date() > deadline { throw Failure(description: "timed out waiting for an owner of \(Self.serviceName)") }
+            if Date() > deadline { throw Failure(description: "timed out waiting until \(what)") }
             usleep(50_000)
         }
+    }
+
+    /// Whether the bus daemon answers a call (its GetId).
+    private func busAnswers() throws -> Bool {
+        try run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                 "org.freedesktop.DBus.GetId"], timeout: 5).status == 0
     }
 
     /// Asks the bus whether `name` has an owner (false while the bus is not up yet).
