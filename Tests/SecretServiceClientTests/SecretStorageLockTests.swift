@@ -6,7 +6,7 @@ import Testing
 /// no terminal: an unlock prompt must end, never hang).
 @Suite("secretstorage lock and unlock")
 struct SecretStorageLockTests {
-    /// Each step's result, or the name of the error it raised (so one failing step does not hide the others).
+    /// Reads the item's secret on stdin. Each step's result, or the name of the error it raised (so one failing step does not hide the others).
     static let script = """
         import json, sys, secretstorage
         from jeepney.wrappers import DBusErrorResponse
@@ -20,7 +20,7 @@ struct SecretStorageLockTests {
                 return type(error).__name__
         out = {}
         default = secretstorage.get_default_collection(conn)
-        item = default.create_item("lock test", {"kk": "lock"}, b"locked-secret", replace=True)
+        item = default.create_item("lock test", {"kk": "lock"}, sys.stdin.buffer.read(), replace=True)
         default.lock()
         out["locked"] = attempt(default.is_locked)
         out["item_locked"] = attempt(item.is_locked)
@@ -36,7 +36,7 @@ struct SecretStorageLockTests {
           arguments: SecretServiceProvider.underTest)
     func lockUnlock(_ provider: SecretServiceProvider) async throws {
         try await withProvider(provider) { harness in
-            let run = try harness.python(Self.script)
+            let run = try harness.python(Self.script, stdin: "locked-secret".bytes)
             #expect(!run.timedOut, "an unlock prompt must not hang without a terminal")
             let out = try jsonObject(run)
             #expect(out["locked"] as? Bool == true)
