@@ -112,6 +112,21 @@ public final class SecretServiceHarness: @unchecked Sendable {
     /// The provider's output so far (for failure messages).
     public var providerLog: String { daemon?.log ?? "" }
 
+    /// SIGKILLs the provider (no chance to save anything), leaving the bus and the sandbox's files.
+    public func killProvider() {
+        daemon?.kill()
+    }
+
+    /// Starts the provider again on the same files (after `killProvider()`), as a user's next login would.
+    public func restartProvider() throws {
+        daemon?.kill()
+        do {
+            try startProvider()
+        } catch {
+            throw Failure(description: "\(error)\n--- provider\n\(providerLog)")
+        }
+    }
+
     private func start() throws {
         for name in ["home", "run", "data", "config", "cache"] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(name)", withIntermediateDirectories: false,
@@ -125,6 +140,11 @@ public final class SecretServiceHarness: @unchecked Sendable {
         // A provider started before the bus listens cannot connect, and gnome-keyring-daemon then
         // keeps running without ever owning the name: wait for the bus first.
         try waitUntil("the private bus answers") { try busAnswers() }
+        try startProvider()
+    }
+
+    /// Starts the provider (again) and waits until it owns `org.freedesktop.secrets`.
+    private func startProvider() throws {
         switch provider {
         case .gnomeKeyring:
             daemon = try BackgroundProcess(name: "gnome-keyring-daemon",
