@@ -157,7 +157,8 @@ public final class SecretServiceHarness: @unchecked Sendable {
                                            environment: environment.merging(keychainEnvironment) { _, new in new },
                                            logPath: "\(directory)/provider.log")
         }
-        try waitUntil("\(Self.serviceName) has an owner") { try nameHasOwner(Self.serviceName) }
+        // Generous: CI machines have two cores shared by parallel tests.
+        try waitUntil("\(Self.serviceName) has an owner", seconds: 90) { try nameHasOwner(Self.serviceName) }
     }
 
     /// Where our provider (and `keychainctl` run by a test) find the sandbox's keychain.
@@ -167,9 +168,9 @@ public final class SecretServiceHarness: @unchecked Sendable {
          "KEYCHAINKIT_TESTING_KDF": "1"]
     }
 
-    /// Polls `condition` every 50 ms for up to 30 seconds; fails at once if the bus or the provider exits.
-    private func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(30)
+    /// Polls `condition` every 50 ms for up to `seconds`; fails at once if the bus or the provider exits.
+    private func waitUntil(_ what: String, seconds: Double = 30, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
         while true {
             if try condition() { return }
             for process in [bus, daemon] where process?.isRunning == false {
