@@ -73,10 +73,10 @@ class Provider:
 
     def start(self):
         self.spawn(["/usr/bin/dbus-daemon", "--config-file=" + self.dir + "/bus.conf", "--nofork"], log="dbus.log")
-        # A provider started before the bus listens finds no bus (gnome-keyring then never takes its name).
-        bus_deadline = time.time() + 30
-        while not os.path.exists(self.dir + "/bus") and time.time() < bus_deadline:
-            time.sleep(0.01)
+        # A provider started before the bus listens never gets the name (gnome-keyring runs on without it).
+        if not self.wait(lambda: self.bus_call("GetId").returncode == 0):
+            self.error = "the private bus did not answer"
+            return False
         if self.name == "gnome-keyring":
             daemon = self.spawn(["/usr/bin/gnome-keyring-daemon", "--foreground", "--components=secrets", "--unlock"],
                                 stdin=subprocess.PIPE, log="provider.log")
@@ -87,18 +87,28 @@ class Provider:
                 self.error = "no keychainctl at %r" % KEYCHAINCTL
                 return False
             daemon = self.spawn([KEYCHAINCTL, "secret-service"], log="provider.log")
+        if self.wait(lambda: "boolean true" in self.bus_call("NameHasOwner", "string:org.freedesktop.secrets").stdout):
+            return self.seed()
+        if daemon.poll() is not None:
+            self.error = "%s exited with %s: %s" % (self.name, daemon.returncode, self.log()[-300:])
+        else:
+            self.error = "no owner of org.freedesktop.secrets after 30 s"
+        return False
+
+    def bus_call(self, member, *arguments):
+        return subprocess.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus",
+                               "/org/freedesktop/DBus", "org.freedesktop.DBus." + member] + list(arguments),
+                              env=self.env, capture_output=True, text=True)
+
+    def wait(self, condition):
+        """Polls condition every 50 ms for up to 30 s; stops early if a process started here exited."""
         deadline = time.time() + 30
         while time.time() < deadline:
-            if daemon.poll() is not None:
-                self.error = "%s exited with %s: %s" % (self.name, daemon.returncode, self.log()[-300:])
+            if condition():
+                return True
+            if any(p.poll() is not None for p in self.processes):
                 return False
-            owner = subprocess.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus",
-                                    "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets"],
-                                   env=self.env, capture_output=True, text=True)
-            if "boolean true" in owner.stdout:
-                return self.seed()
             time.sleep(0.05)
-        self.error = "no owner of org.freedesktop.secrets after 30 s"
         return False
 
     def log(self):

@@ -6,10 +6,10 @@ import Testing
 /// every observable result must be the same, except the documented differences asserted below.
 @Suite("gnome-keyring and KeychainKit side by side")
 struct ProviderComparisonTests {
-    /// Runs one sequence of client calls and prints what a client can observe (no object paths
+    /// Reads its secrets as hex JSON on stdin, runs one sequence of client calls and prints what a client can observe (no object paths
     /// beyond the well-known ones, no times: those legitimately differ).
     static let script = """
-        import json, keyring, secretstorage
+        import json, sys, keyring, secretstorage
         from secretstorage import exceptions, util
         from jeepney import new_method_call, DBusAddress, MessageType, HeaderFields
         conn = secretstorage.dbus_init()
@@ -19,6 +19,7 @@ struct ProviderComparisonTests {
             if reply.header.message_type == MessageType.error:
                 return reply.header.fields.get(HeaderFields.error_name)
             return reply.body
+        secrets = {k: bytes.fromhex(v) for k, v in json.load(sys.stdin).items()}
         out = {}
         out["alias_default"] = raw(S, util.SERVICE_IFACE, "ReadAlias", "s", ("default",))[0]
         out["alias_unknown"] = raw(S, util.SERVICE_IFACE, "ReadAlias", "s", ("kk-no-such-alias",))[0]
@@ -27,22 +28,22 @@ struct ProviderComparisonTests {
         out["default_label"] = default.get_label()
         out["default_locked"] = default.is_locked()
         out["keyring_missing"] = keyring.get_password("kk-cmp", "alice")
-        keyring.set_password("kk-cmp", "alice", "alice ✓")
+        keyring.set_password("kk-cmp", "alice", secrets["one"].decode())
         out["keyring_get"] = keyring.get_password("kk-cmp", "alice")
-        keyring.set_password("kk-cmp", "alice", "alice 2")
+        keyring.set_password("kk-cmp", "alice", secrets["two"].decode())
         out["keyring_overwrite"] = keyring.get_password("kk-cmp", "alice")
         out["keyring_items"] = len(list(secretstorage.search_items(conn, {"service": "kk-cmp", "username": "alice"})))
         attrs = {"app": "kk-cmp", "n": "1", "empty": "", "ü": "ß ✓"}
-        item = default.create_item("label ✓", attrs, b"\\x00\\xffbin", replace=False)
+        item = default.create_item("label ✓", attrs, secrets["binary"], replace=False)
         got = item.get_attributes()
         out["attributes"] = {k: v for k, v in got.items() if k != "xdg:schema"}
         out["schema_attribute"] = got.get("xdg:schema")
         out["label"] = item.get_label()
         out["secret"] = item.get_secret().hex()
         out["content_type"] = item.get_secret_content_type()
-        default.create_item("again", attrs, b"again", replace=True)
+        default.create_item("again", attrs, secrets["two"], replace=True)
         out["replace_count"] = len(list(default.search_items(attrs)))
-        default.create_item("another", attrs, b"another", replace=False)
+        default.create_item("another", attrs, secrets["one"], replace=False)
         out["add_count"] = len(list(default.search_items(attrs)))
         out["search_empty_value"] = len(list(default.search_items({"empty": ""})))
         out["search_unicode"] = len(list(default.search_items({"ü": "ß ✓"})))
@@ -66,9 +67,9 @@ struct ProviderComparisonTests {
 
     /// What each provider showed for the script, plus secret-tool's exit statuses.
     private static func observe(_ provider: SecretServiceProvider) async throws -> [String: String] {
-        let observations = Observations()
         try await withProvider(provider) { harness in
-            let out = try jsonObject(try harness.python(Self.script))
+            let secrets = #"{"one": "616c69636520e29c93", "two": "616c6963652032", "binary": "00ff62696e"}"#  // "alice ✓", "alice 2", 00 ff "bin"
+            let out = try jsonObject(try harness.python(Self.script, stdin: secrets.bytes))
             var flat: [String: String] = [:]
             for (key, value) in out {
                 let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
@@ -81,9 +82,8 @@ struct ProviderComparisonTests {
             flat["secret-tool lookup miss"] = "\(miss.status) \(miss.stdout)"
             flat["secret-tool clear"] = "\(try harness.secretTool(["clear", "kk", "st"]).status)"
             flat["secret-tool lookup cleared"] = "\(try harness.secretTool(["lookup", "kk", "st"]).status)"
-            observations.set(flat)
+            return flat
         }
-        return observations.value
     }
 
     @Test("the same calls give the same observable results, apart from the documented differences")
@@ -100,12 +100,4 @@ struct ProviderComparisonTests {
             #expect(gnome[key] == ours[key], "\(key): gnome-keyring \(gnome[key] ?? "-"), KeychainKit \(ours[key] ?? "-")")
         }
     }
-}
-
-/// A box the dedicated thread fills in for the async caller.
-private final class Observations: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String: String] = [:]
-    var value: [String: String] { lock.withLock { stored } }
-    func set(_ value: [String: String]) { lock.withLock { stored = value } }
 }

@@ -1,4 +1,3 @@
-import EtcdClusterSupport
 import Foundation
 import SecretServiceHarness
 import Testing
@@ -6,18 +5,21 @@ import Testing
 /// Starts `provider` on a private bus, runs `body` against it on a thread of its own (clients
 /// block for a while), and checks that the provider is still alive afterwards: no scenario may
 /// crash it.
-func withProvider(_ provider: SecretServiceProvider, _ body: @escaping @Sendable (SecretServiceHarness) throws -> Void) async throws {
-    try await onDedicatedThread {
+@discardableResult
+func withProvider<T: Sendable>(_ provider: SecretServiceProvider, _ body: @Sendable (SecretServiceHarness) throws -> T) async throws -> T {
+    try await onOwnThread {
         let harness = try SecretServiceHarness(provider)
         defer { harness.stop() }
-        try body(harness)
+        let result = try body(harness)
         #expect(harness.providerIsRunning, "\(provider) died: \(harness.providerLog)")
+        return result
     }
 }
 
-/// Decodes the JSON object a client script printed on its standard output.
+/// Decodes the JSON object a client script printed on its standard output (a script that failed
+/// stops the test here, with its standard error).
 func jsonObject(_ run: ClientRun) throws -> [String: Any] {
-    #expect(run.status == 0, "\(run)")
+    try #require(run.status == 0, "\(run)")
     let value = try JSONSerialization.jsonObject(with: Data(run.stdoutBytes))
     return try #require(value as? [String: Any], "not a JSON object: \(run)")
 }

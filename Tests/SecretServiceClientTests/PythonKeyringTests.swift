@@ -5,7 +5,7 @@ import Testing
 /// Python `keyring` with its Secret Service backend (PYTHON_KEYRING_BACKEND forces it).
 @Suite("Python keyring")
 struct PythonKeyringTests {
-    /// Reads {"first": …, "second": …} on stdin; prints what each call returned.
+    /// Reads the secrets {"first", "second", "bob", "other"} as JSON on stdin; prints what each call returned.
     static let script = """
         import json, sys, keyring, keyring.errors
         secrets = json.load(sys.stdin)
@@ -16,8 +16,8 @@ struct PythonKeyringTests {
         out["first"] = keyring.get_password("kk-svc", "alice")
         keyring.set_password("kk-svc", "alice", secrets["second"])
         out["second"] = keyring.get_password("kk-svc", "alice")
-        keyring.set_password("kk-svc", "bob", "bobs")
-        keyring.set_password("kk-other", "alice", "other")
+        keyring.set_password("kk-svc", "bob", secrets["bob"])
+        keyring.set_password("kk-other", "alice", secrets["other"])
         out["bob"] = keyring.get_password("kk-svc", "bob")
         out["other"] = keyring.get_password("kk-other", "alice")
         cred = keyring.get_credential("kk-other", None)
@@ -37,7 +37,7 @@ struct PythonKeyringTests {
           arguments: SecretServiceProvider.underTest)
     func setGetDelete(_ provider: SecretServiceProvider) async throws {
         try await withProvider(provider) { harness in
-            let secrets = #"{"first": "s3cr\u00e9t ✓", "second": "line1\nline2 🔑"}"#
+            let secrets = #"{"first": "s3cr\u00e9t ✓", "second": "line1\nline2 🔑", "bob": "bobs", "other": "other"}"#
             let out = try jsonObject(try harness.python(Self.script, stdin: secrets.bytes))
             #expect(out["backend"] as? String == "keyring.backends.SecretService.Keyring")
             #expect(out["missing"] is NSNull)

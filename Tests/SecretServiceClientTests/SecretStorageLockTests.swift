@@ -6,31 +6,29 @@ import Testing
 /// no terminal: an unlock prompt must end, never hang).
 @Suite("secretstorage lock and unlock")
 struct SecretStorageLockTests {
+    /// Reads the item's secret on stdin. Each step's result, or the name of the error it raised (so one failing step does not hide the others).
     static let script = """
         import json, sys, secretstorage
-        from secretstorage import exceptions
+        from jeepney.wrappers import DBusErrorResponse
         conn = secretstorage.dbus_init()
+        def attempt(step):
+            try:
+                return step()
+            except DBusErrorResponse as error:
+                return error.name
+            except Exception as error:
+                return type(error).__name__
         out = {}
         default = secretstorage.get_default_collection(conn)
-        item = default.create_item("lock test", {"kk": "lock"}, b"locked-secret", replace=True)
+        item = default.create_item("lock test", {"kk": "lock"}, sys.stdin.buffer.read(), replace=True)
         default.lock()
-        out["locked"] = default.is_locked()
-        out["item_locked"] = item.is_locked()
-        try:
-            out["secret_while_locked"] = secretstorage.Item(conn, item.item_path).get_secret().decode()
-        except exceptions.LockedException:
-            out["secret_while_locked"] = "LockedException"
-        try:
-            default.create_item("x", {"kk": "x"}, b"x")
-            out["create_while_locked"] = "no error"
-        except exceptions.LockedException:
-            out["create_while_locked"] = "LockedException"
-        out["unlock_dismissed"] = default.unlock()
-        out["locked_after_unlock"] = default.is_locked()
-        try:
-            out["secret_after_unlock"] = secretstorage.Item(conn, item.item_path).get_secret().decode()
-        except exceptions.LockedException:
-            out["secret_after_unlock"] = "LockedException"
+        out["locked"] = attempt(default.is_locked)
+        out["item_locked"] = attempt(item.is_locked)
+        out["secret_while_locked"] = attempt(lambda: secretstorage.Item(conn, item.item_path).get_secret().decode())
+        out["create_while_locked"] = attempt(lambda: default.create_item("x", {"kk": "x"}, b"x") and "created")
+        out["unlock_dismissed"] = attempt(default.unlock)
+        out["locked_after_unlock"] = attempt(default.is_locked)
+        out["secret_after_unlock"] = attempt(lambda: secretstorage.Item(conn, item.item_path).get_secret().decode())
         print(json.dumps(out))
         """
 
@@ -38,7 +36,7 @@ struct SecretStorageLockTests {
           arguments: SecretServiceProvider.underTest)
     func lockUnlock(_ provider: SecretServiceProvider) async throws {
         try await withProvider(provider) { harness in
-            let run = try harness.python(Self.script)
+            let run = try harness.python(Self.script, stdin: "locked-secret".bytes)
             #expect(!run.timedOut, "an unlock prompt must not hang without a terminal")
             let out = try jsonObject(run)
             #expect(out["locked"] as? Bool == true)

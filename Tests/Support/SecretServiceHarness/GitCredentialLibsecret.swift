@@ -11,10 +11,19 @@ public enum GitCredentialLibsecret {
         try built.get()
     }
 
+    /// Where it was built, removed when the test process exits.
+    nonisolated(unsafe) private static var builtFolder: String?
+
     private static let built: Result<String, SecretServiceHarness.Failure> = {
+        guard FileManager.default.fileExists(atPath: source) else {
+            // Slim container images often drop /usr/share/doc (a dpkg path-exclude): git is there, its contrib source is not.
+            return .failure(.init(description: "\(source) is missing: install git with its documentation (no dpkg path-exclude of /usr/share/doc)"))
+        }
         var template = Array("/tmp/kk-gcl-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else { return .failure(.init(description: "mkdtemp failed")) }
         let folder = String(cString: created)
+        builtFolder = folder
+        atexit { if let folder = GitCredentialLibsecret.builtFolder { unlink(folder + "/git-credential-libsecret"); rmdir(folder) } }
         let output = folder + "/git-credential-libsecret"
         let environment = ["PATH": "/usr/bin:/bin", "LANG": "C"]
         do {

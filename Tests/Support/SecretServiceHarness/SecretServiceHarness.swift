@@ -112,6 +112,21 @@ public final class SecretServiceHarness: @unchecked Sendable {
     /// The provider's output so far (for failure messages).
     public var providerLog: String { daemon?.log ?? "" }
 
+    /// SIGKILLs the provider (no chance to save anything), leaving the bus and the sandbox's files.
+    public func killProvider() {
+        daemon?.kill()
+    }
+
+    /// Starts the provider again on the same files (after `killProvider()`), as a user's next login would.
+    public func restartProvider() throws {
+        daemon?.kill()
+        do {
+            try startProvider()
+        } catch {
+            throw Failure(description: "\(error)\n--- provider\n\(providerLog)")
+        }
+    }
+
     private func start() throws {
         for name in ["home", "run", "data", "config", "cache"] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(name)", withIntermediateDirectories: false,
@@ -122,7 +137,14 @@ public final class SecretServiceHarness: @unchecked Sendable {
         bus = try BackgroundProcess(name: "dbus-daemon",
                                     arguments: ["/usr/bin/dbus-daemon", "--config-file=\(configuration)", "--nofork", "--print-address=1"],
                                     environment: environment, logPath: "\(directory)/dbus.log")
-        try waitForBusSocket()
+        // A provider started before the bus listens cannot connect, and gnome-keyring-daemon then
+        // keeps running without ever owning the name: wait for the bus first.
+        try waitUntil("the private bus answers") { try busAnswers() }
+        try startProvider()
+    }
+
+    /// Starts the provider (again) and waits until it owns `org.freedesktop.secrets`.
+    private func startProvider() throws {
         switch provider {
         case .gnomeKeyring:
             daemon = try BackgroundProcess(name: "gnome-keyring-daemon",
@@ -135,7 +157,8 @@ public final class SecretServiceHarness: @unchecked Sendable {
                                            environment: environment.merging(keychainEnvironment) { _, new in new },
                                            logPath: "\(directory)/provider.log")
         }
-        try waitForOwner()
+        // Generous: CI machines have two cores shared by parallel tests.
+        try waitUntil("\(Self.serviceName) has an owner", seconds: 90) { try nameHasOwner(Self.serviceName) }
     }
 
     /// Where our provider (and `keychainctl` run by a test) find the sandbox's keychain.
@@ -145,29 +168,23 @@ public final class SecretServiceHarness: @unchecked Sendable {
          "KEYCHAINKIT_TESTING_KDF": "1"]
     }
 
-    /// Waits until the bus listens: a provider started before that finds no bus and (gnome-keyring)
-    /// runs on without ever taking its name.
-    private func waitForBusSocket() throws {
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: "\(directory)/bus") {
-            guard bus?.isRunning == true else { throw Failure(description: "dbus-daemon exited: \(bus?.log ?? "")") }
-            if Date() > deadline { throw Failure(description: "timed out waiting for the bus socket") }
-            usleep(10_000)
+    /// Polls `condition` every 50 ms for up to `seconds`; fails at once if the bus or the provider exits.
+    private func waitUntil(_ what: String, seconds: Double = 30, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if try condition() { return }
+            for process in [bus, daemon] where process?.isRunning == false {
+                throw Failure(description: "\(process?.name ?? "?") exited before \(what)")
+            }
+            if Date() > deadline { throw Failure(description: "timed out waiting until \(what)") }
+            usleep(50_000)
         }
     }
 
-    /// Polls `NameHasOwner(org.freedesktop.secrets)` on the bus for up to 90 seconds (generous:
-    /// CI machines have two cores shared by parallel tests).
-    private func waitForOwner() throws {
-        let deadline = Date().addingTimeInterval(90)
-        while true {
-            if try nameHasOwner(Self.serviceName) { return }
-            for process in [bus, daemon] where process?.isRunning == false {
-                throw Failure(description: "\(process?.name ?? "?") exited before \(Self.serviceName) had an owner")
-            }
-            if Date() > deadline { throw Failure(description: "timed out waiting for an owner of \(Self.serviceName); provider log: \(providerLog)") }
-            usleep(50_000)
-        }
+    /// Whether the bus daemon answers a call (its GetId).
+    private func busAnswers() throws -> Bool {
+        try run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                 "org.freedesktop.DBus.GetId"], timeout: 5).status == 0
     }
 
     /// Asks the bus whether `name` has an owner (false while the bus is not up yet).
