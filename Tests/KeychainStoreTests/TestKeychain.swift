@@ -9,7 +9,10 @@ struct TestKeychain {
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // An explicit mode, not one filtered by the umask: another test of this process sets
+        // umask 000 for a moment, and a 0777 directory is (rightly) refused by the keychain.
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
     }
 
     var options: KeychainDatabase.Options {

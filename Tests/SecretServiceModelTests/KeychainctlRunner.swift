@@ -1,4 +1,5 @@
 import Foundation
+import KeychainEngine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +20,10 @@ enum KeychainctlRunner {
         process.environment = [
             "PATH": "/usr/bin:/bin", "HOME": directory, "LC_ALL": "C",
             "KEYCHAINKIT_KEYCHAIN": directory + "/login.keychain-db",
-            "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/device.key",
+            // This process's device key and access group, so the tool and the store under test
+            // (here, in this process) open the same classes and see the same items.
+            "KEYCHAINKIT_DEVICE_KEY_FILE": KeychainRegistry.shared.configuration.deviceKeyPath,
+            "KEYCHAINKIT_APP_ID": KeychainRegistry.shared.configuration.accessGroups.groups.last ?? "",
             "KEYCHAINKIT_SESSION_KEYRING": "off", "KEYCHAINKIT_TESTING_KDF": "1",
         ]
         let input = Pipe(), output = Pipe()

@@ -32,7 +32,7 @@ extension SecretStoreTests {
             try store.setAlias("session", to: again)
             let item = try store.createItem(in: work, label: "w", attributes: ["k": "v"], secret: SecretValue(bytes: [7]), replace: false)
 
-            let reopened = try SecretStore()
+            let reopened = try SecretStore(loginKeychainPath: directory + "/login.keychain-db")
             #expect(reopened.collectionIDs() == [.login, work, again])
             #expect(try reopened.collection(work).label == "Work")
             #expect(reopened.readAlias("default") == work)
@@ -47,7 +47,7 @@ extension SecretStoreTests {
             #expect(!FileManager.default.fileExists(atPath: directory + "/Work_stuff_.keychain-db"))
             #expect(throws: SecretServiceError.noSuchObject) { try reopened.secret(item) }
             #expect(throws: SecretServiceError.noSuchObject) { try reopened.setAlias("x", to: work) }
-            #expect(try SecretStore().collectionIDs() == [.login])
+            #expect(try SecretStore(loginKeychainPath: directory + "/login.keychain-db").collectionIDs() == [.login])
 
             // A collection whose file was removed by hand does not break searches of the others.
             let gone = try reopened.createCollection(label: "gone", password: nil)
@@ -102,7 +102,7 @@ extension SecretStoreTests {
         try IsolatedKeychains.withStore { _, directory in
             let path = directory + "/secret-service.json"
             try Data("{not json".utf8).write(to: URL(fileURLWithPath: path))
-            #expect(throws: SecretServiceError.self) { try SecretStore() }
+            #expect(throws: SecretServiceError.self) { try SecretStore(loginKeychainPath: directory + "/login.keychain-db") }
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("{not json".utf8))
         }
     }

@@ -6,30 +6,36 @@ import KeychainServices
 import Glibc
 #endif
 
-/// An isolated keychain directory for one test: the default keychain, the device key and the
-/// collection metadata all in a fresh temporary folder, the cheap test KDF, no sharing of
-/// unlocks through the kernel keyring, keychainctl's access group (the daemon's). The default
-/// keychain is process-wide, so the suites that use this are serialized.
+/// An isolated keychain directory for one test: the `login` keychain and the collection metadata
+/// in a fresh temporary folder, the cheap test KDF. Nothing process-wide is changed (environment,
+/// default keychain): every test target runs in one process, and other suites rely on those.
+/// The helpers below name the test's login keychain in each call (`kSecUseKeychain`).
 enum IsolatedKeychains {
+    /// The login keychain of the running `withStore` body.
+    @TaskLocal static var loginKeychain: SecKeychain?
+
     /// Runs `body` with a new store over a fresh directory, then removes the directory.
     static func withStore(_ body: (SecretStore, String) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-ssmodel-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        setenv("KEYCHAINKIT_KEYCHAIN", directory + "/login.keychain-db", 1)
-        setenv("KEYCHAINKIT_DEVICE_KEY_FILE", directory + "/device.key", 1)
-        setenv("KEYCHAINKIT_SESSION_KEYRING", "off", 1)
-        // The daemon runs as `keychainctl secret-service`: its access group is keychainctl's.
-        setenv("KEYCHAINKIT_APP_ID", "keychainctl", 1)
-        unsetenv("KEYCHAINKIT_PASSWORD_FILE")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         KeychainRegistry.shared.useTestingKDF(true)
-        KeychainRegistry.shared.setDefaultKeychainPath(nil)
-        KeychainRegistry.shared.reloadConfiguration()
+        let loginPath = directory + "/login.keychain-db"
         defer {
             _ = SecKeychainLockAll()
             try? FileManager.default.removeItem(atPath: directory)  // test cleanup only
         }
-        let store = try SecretStore()
-        try body(store, directory)
+        let store = try SecretStore(loginKeychainPath: loginPath)
+        try $loginKeychain.withValue(open(loginPath)) {
+            try body(store, directory)
+        }
+    }
+
+    /// `query` naming the test's login keychain (unless it names one already).
+    private static func inLoginKeychain(_ query: [String: Any]) -> [String: Any] {
+        var query = query
+        if query[kSecUseKeychain as String] == nil, let loginKeychain { query[kSecUseKeychain as String] = loginKeychain }
+        return query
     }
 
     /// `SecItemAdd` of a generic password, as `keychainctl add-generic-password -s S -a A` does.
@@ -39,7 +45,7 @@ enum IsolatedKeychains {
             kSecAttrAccount as String: account, kSecValueData as String: Data(secret.utf8),
         ]
         if let keychainPath { query[kSecUseKeychain as String] = open(keychainPath) }
-        return SecItemAdd(query as CFDictionary, nil)
+        return SecItemAdd(inLoginKeychain(query) as CFDictionary, nil)
     }
 
     /// `SecItemAdd` of an internet password, as `keychainctl add-internet-password` does.
@@ -49,12 +55,12 @@ enum IsolatedKeychains {
             kSecAttrAccount as String: account, kSecAttrProtocol as String: protocolCode,
             kSecAttrPort as String: port, kSecAttrPath as String: path, kSecValueData as String: Data(secret.utf8),
         ]
-        return SecItemAdd(query as CFDictionary, nil)
+        return SecItemAdd(inLoginKeychain(query) as CFDictionary, nil)
     }
 
     /// `SecItemCopyMatching` of one item's data (`kSecMatchLimitOne`), or the status.
     static func lookup(_ query: [String: Any]) -> (OSStatus, String?) {
-        var full = query
+        var full = inLoginKeychain(query)
         full[kSecReturnData as String] = true
         full[kSecMatchLimit as String] = kSecMatchLimitOne
         var result: CFTypeRef?
@@ -64,7 +70,7 @@ enum IsolatedKeychains {
 
     /// How many items match (`kSecMatchLimitAll`).
     static func count(_ query: [String: Any]) -> Int {
-        var full = query
+        var full = inLoginKeychain(query)
         full[kSecReturnAttributes as String] = true
         full[kSecMatchLimit as String] = kSecMatchLimitAll
         var result: CFTypeRef?

@@ -31,14 +31,21 @@ package final class SecretStore: @unchecked Sendable {
 
     /// Opens the store on the process's default keychain and its directory, creating the
     /// `login` record and the `default` alias if they are missing.
-    package init() throws(SecretServiceError) {
+    package convenience init() throws(SecretServiceError) {
         var handle: SecKeychain?
         guard SecKeychainCopyDefault(&handle) == errSecSuccess, let handle else { throw .storage(status: errSecNoDefaultKeychain) }
         var buffer = [CChar](repeating: 0, count: 4096)
         var length = UInt32(buffer.count)
         let status = SecKeychainGetPath(handle, &length, &buffer)
         guard status == errSecSuccess else { throw KeychainCalls.error(status) }
-        loginPath = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        try self.init(loginKeychainPath: String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// Opens the store with `loginKeychainPath` as the `login` collection and its directory for
+    /// the other collections and the metadata. Every keychain call names its keychain
+    /// (`kSecUseKeychain`), so the process's default keychain plays no part.
+    package init(loginKeychainPath: String) throws(SecretServiceError) {
+        loginPath = loginKeychainPath
         directory = (loginPath as NSString).deletingLastPathComponent
         metadata = CollectionMetadata()
         do {
@@ -49,6 +56,17 @@ package final class SecretStore: @unchecked Sendable {
         }
         metadata = try CollectionMetadata.read(path: metadataPath)
         try ensureDefaults()
+        try createLoginKeychainIfMissing()
+    }
+
+    /// Creates the `login` keychain without a password when its file does not exist yet, as the
+    /// default keychain is created at its first use (a password can be set later with
+    /// `keychainctl set-keychain-password`).
+    private func createLoginKeychainIfMissing() throws(SecretServiceError) {
+        guard !FileManager.default.fileExists(atPath: loginPath) else { return }
+        var created: SecKeychain?
+        let status = SecKeychainCreate(loginPath, 0, nil, false, nil, &created)
+        guard status == errSecSuccess || status == errSecDuplicateKeychain else { throw KeychainCalls.error(status) }
     }
 
     /// Runs `body` holding the lock.
