@@ -187,7 +187,7 @@ extension KeychainDatabase {
         for (offset, name) in query.itemClass.sortedPrimaryKey.enumerated() where ItemClass.indexedAttributes.contains(name) {
             guard let value = query.filters[name], let kind = schema[name] else { continue }
             shape.indexedAttributes |= 1 << offset
-            arguments.append(.blob(ItemRecord.blindIndex(name: name, value: value, kind: kind, key: indexKey)))
+            arguments.append(.blob(blindIndexCache.index(name: name, value: value, kind: kind, key: indexKey)))
         }
         if let synchronizable = query.synchronizable {
             shape.synchronizable = true
@@ -196,7 +196,7 @@ extension KeychainDatabase {
         if case .only(let groups) = query.accessGroups {
             shape.accessGroupCount = groups.count
             for group in groups {
-                arguments.append(.blob(ItemRecord.blindIndex(name: "agrp", value: .string(group), kind: .string, key: indexKey)))
+                arguments.append(.blob(blindIndexCache.index(name: "agrp", value: .string(group), kind: .string, key: indexKey)))
             }
         }
         if let limit {

@@ -60,6 +60,8 @@ public final class KeychainDatabase: @unchecked Sendable {
     var autoLockSeconds = 300
     /// When this handle was last used (for the auto-lock by inactivity).
     var lastActivity: ContinuousClock.Instant?
+    /// Blind indexes of the access groups and services lookups name (`BlindIndexCache`).
+    var blindIndexCache = BlindIndexCache()
 
     private init(path: String, connection: SQLiteConnection, keybag: Keybag, options: Options) {
         self.path = path
