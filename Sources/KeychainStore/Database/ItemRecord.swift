@@ -21,13 +21,16 @@ struct ItemRow {
         guard let className = statement.text(1), let itemClass = ItemClass(rawValue: className) else {
             throw .undecodable("an item row (class)")
         }
-        let idBytes = statement.blob(2)
-        guard idBytes.count == 16 else { throw .undecodable("an item row (persistent id)") }
+        // Read in place: a 16-byte `Data` is a heap allocation (issue 11).
+        let persistentID = statement.withBlob(2) { bytes in
+            bytes.count == 16 ? UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)) : nil
+        }
+        guard let persistentID else { throw .undecodable("an item row (persistent id)") }
         guard let protectionName = statement.text(3), let protection = ProtectionClass(rawValue: protectionName) else {
             throw .undecodable("an item row (protection class)")
         }
         self.itemClass = itemClass
-        self.persistentID = UUID(uuid: idBytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
+        self.persistentID = persistentID
         self.protection = protection
         primaryKeyDigest = statement.blob(4)
         isTombstone = statement.int64(5) != 0
@@ -91,24 +94,45 @@ enum ItemRecord {
     /// existing items keep opening; a tombstone's marker binds the flag as a trailing 0x01.
     static func associatedData(itemClass: ItemClass, protection: ProtectionClass, persistentID: UUID,
                                primaryKeyDigest: Data, isTombstone: Bool = false) -> Data {
-        // One buffer of the final size (issue 11: the pieces were separate `Data` values).
+        // Written into one buffer of the final size: built from separate `Data` pieces and
+        // appends, this cost 10,000 instructions of every read (issue 11).
         var itemClassName = itemClass.rawValue
         var protectionName = protection.rawValue
         return itemClassName.withUTF8 { classBytes in
             protectionName.withUTF8 { protectionBytes in
-                var aad = Data(capacity: 8 + 4 + classBytes.count + 4 + protectionBytes.count + 4 + 16
-                    + 4 + primaryKeyDigest.count + 1)
-                aad.append(contentsOf: "KCKI".utf8)
-                aad.appendBigEndian(UInt32(Schema.formatVersion))
-                aad.appendField(UnsafeRawBufferPointer(classBytes))
-                aad.appendField(UnsafeRawBufferPointer(protectionBytes))
-                withUnsafeBytes(of: persistentID.uuid) { aad.appendField($0) }
-                primaryKeyDigest.withUnsafeBytes { aad.appendField($0) }
-                if isTombstone { aad.append(0x01) }
-                return aad
+                primaryKeyDigest.withUnsafeBytes { digestBytes in
+                    withUnsafeBytes(of: persistentID.uuid) { idBytes in
+                        let length = 8 + 4 * 4 + classBytes.count + protectionBytes.count + idBytes.count + digestBytes.count
+                            + (isTombstone ? 1 : 0)
+                        var aad = Data(count: length)
+                        aad.withUnsafeMutableBytes { buffer in
+                            var offset = 0
+                            func put(_ bytes: UnsafeRawBufferPointer) {
+                                guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+                                buffer.baseAddress.unsafelyUnwrapped.advanced(by: offset).copyMemory(from: base, byteCount: bytes.count)
+                                offset += bytes.count
+                            }
+                            func put(bigEndian value: UInt32) { withUnsafeBytes(of: value.bigEndian) { put($0) } }
+                            put(UnsafeRawBufferPointer(start: associatedDataTag.utf8Start, count: associatedDataTag.utf8CodeUnitCount))
+                            put(bigEndian: UInt32(Schema.formatVersion))
+                            func putField(_ field: UnsafeRawBufferPointer) {
+                                put(bigEndian: UInt32(truncatingIfNeeded: field.count))
+                                put(field)
+                            }
+                            putField(UnsafeRawBufferPointer(classBytes))
+                            putField(UnsafeRawBufferPointer(protectionBytes))
+                            putField(idBytes)
+                            putField(digestBytes)
+                            if isTombstone { buffer.storeBytes(of: UInt8(0x01), toByteOffset: offset, as: UInt8.self) }
+                        }
+                        return aad
+                    }
+                }
             }
         }
     }
+
+    private static let associatedDataTag: StaticString = "KCKI"
 
     /// What a tombstone row stores as its payload: the deletion time (seconds since 2001, `Date`'s
     /// own reference, as a big-endian IEEE double, 8 bytes) and an HMAC, under a key derived from the blind-index key,

@@ -100,6 +100,8 @@ public enum AttributeKind: Sendable {
             return left.utf8.elementsEqual(right.utf8)
         case (.blob, .data(let left), .data(let right)), (.string, .data(let left), .data(let right)):
             return left == right
+        case (.number, .number(let left), .number(let right)):
+            return left == right  // "#" and the decimal digits: equal exactly when the numbers are
         default:
             return canonicalBytes(of: lhs) == canonicalBytes(of: rhs)
         }
