@@ -91,6 +91,9 @@ extension KeychainDatabase {
     func refreshKeyHierarchyIfChanged() throws(KeychainStoreError) {
         guard path != ":memory:" else { return }  // no other connection can reach it
         let version = try dataVersion()
+        // The snapshot `PRAGMA data_version` read is the one checked here (the counter only grows).
+        let fileVersion = connection.fileDataVersion
+        defer { verifiedFileDataVersion = fileVersion }
         guard version != knownDataVersion else { return }
         let digest = try keyHierarchyDigest(includingSettings: true)
         if digest != knownHierarchyDigest {
@@ -106,6 +109,19 @@ extension KeychainDatabase {
         knownDataVersion = version
     }
 
+    /// For a read made without `refreshKeyHierarchyIfChanged` first (`find`): whether the snapshot
+    /// its statement read is one whose hierarchy this handle checked — nothing was committed since
+    /// by another connection (nor by this one, outside a checked transaction). Then the rows need
+    /// nothing else; otherwise the caller checks the hierarchy and reads again. Checking against
+    /// the read's own snapshot replaces a `PRAGMA data_version` before every read, which ran a
+    /// statement in a read transaction of its own (issue 11: two `fcntl` locks and an `fstat`
+    /// per call, and 5,500 instructions).
+    func readIsOfVerifiedHierarchy() -> Bool {
+        guard path != ":memory:" else { return true }  // no other connection can reach it
+        guard let verified = verifiedFileDataVersion, let current = connection.fileDataVersion else { return false }
+        return verified == current
+    }
+
     /// Inside a write transaction that changed the hierarchy: the new tag (on the device that
     /// owns the file). Returns the digest to remember once the transaction commits.
     func resealKeyHierarchy() throws(KeychainStoreError) -> Data {
@@ -117,6 +133,7 @@ extension KeychainDatabase {
     /// Records the hierarchy as it is now as the one this handle knows.
     private func rememberKeyHierarchy() throws(KeychainStoreError) {
         knownDataVersion = path == ":memory:" ? nil : try dataVersion()
+        verifiedFileDataVersion = path == ":memory:" ? nil : connection.fileDataVersion
         knownHierarchyDigest = try keyHierarchyDigest(includingSettings: true)
     }
 

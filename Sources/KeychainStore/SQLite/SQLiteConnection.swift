@@ -132,6 +132,16 @@ package final class SQLiteConnection {
     /// read-write open fails).
     package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
+    /// The main database's change counter as of this connection's latest read or write transaction
+    /// (`SQLITE_FCNTL_DATA_VERSION`): it moves when a transaction starts on a file another
+    /// connection changed, and at each commit of this one. Reading it runs no statement and opens
+    /// no transaction, unlike `PRAGMA data_version`; nil if SQLite cannot tell.
+    package var fileDataVersion: UInt32? {
+        var version: UInt32 = 0
+        let rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        return rc == SQLITE_OK ? version : nil
+    }
+
     /// Whether a transaction is open on this connection.
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
