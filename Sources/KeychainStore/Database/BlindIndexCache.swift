@@ -21,6 +21,9 @@ struct BlindIndexCache {
 
     private var entries: [Key: Data] = [:]
 
+    /// Entries held now.
+    var count: Int { entries.count }
+
     /// `ItemRecord.blindIndex` of the value, from the cache for text values of the cached attributes.
     mutating func index(name: String, value: AttributeValue, kind: AttributeKind, key: BlindIndexKey) -> Data {
         guard case .string(let text) = value, Self.cachedAttributes.contains(name) else {
