@@ -131,10 +131,4 @@ extension Data {
         appendBigEndian(UInt32(truncatingIfNeeded: field.count))
         append(field)
     }
-
-    /// `appendField` of borrowed bytes.
-    mutating func appendField(_ field: UnsafeRawBufferPointer) {
-        appendBigEndian(UInt32(truncatingIfNeeded: field.count))
-        append(contentsOf: field)
-    }
 }
