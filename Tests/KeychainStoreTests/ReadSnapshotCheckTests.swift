@@ -62,5 +62,8 @@ struct ReadSnapshotCheckTests {
             rawExecute($0, "INSERT OR REPLACE INTO meta (key, value) VALUES ('auto_lock_seconds', x'0000000000000001')")
         }
         #expect(storeError { _ = try readSecret(reader, account: "a") }?.osStatus == -26275)
+        #expect(storeError { _ = try readSecret(reader, account: "a") }?.osStatus == -26275, "refused again, not only once")
+        #expect(try readSecret(reader, account: "absent") == nil)  // a lookup that finds nothing uses no key
+        #expect(storeError { _ = try readSecret(reader, account: "a") }?.osStatus == -26275)
     }
 }

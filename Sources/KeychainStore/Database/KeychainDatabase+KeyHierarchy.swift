@@ -92,9 +92,13 @@ extension KeychainDatabase {
         guard path != ":memory:" else { return }  // no other connection can reach it
         let version = try dataVersion()
         // The snapshot `PRAGMA data_version` read is the one checked here (the counter only grows).
+        // Recorded only once the check passed: a refused hierarchy is checked (and refused) again
+        // at every call, reads included.
         let fileVersion = connection.fileDataVersion
-        defer { verifiedFileDataVersion = fileVersion }
-        guard version != knownDataVersion else { return }
+        guard version != knownDataVersion else {
+            verifiedFileDataVersion = fileVersion
+            return
+        }
         let digest = try keyHierarchyDigest(includingSettings: true)
         if digest != knownHierarchyDigest {
             if hierarchyTrust == .authenticated {
@@ -107,6 +111,7 @@ extension KeychainDatabase {
             knownHierarchyDigest = digest
         }
         knownDataVersion = version
+        verifiedFileDataVersion = fileVersion
     }
 
     /// For a read made without `refreshKeyHierarchyIfChanged` first (`find`): whether the snapshot
