@@ -89,12 +89,24 @@ enum SecItemCall {
     }
 
     /// The dictionary with string keys, or nil if a key is not a string.
+    ///
+    /// Keys and values are taken in one pass with `getObjects(_:andKeys:count:)`, which reads the
+    /// dictionary's storage directly and hands back Swift values (`String`, `Bool`, `Data`, …).
+    /// Iterating the `NSDictionary` instead looks every key up again and returns `NSString`
+    /// keys that each need a bridging cast: about 25,000 instructions of a 5-key query (issue 11).
+    /// Both give the same values.
     static func dictionary(_ cfDictionary: CFDictionary) -> [String: Any]? {
-        var result: [String: Any] = [:]
-        result.reserveCapacity(cfDictionary.count)  // one allocation, not one per doubling
-        for (key, value) in cfDictionary {
-            guard let name = key as? String else { return nil }
-            result[name] = value
+        let count = cfDictionary.count
+        var keys: [Any] = []
+        var values: [Any] = []
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
+        cfDictionary.getObjects(&values, andKeys: &keys, count: count)
+        guard keys.count == values.count else { return nil }
+        var result = [String: Any](minimumCapacity: count)  // one allocation, not one per doubling
+        for index in keys.indices {
+            guard let name = keys[index] as? String else { return nil }
+            result[name] = values[index]
         }
         return result
     }

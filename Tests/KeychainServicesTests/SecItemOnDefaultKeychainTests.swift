@@ -85,6 +85,27 @@ struct SecItemOnDefaultKeychainTests {
         }
     }
 
+    @Test("a query built as an NSMutableDictionary of Foundation objects reads as a bridged Swift one; a non-string key is errSecParam")
+    func foundationDictionaries() throws {
+        try withDefaultKeychain { _, _ in
+            #expect(TutorialKeychain.save(Data("secret".utf8), service: "com.example", account: "carol") == errSecSuccess)
+            let query = NSMutableDictionary()
+            query[NSString(string: kSecClass as String)] = NSString(string: kSecClassGenericPassword as String)
+            query[NSString(string: kSecAttrService as String)] = NSString(string: "com.example")
+            query[NSString(string: kSecAttrAccount as String)] = NSString(string: "carol")
+            query[NSString(string: kSecReturnData as String)] = NSNumber(value: true)
+            query[NSString(string: kSecMatchLimit as String)] = NSString(string: kSecMatchLimitOne as String)
+            var result: CFTypeRef?
+            #expect(SecItemCopyMatching(query, &result) == errSecSuccess)
+            #expect(result as? Data == Data("secret".utf8))
+
+            query[NSNumber(value: 7)] = NSString(string: "a key that is not a string")
+            var untouched: CFTypeRef?
+            #expect(SecItemCopyMatching(query, &untouched) == errSecParam)
+            #expect(untouched == nil)
+        }
+    }
+
     @Test("internet passwords: add, find with attributes and data, update, delete")
     func internetPasswords() throws {
         try withDefaultKeychain { _, _ in

@@ -34,4 +34,26 @@ struct BlindIndexTests {
         #expect(indexKey.synchronizableIndex(true) == reference("sync", .number(1), .number, key))
         #expect(indexKey.synchronizableIndex(false) == reference("sync", .number(0), .number, key))
     }
+
+    @Test("the cache of access-group and service indexes gives the computed index, per attribute and kind, and stays bounded")
+    func cacheGivesComputedIndexes() {
+        let key = SymmetricKey(size: .bits256)
+        let indexKey = BlindIndexKey(key)
+        var cache = BlindIndexCache()
+        let cases: [(String, AttributeValue, AttributeKind)] = [
+            ("agrp", .string("com.example.app"), .string), ("svce", .string("com.example.app"), .blob),
+            ("svce", .string("com.example.app"), .string), ("acct", .string("com.example.app"), .blob),
+            ("svce", .data(Data([1, 2, 3])), .blob), ("svce", .number(7), .number),
+        ]
+        for _ in 0..<2 {  // computed, then (for text values of agrp and svce) from the cache
+            for (name, value, kind) in cases {
+                #expect(cache.index(name: name, value: value, kind: kind, key: indexKey) == reference(name, value, kind, key), "\(name) \(kind)")
+            }
+        }
+        for number in 0..<(BlindIndexCache.limit * 3) {
+            let value = AttributeValue.string("service-\(number)")
+            #expect(cache.index(name: "svce", value: value, kind: .blob, key: indexKey) == reference("svce", value, .blob, key))
+        }
+        #expect(cache.count <= BlindIndexCache.limit)
+    }
 }

@@ -4,9 +4,10 @@
 //
 // OPERATION: read (SecItemCopyMatching hit), miss, add (then delete, like the benchmark),
 // update, delete (after an add), typed-read (Keychain.string(forKey:)), open (a second handle on
-// the file). ITEMS picks the template keychain (10, 100, 1000, 10000, 100000); the work directory
-// is KEYCHAINKIT_BENCH_DIR, as for the benchmarks. Prints the mean wall time per operation; for
-// instruction counts, run it under callgrind with a small ITERATIONS and compare two ITERATIONS.
+// the file), query (only what the caller of a read does itself: build its query dictionary and
+// bridge it to a CFDictionary, no keychain call; the baseline to subtract). ITEMS picks the
+// template keychain (10, 100, 1000, 10000, 100000); the work directory is KEYCHAINKIT_BENCH_DIR,
+// as for the benchmarks. Prints the mean wall time per operation; for instruction counts, run it under callgrind with a small ITERATIONS and compare two ITERATIONS.
 import BenchSupport
 import Foundation
 import KeychainKit
@@ -14,7 +15,7 @@ import KeychainServices
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let items = Int(arguments[2]), let iterations = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: keychain-bench-profile read|miss|add|update|delete|typed-read|open ITEMS ITERATIONS\n".utf8))
+    FileHandle.standardError.write(Data("usage: keychain-bench-profile read|miss|query|add|update|delete|typed-read|open ITEMS ITERATIONS\n".utf8))
     exit(64)
 }
 BenchFixture.configureProcess()
@@ -46,6 +47,10 @@ for iteration in 0..<iterations {
     case "read":
         var result: CFTypeRef?
         expect(SecItemCopyMatching(query(account, returnData: true) as CFDictionary, &result))
+    case "query":
+        // What the caller of "read" pays by itself, to subtract from it (allocations, instructions).
+        let bridged = query(account, returnData: true) as CFDictionary
+        if bridged.count != 5 { fatalError("query of \(bridged.count) keys") }
     case "miss":
         var result: CFTypeRef?
         expect(SecItemCopyMatching(query(BenchFixture.missingAccount(iteration), returnData: true) as CFDictionary, &result), errSecItemNotFound)

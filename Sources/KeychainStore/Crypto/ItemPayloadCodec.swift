@@ -60,46 +60,9 @@ package struct ItemPayload: Equatable, Sendable {
         return out
     }
 
-    /// Decodes a payload, rejecting anything malformed.
+    /// Decodes a payload, rejecting anything malformed (`ItemPayloadDecoder`).
     package init(decoding bytes: Data) throws(KeychainStoreError) {
-        var reader = ByteReader(bytes)
-        guard try reader.byte() == Self.version else { throw .undecodable("an item payload of an unknown version") }
-        var attributes: [String: AttributeValue] = [:]
-        attributes.reserveCapacity(12)  // an item has 6–12 attributes: one allocation instead of one per doubling
-        var data: Data?
-        var flags: UInt64?
-        var domainState: Data?
-        while !reader.isAtEnd {
-            switch try reader.byte() {
-            case UInt8(ascii: "A"):
-                let nameLength = Int(try reader.byte())
-                guard let name = String(data: try reader.bytes(nameLength), encoding: .utf8), !name.isEmpty,
-                      attributes[name] == nil
-                else { throw .undecodable("an item payload (attribute name)") }
-                let kind = try reader.byte()
-                let length = Int(try reader.uint32())
-                attributes[name] = try Self.decode(kind: kind, bytes: try reader.bytes(length))
-            case UInt8(ascii: "D"):
-                guard data == nil else { throw .undecodable("an item payload (two data records)") }
-                data = try reader.bytes(Int(try reader.uint32()))
-            case UInt8(ascii: "C"):
-                guard flags == nil else { throw .undecodable("an item payload (two access controls)") }
-                flags = try reader.uint64()
-            case UInt8(ascii: "B"):
-                guard domainState == nil else { throw .undecodable("an item payload (two biometric domain states)") }
-                let state = try reader.bytes(Int(try reader.byte()))
-                guard state.count == Self.biometryDomainStateLength else {
-                    throw .undecodable("an item payload (biometric domain state length)")
-                }
-                domainState = state
-            default:
-                throw .undecodable("an item payload (unknown record)")
-            }
-        }
-        guard domainState == nil || flags != nil else {
-            throw .undecodable("an item payload (a biometric domain state without access control)")
-        }
-        self.init(attributes: attributes, data: data, accessControlFlags: flags, biometryDomainState: domainState)
+        self = try ItemPayloadDecoder.decode(bytes)
     }
 
     private static func encode(_ value: AttributeValue) -> (UInt8, Data) {
@@ -114,28 +77,6 @@ package struct ItemPayload: Equatable, Sendable {
             var out = Data()
             out.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern)
             return (UInt8(ascii: "t"), out)
-        }
-    }
-
-    private static func decode(kind: UInt8, bytes: Data) throws(KeychainStoreError) -> AttributeValue {
-        switch kind {
-        case UInt8(ascii: "s"):
-            guard let text = String(data: bytes, encoding: .utf8) else { throw .undecodable("an item payload (text)") }
-            return .string(text)
-        case UInt8(ascii: "d"):
-            return .data(bytes)
-        case UInt8(ascii: "n"):
-            var reader = ByteReader(bytes)
-            let value = try reader.uint64()
-            guard reader.isAtEnd else { throw .undecodable("an item payload (number)") }
-            return .number(Int64(bitPattern: value))
-        case UInt8(ascii: "t"):
-            var reader = ByteReader(bytes)
-            let value = try reader.uint64()
-            guard reader.isAtEnd else { throw .undecodable("an item payload (date)") }
-            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: value)))
-        default:
-            throw .undecodable("an item payload (value kind)")
         }
     }
 }

@@ -30,7 +30,9 @@ extension KeychainDatabase {
     /// and a query answerable from blind indexes alone, items are returned without their
     /// contents and no class key is needed.
     public func find(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> [KeychainItem] {
-        try withLock { () throws(KeychainStoreError) in try matchingItems(query, decrypt: decrypt) }
+        try withLock(checkingHierarchy: false) { () throws(KeychainStoreError) in
+            try matchingItems(query, decrypt: decrypt, checkingHierarchy: true)
+        }
     }
 
     /// Applies `changes` to every item matching `query`, atomically: if any change would collide
@@ -133,10 +135,20 @@ extension KeychainDatabase {
 
     // MARK: Matching
 
-    func matchingItems(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> [KeychainItem] {
+    /// `checkingHierarchy`: the caller did not check the key hierarchy before (`find`); rows to
+    /// decrypt are then read from a snapshot whose hierarchy is checked, after a check and a
+    /// second read if another connection committed since this handle last looked.
+    func matchingItems(_ query: ItemQuery, decrypt: Bool, checkingHierarchy: Bool = false) throws(KeychainStoreError) -> [KeychainItem] {
         let mustDecrypt = decrypt || query.needsDecryptionToMatch
         let (sql, arguments) = selectStatement(for: query, limit: mustDecrypt ? nil : query.limit)
-        let (rows, malformed) = try selectDecodableRows(sql, arguments)
+        var (rows, malformed) = try selectDecodableRows(sql, arguments)
+        if checkingHierarchy, mustDecrypt, !rows.isEmpty, !readIsOfVerifiedHierarchy() {
+            // What every other call does before it starts: adopt the other process's change
+            // (a new password, a lock, settings), then the auto-lock check with its settings.
+            try refreshKeyHierarchyIfChanged()
+            if let now = lastActivity { lockIfIdle(now: now, since: activityBeforeCall) }
+            (rows, malformed) = try selectDecodableRows(sql, arguments)
+        }
         if !mustDecrypt {
             if rows.isEmpty, let malformed { throw malformed }
             return rows.map { row in
@@ -187,7 +199,7 @@ extension KeychainDatabase {
         for (offset, name) in query.itemClass.sortedPrimaryKey.enumerated() where ItemClass.indexedAttributes.contains(name) {
             guard let value = query.filters[name], let kind = schema[name] else { continue }
             shape.indexedAttributes |= 1 << offset
-            arguments.append(.blob(ItemRecord.blindIndex(name: name, value: value, kind: kind, key: indexKey)))
+            arguments.append(.blob(blindIndexCache.index(name: name, value: value, kind: kind, key: indexKey)))
         }
         if let synchronizable = query.synchronizable {
             shape.synchronizable = true
@@ -196,7 +208,7 @@ extension KeychainDatabase {
         if case .only(let groups) = query.accessGroups {
             shape.accessGroupCount = groups.count
             for group in groups {
-                arguments.append(.blob(ItemRecord.blindIndex(name: "agrp", value: .string(group), kind: .string, key: indexKey)))
+                arguments.append(.blob(blindIndexCache.index(name: "agrp", value: .string(group), kind: .string, key: indexKey)))
             }
         }
         if let limit {

@@ -91,7 +91,14 @@ extension KeychainDatabase {
     func refreshKeyHierarchyIfChanged() throws(KeychainStoreError) {
         guard path != ":memory:" else { return }  // no other connection can reach it
         let version = try dataVersion()
-        guard version != knownDataVersion else { return }
+        // The snapshot `PRAGMA data_version` read is the one checked here (the counter only grows).
+        // Recorded only once the check passed: a refused hierarchy is checked (and refused) again
+        // at every call, reads included.
+        let fileVersion = connection.fileDataVersion
+        guard version != knownDataVersion else {
+            verifiedFileDataVersion = fileVersion
+            return
+        }
         let digest = try keyHierarchyDigest(includingSettings: true)
         if digest != knownHierarchyDigest {
             if hierarchyTrust == .authenticated {
@@ -104,6 +111,20 @@ extension KeychainDatabase {
             knownHierarchyDigest = digest
         }
         knownDataVersion = version
+        verifiedFileDataVersion = fileVersion
+    }
+
+    /// For a read made without `refreshKeyHierarchyIfChanged` first (`find`): whether the snapshot
+    /// its statement read is one whose hierarchy this handle checked — nothing was committed since
+    /// by another connection (nor by this one, outside a checked transaction). Then the rows need
+    /// nothing else; otherwise the caller checks the hierarchy and reads again. Checking against
+    /// the read's own snapshot replaces a `PRAGMA data_version` before every read, which ran a
+    /// statement in a read transaction of its own (issue 11: two `fcntl` locks and an `fstat`
+    /// per call, and 5,500 instructions).
+    func readIsOfVerifiedHierarchy() -> Bool {
+        guard path != ":memory:" else { return true }  // no other connection can reach it
+        guard let verified = verifiedFileDataVersion, let current = connection.fileDataVersion else { return false }
+        return verified == current
     }
 
     /// Inside a write transaction that changed the hierarchy: the new tag (on the device that
@@ -117,6 +138,7 @@ extension KeychainDatabase {
     /// Records the hierarchy as it is now as the one this handle knows.
     private func rememberKeyHierarchy() throws(KeychainStoreError) {
         knownDataVersion = path == ":memory:" ? nil : try dataVersion()
+        verifiedFileDataVersion = path == ":memory:" ? nil : connection.fileDataVersion
         knownHierarchyDigest = try keyHierarchyDigest(includingSettings: true)
     }
 

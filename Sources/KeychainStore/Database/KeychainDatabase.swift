@@ -54,12 +54,20 @@ public final class KeychainDatabase: @unchecked Sendable {
     var hierarchyTrust: KeyHierarchyTrust = .unverifiable
     /// SQLite's data version when this handle last looked at the key hierarchy (nil in memory).
     var knownDataVersion: Int64?
+    /// The connection's `fileDataVersion` when this handle last looked at the key hierarchy: a
+    /// read whose snapshot has this version needs no other check (`KeychainDatabase+KeyHierarchy`).
+    var verifiedFileDataVersion: UInt32?
     /// The digest of the key hierarchy as this handle last knew it.
     var knownHierarchyDigest = Data()
     /// The auto-lock timeout in seconds (0 = never), as stored in the file when last read.
     var autoLockSeconds = 300
     /// When this handle was last used (for the auto-lock by inactivity).
     var lastActivity: ContinuousClock.Instant?
+    /// During a call: when the handle was used before it (the auto-lock check may run again
+    /// once a read has caught up with another process's settings).
+    var activityBeforeCall: ContinuousClock.Instant?
+    /// Blind indexes of the access groups and services lookups name (`BlindIndexCache`).
+    var blindIndexCache = BlindIndexCache()
 
     private init(path: String, connection: SQLiteConnection, keybag: Keybag, options: Options) {
         self.path = path
@@ -416,19 +424,28 @@ public final class KeychainDatabase: @unchecked Sendable {
     /// used for `autoLockSeconds` (0: never), is locked before the next call runs — as the
     /// session's shared unlock expires after the same timeout. Called with the lock held.
     func lockIfIdle(now: ContinuousClock.Instant) {
-        guard keybag.hasPassword, keybag.isUnlocked, autoLockSeconds > 0, let lastActivity else { return }
+        lockIfIdle(now: now, since: lastActivity)
+    }
+
+    /// `lockIfIdle(now:)` with the last use given.
+    func lockIfIdle(now: ContinuousClock.Instant, since lastActivity: ContinuousClock.Instant?) {
+        guard autoLockSeconds > 0, let lastActivity, keybag.hasPassword, keybag.isUnlocked else { return }
         if now - lastActivity >= .seconds(autoLockSeconds) { keybag.lock() }
     }
 
     // MARK: Serialisation helpers
 
-    func withLock<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
+    /// Runs `body` under the handle's lock, after adopting another process's changes to the key
+    /// hierarchy and the auto-lock check. `checkingHierarchy` false: the caller checks it itself
+    /// against the snapshot it reads (`find`, see `readIsOfVerifiedHierarchy`).
+    func withLock<T>(checkingHierarchy: Bool = true, _ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
         lock.lock()
         defer { lock.unlock() }
         try discardAbandonedTransaction()
-        try refreshKeyHierarchyIfChanged()
+        if checkingHierarchy { try refreshKeyHierarchyIfChanged() }
         let now = ContinuousClock.now
         lockIfIdle(now: now)
+        activityBeforeCall = lastActivity
         lastActivity = now
         return try body()
     }
@@ -461,6 +478,9 @@ public final class KeychainDatabase: @unchecked Sendable {
             }
             do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
             if let hierarchyDigest { knownHierarchyDigest = hierarchyDigest }
+            // The hierarchy was checked at the start of this transaction and what it changed is
+            // known: the commit's version is as verified as that (no re-check at the next read).
+            if verifiedFileDataVersion != nil { verifiedFileDataVersion = connection.fileDataVersion }
             if let anchor = rollbackAnchor, let generation { advanceAfterCommit(anchor, to: generation) }
             return result
         } catch {

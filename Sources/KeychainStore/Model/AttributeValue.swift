@@ -77,8 +77,33 @@ public enum AttributeKind: Sendable {
         }
     }
 
-    /// Whether two values are equal under this kind's rules.
+    /// Calls `body` with the canonical bytes of `value` (`canonicalBytes(of:)`), without copying
+    /// them into a new `Data` for the common text and data values: a lookup computes three or four
+    /// blind indexes, and each copy was an allocation (issue 11).
+    func withCanonicalBytes<R>(of value: AttributeValue, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        switch (self, value) {
+        case (.blob, .string(let text)), (.string, .string(let text)):
+            var text = text
+            return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        case (.blob, .data(let data)), (.string, .data(let data)):
+            return data.withUnsafeBytes(body)
+        default:
+            return canonicalBytes(of: value).withUnsafeBytes(body)
+        }
+    }
+
+    /// Whether two values are equal under this kind's rules (equal canonical bytes).
     func matches(_ lhs: AttributeValue, _ rhs: AttributeValue) -> Bool {
-        canonicalBytes(of: lhs) == canonicalBytes(of: rhs)
+        switch (self, lhs, rhs) {
+        case (.blob, .string(let left), .string(let right)), (.string, .string(let left), .string(let right)):
+            // Byte equality, as the canonical bytes compare (not `==`, which is Unicode equivalence).
+            return left.utf8.elementsEqual(right.utf8)
+        case (.blob, .data(let left), .data(let right)), (.string, .data(let left), .data(let right)):
+            return left == right
+        case (.number, .number(let left), .number(let right)):
+            return left == right  // "#" and the decimal digits: equal exactly when the numbers are
+        default:
+            return canonicalBytes(of: lhs) == canonicalBytes(of: rhs)
+        }
     }
 }

@@ -55,3 +55,11 @@ extension ItemPayload: CustomReflectable {
                                 "accessControlFlags": accessControlFlags as Any], displayStyle: .struct)
     }
 }
+
+extension BlindIndexCache: CustomReflectable {
+    /// How many indexes are kept; never the access groups and services they belong to (attribute
+    /// values), nor the indexes.
+    var customMirror: Mirror {
+        Mirror(self, children: ["entries": count], displayStyle: .struct)
+    }
+}

@@ -17,8 +17,6 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     package var description: String { "SQLite error \(extendedCode): \(message)" }
 }
 
-/// SQLite's "transient" destructor: SQLite copies the bound bytes before the call returns.
-private let transientDestructor = unsafeBitCast(Int(-1), to: sqlite3_destructor_type.self)
 
 /// One SQLite connection. Not thread-safe: its owner serialises access.
 package final class SQLiteConnection {
@@ -79,8 +77,15 @@ package final class SQLiteConnection {
     package func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) {
         let statement = try reusableStatement(sql)
         defer { recycle(statement, sql) }
-        try statement.bind(arguments)
-        while try statement.step() {}
+        do {
+            try statement.withBindings(arguments) {
+                while try statement.step() {}
+            }
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw SQLiteError(extendedCode: SQLITE_ERROR, message: "statement failed")  // not reached: only SQLite errors are thrown
+        }
     }
 
     /// Runs a query and maps each row.
@@ -89,23 +94,32 @@ package final class SQLiteConnection {
     ) throws -> [T] {
         let statement = try reusableStatement(sql)
         defer { recycle(statement, sql) }
-        try statement.bind(arguments)
-        var rows: [T] = []
-        while try statement.step() { rows.append(try transform(statement)) }
-        return rows
+        return try statement.withBindings(arguments) {
+            var rows: [T] = []
+            while try statement.step() { rows.append(try transform(statement)) }
+            return rows
+        }
     }
 
-    /// The cached statement for `sql` (taken out of the cache while in use, so a nested use of the
-    /// same SQL prepares its own), or a newly prepared one.
+    /// The cached statement for `sql`, marked in use (a nested use of the same SQL prepares its
+    /// own), or a newly prepared one. The cached statement stays in the cache while in use: one
+    /// hash of the SQL text per call instead of two, which for a lookup's long `SELECT` was
+    /// about 1,200 instructions (issue 11).
     private func reusableStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        if let cached = statementCache.removeValue(forKey: sql) { return cached }
+        if let cached = statementCache[sql], !cached.isInUse {
+            cached.isInUse = true
+            return cached
+        }
         return try prepare(sql)
     }
 
-    /// Resets a statement after use (whatever its outcome) and keeps it for the next use.
+    /// Keeps a statement for the next use (`withBindings` has reset it, whatever the outcome).
     private func recycle(_ statement: SQLiteStatement, _ sql: String) {
-        statement.reset()
-        if statementCache.count < Self.statementCacheLimit { statementCache[sql] = statement }
+        if statement.isInUse {
+            statement.isInUse = false  // it came from the cache and is still there
+        } else if statementCache.count < Self.statementCacheLimit, statementCache[sql] == nil {
+            statementCache[sql] = statement
+        }
     }
 
     /// Number of rows changed by the last INSERT, UPDATE or DELETE.
@@ -117,6 +131,16 @@ package final class SQLiteConnection {
     /// Whether the main database was opened read-only (SQLite falls back to read-only when a
     /// read-write open fails).
     package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// The main database's change counter as of this connection's latest read or write transaction
+    /// (`SQLITE_FCNTL_DATA_VERSION`): it moves when a transaction starts on a file another
+    /// connection changed, and at each commit of this one. Reading it runs no statement and opens
+    /// no transaction, unlike `PRAGMA data_version`; nil if SQLite cannot tell.
+    package var fileDataVersion: UInt32? {
+        var version: UInt32 = 0
+        let rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        return rc == SQLITE_OK ? version : nil
+    }
 
     /// Whether a transaction is open on this connection.
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
@@ -147,6 +171,8 @@ package final class SQLiteStatement {
     /// Unowned: the connection caches its statements, and a statement never outlives the call
     /// that uses it.
     private unowned let connection: SQLiteConnection
+    /// Whether a call is using this statement now (it is in its connection's cache).
+    fileprivate var isInUse = false
 
     fileprivate init(statement: OpaquePointer, connection: SQLiteConnection) {
         self.statement = statement
@@ -155,32 +181,55 @@ package final class SQLiteStatement {
 
     deinit { sqlite3_finalize(statement) }
 
-    /// Back to the start, with every binding cleared (SQLite frees its copies of bound values).
+    /// Back to the start, with every binding cleared.
     /// `sqlite3_reset` repeats the error of a failed step, which was already reported.
     fileprivate func reset() {
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
     }
 
-    /// Binds positional arguments (1-based in SQL, 0-based here).
-    package func bind(_ arguments: [SQLiteValue]) throws(SQLiteError) {
-        for (offset, value) in arguments.enumerated() {
-            let index = Int32(offset + 1)
-            let statement = self.statement
-            let rc = IOSeam.bind { () -> Int32 in
-                switch value {
-                case .null: return sqlite3_bind_null(statement, index)
-                case .integer(let number): return sqlite3_bind_int64(statement, index, number)
-                case .text(let text): return sqlite3_bind_text(statement, index, text, -1, transientDestructor)
-                case .blob(let data):
-                    return data.withUnsafeBytes { bytes in
-                        // A zero-length blob must still be a blob, not NULL: SQLite takes a non-nil pointer.
-                        sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                          Int32(bytes.count), transientDestructor)
-                    }
-                }
-            }
+    /// Binds positional arguments (1-based in SQL, 0-based here) and runs `body` with them bound.
+    ///
+    /// The values are bound in place (`SQLITE_STATIC`), not copied by SQLite: each bound value
+    /// is borrowed for the time of `body`, which does all the stepping (SQLite reads bound values
+    /// only while a statement steps); afterwards, whatever happened, the statement is reset and
+    /// its bindings cleared. SQLite's copies were one allocation per argument, four per lookup
+    /// (issue 11). Text is bound with its byte length.
+    package func withBindings<R>(_ arguments: [SQLiteValue], _ body: () throws -> R) throws -> R {
+        defer { reset() }
+        return try bind(arguments, from: 0, body)
+    }
+
+    private func bind<R>(_ arguments: [SQLiteValue], from offset: Int, _ body: () throws -> R) throws -> R {
+        guard offset < arguments.count else { return try body() }
+        let index = Int32(offset + 1)
+        let statement = self.statement
+        func check(_ rc: Int32) throws(SQLiteError) {
             if rc != SQLITE_OK { throw connection.lastError(rc) }
+        }
+        switch arguments[offset] {
+        case .null:
+            try check(IOSeam.bind { sqlite3_bind_null(statement, index) })
+            return try bind(arguments, from: offset + 1, body)
+        case .integer(let number):
+            try check(IOSeam.bind { sqlite3_bind_int64(statement, index, number) })
+            return try bind(arguments, from: offset + 1, body)
+        case .text(var text):
+            return try text.withUTF8 { bytes in
+                // A non-nil pointer even for "" (nil would bind NULL).
+                let base = UnsafeRawPointer(bytes.baseAddress) ?? UnsafeRawPointer(bitPattern: 1).unsafelyUnwrapped
+                try check(IOSeam.bind {
+                    sqlite3_bind_text(statement, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+                })
+                return try bind(arguments, from: offset + 1, body)
+            }
+        case .blob(let data):
+            return try data.withUnsafeBytes { bytes in
+                // A zero-length blob must still be a blob, not NULL: SQLite takes a non-nil pointer.
+                let base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1).unsafelyUnwrapped
+                try check(IOSeam.bind { sqlite3_bind_blob(statement, index, base, Int32(bytes.count), nil) })  // nil: SQLITE_STATIC
+                return try bind(arguments, from: offset + 1, body)
+            }
         }
     }
 
@@ -208,6 +257,14 @@ package final class SQLiteStatement {
         let count = Int(sqlite3_column_bytes(statement, index))
         guard count > 0, let pointer = sqlite3_column_blob(statement, index) else { return Data() }
         return Data(bytes: pointer, count: count)
+    }
+
+    /// Calls `body` with the bytes in column `index` as SQLite holds them (empty for NULL), without
+    /// copying them into a `Data`; the pointer is valid only during the call.
+    package func withBlob<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, index) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
     /// Whether column `index` is NULL.
