@@ -148,7 +148,7 @@ let package = Package(
         // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
         // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
         .target(name: "SecretServiceHarness", path: "Tests/Support/SecretServiceHarness"),
-        .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness"]),
+        .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux"]),

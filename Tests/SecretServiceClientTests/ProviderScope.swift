@@ -1,4 +1,5 @@
 import Foundation
+import EtcdClusterSupport
 import SecretServiceHarness
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// crash it.
 @discardableResult
 func withProvider<T: Sendable>(_ provider: SecretServiceProvider, _ body: @Sendable (SecretServiceHarness) throws -> T) async throws -> T {
-    try await onOwnThread {
+    try await onDedicatedThread {
         let harness = try SecretServiceHarness(provider)
         defer { harness.stop() }
         let result = try body(harness)
