@@ -135,7 +135,7 @@ let package = Package(
         // Test support shared by two test targets (a regular target: test targets cannot depend on each other).
         .target(name: "PseudoTerminalSupport", path: "Tests/Support/PseudoTerminal"),
         .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport",
-                                                           "EtcdClusterSupport", "KeychainLinux"]),
+                                                           "EtcdClusterSupport"]),
         // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
         .testTarget(
             name: "ReliabilityTests",
@@ -148,7 +148,7 @@ let package = Package(
         // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
         // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
         .target(name: "SecretServiceHarness", path: "Tests/Support/SecretServiceHarness"),
-        .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport"]),
+        .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux"]),
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux"]),

@@ -58,9 +58,15 @@ public final class SecretServiceHarness: @unchecked Sendable {
 
     private var bus: BackgroundProcess?
     private var daemon: BackgroundProcess?
+    /// Variables our provider gets on top of `environment` and `keychainEnvironment`.
+    private let providerEnvironment: [String: String]
 
     /// Starts the bus and `provider`, and waits until the provider owns `org.freedesktop.secrets`.
-    public init(_ provider: SecretServiceProvider) throws {
+    /// `providerEnvironment` is added to our provider's environment; `prepare` runs first, with the
+    /// sandbox made but nothing started (to create a keychain with a password, say).
+    public init(_ provider: SecretServiceProvider, providerEnvironment: [String: String] = [:],
+                preparing prepare: (SecretServiceHarness) throws -> Void = { _ in }) throws {
+        self.providerEnvironment = providerEnvironment
         signal(SIGPIPE, SIG_IGN)  // a client that exits before reading its input must not kill the test run
         self.provider = provider
         var template = Array("/tmp/kk-ss-XXXXXX".utf8CString)
@@ -85,6 +91,11 @@ public final class SecretServiceHarness: @unchecked Sendable {
             "NO_AT_BRIDGE": "1",
         ]
         do {
+            for name in ["home", "run", "data", "config", "cache"] {
+                try FileManager.default.createDirectory(atPath: "\(directory)/\(name)", withIntermediateDirectories: false,
+                                                        attributes: [.posixPermissions: 0o700])
+            }
+            try prepare(self)
             try start()
         } catch {
             let logs = [bus, daemon].compactMap { $0 }.map { "--- \($0.name)\n\($0.log)" }.joined(separator: "\n")
@@ -128,10 +139,6 @@ public final class SecretServiceHarness: @unchecked Sendable {
     }
 
     private func start() throws {
-        for name in ["home", "run", "data", "config", "cache"] {
-            try FileManager.default.createDirectory(atPath: "\(directory)/\(name)", withIntermediateDirectories: false,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
         let configuration = "\(directory)/bus.conf"
         try BusConfiguration.text(listening: "\(directory)/bus").write(toFile: configuration, atomically: true, encoding: .utf8)
         bus = try BackgroundProcess(name: "dbus-daemon",
@@ -154,7 +161,8 @@ public final class SecretServiceHarness: @unchecked Sendable {
         case .keychainKit:
             daemon = try BackgroundProcess(name: "keychainctl secret-service",
                                            arguments: [Self.keychainctlPath, "secret-service"],
-                                           environment: environment.merging(keychainEnvironment) { _, new in new },
+                                           environment: environment.merging(keychainEnvironment) { _, new in new }
+                                               .merging(providerEnvironment) { _, new in new },
                                            logPath: "\(directory)/provider.log")
         }
         // Generous: CI machines have two cores shared by parallel tests.

@@ -1,68 +1,31 @@
 import Foundation
 import KeychainLinux
+import SecretServiceHarness
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `keychainctl secret-service` spoken to over a real private bus with the project's own D-Bus
-/// client, for what the stock clients (SecretServiceClientTests) cannot show: session ownership,
-/// the error for each kind of bad call, prompts with and without someone to ask, and signals.
-@Suite("Secret Service provider: protocol edges", .serialized, .timeLimit(.minutes(2)),
-       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")))
-struct SecretServiceProtocolTests {
-    /// A private bus and `keychainctl secret-service` on it, in a sandbox; both killed when released.
-    final class ProviderOnPrivateBus {
-        let sandbox: ToolSandbox
-        let busAddress: String
-        private var processes: [Process] = []
+/// client, for what the stock clients cannot show: session ownership, the error for each kind of
+/// bad call, prompts with and without someone to ask, and signals.
+@Suite("Secret Service provider: protocol edges", .timeLimit(.minutes(2)))
+struct ProtocolEdgeTests {
+    static let service = "org.freedesktop.secrets"
 
-        init(sandbox: ToolSandbox, environment extra: [String: String] = [:]) throws {
-            self.sandbox = sandbox
-            let socket = sandbox.directory + "/bus"
-            busAddress = "unix:path=\(socket)"
-            let bus = Process()
-            bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-            bus.arguments = ["--session", "--nofork", "--address=\(busAddress)"]
-            bus.standardOutput = FileHandle.nullDevice
-            bus.standardError = FileHandle.nullDevice
-            try bus.run()
-            processes.append(bus)
-            for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
-
-            let provider = Process()
-            provider.executableURL = URL(fileURLWithPath: sandbox.tool("keychainctl"))
-            provider.arguments = ["secret-service", "--bus", busAddress]
-            provider.environment = sandbox.environment.merging(extra) { _, new in new }
-            provider.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-            provider.standardOutput = FileHandle.nullDevice
-            provider.standardError = FileHandle.nullDevice
-            try provider.run()
-            processes.append(provider)
-            let probe = try DBusConnection(address: busAddress, timeout: 5)
-            for _ in 0..<1000 {
-                let owned = try probe.call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                                 interface: "org.freedesktop.DBus", member: "NameHasOwner",
-                                                 body: [.string("org.freedesktop.secrets")]), deadline: Deadline(secondsFromNow: 5))
-                if owned.first?.bool == true { return }
-                guard provider.isRunning else { break }
-                usleep(10_000)
-            }
-            throw CocoaError(.executableLoad)
-        }
-
-        deinit {
-            for process in processes.reversed() where process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-
-        /// A new client connection.
-        func client() throws -> DBusConnection { try DBusConnection(address: busAddress, timeout: 5) }
+    /// A client connection to the harness's bus.
+    static func client(_ harness: SecretServiceHarness) throws -> DBusConnection {
+        try DBusConnection(address: harness.busAddress, timeout: 5)
     }
 
-    static let service = "org.freedesktop.secrets"
+    /// Creates the sandbox's login keychain with `password` (kernel-keyring sharing off, so the
+    /// provider starts with it locked).
+    static func createPasswordKeychain(_ harness: SecretServiceHarness, password: String) throws {
+        let created = try harness.run([SecretServiceHarness.keychainctlPath, "create-keychain", harness.keychainPath, "-p"],
+                                      stdin: Array((password + "\n").utf8),
+                                      environment: harness.keychainEnvironment.merging(["KEYCHAINKIT_SESSION_KEYRING": "off"]) { _, new in new })
+        #expect(created.status == 0, "create-keychain: \(created.stderr)")
+    }
     static let root = "/org/freedesktop/secrets"
     static let login = "/org/freedesktop/secrets/collection/login"
 
@@ -114,10 +77,8 @@ struct SecretServiceProtocolTests {
 
     @Test("a session belongs to the client that opened it; a closed session is gone; ItemCreated reaches listeners")
     func sessionOwnershipAndSignals() throws {
-        let sandbox = try ToolSandbox()
-        defer { sandbox.cleanUp() }
-        let provider = try ProviderOnPrivateBus(sandbox: sandbox)
-        let alice = try provider.client(), mallory = try provider.client(), listener = try provider.client()
+        let harness = try SecretServiceHarness(.keychainKit)
+        let alice = try Self.client(harness), mallory = try Self.client(harness), listener = try Self.client(harness)
         try listener.addMatch("type='signal',interface='org.freedesktop.Secret.Collection'", deadline: Deadline(secondsFromNow: 5))
 
         let session = try Self.openPlainSession(alice)
@@ -138,10 +99,8 @@ struct SecretServiceProtocolTests {
 
     @Test("bad calls get D-Bus errors — wrong types, unknown objects, methods and algorithms, a bad DH key — and the provider keeps serving")
     func badCallsGetErrors() throws {
-        let sandbox = try ToolSandbox()
-        defer { sandbox.cleanUp() }
-        let provider = try ProviderOnPrivateBus(sandbox: sandbox)
-        let client = try provider.client()
+        let harness = try SecretServiceHarness(.keychainKit)
+        let client = try Self.client(harness)
         let service = "org.freedesktop.Secret.Service"
         #expect(Self.errorName { try Self.call(client, Self.root, service, "SearchItems", [.string("not a dictionary")]) }
                 == "org.freedesktop.DBus.Error.InvalidArgs")
@@ -171,11 +130,10 @@ struct SecretServiceProtocolTests {
 
     @Test("a locked collection: secrets refused with IsLocked; without anyone to ask the unlock prompt completes at once, dismissed")
     func lockedWithoutTerminal() throws {
-        let sandbox = try ToolSandbox()
-        defer { sandbox.cleanUp() }
-        _ = try sandbox.createKeychain("keychains/login.keychain-db", password: "correct horse")
-        let provider = try ProviderOnPrivateBus(sandbox: sandbox, environment: ["KEYCHAINKIT_SESSION_KEYRING": "off"])
-        let client = try provider.client()
+        let harness = try SecretServiceHarness(.keychainKit, providerEnvironment: ["KEYCHAINKIT_SESSION_KEYRING": "off"]) {
+            try Self.createPasswordKeychain($0, password: "correct horse")
+        }
+        let client = try Self.client(harness)
         let service = "org.freedesktop.Secret.Service"
         let locked = try Self.call(client, Self.login, "org.freedesktop.DBus.Properties", "Get",
                                    [.string("org.freedesktop.Secret.Collection"), .string("Locked")])
@@ -199,13 +157,13 @@ struct SecretServiceProtocolTests {
 
     @Test("the unlock prompt asks through pinentry: a wrong password is retried, the right one unlocks; Lock locks again")
     func unlockThroughPinentry() throws {
-        let sandbox = try ToolSandbox()
-        defer { sandbox.cleanUp() }
-        _ = try sandbox.createKeychain("keychains/login.keychain-db", password: "correct horse")
         // The pinentry peer (started once per attempt): answers "wrong" the first time, the
         // password after that, and logs the commands it got (the retry must carry a SETERROR).
-        let log = sandbox.directory + "/pinentry.log"
-        let script = sandbox.directory + "/pinentry"
+        let scripts = FileManager.default.temporaryDirectory.appendingPathComponent("kk-pinentry-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scripts, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { do { try FileManager.default.removeItem(atPath: scripts) } catch {} }  // test cleanup only
+        let log = scripts + "/pinentry.log"
+        let script = scripts + "/pinentry"
         try """
             #!/bin/sh
             echo "OK Pleased to meet you"
@@ -218,11 +176,12 @@ struct SecretServiceProtocolTests {
                 *) echo "OK";;
               esac
             done
-            """.write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o700)
-        let provider = try ProviderOnPrivateBus(sandbox: sandbox, environment: ["KEYCHAINKIT_SESSION_KEYRING": "off",
-                                                                                "KEYCHAINKIT_PINENTRY": script])
-        let client = try provider.client()
+            """.writeExecutable(to: script)
+        let harness = try SecretServiceHarness(.keychainKit, providerEnvironment: ["KEYCHAINKIT_SESSION_KEYRING": "off",
+                                                                                   "KEYCHAINKIT_PINENTRY": script]) {
+            try Self.createPasswordKeychain($0, password: "correct horse")
+        }
+        let client = try Self.client(harness)
         let service = "org.freedesktop.Secret.Service"
         try client.addMatch("type='signal',interface='org.freedesktop.Secret.Prompt'", deadline: Deadline(secondsFromNow: 5))
         let unlock = try Self.call(client, Self.root, service, "Unlock", [.array(elementSignature: "o", [.objectPath(Self.login)])])
@@ -246,5 +205,20 @@ struct SecretServiceProtocolTests {
                                    [.array(elementSignature: "{ss}", [.dictEntry(key: .string("service"), value: .string("db"))])])
         // A locked keychain's attributes are encrypted: nothing can be matched (ARCHITECTURE §5).
         #expect(search == [.array(elementSignature: "o", []), .array(elementSignature: "o", [])])
+    }
+}
+
+private extension String {
+    /// Writes this text as an executable script through a close-on-exec descriptor: a process
+    /// another test spawns meanwhile must not inherit it open for writing, or executing the script
+    /// fails with "text file busy".
+    func writeExecutable(to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o700)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(descriptor) }
+        let bytes = Array(utf8)
+        guard bytes.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw CocoaError(.fileWriteUnknown)
+        }
     }
 }
