@@ -60,9 +60,8 @@ package enum SecretObjectPath: Equatable, Sendable {
     }
 
     /// Whether `element` is a non-empty object-path element (`[A-Za-z0-9_]+`).
+    /// The same rule as the store's collection and item ids, so every id is a path element.
     package static func isValidElement(_ element: String) -> Bool {
-        !element.isEmpty && element.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
-        }
+        SecretIdentifierSyntax.isValid(element)
     }
 }
