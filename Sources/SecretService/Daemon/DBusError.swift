@@ -12,8 +12,10 @@ package struct DBusError: Error, Equatable, Sendable {
         self.message = message
     }
 
+    /// The name of the Secret Service's `IsLocked` error.
+    package static let isLockedName = "org.freedesktop.Secret.Error.IsLocked"
     /// The object is locked (Secret Service `IsLocked`).
-    package static func isLocked(_ message: String) -> DBusError { DBusError("org.freedesktop.Secret.Error.IsLocked", message) }
+    package static func isLocked(_ message: String) -> DBusError { DBusError(isLockedName, message) }
     /// The session does not exist or belongs to another client (Secret Service `NoSession`).
     package static func noSession(_ message: String) -> DBusError { DBusError("org.freedesktop.Secret.Error.NoSession", message) }
     /// No such item or collection (Secret Service `NoSuchObject`).

@@ -100,7 +100,8 @@ package protocol SecretServiceBackend: AnyObject {
     /// Points `alias` at a collection, or removes it (nil).
     func setAlias(_ alias: String, to name: String?) throws(DBusError)
 
-    /// The items of a collection (`IsLocked` is not thrown: a locked collection lists its items).
+    /// The items of a collection; `IsLocked` while it is locked (a locked keychain cannot list
+    /// its items without their keys: the daemon shows such a collection with no items).
     func itemNames(in collection: String) throws(DBusError) -> [String]
     /// Items of every collection whose attributes include all of `attributes`.
     func searchItems(_ attributes: [String: String]) throws(DBusError) -> (unlocked: [SecretItemAddress], locked: [SecretItemAddress])

@@ -83,7 +83,7 @@ extension SecretServiceDaemon {
     func itemPaths(in collection: String) throws(DBusError) -> [String] {
         do {
             return try backend.itemNames(in: collection).map { SecretObjectPath.item(collection: collection, item: $0).path }
-        } catch where error.name == DBusError.isLocked("").name {
+        } catch where error.name == DBusError.isLockedName {
             return []
         }
     }

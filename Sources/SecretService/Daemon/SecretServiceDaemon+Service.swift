@@ -157,7 +157,7 @@ extension SecretServiceDaemon {
             let payload: SecretPayload
             do {
                 payload = try backend.secret(of: address)
-            } catch where error.name == DBusError.isLocked("").name {
+            } catch where error.name == DBusError.isLockedName {
                 continue
             }
             entries.append(.dictEntry(key: .objectPath(path), value: try secretStructure(payload, session: session, coding: coding)))

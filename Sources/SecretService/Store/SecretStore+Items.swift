@@ -14,8 +14,8 @@ extension SecretStore {
 
     /// `SearchItems`: the items of every collection whose attributes include all of
     /// `attributes` (same names, equal values), the default alias's collection first. Locked
-    /// collections cannot be searched (their item attributes are encrypted): they are listed in
-    /// ``SecretSearchResult/lockedCollections`` instead.
+    /// collections cannot be searched (their item attributes are encrypted): they are named in
+    /// ``SecretSearchResult/lockedCollections``.
     package func search(attributes query: [String: String]) throws(SecretServiceError) -> SecretSearchResult {
         try locked { () throws(SecretServiceError) -> SecretSearchResult in
             var result = SecretSearchResult(unlocked: [], locked: [])

@@ -117,8 +117,9 @@ package struct SecretSearchResult: Equatable, Sendable {
     /// Matching items whose collection is locked. Always empty here: a locked keychain's item
     /// attributes are encrypted, so its items cannot be matched (see ``lockedCollections``).
     package var locked: [SecretItemRef]
-    /// The collections that were locked and so not searched: the D-Bus layer may unlock them
-    /// (a prompt) and search again, as libsecret's `SECRET_SEARCH_UNLOCK` expects.
+    /// The collections that were locked and so not searched. The D-Bus layer does not use it yet:
+    /// `SearchItems` cannot return a prompt, so an unlock-then-search (what libsecret's
+    /// `SECRET_SEARCH_UNLOCK` would want) has no place in the protocol as it stands.
     package var lockedCollections: [SecretCollectionID] = []
 
     /// A result.
