@@ -94,6 +94,7 @@ let package = Package(
                 "KeychainLinux",
                 "KeychainServices",
                 "KeychainEngine",
+                "KeychainStore",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
                 "CredentialStore",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainStore
 
 /// A collection's id: the last element of its D-Bus object path
 /// (`/org/freedesktop/secrets/collection/<id>`), `[A-Za-z0-9_]` only, stable for the
@@ -36,7 +37,7 @@ package struct SecretItemID: RawRepresentable, Hashable, Sendable, CustomStringC
     }
 
     init(persistentReference: Data) {
-        rawValue = persistentReference.map { String(format: "%02x", $0) }.joined()
+        rawValue = HexEncoding.string(persistentReference)
     }
 
     /// The persistent reference's bytes.
