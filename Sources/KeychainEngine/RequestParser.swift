@@ -14,21 +14,38 @@ enum RequestParser {
     static let otherAppleClasses: Set<String> = ["idnt"]
 
     /// Internal attributes callers must never pass (Apple: `errSecParam`).
-    private static let forbiddenInternalAttributes: Set<String> = ["clip", "musr", "sha1", "tomb", "UUID"]
+    private static func isForbiddenInternalAttribute(_ key: String) -> Bool {
+        switch key {
+        case "clip", "musr", "sha1", "tomb", "UUID": return true
+        default: return false
+        }
+    }
 
     /// Apple's limit on the number of keys in one query.
     private static let maximumKeyCount = 128
 
     static func parse(_ dictionary: [String: Any], mode: Mode) throws(EngineFailure) -> ParsedRequest {
         guard dictionary.count <= maximumKeyCount else { throw EngineFailure(Status.param) }
-        var request = ParsedRequest(itemClass: try resolveClass(dictionary))
-        // Deterministic order, so the same bad dictionary always gives the same status.
-        for key in dictionary.keys.sorted() {
-            guard let value = dictionary[key] else { continue }
-            if value is NSNull { throw EngineFailure(Status.param) }
-            try apply(key: key, value: value, to: &request, mode: mode)
+        let itemClass = try resolveClass(dictionary)
+        do {
+            // In the dictionary's own order: whether some key is refused does not depend on the
+            // order (each key is judged against the class alone), only which refusal is reported.
+            var request = ParsedRequest(itemClass: itemClass)
+            request.attributes.reserveCapacity(dictionary.count)  // one allocation, not one per doubling
+            for (key, value) in dictionary {
+                try apply(key: key, value: value, to: &request, mode: mode)
+            }
+            return request
+        } catch {
+            // The first problem in key order decides the status, so that the same bad dictionary
+            // always gives the same one. Sorting only here keeps it off every successful call.
+            var request = ParsedRequest(itemClass: itemClass)
+            for key in dictionary.keys.sorted() {
+                guard let value = dictionary[key] else { continue }
+                try apply(key: key, value: value, to: &request, mode: mode)
+            }
+            return request
         }
-        return request
     }
 
     private static func resolveClass(_ dictionary: [String: Any]) throws(EngineFailure) -> ItemClass {
@@ -42,13 +59,17 @@ enum RequestParser {
     }
 
     private static func apply(key: String, value: Any, to request: inout ParsedRequest, mode: Mode) throws(EngineFailure) {
+        if ValueCoercion.isNull(value) { throw EngineFailure(Status.param) }
         if key == "class" { return }
-        if key.count == 4 {
+        let isPlainASCII = isPrintableASCII(key)
+        let characterCount = isPlainASCII ? key.utf8.count : key.count
+        if characterCount == 4 {
             try applyAttribute(key, value, to: &request)
             return
         }
-        guard key.count > 1 else { throw EngineFailure(Status.param) }
-        switch key.first {
+        guard characterCount > 1 else { throw EngineFailure(Status.param) }
+        let first: Character? = isPlainASCII ? key.utf8.first.map { Character(Unicode.Scalar($0)) } : key.first
+        switch first {
         case "m": try applyMatch(key, value, to: &request)
         case "r": try applyReturn(key, value, to: &request)
         case "u": try applyUse(key, value, to: &request, mode: mode)
@@ -56,6 +77,18 @@ enum RequestParser {
         case "f": return  // callbacks: ignored, as by Apple
         default: throw EngineFailure(Status.param)
         }
+    }
+
+    /// Whether `key` is printable ASCII, one character per byte, as all of Apple's keys are:
+    /// its bytes are then counted and its first byte read instead of segmenting the text into
+    /// characters, which costs more than the rest of a key's parsing.
+    private static func isPrintableASCII(_ key: String) -> Bool {
+        key.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+
+    /// Whether `key` has four characters, the shape of an attribute name.
+    private static func hasAttributeShape(_ key: String) -> Bool {
+        (isPrintableASCII(key) ? key.utf8.count : key.count) == 4
     }
 
     private static func applyAttribute(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
@@ -88,7 +121,7 @@ enum RequestParser {
                 throw EngineFailure(Status.param)
             }
         default:
-            if forbiddenInternalAttributes.contains(key) { throw EngineFailure(Status.param) }
+            if isForbiddenInternalAttribute(key) { throw EngineFailure(Status.param) }
             guard let kind = request.itemClass.attributes[key] else { throw EngineFailure(Status.noSuchAttribute) }
             request.attributes[key] = try ValueCoercion.attribute(value, kind: kind)
         }
@@ -188,16 +221,16 @@ enum RequestParser {
         for key in dictionary.keys.sorted() {
             guard let value = dictionary[key] else { continue }
             if key == "v_Data" {
-                guard !(value is NSNull), let bytes = ValueCoercion.data(value) else { throw EngineFailure(Status.param) }
+                guard !ValueCoercion.isNull(value), let bytes = ValueCoercion.data(value) else { throw EngineFailure(Status.param) }
                 request.data = bytes
                 request.hasDataKey = true
                 continue
             }
-            let isAttribute = key.count == 4
+            let isAttribute = hasAttributeShape(key)
                 && (itemClass.attributes[key] != nil || ["pdmn", "accc", "agrp", "sync", "nleg"].contains(key)
-                    || forbiddenInternalAttributes.contains(key))
+                    || isForbiddenInternalAttribute(key))
             guard isAttribute else { throw EngineFailure(Status.noSuchAttribute) }
-            if value is NSNull { throw EngineFailure(Status.param) }
+            if ValueCoercion.isNull(value) { throw EngineFailure(Status.param) }
             try applyAttribute(key, value, to: &request)
         }
         return request

@@ -207,7 +207,8 @@ public final class SecItemEngine: Sendable {
     /// would need a prompt are left out, as on Apple platforms.
     private func enforceAccessControl(_ items: [KeychainItem], request: ParsedRequest,
                                       deferringPrivateKeyUsage: Bool) throws(EngineFailure) -> [KeychainItem] {
-        guard request.returnData else { return items }
+        // Most items have no constraints: they need no gate (nor the allocation of one).
+        guard request.returnData, items.contains(where: { $0.accessControl?.hasConstraints == true }) else { return items }
         let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
         var allowed: [KeychainItem] = []
         for var item in items {

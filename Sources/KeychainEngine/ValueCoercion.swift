@@ -15,6 +15,15 @@ enum ValueCoercion {
         return cType == "c" || cType == "B" ? number.boolValue : nil
     }
 
+    /// Whether the value is `NSNull` (`kCFNull`), which no key accepts.
+    ///
+    /// Asked of the value's type, not with `value is NSNull`: on Linux that cast first bridges
+    /// a Swift `String` or `Data` to a new Foundation object to compare its class, which cost
+    /// 2,000 instructions per query key (issue 11).
+    static func isNull(_ value: Any) -> Bool {
+        type(of: value) is NSNull.Type
+    }
+
     /// Any integer-like value (numbers and booleans); nil for text, data and other types.
     static func integer(_ value: Any) -> Int64? {
         if value is String || value is Data { return nil }

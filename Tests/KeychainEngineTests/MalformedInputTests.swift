@@ -175,4 +175,36 @@ struct MalformedInputTests {
         #expect(engine.status(genpQuery(list)) == errSecParam)
         #expect(engine.update(genpQuery(list), [kSecAttrLabel as String: "x"]) == errSecParam)
     }
+
+    @Test("3.1 two bad keys: the first in key order decides the status, whatever the dictionary's order")
+    func firstBadKeyInKeyOrderDecides() throws {
+        let engine = try makeEngine()
+        engine.mustAdd(genp())
+        // "abcd" (no such attribute) sorts before "r_Bogus" (a parameter error), and "pdmn" with a
+        // bad value (a parameter error) before "zzzz" (no such attribute). Dictionaries of many
+        // sizes put the pairs in many storage orders; the status must not follow them.
+        for padding in 0..<24 {
+            var first = genpQuery(["abcd": "x", "r_Bogus": yes])
+            var second = genpQuery([kSecAttrAccessible as String: "bogus", "zzzz": "x"])
+            for index in 0..<padding {
+                first["m_Ignored\(index)"] = "x"
+                second["m_Ignored\(index)"] = "x"
+            }
+            #expect(engine.copyMatching(first).status == errSecNoSuchAttr, "padding \(padding)")
+            #expect(engine.copyMatching(second).status == errSecParam, "padding \(padding)")
+        }
+    }
+
+    @Test("3.1 keys are classified by characters, not bytes: four non-ASCII characters are an attribute's shape")
+    func nonASCIIKeys() throws {
+        let engine = try makeEngine()
+        engine.mustAdd(genp())
+        // Four characters in more than four bytes: an attribute name the class does not have.
+        #expect(engine.copyMatching(genpQuery(["äöüß": "x"])).status == errSecNoSuchAttr)
+        // Four bytes, fewer characters (one "\r\n" cluster): not an attribute's shape.
+        #expect(engine.copyMatching(genpQuery(["a\r\nb": "x"])).status == errSecParam)
+        // A first character made of "m" and a combining accent is not the match prefix "m".
+        #expect(engine.copyMatching(genpQuery(["m\u{301}_Limit": "x"])).status == errSecParam)
+        #expect(engine.copyMatching(genpQuery(["m_Bogus\u{301}": "x"])).status == errSecSuccess)
+    }
 }
