@@ -82,6 +82,10 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// The environment's configuration, read at first use (nil until then, and after a reload).
     private var environmentConfiguration: KeychainConfiguration?
     private let readConfiguration: @Sendable () -> KeychainConfiguration
+    /// Moves whenever something a SecItem call derives from the registry may have changed (the
+    /// default keychain, the access groups, an authenticator, the configuration, the open
+    /// keychains), so that a caller may keep what it derived until it moves.
+    private var generation: UInt64 = 0
 
     /// A registry whose environment configuration comes from `readConfiguration` (by default
     /// this process's environment), called at first use and after each ``reloadConfiguration()``.
@@ -100,7 +104,10 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// For test suites that change `KEYCHAINKIT_*` variables in their own process; a program sets
     /// its variables before its first keychain call instead.
     package func reloadConfiguration() {
-        lock.withLock { environmentConfiguration = nil }
+        lock.withLock {
+            environmentConfiguration = nil
+            generation &+= 1
+        }
     }
 
     /// The environment's configuration, reading it if not read yet. Call with `lock` held.
@@ -116,7 +123,10 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// test suites that drive a real pinentry on a pseudo-terminal without changing the
     /// process-wide configuration other suites share.
     package func setAuthenticator(_ authenticator: OwnerAuthenticator?, forKeychainAt path: String) {
-        lock.withLock { keychainAuthenticators[KeychainLocation.absolute(path)] = authenticator }
+        lock.withLock {
+            keychainAuthenticators[KeychainLocation.absolute(path)] = authenticator
+            generation &+= 1
+        }
     }
 
     /// The authenticator SecItem calls on `database` use: the one set for its file, else the
@@ -127,12 +137,18 @@ public final class KeychainRegistry: @unchecked Sendable {
 
     /// Sets the default keychain (overrides `KEYCHAINKIT_KEYCHAIN`); nil returns to the environment.
     public func setDefaultKeychainPath(_ path: String?) {
-        lock.withLock { configuredDefaultPath = path.map(KeychainLocation.absolute) }
+        lock.withLock {
+            configuredDefaultPath = path.map(KeychainLocation.absolute)
+            generation &+= 1
+        }
     }
 
     /// Sets the caller's access groups (overrides the environment); nil returns to the environment.
     public func setAccessGroups(_ groups: [String]?) {
-        lock.withLock { configuredAccessGroups = groups.map(AccessGroups.init) }
+        lock.withLock {
+            configuredAccessGroups = groups.map(AccessGroups.init)
+            generation &+= 1
+        }
     }
 
     /// Lets keychains be created with, and opened with, the cheap test KDF. For test suites only:
@@ -147,6 +163,13 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// The default keychain's path, by precedence.
     public var defaultKeychainPath: String {
         lock.withLock { configuredDefaultPath ?? loadedConfiguration().defaultKeychainPath }
+    }
+
+    /// A number that changes whenever the default keychain, the access groups, an authenticator,
+    /// the configuration or the set of open keychains changes. What was derived from the registry
+    /// while it had one value (a keychain, an engine) may be kept while it keeps it.
+    public var settingsGeneration: UInt64 {
+        lock.withLock { generation }
     }
 
     /// The caller's access groups, by precedence.
@@ -184,6 +207,7 @@ public final class KeychainRegistry: @unchecked Sendable {
         let registered = lock.withLock {
             if let raced = databases[path] { return raced }
             databases[path] = database
+            generation &+= 1
             if adopted { sessionBackedPaths.insert(path) }
             return database
         }
@@ -198,7 +222,13 @@ public final class KeychainRegistry: @unchecked Sendable {
         _ = lock.withLock { sessionBackedPaths.insert(database.path) }
     }
 
-    private func followSession(_ database: KeychainDatabase) throws(KeychainStoreError) {
+    /// Brings an open keychain's lock state in line with the session's unlock: a locked keychain
+    /// adopts an unlock another process published; one unlocked through the session locks when
+    /// that unlock is gone. Nothing when sharing the unlock with the session is off.
+    ///
+    /// Public for callers that keep a keychain between calls (the SecItem functions keep the
+    /// default one while ``settingsGeneration`` stays the same): run it before each use.
+    public func followSession(_ database: KeychainDatabase) throws(KeychainStoreError) {
         guard SessionKeyring.isEnabled else { return }
         if database.isLocked {
             if try SessionKeyring.adoptPublishedKeys(into: database) { markUnlockSharedWithSession(database) }
@@ -210,7 +240,10 @@ public final class KeychainRegistry: @unchecked Sendable {
 
     /// Registers a keychain opened or created elsewhere (e.g. `SecKeychainCreate`).
     public func register(_ database: KeychainDatabase) {
-        lock.withLock { databases[database.path] = database }
+        lock.withLock {
+            databases[database.path] = database
+            generation &+= 1
+        }
         checkpointAtExit()
     }
 
@@ -258,6 +291,9 @@ public final class KeychainRegistry: @unchecked Sendable {
 
     /// Forgets the keychain at `path` (after it was deleted).
     public func forget(path: String) {
-        _ = lock.withLock { databases.removeValue(forKey: KeychainLocation.absolute(path)) }
+        lock.withLock {
+            databases.removeValue(forKey: KeychainLocation.absolute(path))
+            generation &+= 1
+        }
     }
 }
