@@ -1,0 +1,140 @@
+import Foundation
+import KeychainEngine
+import KeychainStore
+
+/// The bridge between Apple's CF-typed functions and the engine's Swift dictionaries.
+enum SecItemCall {
+    /// A SecItem dictionary in Swift form, with what the Apple edge must know about it noted in
+    /// the same pass over its keys, so that an ordinary password call does not look each of the
+    /// edge's keys up again (issue 11: those look-ups cost more than the engine's parsing).
+    struct Query {
+        /// The keys and values, keys as Apple's strings (`"class"`, `"acct"`, …).
+        var dictionary: [String: Any]
+        /// Whether a key names a keychain (`kSecUseKeychain`, `kSecMatchSearchList`).
+        var selectsKeychain = false
+        /// Whether the edge has work on the dictionary before the engine sees it: a
+        /// `kSecValueRef` or `kSecValuePersistentRef` (objects, identities), or a class other than
+        /// the two password classes (keys and certificates are returned as objects; identities
+        /// are split in two). When false, the dictionary goes to the engine as it is.
+        var namesAppleObjects = false
+        /// Whether `kSecClass` is one of the two password classes.
+        fileprivate var namesPasswordClass = false
+    }
+
+    /// The keys the edge handles itself, with the values of their `kSec…` constants.
+    private enum EdgeKey {
+        static let itemClass = "class"
+        static let valueRef = "v_Ref"
+        static let valuePersistentRef = "v_PersistentRef"
+        static let useKeychain = "u_Keychain"
+        static let matchSearchList = "m_SearchList"
+    }
+
+    /// Converts the CF dictionary, picks the keychain (`kSecUseKeychain`, the first of
+    /// `kSecMatchSearchList`, else the default), and runs `body` with an engine for it.
+    static func withEngine(_ cfDictionary: CFDictionary, _ body: (SecItemEngine, Query) -> OSStatus) -> OSStatus {
+        guard var query = dictionary(cfDictionary) else { return errSecParam }
+        do {
+            guard query.selectsKeychain else { return body(try DefaultKeychainEngine.shared.engine(), query) }
+            let database = try keychain(for: &query.dictionary)
+            return body(engine(for: database), query)
+        } catch {
+            return error.osStatus
+        }
+    }
+
+    /// An engine over `database` for this process's access groups, with the authenticator of
+    /// the process's configuration (read once, not at every call).
+    static func engine(for database: KeychainDatabase) -> SecItemEngine {
+        let registry = KeychainRegistry.shared
+        return SecItemEngine(database: database, accessGroups: registry.accessGroups,
+                             authenticator: registry.authenticator(for: database),
+                             accessControlObject: { SecAccessControl($0) })
+    }
+
+    /// The dictionary with string keys, or nil if a key is not a string; keys and values as
+    /// `DictionaryEntries` reads them (Swift values: `String`, `Bool`, `Data`, …).
+    static func dictionary(_ cfDictionary: CFDictionary) -> Query? {
+        let count = cfDictionary.count
+        // One allocation for the dictionary, not one per doubling.
+        let read = DictionaryEntries.read(cfDictionary, into: { Query(dictionary: [String: Any](minimumCapacity: count)) }) { query, name, value in
+            switch name {
+            case EdgeKey.itemClass:
+                let itemClass = value as? String
+                query.namesPasswordClass = itemClass == kSecClassGenericPasswordName || itemClass == kSecClassInternetPasswordName
+            case EdgeKey.valueRef, EdgeKey.valuePersistentRef:
+                query.namesAppleObjects = true
+            case EdgeKey.useKeychain, EdgeKey.matchSearchList:
+                query.selectsKeychain = true
+            default:
+                break
+            }
+            query.dictionary[name] = value
+        }
+        guard var query = read else { return nil }
+        if !query.namesPasswordClass { query.namesAppleObjects = true }
+        return query
+    }
+
+    /// The values of `kSecClassGenericPassword` and `kSecClassInternetPassword` as Swift strings.
+    private static let kSecClassGenericPasswordName = "genp"
+    private static let kSecClassInternetPasswordName = "inet"
+
+    /// Removes the macOS keychain-selection keys and opens the keychain they name.
+    private static func keychain(for dictionary: inout [String: Any]) throws(KeychainStoreError) -> KeychainDatabase {
+        let useKeychain = dictionary.removeValue(forKey: EdgeKey.useKeychain)
+        let searchList = dictionary.removeValue(forKey: EdgeKey.matchSearchList)
+        if let useKeychain {
+            guard let keychain = useKeychain as? SecKeychain else { throw .invalidParameter("kSecUseKeychain must be a SecKeychain") }
+            return try keychain.database()
+        }
+        if let searchList {
+            guard let keychains = searchList as? [SecKeychain] ?? (searchList as? NSArray)?.compactMap({ $0 as? SecKeychain }),
+                  let first = keychains.first
+            else { throw .invalidParameter("kSecMatchSearchList must be an array of SecKeychain") }
+            return try first.database()
+        }
+        return try KeychainRegistry.shared.database(at: KeychainRegistry.shared.defaultKeychainPath)
+    }
+
+    /// Stores a successful outcome in `result` (SecKey objects rebuilt for a key request with
+    /// `kSecReturnRef`) and returns the status.
+    static func deliver(_ outcome: SecItemResult, keyReturn: ItemReferenceBridge.ReturnRequest?,
+                        into result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+        guard outcome.status == errSecSuccess else { return outcome.status }
+        var value = outcome.value
+        if let keyReturn {
+            let (rebuilt, status) = ItemReferenceBridge.rebuild(value, for: keyReturn)
+            guard status == errSecSuccess else { return status }
+            value = rebuilt
+        }
+        result?.pointee = bridge(value)
+        return outcome.status
+    }
+
+    /// The engine's result as the CF object Apple returns (`NSData`, `NSDictionary`, `NSArray`).
+    static func bridge(_ value: Any?) -> CFTypeRef? {
+        guard let value else { return nil }
+        switch value {
+        // Bridged, not copied: the NSData wraps the Data's storage, and a caller's `as? Data`
+        // unwraps it again without a copy.
+        case let data as Data: return data as NSData
+        case let text as String: return NSString(string: text)
+        case let date as Date: return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
+        // Objects the engine already made (numbers, access-control objects) are returned as
+        // they are, before the collection casts: a failed cast of an object to `[String: Any]`
+        // or `[Any]` goes through the runtime's bridging machinery (a scan of every protocol
+        // conformance the first time in a process: issue 11).
+        case let number as NSNumber: return number
+        case let accessControl as SecAccessControl: return accessControl
+        case let dictionary as [String: Any]:
+            let bridged = NSMutableDictionary()
+            for (key, element) in dictionary { bridged[NSString(string: key)] = bridge(element) }
+            return bridged
+        case let array as [Any]:
+            return NSArray(array: array.compactMap { bridge($0) })
+        default:
+            return value as AnyObject
+        }
+    }
+}
