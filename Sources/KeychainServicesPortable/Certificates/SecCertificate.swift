@@ -76,7 +76,7 @@ public func SecCertificateGetTypeID() -> CFTypeID { cfTypeID(forClass: SecCertif
 /// when `data` is not a DER X.509 certificate. `allocator` is ignored.
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
     do {
-        return try SecCertificate(derData: data as Data)
+        return try SecCertificate(derData: Data(copyingBytesOf: data))
     } catch {
         // Apple's contract: nil for data that is not a certificate.
         return nil

@@ -31,7 +31,7 @@ public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ it
     guard let password = (options as? [String: Any])?[kSecImportExportPassphrase as String] as? String else { return errSecParam }
     let archive: PKCS12Archive
     do {
-        archive = try PKCS12Archive(der: Array(pkcs12_data as Data), password: password)
+        archive = try PKCS12Archive(der: Array(Data(copyingBytesOf: pkcs12_data)), password: password)
     } catch {
         switch error {
         case .malformed: return errSecDecode

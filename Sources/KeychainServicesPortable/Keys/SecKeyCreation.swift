@@ -94,7 +94,7 @@ public func SecKeyCreateWithData(
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> SecKey in
         let request = try KeyParameters(attributes)
         guard let isPrivate = request.isPrivateClass else { throw .parameter("kSecAttrKeyClass is missing") }
-        let data = keyData as Data
+        let data = Data(copyingBytesOf: keyData)
         let algorithm = request.isEllipticCurve ? "EC" : "RSA"
         let key: SecKey
         do {

@@ -52,7 +52,7 @@ public func SecKeyCreateSignature(
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
         let spec = try spec(algorithm, key, .sign)
         try key.authorizePrivateKeyUse()
-        let data = dataToSign as Data
+        let data = Data(copyingBytesOf: dataToSign)
         switch (key.material, spec) {
         case (.ecPrivate(let ecKey), .ecdsa(let hash, let isDigest)):
             let digest = try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm)
@@ -83,8 +83,8 @@ public func SecKeyVerifySignature(
 ) -> Bool {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> Bool in
         let spec = try spec(algorithm, key, .verify)
-        let data = signedData as Data
-        let signatureBytes = signature as Data
+        let data = Data(copyingBytesOf: signedData)
+        let signatureBytes = Data(copyingBytesOf: signature)
         switch (key.publicMaterial, spec) {
         case (.ecPublic(let ecKey), .ecdsa(let hash, let isDigest)):
             let digest = try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm)
@@ -110,7 +110,7 @@ public func SecKeyCreateEncryptedData(
 ) -> CFData? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
         let spec = try spec(algorithm, key, .encrypt)
-        let data = plaintext as Data
+        let data = Data(copyingBytesOf: plaintext)
         switch (key.publicMaterial, spec) {
         case (.rsaPublic(let rsaKey), .rsaOAEP(let hash)):
             do {
@@ -142,7 +142,7 @@ public func SecKeyCreateDecryptedData(
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
         let spec = try spec(algorithm, key, .decrypt)
         try key.authorizePrivateKeyUse()
-        let data = ciphertext as Data
+        let data = Data(copyingBytesOf: ciphertext)
         switch (key.material, spec) {
         case (.rsaPrivate(let rsaKey), .rsaOAEP(let hash)):
             do {
