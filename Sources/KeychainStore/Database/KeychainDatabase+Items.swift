@@ -7,8 +7,8 @@ extension KeychainDatabase {
     /// primary key (a tombstone with that key is replaced).
     ///
     /// One write transaction and nothing before it: the key hierarchy is checked under the write
-    /// lock (`transaction`), not also in a read transaction of its own first (issue 11: four
-    /// `fcntl` locks and a statement per add).
+    /// lock (`transaction`), not also in a read transaction of its own first (issue 11: a
+    /// `PRAGMA data_version` statement and two `fcntl` locks per add).
     public func insert(_ item: NewItem) throws(KeychainStoreError) -> KeychainItem {
         try withLock(checkingHierarchy: false) { () throws(KeychainStoreError) in
             _ = try keybag.classKey(for: item.protection)  // locked: refused before anything else
