@@ -9,6 +9,8 @@
 # synchronous=FULL, one AES-GCM encrypt and one INSERT in BEGIN IMMEDIATE/COMMIT per write (as
 # ../shared/bench/anchors/sqlite_aesgcm_bench.py's set_create), into a table holding 1,000 rows;
 # mean per insert. Both on $DIR (default /tmp, the disk the benchmarks measure).
+# BASELINE=path/to/another/keychain-bench-profile adds its add-only median to each round (say, a
+# build of an earlier commit), run in the same rounds.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${1:-5}
@@ -19,6 +21,11 @@ trap 'rm -rf "$WORK"' EXIT
 export KEYCHAINKIT_BENCH_DIR=$WORK/kk
 mkdir -p "$KEYCHAINKIT_BENCH_DIR"
 "$PROFILE" add-only 1000 1 > /dev/null   # builds the 1,000-item template once, outside the rounds
+BASELINE=${BASELINE:-}
+if [ -n "$BASELINE" ]; then
+  mkdir -p "$WORK/baseline"   # its own templates: an earlier build may write another schema
+  KEYCHAINKIT_BENCH_DIR=$WORK/baseline "$BASELINE" add-only 1000 1 > /dev/null
+fi
 floor() {
   python3 - "$WORK/floor-$1.db" <<'PY'
 import os, sqlite3, sys, time
@@ -48,11 +55,16 @@ print(f"{sum(samples) / len(samples) / 1000:.1f} {samples[len(samples) // 2] / 1
 PY
 }
 us() { python3 -c "print(f'{float(\"$1\") * 1e6:.1f}')"; }
-echo "round  ours_median_us  floor_median_us  ratio_of_medians  ours_mean_us  floor_mean_us  ratio_of_means"
+median_of() { us "$(echo "$1" | sed -E 's/.*median ([0-9.e-]+) seconds.*/\1/')"; }
+echo "round  ours_median_us  floor_median_us  ratio_of_medians  ours_mean_us  floor_mean_us  ratio_of_means${BASELINE:+  baseline_median_us}"
 for round in $(seq 1 "$ROUNDS"); do
+  baseline=""
+  if [ -n "$BASELINE" ]; then
+    baseline="  $(median_of "$(KEYCHAINKIT_BENCH_DIR=$WORK/baseline "$BASELINE" add-only 1000 1000 | grep 'SecItemAdd alone')")"
+  fi
   line=$("$PROFILE" add-only 1000 1000 | grep 'SecItemAdd alone')
-  ours_median=$(us "$(echo "$line" | sed -E 's/.*median ([0-9.e-]+) seconds.*/\1/')")
+  ours_median=$(median_of "$line")
   ours_mean=$(us "$(echo "$line" | sed -E 's/.*mean ([0-9.e-]+) seconds.*/\1/')")
   read -r floor_mean floor_median < <(floor "$round")
-  echo "$round  $ours_median  $floor_median  $(python3 -c "print(f'{$ours_median / $floor_median:.2f}')")  $ours_mean  $floor_mean  $(python3 -c "print(f'{$ours_mean / $floor_mean:.2f}')")"
+  echo "$round  $ours_median  $floor_median  $(python3 -c "print(f'{$ours_median / $floor_median:.2f}')")  $ours_mean  $floor_mean  $(python3 -c "print(f'{$ours_mean / $floor_mean:.2f}')")$baseline"
 done
