@@ -83,6 +83,22 @@ struct AddPathFormatTests {
         #expect(try ItemPayload(decoding: encoded) == payload)
     }
 
+    @Test("every payload of the fuzzing corpus that decodes is re-encoded exactly as the format defines it")
+    func corpusEncoding() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/Corpus/FuzzItemPayload").standardizedFileURL
+        let files = try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
+        var decoded = 0
+        for file in files {
+            let bytes = try Data(contentsOf: file)
+            let payload: ItemPayload
+            do { payload = try ItemPayload(decoding: bytes) } catch { continue }  // rejected input: nothing to encode
+            decoded += 1
+            #expect(payload.encoded() == referenceEncoding(payload), "\(file.lastPathComponent)")
+        }
+        #expect(decoded > 0, "the corpus holds decodable payloads")
+    }
+
     @Test("the primary-key digest is the format's, for every class")
     func primaryKeyDigest() {
         let key = SymmetricKey(size: .bits256)
