@@ -2,7 +2,8 @@
 //
 //   keychain-bench-profile OPERATION ITEMS ITERATIONS
 //
-// OPERATION: read (SecItemCopyMatching hit), miss, add (then delete, like the benchmark),
+// OPERATION: read (SecItemCopyMatching hit), miss, add (then delete, like the benchmark), add-only
+// (a new item per iteration, nothing deleted: the durable add alone, bench/durable_add.sh),
 // update, delete (after an add), typed-read (Keychain.string(forKey:)), open (a second handle on
 // the file), query (only what the caller of a read does itself: build its query dictionary and
 // bridge it to a CFDictionary, no keychain call; the baseline to subtract). ITEMS picks the
@@ -15,7 +16,7 @@ import KeychainServices
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let items = Int(arguments[2]), let iterations = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: keychain-bench-profile read|miss|query|add|update|delete|typed-read|open ITEMS ITERATIONS\n".utf8))
+    FileHandle.standardError.write(Data("usage: keychain-bench-profile read|miss|query|add|add-only|update|delete|typed-read|open ITEMS ITERATIONS\n".utf8))
     exit(64)
 }
 BenchFixture.configureProcess()
@@ -39,6 +40,9 @@ func expect(_ status: OSStatus, _ wanted: OSStatus = errSecSuccess) {
     if status != wanted { fatalError("OSStatus \(status), expected \(wanted)") }
 }
 
+// add-only: each SecItemAdd timed on its own (the caller's dictionary left out), for a median.
+var addSamples: [Duration] = []
+addSamples.reserveCapacity(iterations)
 let typed = Keychain(service: BenchFixture.service, accessibility: .whenUnlocked)
 let start = ContinuousClock.now
 for iteration in 0..<iterations {
@@ -57,6 +61,11 @@ for iteration in 0..<iterations {
     case "add":
         expect(SecItemAdd(BenchFixture.addQuery(account: "new-\(iteration)", data: BenchFixture.secret()) as CFDictionary, nil))
         expect(SecItemDelete(query("new-\(iteration)") as CFDictionary))
+    case "add-only":
+        let query = BenchFixture.addQuery(account: "only-\(iteration)", data: BenchFixture.secret()) as CFDictionary
+        let before = ContinuousClock.now
+        expect(SecItemAdd(query, nil))
+        addSamples.append(ContinuousClock.now - before)
     case "update":
         expect(SecItemUpdate(query(account) as CFDictionary, [kSecValueData as String: BenchFixture.secret()] as CFDictionary))
     case "delete":
@@ -72,3 +81,8 @@ for iteration in 0..<iterations {
 }
 let elapsed = ContinuousClock.now - start
 print("\(arguments[1]) @ \(items): \(iterations) iterations, \(elapsed / max(iterations, 1)) each")
+if !addSamples.isEmpty {
+    let sorted = addSamples.sorted()
+    let mean = addSamples.reduce(Duration.zero, +) / addSamples.count
+    print("SecItemAdd alone: median \(sorted[sorted.count / 2]), mean \(mean)")
+}

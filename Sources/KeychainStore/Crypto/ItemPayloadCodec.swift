@@ -30,55 +30,114 @@ package struct ItemPayload: Equatable, Sendable {
     static let version: UInt8 = 1
 
     /// Encodes the payload; attribute order is sorted so equal payloads give equal bytes.
+    ///
+    /// Written into one buffer of the final size: appended piece by piece to a `Data`, this cost
+    /// 50,000 instructions of every add, most of them in `Data`'s growth and exclusivity checks
+    /// (issue 11). The bytes are the same.
     package func encoded() -> Data {
-        var out = Data([Self.version])
-        for name in attributes.keys.sorted() {
+        let names = attributes.keys.sorted()
+        var length = 1
+        for name in names {
             guard let value = attributes[name] else { continue }
-            let nameBytes = Data(name.utf8)
-            out.append(UInt8(ascii: "A"))
-            out.append(UInt8(truncatingIfNeeded: nameBytes.count))
-            out.append(nameBytes.prefix(255))
-            let (kind, bytes) = Self.encode(value)
-            out.append(kind)
-            out.appendBigEndian(UInt32(truncatingIfNeeded: bytes.count))
-            out.append(bytes)
+            length += 3 + min(name.utf8.count, 255) + 4 + Self.encodedLength(value)
         }
-        if let data {
-            out.append(UInt8(ascii: "D"))
-            out.appendBigEndian(UInt32(truncatingIfNeeded: data.count))
-            out.append(data)
+        if let data { length += 5 + data.count }
+        if accessControlFlags != nil {
+            length += 9
+            if let biometryDomainState { length += 2 + min(biometryDomainState.count, 255) }
         }
-        if let accessControlFlags {
-            out.append(UInt8(ascii: "C"))
-            out.appendBigEndian(accessControlFlags)
-            if let biometryDomainState {
-                out.append(UInt8(ascii: "B"))
-                out.append(UInt8(truncatingIfNeeded: biometryDomainState.count))
-                out.append(biometryDomainState.prefix(255))
+        var out = Data(count: length)
+        out.withUnsafeMutableBytes { buffer in
+            var writer = ByteWriter(buffer)
+            writer.put(Self.version)
+            for name in names {
+                guard let value = attributes[name] else { continue }
+                writer.put(UInt8(ascii: "A"))
+                writer.put(UInt8(truncatingIfNeeded: name.utf8.count))
+                var name = name
+                name.withUTF8 { writer.put(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0).prefix(255))) }
+                Self.write(value, to: &writer)
+            }
+            if let data {
+                writer.put(UInt8(ascii: "D"))
+                writer.put(bigEndian: UInt32(truncatingIfNeeded: data.count))
+                data.withUnsafeBytes { writer.put($0) }
+            }
+            if let accessControlFlags {
+                writer.put(UInt8(ascii: "C"))
+                writer.put(bigEndian: accessControlFlags)
+                if let biometryDomainState {
+                    writer.put(UInt8(ascii: "B"))
+                    writer.put(UInt8(truncatingIfNeeded: biometryDomainState.count))
+                    biometryDomainState.prefix(255).withUnsafeBytes { writer.put($0) }
+                }
             }
         }
         return out
+    }
+
+    /// The length of a value's bytes in the encoding.
+    private static func encodedLength(_ value: AttributeValue) -> Int {
+        switch value {
+        case .string(let text): return text.utf8.count
+        case .data(let data): return data.count
+        case .number, .date: return 8
+        }
+    }
+
+    /// Writes a value's kind, length and bytes.
+    private static func write(_ value: AttributeValue, to writer: inout ByteWriter) {
+        switch value {
+        case .string(let text):
+            writer.put(UInt8(ascii: "s"))
+            writer.put(bigEndian: UInt32(truncatingIfNeeded: text.utf8.count))
+            var text = text
+            text.withUTF8 { writer.put(UnsafeRawBufferPointer($0)) }
+        case .data(let data):
+            writer.put(UInt8(ascii: "d"))
+            writer.put(bigEndian: UInt32(truncatingIfNeeded: data.count))
+            data.withUnsafeBytes { writer.put($0) }
+        case .number(let number):
+            writer.put(UInt8(ascii: "n"))
+            writer.put(bigEndian: UInt32(8))
+            writer.put(bigEndian: UInt64(bitPattern: number))
+        case .date(let date):
+            writer.put(UInt8(ascii: "t"))
+            writer.put(bigEndian: UInt32(8))
+            writer.put(bigEndian: date.timeIntervalSinceReferenceDate.bitPattern)
+        }
     }
 
     /// Decodes a payload, rejecting anything malformed (`ItemPayloadDecoder`).
     package init(decoding bytes: Data) throws(KeychainStoreError) {
         self = try ItemPayloadDecoder.decode(bytes)
     }
+}
 
-    private static func encode(_ value: AttributeValue) -> (UInt8, Data) {
-        switch value {
-        case .string(let text): return (UInt8(ascii: "s"), Data(text.utf8))
-        case .data(let data): return (UInt8(ascii: "d"), data)
-        case .number(let number):
-            var out = Data()
-            out.appendBigEndian(UInt64(bitPattern: number))
-            return (UInt8(ascii: "n"), out)
-        case .date(let date):
-            var out = Data()
-            out.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern)
-            return (UInt8(ascii: "t"), out)
-        }
+/// Writes into a buffer whose size was computed beforehand (`ItemPayload.encoded`); writing
+/// past its end is a bug in that computation and traps.
+struct ByteWriter {
+    private let buffer: UnsafeMutableRawBufferPointer
+    private(set) var offset = 0
+
+    init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
+
+    mutating func put(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(bytes.count <= buffer.count - offset, "ByteWriter: buffer too small")
+        buffer.baseAddress.unsafelyUnwrapped.advanced(by: offset).copyMemory(from: source, byteCount: bytes.count)
+        offset += bytes.count
     }
+
+    mutating func put(_ byte: UInt8) {
+        precondition(offset < buffer.count, "ByteWriter: buffer too small")
+        buffer[offset] = byte
+        offset += 1
+    }
+
+    mutating func put(bigEndian value: UInt32) { withUnsafeBytes(of: value.bigEndian) { put($0) } }
+
+    mutating func put(bigEndian value: UInt64) { withUnsafeBytes(of: value.bigEndian) { put($0) } }
 }
 
 /// Reads big-endian integers and byte runs from a buffer, failing instead of reading past its end.

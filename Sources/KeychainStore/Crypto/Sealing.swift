@@ -19,6 +19,20 @@ enum Sealing {
         }
     }
 
+    /// `seal(_:using:binding:)` with a nonce the caller drew (`SealRandomness`).
+    static func seal(_ plaintext: Data, using key: SymmetricKey, nonce: AES.GCM.Nonce,
+                     binding associatedData: Data) throws(KeychainStoreError) -> Data {
+        do {
+            let box = try AES.GCM.seal(plaintext, using: key, nonce: nonce, authenticating: associatedData)
+            guard let combined = box.combined else { throw KeychainStoreError.internalFailure("AES-GCM combined form") }
+            return combined
+        } catch let error as KeychainStoreError {
+            throw error
+        } catch {
+            throw .internalFailure("AES-GCM seal failed")
+        }
+    }
+
     /// Decrypts `sealed`, failing with `.undecodable` unless it is intact and bound to `associatedData`.
     static func open(_ sealed: Data, using key: SymmetricKey, binding associatedData: Data, what: String) throws(KeychainStoreError) -> Data {
         do {

@@ -126,7 +126,9 @@ enum Bootstrap {
         let version = try reader.uint32()
         guard reader.isAtEnd else { throw .undecodable("the keychain's format version") }
         try migrate(connection: connection, from: version)
-        try verifySchema(connection)
+        if try verifySchema(connection) == .fullLookupIndexes, !connection.isReadOnly {
+            try makeLookupIndexesPartial(connection)
+        }
         guard let keychainID = try readMeta(connection, Schema.MetaKey.keychainID), keychainID.count == 16,
               let fileKeyBytes = try readMeta(connection, Schema.MetaKey.fileKey), fileKeyBytes.count == 32
         else { throw .undecodable("the keychain's identity") }
@@ -149,9 +151,18 @@ enum Bootstrap {
         }
     }
 
+    /// Which of the format's two index sets a file has.
+    enum IndexSet {
+        /// The partial lookup indexes (`Schema.lookupIndexStatements`).
+        case current
+        /// The full lookup indexes of files made before them (`Schema.fullLookupIndexStatements`).
+        case fullLookupIndexes
+    }
+
     /// Refuses a file whose tables or indexes differ from this format's: an edited schema would
-    /// otherwise surface later as SQL errors ("no such column") instead of a clear refusal.
-    private static func verifySchema(_ connection: SQLiteConnection) throws(KeychainStoreError) {
+    /// otherwise surface later as SQL errors ("no such column") instead of a clear refusal. Both
+    /// index sets are this format's: they store the same rows and answer the same lookups.
+    private static func verifySchema(_ connection: SQLiteConnection) throws(KeychainStoreError) -> IndexSet {
         let stored: [String]
         do {
             stored = try connection.query("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL") { $0.text(0) ?? "" }
@@ -160,8 +171,33 @@ enum Bootstrap {
         } catch {
             throw .internalFailure("schema read")
         }
-        guard stored.sorted() == Schema.createStatements.sorted() else {
-            throw .undecodable("the keychain's schema (it was altered or written by another program)")
+        switch stored.sorted() {
+        case Schema.createStatements.sorted(): return .current
+        case (Schema.createStatements.filter { !Schema.lookupIndexStatements.contains($0) } + Schema.fullLookupIndexStatements).sorted():
+            return .fullLookupIndexes
+        default: throw .undecodable("the keychain's schema (it was altered or written by another program)")
+        }
+    }
+
+    /// Replaces a file's full lookup indexes by the partial ones, in one write transaction: the
+    /// file changes completely or not at all, and another process opening it meanwhile waits for
+    /// the lock, then finds the work done (checked again under the lock), so it runs once. A file
+    /// this handle cannot write keeps its full indexes, which answer every lookup as well.
+    private static func makeLookupIndexesPartial(_ connection: SQLiteConnection) throws(KeychainStoreError) {
+        do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
+        do throws(KeychainStoreError) {
+            if try verifySchema(connection) == .fullLookupIndexes {
+                do {
+                    for name in Schema.lookupIndexNames { try connection.execute("DROP INDEX \(name)") }
+                    for statement in Schema.lookupIndexStatements { try connection.execute(statement) }
+                } catch {
+                    throw KeychainStoreError(error)
+                }
+            }
+            do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
+        } catch {
+            do { try connection.execute("ROLLBACK") } catch {}  // the migration's error is the one to report
+            throw error
         }
     }
 

@@ -5,24 +5,47 @@ extension KeychainDatabase {
     /// Adds an item. Fails with `.locked` if its class key is unavailable — before the
     /// uniqueness check, as on Apple platforms — and `.duplicateItem` if a live item has the same
     /// primary key (a tombstone with that key is replaced).
+    ///
+    /// One write transaction and nothing before it: the key hierarchy is checked under the write
+    /// lock (`transaction`), not also in a read transaction of its own first (issue 11: a
+    /// `PRAGMA data_version` statement and two `fcntl` locks per add).
     public func insert(_ item: NewItem) throws(KeychainStoreError) -> KeychainItem {
-        try withLock { () throws(KeychainStoreError) in
+        try withLock(checkingHierarchy: false) { () throws(KeychainStoreError) in
             _ = try keybag.classKey(for: item.protection)  // locked: refused before anything else
             var attributes = ItemRecord.withPrimaryKeyDefaults(item.attributes, for: item.itemClass)
             let now = Date()
             attributes["cdat"] = .date(now)
             attributes["mdat"] = .date(now)
-            let stored = KeychainItem(itemClass: item.itemClass, persistentID: UUID(), protection: item.protection,
+            let randomness = try ItemRandomness.draw()
+            let stored = KeychainItem(itemClass: item.itemClass, persistentID: randomness.persistentID, protection: item.protection,
                                       accessControl: item.accessControl, attributes: attributes, data: item.data,
                                       isDecrypted: true)
             try transaction { () throws(KeychainStoreError) in
+                // The hierarchy check `transaction` just made may have adopted another process's
+                // settings or password change: the auto-lock check runs again with them, as
+                // `withLock` runs it for other calls.
+                if let now = lastActivity { lockIfIdle(now: now, since: activityBeforeCall) }
                 // Sealed under the write lock, with the class key as it is now (another process
                 // may have replaced it while this one waited).
-                let record = try sealedRecord(for: stored, classKey: try keybag.classKey(for: item.protection))
-                try removeTombstones(of: item.itemClass, digest: record.digest)
-                try insertRow(stored, record)
+                let record = try sealedRecord(for: stored, classKey: try keybag.classKey(for: item.protection),
+                                              randomness: randomness.seal)
+                try insertReplacingTombstone(stored, record)
             }
             return stored
+        }
+    }
+
+    /// Inserts the row; if its identity is taken, by a tombstone, replaces that tombstone.
+    /// Tombstones are rare (synchronizable items deleted), so the row is tried first and the
+    /// tombstone looked for only when the `UNIQUE (class, pk_digest)` constraint refuses it,
+    /// instead of a `SELECT` before every add (issue 11). A refused `INSERT` changes nothing
+    /// (SQLite undoes the one statement), and the transaction goes on.
+    private func insertReplacingTombstone(_ item: KeychainItem, _ record: SealedRecord) throws(KeychainStoreError) {
+        do {
+            try insertRow(item, record)
+        } catch .duplicateItem {
+            guard try removeTombstones(of: item.itemClass, digest: record.digest) > 0 else { throw .duplicateItem }
+            try insertRow(item, record)
         }
     }
 
@@ -107,9 +130,11 @@ extension KeychainDatabase {
         }
     }
 
-    /// Removes the tombstones of the identity `digest` before a live item takes it. A row flagged
-    /// as a tombstone that still holds a sealed item was edited: refused, nothing is removed.
-    func removeTombstones(of itemClass: ItemClass, digest: Data) throws(KeychainStoreError) {
+    /// Removes the tombstones of the identity `digest` before a live item takes it, and returns
+    /// how many it removed. A row flagged as a tombstone that still holds a sealed item was
+    /// edited: refused, nothing is removed.
+    @discardableResult
+    func removeTombstones(of itemClass: ItemClass, digest: Data) throws(KeychainStoreError) -> Int {
         let flagged = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
                                      [.text(itemClass.rawValue), .blob(digest)])
         for row in flagged {
@@ -118,6 +143,7 @@ extension KeychainDatabase {
             }
             try run("DELETE FROM items WHERE id = ?", [.integer(row.rowID)])
         }
+        return flagged.count
     }
 
     /// Number of live items (tombstones excluded), without decrypting anything.
@@ -322,15 +348,48 @@ extension KeychainDatabase {
         var ciphertext: Data
     }
 
-    func sealedRecord(for item: KeychainItem, classKey: SymmetricKey) throws(KeychainStoreError) -> SealedRecord {
+    /// The item sealed for its row: digest, blind indexes, wrapped key and ciphertext.
+    /// `randomness`: the item key and nonces to seal with (drawn fresh by default).
+    func sealedRecord(for item: KeychainItem, classKey: SymmetricKey,
+                      randomness: SealRandomness? = nil) throws(KeychainStoreError) -> SealedRecord {
         let digest = ItemRecord.primaryKeyDigest(of: item.attributes, for: item.itemClass, key: indexKey)
         let aad = ItemRecord.associatedData(itemClass: item.itemClass, protection: item.protection,
                                             persistentID: item.persistentID, primaryKeyDigest: digest)
         let payload = ItemPayload(attributes: item.attributes, data: item.data, accessControlFlags: item.accessControl?.flags,
                                   biometryDomainState: item.accessControl?.biometryDomainState)
-        let sealed = try ItemRecord.seal(payload, classKey: classKey, associatedData: aad)
-        return SealedRecord(digest: digest, indexes: ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey),
-                            wrappedKey: sealed.wrappedKey, ciphertext: sealed.ciphertext)
+        let fresh: SealRandomness
+        if let randomness { fresh = randomness } else { fresh = try SealRandomness.draw() }
+        let sealed = try ItemRecord.seal(payload, classKey: classKey, associatedData: aad, randomness: fresh)
+        return SealedRecord(digest: digest, indexes: insertIndexes(of: item), wrappedKey: sealed.wrappedKey, ciphertext: sealed.ciphertext)
+    }
+
+    /// `ItemRecord.blindIndexes` of the item, computing only what changes from item to item: the
+    /// `sync` indexes are the key's two, access groups and services come from the handle's
+    /// `blindIndexCache` (an app writes under the same few), and an absent optional key attribute
+    /// (`vwht`, `tkid`: its default) from `absentAttributeIndexes`. A generic password's six
+    /// HMACs become one, its account's (issue 11).
+    private func insertIndexes(of item: KeychainItem) -> [SQLiteValue] {
+        let schema = item.itemClass.attributes
+        let primaryKey = item.itemClass.primaryKey
+        return ItemClass.indexedAttributes.map { name -> SQLiteValue in
+            guard primaryKey.contains(name), let kind = schema[name] else { return .null }
+            guard let value = item.attributes[name] else {
+                return .blob(absentAttributeIndex(name: name, kind: kind))
+            }
+            if name == "sync", case .number(let number) = value, number == 0 || number == 1 {
+                return .blob(syncIndex(number == 1))
+            }
+            return .blob(blindIndexCache.index(name: name, value: value, kind: kind, key: indexKey))
+        }
+    }
+
+    /// The blind index of a key attribute the item does not have (its kind's default value),
+    /// computed once per handle.
+    private func absentAttributeIndex(name: String, kind: AttributeKind) -> Data {
+        if let known = absentAttributeIndexes[name] { return known }
+        let index = ItemRecord.blindIndex(name: name, value: kind.defaultValue, kind: kind, key: indexKey)
+        absentAttributeIndexes[name] = index
+        return index
     }
 
     func insertRow(_ item: KeychainItem, _ record: SealedRecord) throws(KeychainStoreError) {

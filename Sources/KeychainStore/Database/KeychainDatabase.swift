@@ -68,6 +68,8 @@ public final class KeychainDatabase: @unchecked Sendable {
     var activityBeforeCall: ContinuousClock.Instant?
     /// Blind indexes of the access groups and services lookups name (`BlindIndexCache`).
     var blindIndexCache = BlindIndexCache()
+    /// Blind indexes of absent optional key attributes, by name (`insertIndexes`, at most two).
+    var absentAttributeIndexes: [String: Data] = [:]
 
     private init(path: String, connection: SQLiteConnection, keybag: Keybag, options: Options) {
         self.path = path
@@ -463,8 +465,11 @@ public final class KeychainDatabase: @unchecked Sendable {
     /// next generation with it; the anchor itself is advanced after the commit.
     /// `changesKeyHierarchy`: the body rewrites keybag rows, KDF parameters or settings (what the
     /// hierarchy tag and the rollback seal cover).
+    ///
+    /// `BEGIN IMMEDIATE` and `COMMIT` run as cached prepared statements (`SQLiteConnection.run`):
+    /// through `sqlite3_exec` each was parsed again at every write (issue 11).
     func transaction<T>(changesKeyHierarchy: Bool = false, _ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
-        do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
+        do { try connection.run("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
         do throws(KeychainStoreError) {
             // Under the write lock, the hierarchy is the latest: a class key another process
             // replaced meanwhile is dropped before the body seals anything with it.
@@ -476,7 +481,7 @@ public final class KeychainDatabase: @unchecked Sendable {
             if let anchor = rollbackAnchor, let state {
                 generation = try sealNextGeneration(after: state, keyHierarchyChanged: changesKeyHierarchy, anchor)
             }
-            do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
+            do { try connection.run("COMMIT") } catch { throw KeychainStoreError(error) }
             if let hierarchyDigest { knownHierarchyDigest = hierarchyDigest }
             // The hierarchy was checked at the start of this transaction and what it changed is
             // known: the commit's version is as verified as that (no re-check at the next read).
