@@ -355,6 +355,7 @@ public final class KeychainSynchronizer {
         }
     }
 
+    @discardableResult  // a put's revision is often not needed
     static func etcd<T>(_ body: () throws(EtcdError) -> T) throws(SyncError) -> T {
         do {
             return try body()
