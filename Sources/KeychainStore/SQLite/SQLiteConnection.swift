@@ -28,6 +28,10 @@ package final class SQLiteConnection {
     private var statementCache: [String: SQLiteStatement] = [:]
     /// The cache stays small: the keychain runs a few dozen distinct statements.
     private static let statementCacheLimit = 64
+    /// Statements kept under a key their caller computes (`query(cacheKey:…)`), for statements
+    /// whose text is long and chosen per call: hashing a number instead of a 250-character
+    /// `SELECT` at every lookup (issue 11).
+    private var keyedStatements: [Int: SQLiteStatement] = [:]
 
     /// Opens (creating if asked) the database at `path`; `":memory:"` opens a private in-memory one.
     package init(path: String, create: Bool) throws(SQLiteError) {
@@ -51,6 +55,7 @@ package final class SQLiteConnection {
 
     deinit {
         statementCache.removeAll()  // finalised before the connection closes
+        keyedStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -98,6 +103,29 @@ package final class SQLiteConnection {
             var rows: [T] = []
             while try statement.step() { rows.append(try transform(statement)) }
             return rows
+        }
+    }
+
+    /// Runs a query and calls `body` at each row, with the statement cached under `cacheKey`,
+    /// which names one SQL text for the connection's life (`sql` is called only when no statement
+    /// is cached under it yet). No array of rows is built.
+    package func forEachRow(
+        cacheKey: Int, sql: () -> String, _ arguments: [SQLiteValue], _ body: (SQLiteStatement) throws -> Void
+    ) throws {
+        let statement: SQLiteStatement
+        let cached = keyedStatements[cacheKey]
+        if let cached, !cached.isInUse {
+            statement = cached
+        } else {
+            statement = try prepare(sql())
+        }
+        statement.isInUse = true
+        defer {
+            statement.isInUse = false
+            if cached == nil, keyedStatements.count < Self.statementCacheLimit { keyedStatements[cacheKey] = statement }
+        }
+        try statement.withBindings(arguments) {
+            while try statement.step() { try body(statement) }
         }
     }
 
@@ -250,6 +278,13 @@ package final class SQLiteStatement {
     package func text(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(statement, index) else { return nil }
         return String(cString: pointer)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the text in column `index` as SQLite holds them, or
+    /// nil for NULL, without making a `String` of them; the pointer is valid only during the call.
+    package func withText<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        guard let pointer = sqlite3_column_text(statement, index) else { return try body(nil) }
+        return try body(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, index))))
     }
 
     /// The bytes in column `index`; empty for NULL or a zero-length blob.
