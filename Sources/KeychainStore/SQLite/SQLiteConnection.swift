@@ -223,10 +223,63 @@ package final class SQLiteStatement {
     /// only while a statement steps); afterwards, whatever happened, the statement is reset and
     /// its bindings cleared. SQLite's copies were one allocation per argument, four per lookup
     /// (issue 11). Text is bound with its byte length.
+    ///
+    /// Small arguments (a lookup's class name and blind indexes: `scratchLimit` bytes in all) are
+    /// copied into one buffer on the stack and bound from there, in one loop: borrowing each
+    /// `Data` in turn went through Foundation's unspecialised generic `withUnsafeBytes`, about
+    /// 1,300 instructions per blob (issue 11). Larger ones are borrowed where they are.
     package func withBindings<R>(_ arguments: [SQLiteValue], _ body: () throws -> R) throws -> R {
         defer { reset() }
-        return try bind(arguments, from: 0, body)
+        var scratchSize = 0
+        for argument in arguments {
+            switch argument {
+            case .text(let text): scratchSize += text.utf8.count
+            case .blob(let data): scratchSize += data.count
+            case .null, .integer: break
+            }
+        }
+        guard scratchSize <= Self.scratchLimit else { return try bind(arguments, from: 0, body) }
+        return try withUnsafeTemporaryAllocation(byteCount: Self.scratchLimit, alignment: 8) { scratch in
+            // Never nil: the allocation is `scratchLimit` bytes; a zero-length value is bound with
+            // a non-nil pointer, so that it stays an empty blob or text, not NULL.
+            let base = scratch.baseAddress.unsafelyUnwrapped
+            var offset = 0
+            // Bound values may include key material at rest (the file key row): no copy outlives the call.
+            defer { base.initializeMemory(as: UInt8.self, repeating: 0, count: offset) }
+            for (position, argument) in arguments.enumerated() {
+                let index = Int32(position + 1)
+                let statement = self.statement
+                let start = base.advanced(by: offset)
+                let rc: Int32
+                switch argument {
+                case .null:
+                    rc = IOSeam.bind { sqlite3_bind_null(statement, index) }
+                case .integer(let number):
+                    rc = IOSeam.bind { sqlite3_bind_int64(statement, index, number) }
+                case .text(let text):
+                    var count = 0
+                    for unit in text.utf8 {
+                        start.storeBytes(of: unit, toByteOffset: count, as: UInt8.self)
+                        count += 1
+                    }
+                    offset += count
+                    rc = IOSeam.bind {
+                        sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(count), nil)
+                    }
+                case .blob(let data):
+                    let count = data.count
+                    if count > 0 { data.copyBytes(to: start.assumingMemoryBound(to: UInt8.self), count: count) }
+                    offset += count
+                    rc = IOSeam.bind { sqlite3_bind_blob(statement, index, UnsafeRawPointer(start), Int32(count), nil) }  // nil: SQLITE_STATIC
+                }
+                if rc != SQLITE_OK { throw connection.lastError(rc) }
+            }
+            return try body()
+        }
     }
+
+    /// Bytes of small arguments bound from a stack buffer (see `withBindings`).
+    private static let scratchLimit = 256
 
     private func bind<R>(_ arguments: [SQLiteValue], from offset: Int, _ body: () throws -> R) throws -> R {
         guard offset < arguments.count else { return try body() }
