@@ -145,14 +145,16 @@ extension KeychainDatabase {
         let mustDecrypt = decrypt || query.needsDecryptionToMatch
         let (shape, arguments) = selectStatement(for: query, columns: mustDecrypt ? .contents : .identity,
                                                  limit: mustDecrypt ? nil : query.limit)
-        var (rows, malformed) = try selectReadRows(shape, arguments)
-        if checkingHierarchy, mustDecrypt, !rows.isEmpty, !readIsOfVerifiedHierarchy() {
+        var read = try selectReadRows(shape, arguments)
+        if checkingHierarchy, mustDecrypt, !read.rows.isEmpty, !readIsOfVerifiedHierarchy() {
             // What every other call does before it starts: adopt the other process's change
             // (a new password, a lock, settings), then the auto-lock check with its settings.
             try refreshKeyHierarchyIfChanged()
             if let now = lastActivity { lockIfIdle(now: now, since: activityBeforeCall) }
-            (rows, malformed) = try selectReadRows(shape, arguments)
+            read = try selectReadRows(shape, arguments)
         }
+        let rows = read.rows
+        let malformed = read.firstFailure
         if !mustDecrypt {
             if rows.isEmpty, let malformed { throw malformed }
             return rows.map { row in
@@ -297,8 +299,7 @@ extension KeychainDatabase {
     /// Rows of a lookup (`ReadRow`) through the statement cached for its shape. A row whose
     /// plain columns are malformed (tampering) is left out and its error returned, so that one
     /// altered row cannot hide every other item from a query.
-    private func selectReadRows(_ shape: ItemSQL.SelectShape, _ arguments: [SQLiteValue]) throws(KeychainStoreError)
-        -> (rows: [ReadRow], firstFailure: KeychainStoreError?) {
+    private func selectReadRows(_ shape: ItemSQL.SelectShape, _ arguments: [SQLiteValue]) throws(KeychainStoreError) -> ReadRows {
         let columns = shape.columns ?? .contents
         var rows: [ReadRow] = []
         var firstFailure: KeychainStoreError?
@@ -328,7 +329,14 @@ extension KeychainDatabase {
         } catch {
             throw .internalFailure("item read")
         }
-        return (rows, firstFailure)
+        return ReadRows(rows: rows, firstFailure: firstFailure)
+    }
+
+    /// What `selectReadRows` read. A struct, not a tuple: a tuple variable was destroyed through
+    /// the runtime's generic value witnesses, about 1,100 instructions per lookup (issue 11).
+    private struct ReadRows {
+        var rows: [ReadRow]
+        var firstFailure: KeychainStoreError?
     }
 
     /// Decrypts a lookup's row of `itemClass` (the class its `WHERE` clause fixed).
