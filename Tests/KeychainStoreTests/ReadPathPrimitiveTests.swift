@@ -62,6 +62,26 @@ struct ReadPathPrimitiveTests {
         }
     }
 
+    @Test("the blind-index cache, keyed by text per attribute, gives the computed index under either text kind and stays bounded with both attributes")
+    func blindIndexCacheByText() {
+        let key = SymmetricKey(size: .bits256)
+        let indexKey = BlindIndexKey(key)
+        var cache = BlindIndexCache()
+        for round in 0..<(BlindIndexCache.limit * 2) {
+            for (name, kind) in [("agrp", AttributeKind.string), ("svce", .blob), ("svce", .string), ("agrp", .blob)] {
+                let value = AttributeValue.string("value-\(round % 40)")
+                let cached = cache.index(name: name, value: value, kind: kind, key: indexKey)
+                #expect(cached == ItemRecord.blindIndex(name: name, value: value, kind: kind, key: indexKey), "\(name) \(kind)")
+                #expect(cache.count <= BlindIndexCache.limit)
+            }
+        }
+        // Same text under another attribute, or as a number-kind value: never the cached entry.
+        let agrp = cache.index(name: "agrp", value: .string("shared"), kind: .string, key: indexKey)
+        #expect(cache.index(name: "svce", value: .string("shared"), kind: .blob, key: indexKey) != agrp)
+        #expect(cache.index(name: "svce", value: .string("7"), kind: .number, key: indexKey)
+            == ItemRecord.blindIndex(name: "svce", value: .string("7"), kind: .number, key: indexKey))
+    }
+
     @Test("a protection class is read from its stored bytes exactly, anything else refused")
     func protectionFromBytes() {
         for protection in ProtectionClass.allCases {
