@@ -1,6 +1,6 @@
 /// Writes byte runs one after another into a buffer sized for them in advance (associated data,
 /// blind-index messages). A struct with its own offset, instead of nested functions capturing a
-/// `var`: a captured `var` is boxed on the heap's terms and each access to it is checked for
+/// `var`: a captured `var` is boxed and each access to it is checked for
 /// exclusivity at run time, which cost several thousand instructions per lookup (issue 11).
 struct ByteCursor {
     private let buffer: UnsafeMutableRawBufferPointer
