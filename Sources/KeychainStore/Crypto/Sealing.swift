@@ -43,6 +43,17 @@ enum Sealing {
         }
     }
 
+    /// `open` with the associated data borrowed from a buffer (no `Data` made of it).
+    static func open(_ sealed: Data, using key: SymmetricKey, binding associatedData: UnsafeRawBufferPointer,
+                     what: String) throws(KeychainStoreError) -> Data {
+        do {
+            let box = try AES.GCM.SealedBox(combined: sealed)
+            return try AES.GCM.open(box, using: key, authenticating: associatedData)
+        } catch {
+            throw .undecodable(what)
+        }
+    }
+
     /// Whether two byte strings are equal, in a time that depends on their lengths (public) and
     /// never on the position of the first difference: for verifiers, check values and tags.
     @inline(never)

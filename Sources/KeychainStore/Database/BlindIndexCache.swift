@@ -8,32 +8,31 @@ import Foundation
 /// Not thread-safe: used under the database's lock. The key behind the indexes is fixed for the
 /// handle's life, so entries never go stale; the cache is emptied when it reaches its bound.
 struct BlindIndexCache {
-    /// Attributes whose indexes are kept.
-    static let cachedAttributes: Set<String> = ["agrp", "svce"]
     /// Entries kept at most (a few access groups and services in practice).
     static let limit = 64
 
-    private struct Key: Hashable {
-        let name: String
-        let kind: AttributeKind
-        let value: String
-    }
-
-    private var entries: [Key: Data] = [:]
+    /// Indexes by text, one table per attribute. Keyed by the text alone: a text value has the
+    /// same canonical bytes, so the same index, whether its attribute is of the blob or the string
+    /// kind (the only kinds cached); one hash per look-up instead of three (name, kind, text).
+    private var accessGroups: [String: Data] = [:]
+    private var services: [String: Data] = [:]
 
     /// Entries held now.
-    var count: Int { entries.count }
+    var count: Int { accessGroups.count + services.count }
 
-    /// `ItemRecord.blindIndex` of the value, from the cache for text values of the cached attributes.
+    /// `ItemRecord.blindIndex` of the value, from the cache for text values of `agrp` and `svce`.
     mutating func index(name: String, value: AttributeValue, kind: AttributeKind, key: BlindIndexKey) -> Data {
-        guard case .string(let text) = value, Self.cachedAttributes.contains(name) else {
+        guard case .string(let text) = value, kind == .blob || kind == .string, name == "agrp" || name == "svce" else {
             return ItemRecord.blindIndex(name: name, value: value, kind: kind, key: key)
         }
-        let cacheKey = Key(name: name, kind: kind, value: text)
-        if let cached = entries[cacheKey] { return cached }
+        let isAccessGroup = name == "agrp"
+        if let cached = isAccessGroup ? accessGroups[text] : services[text] { return cached }
         let index = ItemRecord.blindIndex(name: name, value: value, kind: kind, key: key)
-        if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
-        entries[cacheKey] = index
+        if count >= Self.limit {
+            accessGroups.removeAll(keepingCapacity: true)
+            services.removeAll(keepingCapacity: true)
+        }
+        if isAccessGroup { accessGroups[text] = index } else { services[text] = index }
         return index
     }
 }

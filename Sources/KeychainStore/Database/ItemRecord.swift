@@ -40,14 +40,17 @@ struct ItemRow {
     }
 }
 
-/// The blind-index key, with HMAC-SHA256 keyed with it once. Every blind index and primary-key
-/// digest starts from a copy of that keyed state (HMAC is a value type; the copy's hash contexts
-/// are copied on first write) instead of keying HMAC again: re-keying cost about half of each
-/// index, and a lookup computes four of them (issue 7).
+/// The blind-index key, with HMAC-SHA256 keyed with it once. Every primary-key digest starts
+/// from a copy of that keyed state (HMAC is a value type; the copy's hash contexts are copied on
+/// first write) instead of keying HMAC again: re-keying cost about half of each index (issue 7).
+/// Blind indexes, which every lookup computes, go through `PrecomputedHMAC` instead: the same
+/// bytes without swift-crypto's generic `HMAC` code (issue 11).
 struct BlindIndexKey {
     /// The key itself.
     let key: SymmetricKey
     private let keyed: HMAC<SHA256>
+    /// The same MAC from precomputed SHA-256 states, for blind indexes.
+    let indexMAC: PrecomputedHMAC
 
     /// The blind indexes of `sync` = 0 and `sync` = 1: every lookup binds one, so they are
     /// computed once per key.
@@ -55,11 +58,12 @@ struct BlindIndexKey {
 
     init(_ key: SymmetricKey) {
         self.key = key
-        let keyed = HMAC<SHA256>(key: key)
-        self.keyed = keyed
+        self.keyed = HMAC<SHA256>(key: key)
+        let indexMAC = PrecomputedHMAC(key: key)
+        self.indexMAC = indexMAC
         synchronizableIndexes = (
-            ItemRecord.blindIndex(name: "sync", value: .number(0), kind: .number, keyed: keyed),
-            ItemRecord.blindIndex(name: "sync", value: .number(1), kind: .number, keyed: keyed))
+            ItemRecord.blindIndex(name: "sync", value: .number(0), kind: .number, mac: indexMAC),
+            ItemRecord.blindIndex(name: "sync", value: .number(1), kind: .number, mac: indexMAC))
     }
 
     /// The blind index of the `sync` attribute (what `ItemRecord.blindIndex` gives for it).
@@ -94,42 +98,44 @@ enum ItemRecord {
     /// existing items keep opening; a tombstone's marker binds the flag as a trailing 0x01.
     static func associatedData(itemClass: ItemClass, protection: ProtectionClass, persistentID: UUID,
                                primaryKeyDigest: Data, isTombstone: Bool = false) -> Data {
-        // Written into one buffer of the final size: built from separate `Data` pieces and
-        // appends, this cost 10,000 instructions of every read (issue 11).
+        primaryKeyDigest.withUnsafeBytes { digestBytes in
+            withAssociatedData(itemClass: itemClass, protection: protection, persistentID: persistentID,
+                               primaryKeyDigest: digestBytes, isTombstone: isTombstone) { Data($0) }
+        }
+    }
+
+    /// `associatedData(…)` laid out in a temporary buffer (on the stack when small) and passed to
+    /// `body`, valid during the call only. Written in one pass through a `ByteCursor`: built from
+    /// separate `Data` pieces and appends, this cost 10,000 instructions of every read, and a
+    /// `Data` result is two allocations (issue 11).
+    static func withAssociatedData<R, Failure: Error>(
+        itemClass: ItemClass, protection: ProtectionClass, persistentID: UUID,
+        primaryKeyDigest digestBytes: UnsafeRawBufferPointer, isTombstone: Bool = false,
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> R
+    ) throws(Failure) -> R {
         var itemClassName = itemClass.rawValue
         var protectionName = protection.rawValue
-        return itemClassName.withUTF8 { classBytes in
+        let result = itemClassName.withUTF8 { classBytes in
             protectionName.withUTF8 { protectionBytes in
-                primaryKeyDigest.withUnsafeBytes { digestBytes in
-                    withUnsafeBytes(of: persistentID.uuid) { idBytes in
-                        let length = 8 + 4 * 4 + classBytes.count + protectionBytes.count + idBytes.count + digestBytes.count
-                            + (isTombstone ? 1 : 0)
-                        var aad = Data(count: length)
-                        aad.withUnsafeMutableBytes { buffer in
-                            var offset = 0
-                            func put(_ bytes: UnsafeRawBufferPointer) {
-                                guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-                                buffer.baseAddress.unsafelyUnwrapped.advanced(by: offset).copyMemory(from: base, byteCount: bytes.count)
-                                offset += bytes.count
-                            }
-                            func put(bigEndian value: UInt32) { withUnsafeBytes(of: value.bigEndian) { put($0) } }
-                            put(UnsafeRawBufferPointer(start: associatedDataTag.utf8Start, count: associatedDataTag.utf8CodeUnitCount))
-                            put(bigEndian: UInt32(Schema.formatVersion))
-                            func putField(_ field: UnsafeRawBufferPointer) {
-                                put(bigEndian: UInt32(truncatingIfNeeded: field.count))
-                                put(field)
-                            }
-                            putField(UnsafeRawBufferPointer(classBytes))
-                            putField(UnsafeRawBufferPointer(protectionBytes))
-                            putField(idBytes)
-                            putField(digestBytes)
-                            if isTombstone { buffer.storeBytes(of: UInt8(0x01), toByteOffset: offset, as: UInt8.self) }
-                        }
-                        return aad
+                withUnsafeBytes(of: persistentID.uuid) { idBytes in
+                    let tagLength = associatedDataTag.utf8CodeUnitCount
+                    let length = tagLength + 4 + 4 * 4 + classBytes.count + protectionBytes.count + idBytes.count + digestBytes.count
+                        + (isTombstone ? 1 : 0)
+                    return withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
+                        var cursor = ByteCursor(buffer)
+                        cursor.put(UnsafeRawBufferPointer(start: associatedDataTag.utf8Start, count: tagLength))
+                        cursor.put(bigEndian: UInt32(Schema.formatVersion))
+                        cursor.putField(UnsafeRawBufferPointer(classBytes))
+                        cursor.putField(UnsafeRawBufferPointer(protectionBytes))
+                        cursor.putField(idBytes)
+                        cursor.putField(digestBytes)
+                        if isTombstone { cursor.put(byte: 0x01) }
+                        return Result { () throws(Failure) -> R in try body(UnsafeRawBufferPointer(buffer)) }
                     }
                 }
             }
         }
+        return try result.get()
     }
 
     private static let associatedDataTag: StaticString = "KCKI"
@@ -215,37 +221,28 @@ enum ItemRecord {
 
     /// Keyed blind index of one attribute value (16 bytes), for equality lookups in SQL.
     static func blindIndex(name: String, value: AttributeValue, kind: AttributeKind, key: BlindIndexKey) -> Data {
-        blindIndex(name: name, value: value, kind: kind, keyed: key.freshMAC)
+        blindIndex(name: name, value: value, kind: kind, mac: key.indexMAC)
     }
 
     /// The first 16 bytes of HMAC(`"ix"` ‖ field(name) ‖ field(canonical value)), where a field is
     /// a 4-byte big-endian length and the bytes (`Data.appendField`). The message is laid out in
-    /// one buffer (on the stack when small) and given to the MAC in one `update`: swift-crypto's
-    /// `HMAC.update` is generic and unspecialised here, about 2,900 instructions per call, and
-    /// feeding five pieces cost more than the hashing (issue 11). Same bytes, so the same index.
-    static func blindIndex(name: String, value: AttributeValue, kind: AttributeKind, keyed: HMAC<SHA256>) -> Data {
+    /// one buffer (on the stack when small) and given to the MAC in one piece, through a cursor
+    /// rather than nested functions: a `var` captured by a nested function is boxed and every
+    /// access to it checked for exclusivity at run time (issue 11). Same bytes, so the same index.
+    static func blindIndex(name: String, value: AttributeValue, kind: AttributeKind, mac: PrecomputedHMAC) -> Data {
         var name = name
         return name.withUTF8 { nameBytes in
             kind.withCanonicalBytes(of: value) { valueBytes in
-                let length = blindIndexTag.utf8CodeUnitCount + 4 + nameBytes.count + 4 + valueBytes.count
+                let tagLength = blindIndexTag.utf8CodeUnitCount
+                let length = tagLength + 4 + nameBytes.count + 4 + valueBytes.count
                 return withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
-                    var offset = 0
-                    func put(_ bytes: UnsafeRawBufferPointer) {
-                        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-                        buffer.baseAddress.unsafelyUnwrapped.advanced(by: offset).copyMemory(from: base, byteCount: bytes.count)
-                        offset += bytes.count
-                    }
-                    func putLength(_ count: Int) {
-                        withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { put($0) }
-                    }
-                    put(UnsafeRawBufferPointer(start: blindIndexTag.utf8Start, count: blindIndexTag.utf8CodeUnitCount))
-                    putLength(nameBytes.count)
-                    put(UnsafeRawBufferPointer(nameBytes))
-                    putLength(valueBytes.count)
-                    put(valueBytes)
-                    var mac = keyed
-                    mac.update(data: UnsafeRawBufferPointer(buffer))
-                    return mac.finalize().withUnsafeBytes { Data($0.prefix(16)) }
+                    var cursor = ByteCursor(buffer)
+                    cursor.put(UnsafeRawBufferPointer(start: blindIndexTag.utf8Start, count: tagLength))
+                    cursor.put(bigEndian: UInt32(truncatingIfNeeded: nameBytes.count))
+                    cursor.put(UnsafeRawBufferPointer(nameBytes))
+                    cursor.put(bigEndian: UInt32(truncatingIfNeeded: valueBytes.count))
+                    cursor.put(valueBytes)
+                    return mac.withCode(for: UnsafeRawBufferPointer(buffer)) { Data(bytes: $0.baseAddress.unsafelyUnwrapped, count: 16) }
                 }
             }
         }
@@ -290,13 +287,38 @@ enum ItemRecord {
 
     /// Decrypts a row's payload with its class key; `.undecodable` for any altered byte.
     static func open(_ row: ItemRow, classKey: SymmetricKey) throws(KeychainStoreError) -> ItemPayload {
-        let aad = associatedData(itemClass: row.itemClass, protection: row.protection,
-                                 persistentID: row.persistentID, primaryKeyDigest: row.primaryKeyDigest)
+        try row.primaryKeyDigest.withUnsafeBytes { digestBytes in
+            Result { () throws(KeychainStoreError) -> ItemPayload in
+                try withAssociatedData(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
+                                       primaryKeyDigest: digestBytes) { aad throws(KeychainStoreError) in
+                    try open(wrappedKey: row.wrappedKey, payload: row.payload, classKey: classKey, associatedData: aad)
+                }
+            }
+        }.get()
+    }
+
+    /// Decrypts a lookup's row of `itemClass` with its class key; `.undecodable` for any
+    /// altered byte (a digest that is not 32 bytes long cannot authenticate either).
+    static func open(_ row: ReadRow, itemClass: ItemClass, classKey: SymmetricKey) throws(KeychainStoreError) -> ItemPayload {
+        guard let digest = row.primaryKeyDigest else { throw .undecodable("an item key") }
+        return try withUnsafeBytes(of: digest) { digestBytes in
+            Result { () throws(KeychainStoreError) -> ItemPayload in
+                try withAssociatedData(itemClass: itemClass, protection: row.protection, persistentID: row.persistentID,
+                                       primaryKeyDigest: digestBytes) { aad throws(KeychainStoreError) in
+                    try open(wrappedKey: row.wrappedKey, payload: row.payload, classKey: classKey, associatedData: aad)
+                }
+            }
+        }.get()
+    }
+
+    /// Unwraps the item key and decrypts the payload, both bound to `associatedData`.
+    private static func open(wrappedKey: Data, payload: Data, classKey: SymmetricKey,
+                             associatedData aad: UnsafeRawBufferPointer) throws(KeychainStoreError) -> ItemPayload {
         IOSeam.note(.itemDecryption)
-        var keyBytes = try Sealing.open(row.wrappedKey, using: classKey, binding: aad, what: "an item key")
+        var keyBytes = try Sealing.open(wrappedKey, using: classKey, binding: aad, what: "an item key")
         defer { Sealing.zero(&keyBytes) }
         guard keyBytes.count == 32 else { throw .undecodable("an item key") }
-        var plaintext = try Sealing.open(row.payload, using: SymmetricKey(data: keyBytes), binding: aad, what: "an item")
+        var plaintext = try Sealing.open(payload, using: SymmetricKey(data: keyBytes), binding: aad, what: "an item")
         defer { Sealing.zero(&plaintext) }
         return try ItemPayload(decoding: plaintext)
     }

@@ -38,6 +38,30 @@ enum ItemSQL {
         var accessGroupCount: Int?
         /// Whether a `LIMIT ?` ends the statement.
         var limited = false
+        /// The columns selected: a lookup's (`ReadRow`), or nil for whole rows (`ItemRow`).
+        var columns: ReadRow.Columns?
+
+        /// A number that names this shape's SQL text (for `SQLiteConnection.query(cacheKey:…)`),
+        /// or nil for a shape too unusual to name (a long access-group list).
+        var cacheKey: Int? {
+            guard indexedAttributes < 1 << 16, (accessGroupCount ?? 0) < 255 else { return nil }
+            let classNumber: Int  // a switch: `allCases` would build an array at every call
+            switch itemClass {
+            case .genericPassword: classNumber = 0
+            case .internetPassword: classNumber = 1
+            case .key: classNumber = 2
+            case .certificate: classNumber = 3
+            }
+            var key = classNumber                                     // bits 0-2
+            key |= (columns?.rawValue ?? 0) << 3                       // bits 3-4
+            if persistentID { key |= 1 << 5 }
+            if protection { key |= 1 << 6 }
+            if synchronizable { key |= 1 << 7 }
+            if limited { key |= 1 << 8 }
+            key |= Int(indexedAttributes) << 9                         // bits 9-24
+            key |= (accessGroupCount.map { $0 + 1 } ?? 0) << 25        // bits 25-32
+            return key
+        }
     }
 
     /// `SELECT` texts by shape. A keychain sees a handful of shapes; the cache stops growing at
@@ -66,7 +90,7 @@ enum ItemSQL {
         if shape.synchronizable { clauses.append("ix_sync = ?") }
         if let count = shape.accessGroupCount { clauses.append("ix_agrp IN (\(placeholders(count)))") }
         let limit = shape.limited ? " LIMIT ?" : ""
-        return "SELECT \(Schema.itemColumns) FROM items WHERE \(clauses.joined(separator: " AND ")) ORDER BY id\(limit)"
+        return "SELECT \(shape.columns?.sql ?? Schema.itemColumns) FROM items WHERE \(clauses.joined(separator: " AND ")) ORDER BY id\(limit)"
     }
 
     private static func placeholders(_ count: Int) -> String {

@@ -99,8 +99,8 @@ extension KeychainDatabase {
             try transaction { () throws(KeychainStoreError) in
                 var unlimited = query
                 unlimited.limit = nil
-                let (sql, arguments) = selectStatement(for: unlimited)
-                let (rows, malformed) = try selectDecodableRows(sql, arguments)
+                let (shape, arguments) = selectStatement(for: unlimited, columns: nil)
+                let (rows, malformed) = try selectDecodableRows(ItemSQL.select(shape), arguments)
                 var deleted = 0
                 for row in rows {
                     let isSynchronizable: Bool
@@ -164,21 +164,27 @@ extension KeychainDatabase {
     /// `checkingHierarchy`: the caller did not check the key hierarchy before (`find`); rows to
     /// decrypt are then read from a snapshot whose hierarchy is checked, after a check and a
     /// second read if another connection committed since this handle last looked.
+    ///
+    /// Rows are read with only the columns a lookup uses (`ReadRow`): the identity alone when
+    /// nothing is decrypted.
     func matchingItems(_ query: ItemQuery, decrypt: Bool, checkingHierarchy: Bool = false) throws(KeychainStoreError) -> [KeychainItem] {
         let mustDecrypt = decrypt || query.needsDecryptionToMatch
-        let (sql, arguments) = selectStatement(for: query, limit: mustDecrypt ? nil : query.limit)
-        var (rows, malformed) = try selectDecodableRows(sql, arguments)
-        if checkingHierarchy, mustDecrypt, !rows.isEmpty, !readIsOfVerifiedHierarchy() {
+        let (shape, arguments) = selectStatement(for: query, columns: mustDecrypt ? .contents : .identity,
+                                                 limit: mustDecrypt ? nil : query.limit)
+        var read = try selectReadRows(shape, arguments)
+        if checkingHierarchy, mustDecrypt, !read.rows.isEmpty, !readIsOfVerifiedHierarchy() {
             // What every other call does before it starts: adopt the other process's change
             // (a new password, a lock, settings), then the auto-lock check with its settings.
             try refreshKeyHierarchyIfChanged()
             if let now = lastActivity { lockIfIdle(now: now, since: activityBeforeCall) }
-            (rows, malformed) = try selectDecodableRows(sql, arguments)
+            read = try selectReadRows(shape, arguments)
         }
+        let rows = read.rows
+        let malformed = read.firstFailure
         if !mustDecrypt {
             if rows.isEmpty, let malformed { throw malformed }
             return rows.map { row in
-                KeychainItem(itemClass: row.itemClass, persistentID: row.persistentID, protection: row.protection,
+                KeychainItem(itemClass: query.itemClass, persistentID: row.persistentID, protection: row.protection,
                              accessControl: nil, attributes: [:], data: nil, isDecrypted: false)
             }
         }
@@ -188,7 +194,7 @@ extension KeychainDatabase {
             if let limit = query.limit, items.count >= limit { break }
             let item: KeychainItem
             do {
-                item = try decryptRow(row)
+                item = try decryptRow(row, itemClass: query.itemClass)
             } catch .locked {
                 throw .locked
             } catch {
@@ -205,10 +211,12 @@ extension KeychainDatabase {
         return items
     }
 
-    /// The lookup's SQL (cached by shape, see `ItemSQL`) and its arguments; `limit` adds a
-    /// `LIMIT` when rows need no decryption to be counted.
-    private func selectStatement(for query: ItemQuery, limit: Int? = nil) -> (String, [SQLiteValue]) {
+    /// The lookup's shape (its SQL text is cached by shape, see `ItemSQL`) and its arguments;
+    /// `columns` nil selects whole rows (`ItemRow`); `limit` adds a `LIMIT` when rows need no
+    /// decryption to be counted.
+    private func selectStatement(for query: ItemQuery, columns: ReadRow.Columns?, limit: Int? = nil) -> (ItemSQL.SelectShape, [SQLiteValue]) {
         var shape = ItemSQL.SelectShape(itemClass: query.itemClass)
+        shape.columns = columns
         var arguments: [SQLiteValue] = [.text(query.itemClass.rawValue)]
         arguments.reserveCapacity(8)
         if let persistentID = query.persistentID {
@@ -219,11 +227,10 @@ extension KeychainDatabase {
             shape.protection = true
             arguments.append(.text(protection.rawValue))
         }
-        let schema = query.itemClass.attributes
         // Only attributes with a blind-index column become SQL conditions (key and certificate
         // items match their other primary-key attributes after decryption).
-        for (offset, name) in query.itemClass.sortedPrimaryKey.enumerated() where ItemClass.indexedAttributes.contains(name) {
-            guard let value = query.filters[name], let kind = schema[name] else { continue }
+        for (offset, name, kind) in query.itemClass.indexedSortedPrimaryKey {
+            guard let value = query.filters[name] else { continue }
             shape.indexedAttributes |= 1 << offset
             arguments.append(.blob(blindIndexCache.index(name: name, value: value, kind: kind, key: indexKey)))
         }
@@ -241,7 +248,7 @@ extension KeychainDatabase {
             shape.limited = true
             arguments.append(.integer(Int64(limit)))
         }
-        return (ItemSQL.select(shape), arguments)
+        return (shape, arguments)
     }
 
     private func matches(_ item: KeychainItem, _ query: ItemQuery) -> Bool {
@@ -315,6 +322,75 @@ extension KeychainDatabase {
         return (rows, firstFailure)
     }
 
+    /// Rows of a lookup (`ReadRow`) through the statement cached for its shape. A row whose
+    /// plain columns are malformed (tampering) is left out and its error returned, so that one
+    /// altered row cannot hide every other item from a query.
+    private func selectReadRows(_ shape: ItemSQL.SelectShape, _ arguments: [SQLiteValue]) throws(KeychainStoreError) -> ReadRows {
+        let columns = shape.columns ?? .contents
+        var rows: [ReadRow] = []
+        var firstFailure: KeychainStoreError?
+        do {
+            // Closure literals, not a local function passed as a value: its captured variables
+            // would be boxed on the heap.
+            if let cacheKey = shape.cacheKey {
+                try connection.forEachRow(cacheKey: cacheKey, sql: { ItemSQL.select(shape) }, arguments) { statement in
+                    do throws(KeychainStoreError) {
+                        rows.append(try ReadRow(statement, columns))
+                    } catch {
+                        if firstFailure == nil { firstFailure = error }
+                    }
+                }
+            } else {
+                for result in try connection.query(ItemSQL.select(shape), arguments, row: { statement in
+                    Result { () throws(KeychainStoreError) -> ReadRow in try ReadRow(statement, columns) }
+                }) {
+                    switch result {
+                    case .success(let row): rows.append(row)
+                    case .failure(let error): if firstFailure == nil { firstFailure = error }
+                    }
+                }
+            }
+        } catch let error as SQLiteError {
+            throw KeychainStoreError(error)
+        } catch {
+            throw .internalFailure("item read")
+        }
+        return ReadRows(rows: rows, firstFailure: firstFailure)
+    }
+
+    /// What `selectReadRows` read. A struct, not a tuple: a tuple variable was destroyed through
+    /// the runtime's generic value witnesses, about 1,100 instructions per lookup (issue 11).
+    private struct ReadRows {
+        var rows: [ReadRow]
+        var firstFailure: KeychainStoreError?
+    }
+
+    /// Decrypts a lookup's row of `itemClass` (the class its `WHERE` clause fixed).
+    func decryptRow(_ row: ReadRow, itemClass: ItemClass) throws(KeychainStoreError) -> KeychainItem {
+        let classKey = try keybag.classKey(for: row.protection)
+        let payload = try ItemRecord.open(row, itemClass: itemClass, classKey: classKey)
+        return try item(itemClass: itemClass, persistentID: row.persistentID, protection: row.protection, payload: payload)
+    }
+
+    /// The decrypted item, with its access control rebuilt from the payload's flags.
+    private func item(itemClass: ItemClass, persistentID: UUID, protection: ProtectionClass,
+                      payload: ItemPayload) throws(KeychainStoreError) -> KeychainItem {
+        let accessControl: AccessControlPolicy?
+        if let flags = payload.accessControlFlags {
+            do {
+                accessControl = try AccessControlPolicy(protection: protection, flags: flags)
+                    .binding(biometryDomainState: payload.biometryDomainState)
+            } catch {
+                throw .undecodable("an item's access control")
+            }
+        } else {
+            accessControl = nil
+        }
+        return KeychainItem(itemClass: itemClass, persistentID: persistentID, protection: protection,
+                            accessControl: accessControl, attributes: payload.attributes, data: payload.data,
+                            isDecrypted: true)
+    }
+
     private func rowID(of persistentID: UUID) throws(KeychainStoreError) -> Int64 {
         guard let row = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE persistent_id = ?",
                                        [.blob(persistentID.bytes)]).first
@@ -325,20 +401,7 @@ extension KeychainDatabase {
     func decryptRow(_ row: ItemRow) throws(KeychainStoreError) -> KeychainItem {
         let classKey = try keybag.classKey(for: row.protection)
         let payload = try ItemRecord.open(row, classKey: classKey)
-        let accessControl: AccessControlPolicy?
-        if let flags = payload.accessControlFlags {
-            do {
-                accessControl = try AccessControlPolicy(protection: row.protection, flags: flags)
-                    .binding(biometryDomainState: payload.biometryDomainState)
-            } catch {
-                throw .undecodable("an item's access control")
-            }
-        } else {
-            accessControl = nil
-        }
-        return KeychainItem(itemClass: row.itemClass, persistentID: row.persistentID, protection: row.protection,
-                            accessControl: accessControl, attributes: payload.attributes, data: payload.data,
-                            isDecrypted: true)
+        return try item(itemClass: row.itemClass, persistentID: row.persistentID, protection: row.protection, payload: payload)
     }
 
     struct SealedRecord {

@@ -105,6 +105,29 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
         }
     }
 
+    /// The attributes of ``sortedPrimaryKey`` that have a blind-index column, with their
+    /// positions in it (the bits of a lookup's shape) and kinds: what a lookup turns into SQL
+    /// conditions, found once per class instead of by searching the lists at every call.
+    var indexedSortedPrimaryKey: [(offset: Int, name: String, kind: AttributeKind)] {
+        switch self {
+        case .genericPassword: return Self.genericPasswordIndexedKey
+        case .internetPassword: return Self.internetPasswordIndexedKey
+        case .key: return Self.keyIndexedKey
+        case .certificate: return Self.certificateIndexedKey
+        }
+    }
+
+    private static func indexedKey(of itemClass: ItemClass) -> [(offset: Int, name: String, kind: AttributeKind)] {
+        itemClass.sortedPrimaryKey.enumerated().compactMap { offset, name in
+            guard indexedAttributes.contains(name), let kind = itemClass.attributes[name] else { return nil }
+            return (offset, name, kind)
+        }
+    }
+    private static let genericPasswordIndexedKey = indexedKey(of: .genericPassword)
+    private static let internetPasswordIndexedKey = indexedKey(of: .internetPassword)
+    private static let keyIndexedKey = indexedKey(of: .key)
+    private static let certificateIndexedKey = indexedKey(of: .certificate)
+
     /// The attributes with a blind-index column: those of the password classes' primary keys,
     /// fixed by the file format. Key items add no columns: their other primary-key attributes
     /// are compared after decryption (a keychain holds few keys), and their uniqueness is

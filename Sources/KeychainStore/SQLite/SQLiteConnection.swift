@@ -28,6 +28,10 @@ package final class SQLiteConnection {
     private var statementCache: [String: SQLiteStatement] = [:]
     /// The cache stays small: the keychain runs a few dozen distinct statements.
     private static let statementCacheLimit = 64
+    /// Statements kept under a key their caller computes (`query(cacheKey:…)`), for statements
+    /// whose text is long and chosen per call: hashing a number instead of a 250-character
+    /// `SELECT` at every lookup (issue 11).
+    private var keyedStatements: [Int: SQLiteStatement] = [:]
 
     /// Opens (creating if asked) the database at `path`; `":memory:"` opens a private in-memory one.
     package init(path: String, create: Bool) throws(SQLiteError) {
@@ -51,6 +55,7 @@ package final class SQLiteConnection {
 
     deinit {
         statementCache.removeAll()  // finalised before the connection closes
+        keyedStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -98,6 +103,29 @@ package final class SQLiteConnection {
             var rows: [T] = []
             while try statement.step() { rows.append(try transform(statement)) }
             return rows
+        }
+    }
+
+    /// Runs a query and calls `body` at each row, with the statement cached under `cacheKey`,
+    /// which names one SQL text for the connection's life (`sql` is called only when no statement
+    /// is cached under it yet). No array of rows is built.
+    package func forEachRow(
+        cacheKey: Int, sql: () -> String, _ arguments: [SQLiteValue], _ body: (SQLiteStatement) throws -> Void
+    ) throws {
+        let statement: SQLiteStatement
+        let cached = keyedStatements[cacheKey]
+        if let cached, !cached.isInUse {
+            statement = cached
+        } else {
+            statement = try prepare(sql())
+        }
+        statement.isInUse = true
+        defer {
+            statement.isInUse = false
+            if cached == nil, keyedStatements.count < Self.statementCacheLimit { keyedStatements[cacheKey] = statement }
+        }
+        try statement.withBindings(arguments) {
+            while try statement.step() { try body(statement) }
         }
     }
 
@@ -195,10 +223,63 @@ package final class SQLiteStatement {
     /// only while a statement steps); afterwards, whatever happened, the statement is reset and
     /// its bindings cleared. SQLite's copies were one allocation per argument, four per lookup
     /// (issue 11). Text is bound with its byte length.
+    ///
+    /// Small arguments (a lookup's class name and blind indexes: `scratchLimit` bytes in all) are
+    /// copied into one buffer on the stack and bound from there, in one loop: borrowing each
+    /// `Data` in turn went through Foundation's unspecialised generic `withUnsafeBytes`, about
+    /// 1,300 instructions per blob (issue 11). Larger ones are borrowed where they are.
     package func withBindings<R>(_ arguments: [SQLiteValue], _ body: () throws -> R) throws -> R {
         defer { reset() }
-        return try bind(arguments, from: 0, body)
+        var scratchSize = 0
+        for argument in arguments {
+            switch argument {
+            case .text(let text): scratchSize += text.utf8.count
+            case .blob(let data): scratchSize += data.count
+            case .null, .integer: break
+            }
+        }
+        guard scratchSize <= Self.scratchLimit else { return try bind(arguments, from: 0, body) }
+        return try withUnsafeTemporaryAllocation(byteCount: Self.scratchLimit, alignment: 8) { scratch in
+            // Never nil: the allocation is `scratchLimit` bytes; a zero-length value is bound with
+            // a non-nil pointer, so that it stays an empty blob or text, not NULL.
+            let base = scratch.baseAddress.unsafelyUnwrapped
+            var offset = 0
+            // Bound values may include key material at rest (the file key row): no copy outlives the call.
+            defer { base.initializeMemory(as: UInt8.self, repeating: 0, count: offset) }
+            for (position, argument) in arguments.enumerated() {
+                let index = Int32(position + 1)
+                let statement = self.statement
+                let start = base.advanced(by: offset)
+                let rc: Int32
+                switch argument {
+                case .null:
+                    rc = IOSeam.bind { sqlite3_bind_null(statement, index) }
+                case .integer(let number):
+                    rc = IOSeam.bind { sqlite3_bind_int64(statement, index, number) }
+                case .text(let text):
+                    var count = 0
+                    for unit in text.utf8 {
+                        start.storeBytes(of: unit, toByteOffset: count, as: UInt8.self)
+                        count += 1
+                    }
+                    offset += count
+                    rc = IOSeam.bind {
+                        sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(count), nil)
+                    }
+                case .blob(let data):
+                    let count = data.count
+                    if count > 0 { data.copyBytes(to: start.assumingMemoryBound(to: UInt8.self), count: count) }
+                    offset += count
+                    rc = IOSeam.bind { sqlite3_bind_blob(statement, index, UnsafeRawPointer(start), Int32(count), nil) }  // nil: SQLITE_STATIC
+                }
+                if rc != SQLITE_OK { throw connection.lastError(rc) }
+            }
+            return try body()
+        }
     }
+
+    /// Bytes of small arguments bound from a stack buffer (see `withBindings`).
+    private static let scratchLimit = 256
 
     private func bind<R>(_ arguments: [SQLiteValue], from offset: Int, _ body: () throws -> R) throws -> R {
         guard offset < arguments.count else { return try body() }
@@ -250,6 +331,13 @@ package final class SQLiteStatement {
     package func text(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(statement, index) else { return nil }
         return String(cString: pointer)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the text in column `index` as SQLite holds them, or
+    /// nil for NULL, without making a `String` of them; the pointer is valid only during the call.
+    package func withText<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        guard let pointer = sqlite3_column_text(statement, index) else { return try body(nil) }
+        return try body(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, index))))
     }
 
     /// The bytes in column `index`; empty for NULL or a zero-length blob.
