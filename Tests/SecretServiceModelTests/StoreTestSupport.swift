@@ -22,7 +22,13 @@ enum IsolatedKeychains {
         KeychainRegistry.shared.useTestingKDF(true)
         let loginPath = directory + "/login.keychain-db"
         defer {
-            _ = SecKeychainLockAll()
+            // This test's keychains only, not `SecKeychainLockAll()`: other suites' keychains are
+            // open in this process at the same time, and locking them made their calls fail
+            // with errSecInteractionNotAllowed (seen in a full run).
+            for database in KeychainRegistry.shared.openDatabases where database.path.hasPrefix(directory + "/") {
+                database.lockKeychain()
+                KeychainRegistry.shared.forget(path: database.path)
+            }
             try? FileManager.default.removeItem(atPath: directory)  // test cleanup only
         }
         let store = try SecretStore(loginKeychainPath: loginPath)
