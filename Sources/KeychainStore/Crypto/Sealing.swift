@@ -8,15 +8,7 @@ import Foundation
 enum Sealing {
     /// Encrypts and authenticates `plaintext`, binding `associatedData`.
     static func seal(_ plaintext: Data, using key: SymmetricKey, binding associatedData: Data) throws(KeychainStoreError) -> Data {
-        do {
-            let box = try AES.GCM.seal(plaintext, using: key, authenticating: associatedData)
-            guard let combined = box.combined else { throw KeychainStoreError.internalFailure("AES-GCM combined form") }
-            return combined
-        } catch let error as KeychainStoreError {
-            throw error
-        } catch {
-            throw .internalFailure("AES-GCM seal failed")
-        }
+        try seal(plaintext, using: key, nonce: AES.GCM.Nonce(), binding: associatedData)  // a fresh random nonce
     }
 
     /// `seal(_:using:binding:)` with a nonce the caller drew (`SealRandomness`).
