@@ -12,13 +12,16 @@ enum SecItemCall {
         var dictionary: [String: Any]
         /// Whether a key names a keychain (`kSecUseKeychain`, `kSecMatchSearchList`).
         var selectsKeychain = false
-        /// Whether the edge has work on the dictionary before the engine sees it: a
-        /// `kSecValueRef` or `kSecValuePersistentRef` (objects, identities), or a class other than
-        /// the two password classes (keys and certificates are returned as objects; identities
-        /// are split in two). When false, the dictionary goes to the engine as it is.
-        var namesAppleObjects = false
+        /// Whether `kSecValueRef` or `kSecValuePersistentRef` is present (objects, identities).
+        var namesItemReference = false
         /// Whether `kSecClass` is one of the two password classes.
-        fileprivate var namesPasswordClass = false
+        var namesPasswordClass = false
+
+        /// Whether the edge has work on the dictionary before the engine sees it: an item
+        /// reference, or a class other than the two password classes (keys and certificates are
+        /// returned as objects; identities are split in two). When false, the dictionary goes to
+        /// the engine as it is.
+        var namesAppleObjects: Bool { namesItemReference || !namesPasswordClass }
     }
 
     /// The keys the edge handles itself, with the values of their `kSec…` constants.
@@ -57,13 +60,13 @@ enum SecItemCall {
     static func dictionary(_ cfDictionary: CFDictionary) -> Query? {
         let count = cfDictionary.count
         // One allocation for the dictionary, not one per doubling.
-        let read = DictionaryEntries.read(cfDictionary, into: { Query(dictionary: [String: Any](minimumCapacity: count)) }) { query, name, value in
+        return DictionaryEntries.read(cfDictionary, into: { Query(dictionary: [String: Any](minimumCapacity: count)) }) { query, name, value in
             switch name {
             case EdgeKey.itemClass:
                 let itemClass = value as? String
                 query.namesPasswordClass = itemClass == kSecClassGenericPasswordName || itemClass == kSecClassInternetPasswordName
             case EdgeKey.valueRef, EdgeKey.valuePersistentRef:
-                query.namesAppleObjects = true
+                query.namesItemReference = true
             case EdgeKey.useKeychain, EdgeKey.matchSearchList:
                 query.selectsKeychain = true
             default:
@@ -71,9 +74,6 @@ enum SecItemCall {
             }
             query.dictionary[name] = value
         }
-        guard var query = read else { return nil }
-        if !query.namesPasswordClass { query.namesAppleObjects = true }
-        return query
     }
 
     /// The values of `kSecClassGenericPassword` and `kSecClassInternetPassword` as Swift strings.
@@ -116,9 +116,7 @@ enum SecItemCall {
     static func bridge(_ value: Any?) -> CFTypeRef? {
         guard let value else { return nil }
         switch value {
-        // Bridged, not copied: the NSData wraps the Data's storage, and a caller's `as? Data`
-        // unwraps it again without a copy.
-        case let data as Data: return data as NSData
+        case let data as Data: return NSData(data: data)
         case let text as String: return NSString(string: text)
         case let date as Date: return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
         // Objects the engine already made (numbers, access-control objects) are returned as
