@@ -33,6 +33,10 @@ struct FindGenericPassword: KeychainCommand {
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
         let display = secret.display
+        if display == .only && !output.json {
+            Console.out(ItemFormatter.bareSecret(try ItemSearch.secret(attributes.dictionary, in: target)))
+            return
+        }
         let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)
         try ItemPrinter.print(items, itemClass: "genp", keychainPath: target.path, secret: display, json: output.json)
     }
@@ -54,6 +58,10 @@ struct FindInternetPassword: KeychainCommand {
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
         let display = secret.display
+        if display == .only && !output.json {
+            Console.out(ItemFormatter.bareSecret(try ItemSearch.secret(attributes.dictionary, in: target)))
+            return
+        }
         let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)
         try ItemPrinter.print(items, itemClass: "inet", keychainPath: target.path, secret: display, json: output.json)
     }
