@@ -36,6 +36,25 @@ struct GenericPasswordTests {
         }
     }
 
+    @Test("when several items match, -w prints the secret of the item -g shows (-w asks for the data alone)")
+    func passwordOnlyPicksTheSameItem() throws {
+        try withSandbox { (sandbox) throws in
+            for (service, secret) in [("one", "first"), ("two", "second"), ("three", "third")] {
+                #expect(try sandbox.keychainctl(["add-generic-password", "-a", "shared", "-s", service, "-w"], stdin: secret + "\n").status == 0)
+            }
+            let shown = try sandbox.keychainctl(["find-generic-password", "-a", "shared", "-g"])
+            #expect(shown.status == 0)
+            let password = try sandbox.keychainctl(["find-generic-password", "-a", "shared", "-w"])
+            #expect(password.status == 0)
+            #expect(shown.stderr == "password: \"\(password.stdout.dropLast())\"\n", "-g: \(shown.stderr), -w: \(password.stdout)")
+            #expect(["first\n", "second\n", "third\n"].contains(password.stdout))
+            // The data-only request still goes through the unlock and not-found paths: 44, Apple's message.
+            let missing = try sandbox.keychainctl(["find-generic-password", "-a", "nobody", "-w"])
+            #expect(missing.status == 44)
+            #expect(missing.stderr == Self.notFound)
+        }
+    }
+
     @Test("a password given in argv works but warns that other processes can see it")
     func argvWarning() throws {
         try withSandbox { (sandbox) throws in
