@@ -78,8 +78,9 @@ struct KeychainCalls {
             kSecUseKeychain as String: keychain,
         ]
         let status = SecItemCopyMatching(query as CFDictionary, &result)
-        guard status == errSecSuccess, let data = result as? Data else { throw Self.error(status) }
-        return data
+        // Not `as? Data`: Foundation builds that `Data` a byte at a time (`Data(copyingBytesOf:)`).
+        guard status == errSecSuccess, let data = result as? NSData else { throw Self.error(status) }
+        return Data(copyingBytesOf: data)
     }
 
     /// `SecItemAdd`; returns the new item's persistent reference.
@@ -91,8 +92,8 @@ struct KeychainCalls {
         query[kSecUseKeychain as String] = keychain
         var result: CFTypeRef?
         let status = SecItemAdd(query as CFDictionary, &result)
-        guard status == errSecSuccess, let reference = result as? Data else { throw Self.error(status) }
-        return reference
+        guard status == errSecSuccess, let reference = result as? NSData else { throw Self.error(status) }
+        return Data(copyingBytesOf: reference)
     }
 
     /// `SecItemUpdate` of one item.
