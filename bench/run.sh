@@ -18,6 +18,9 @@
 #   SKIP_INSTALL=1         do not install missing Debian/PyPI packages
 #   SKIP_CLI=1             skip the keychainctl vs secret-tool comparison
 #   SKIP_STATIC=1          do not build/measure keychainctl as the README installs it (--static-swift-stdlib)
+#   SKIP_INTERLEAVED=1     skip the interleaved rounds of the read and durable-add targets
+#                          (bench/interleaved_reads.sh, bench/durable_add.sh)
+#   INTERLEAVED_ROUNDS=N   rounds of each (default 9)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ANCHORS_DIR=${ANCHORS_DIR:-$(cd "$REPO/.." && pwd)/shared/bench/anchors}
@@ -58,6 +61,7 @@ touch Sources/BenchSupport/*.swift Sources/*/main.swift Benchmarks/KeychainBench
 swift build -c release --scratch-path "$SCRATCH" --product keychainctl
 swift build -c release --scratch-path "$SCRATCH" --product keychain-bench-fixture
 swift build -c release --scratch-path "$SCRATCH" --product KeychainBenchmarks
+swift build -c release --scratch-path "$SCRATCH" --product keychain-bench-profile
 BIN=$REPO/Benchmarks/$SCRATCH/release
 # keychainctl exactly as the README installs it: its build command, run in the repository root (so
 # the binary lands in .build/release, as the README's install line expects), then installed into a
@@ -117,6 +121,17 @@ if [ -z "${SKIP_CLI:-}" ]; then
     OUT="$OUT/cli_lookup.json" N="${CLI_N:-1000}" RUNS="${CLI_RUNS:-40}" bash "$REPO/bench/cli_lookup.sh"
 fi
 
+# ---- 4b. the issue 11 targets, interleaved ---------------------------------------------------------
+# The benchmarks above and the floor's anchor below run minutes apart, and on a shared host their
+# ratio moves with the load in between; these rounds alternate our process and the floor's, so
+# each ratio is taken from the same minutes (docs/PERFORMANCE.md, "Fourth pass").
+if [ -z "${SKIP_INTERLEAVED:-}" ]; then
+  stamp "interleaved rounds: reads, then durable adds"
+  PROFILE="$BIN/keychain-bench-profile" OUT="$OUT/interleaved_reads.md" \
+    bash "$REPO/bench/interleaved_reads.sh" "${INTERLEAVED_ROUNDS:-9}" > "$OUT/interleaved_reads.log"
+  PROFILE="$BIN/keychain-bench-profile" bash "$REPO/bench/durable_add.sh" "${INTERLEAVED_ROUNDS:-9}" > "$OUT/durable_add.txt"
+fi
+
 # ---- 5. anchors, called where they live ------------------------------------------------------------
 # Sizes are chosen so the whole run stays well under 15 minutes (the anchors' defaults take an hour);
 # every figure compared with KeychainKit is measured at the same store size (1000 items).
@@ -137,4 +152,10 @@ done
 stamp "summary"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
 "$PY" "$REPO/bench/summarize.py" "$OUT" | tee "$OUT/summary.md"
+if [ -f "$OUT/interleaved_reads.md" ]; then
+  { echo; echo "## The read targets, interleaved with the floor (bench/interleaved_reads.sh)"; echo
+    cat "$OUT/interleaved_reads.md"; echo
+    echo "## Durable add, interleaved with the floor's durable insert (bench/durable_add.sh)"; echo
+    echo '```'; cat "$OUT/durable_add.txt"; echo '```'; } | tee -a "$OUT/summary.md"
+fi
 stamp "done: results in $OUT"
