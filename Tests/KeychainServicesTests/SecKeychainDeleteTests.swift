@@ -21,12 +21,12 @@ struct SecKeychainDeleteTests {
 
         let directory = base + "/documents"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        FileManager.default.createFile(atPath: directory + "/thesis.txt", contents: Data("years of work".utf8))
+        try #require(FileManager.default.createFile(atPath: directory + "/thesis.txt", contents: Data("years of work".utf8)))
         #expect(SecKeychainDelete(try handle(directory)) == errSecInvalidKeychain)
         #expect(FileManager.default.contents(atPath: directory + "/thesis.txt") == Data("years of work".utf8))
 
         let notes = base + "/notes.txt"
-        FileManager.default.createFile(atPath: notes, contents: Data("not a keychain".utf8), attributes: [.posixPermissions: 0o600])
+        try #require(FileManager.default.createFile(atPath: notes, contents: Data("not a keychain".utf8), attributes: [.posixPermissions: 0o600]))
         #expect(SecKeychainDelete(try handle(notes)) == errSecInvalidKeychain)
         #expect(FileManager.default.contents(atPath: notes) == Data("not a keychain".utf8))
 

@@ -65,13 +65,13 @@ struct FileSystemHardeningTests {
         var plants: [(String, () throws -> Void)] = [
             ("-wal", { try FileManager.default.createSymbolicLink(atPath: path + "-wal", withDestinationPath: decoy) }),
             ("-shm", { try FileManager.default.createSymbolicLink(atPath: path + "-shm", withDestinationPath: decoy) }),
-            ("-wal", { FileManager.default.createFile(atPath: path + "-wal", contents: Data(), attributes: [.posixPermissions: 0o666]) }),
-            ("-shm", { FileManager.default.createFile(atPath: path + "-shm", contents: Data(), attributes: [.posixPermissions: 0o620]) }),
+            ("-wal", { #expect(FileManager.default.createFile(atPath: path + "-wal", contents: Data(), attributes: [.posixPermissions: 0o666])) }),
+            ("-shm", { #expect(FileManager.default.createFile(atPath: path + "-shm", contents: Data(), attributes: [.posixPermissions: 0o620])) }),
             ("-wal", { try FileManager.default.linkItem(atPath: decoy, toPath: path + "-wal") }),
         ]
         if geteuid() == 0 {
             plants.append(("-wal", {
-                FileManager.default.createFile(atPath: path + "-wal", contents: Data(), attributes: [.posixPermissions: 0o600])
+                #expect(FileManager.default.createFile(atPath: path + "-wal", contents: Data(), attributes: [.posixPermissions: 0o600]))
                 chown(path + "-wal", Self.otherUser, Self.otherUser)
             }))
         }
@@ -96,7 +96,7 @@ struct FileSystemHardeningTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(storeError { IOSeam.close(try SecureFile.openVerified(fifo)) }?.osStatus == -25291)
         let regular = base + "/regular"
-        FileManager.default.createFile(atPath: regular, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
+        try #require(FileManager.default.createFile(atPath: regular, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600]))
         IOSeam.close(try SecureFile.openVerified(regular))
         try FileManager.default.createSymbolicLink(atPath: base + "/link", withDestinationPath: regular)
         #expect(storeError { IOSeam.close(try SecureFile.openVerified(base + "/link")) } != nil)
@@ -112,7 +112,7 @@ struct FileSystemHardeningTests {
         let keychain = try TestKeychain()
         defer { keychain.remove() }
         let file = keychain.directory.appendingPathComponent("password").path
-        FileManager.default.createFile(atPath: file, contents: Data("file-pw\n".utf8), attributes: [.posixPermissions: 0o600])
+        try #require(FileManager.default.createFile(atPath: file, contents: Data("file-pw\n".utf8), attributes: [.posixPermissions: 0o600]))
         #expect(try PasswordFile.read(file) == Data("file-pw\n".utf8))
         try FileManager.default.createSymbolicLink(atPath: file + "-link", withDestinationPath: file)
         #expect(try PasswordFile.read(file + "-link") == Data("file-pw\n".utf8))

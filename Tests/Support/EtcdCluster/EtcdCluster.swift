@@ -52,7 +52,7 @@ public final class EtcdCluster {
             "--initial-cluster-token", directory.lastPathComponent,
         ]
         let log = directory.appendingPathComponent("\(member.name).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)  // FileHandle(forWritingTo:) below throws if it was not made
         let handle = try FileHandle(forWritingTo: log)
         handle.seekToEndOfFile()
         process.standardOutput = handle
