@@ -124,7 +124,7 @@ enum SecItemCall {
         if valueType == Data.self, let data = value as? Data { return NSData(data: data) }
         if valueType == String.self, let text = value as? String { return NSString(string: text) }
         if valueType == [String: Any].self, let dictionary = value as? [String: Any] { return bridge(dictionary) }
-        if valueType == [Any].self, let array = value as? [Any] { return NSArray(array: array.compactMap { bridge($0) }) }
+        if valueType == [Any].self, let array = value as? [Any] { return bridge(array) }
         switch value {
         case let data as Data: return NSData(data: data)
         case let text as String: return NSString(string: text)
@@ -138,10 +138,25 @@ enum SecItemCall {
         case let dictionary as [String: Any]:
             return bridge(dictionary)
         case let array as [Any]:
-            return NSArray(array: array.compactMap { bridge($0) })
+            return bridge(array)
         default:
             return value as AnyObject
         }
+    }
+
+    /// The results of a `kSecMatchLimitAll` search as an `NSArray` of bridged values.
+    ///
+    /// Made with `as NSArray`, Foundation's bridge, and not `NSArray(array:)`, for binaries linked
+    /// with `--static-swift-stdlib` (the README's keychainctl): a static link takes an object file
+    /// out of Foundation's archive only when something names one of its symbols, and `as NSArray`
+    /// names the file that holds `Array`'s bridging conformance. Without it, the app's own
+    /// `result as? [[String: Any]]` (Apple's idiom for these results) is a runtime cast that finds
+    /// no conformance and fails: checked with Swift 6.3.1, `swiftc -static-stdlib`, where
+    /// `NSArray as? [Any]` fails unless the binary names Array's bridge somewhere
+    /// (scripts/static-cli-smoke.sh runs the static keychainctl through such results).
+    private static func bridge(_ array: [Any]) -> NSArray {
+        let objects: [AnyObject] = array.compactMap { bridge($0) }
+        return objects as NSArray
     }
 
     /// An attribute dictionary as an `NSMutableDictionary` of bridged values. Built from two
