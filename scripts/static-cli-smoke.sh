@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # keychainctl as the README installs it (`swift build -c release --static-swift-stdlib`), run
-# through the calls whose results are arrays: `dump-keychain` and `git-credential get` cast a
-# kSecMatchLimitAll result with `as? [[String: Any]]`, Apple's idiom.
+# through the calls whose results are arrays: `dump-keychain`, `git-credential get` and
+# docker-credential-keychainkit's `get` and `list` cast a kSecMatchLimitAll result with
+# `as? [[String: Any]]`, Apple's idiom. docker-credential-keychainkit is built the same way (docs/CLI.md).
 #
 #   bash scripts/static-cli-smoke.sh            (builds the binary first, as the README says)
-#   KEYCHAINCTL=path bash scripts/static-cli-smoke.sh   (an already built binary)
+#   KEYCHAINCTL=path DOCKER_HELPER=path bash scripts/static-cli-smoke.sh   (already built binaries)
 #
 # Why a script and not a test: `swift test` runs a dynamically linked debug build, where Foundation
 # is one shared library with every conformance in it. A static link takes an object file out of
@@ -17,6 +18,10 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "${KEYCHAINCTL:-}" ]; then
   (cd "$REPO" && swift build -c release --static-swift-stdlib --product keychainctl)
   KEYCHAINCTL=$REPO/.build/release/keychainctl
+fi
+if [ -z "${DOCKER_HELPER:-}" ]; then
+  (cd "$REPO" && swift build -c release --static-swift-stdlib --product docker-credential-keychainkit)
+  DOCKER_HELPER=$REPO/.build/release/docker-credential-keychainkit
 fi
 WORK=$(mktemp -d /tmp/kk-static-smoke.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -39,8 +44,13 @@ printf 'protocol=https\nhost=git.smoke.example\nusername=carol\npassword=pat-123
 answer=$(printf 'protocol=https\nhost=git.smoke.example\n\n' | "$KEYCHAINCTL" git-credential get 2>&1) || true
 check "git-credential get (a kSecMatchLimitAll result)" $'username=carol\npassword=pat-123' "$answer"
 
+printf '{"ServerURL":"https://registry.smoke.example","Username":"dave","Secret":"tok-9"}' | "$DOCKER_HELPER" store
+check "docker-credential-keychainkit get" '{"Secret":"tok-9","ServerURL":"https://registry.smoke.example","Username":"dave"}' \
+  "$(printf 'https://registry.smoke.example' | "$DOCKER_HELPER" get 2>&1 || true)"
+check "docker-credential-keychainkit list" '{"https://registry.smoke.example":"dave"}' "$("$DOCKER_HELPER" list 2>&1 || true)"
+
 if [ "$failures" -gt 0 ]; then
-  echo "static keychainctl: $failures check(s) failed"
+  echo "static binaries: $failures check(s) failed"
   exit 1
 fi
-echo "static keychainctl: all checks passed"
+echo "static binaries: all checks passed"
