@@ -147,7 +147,7 @@ let package = Package(
                                                                   "PseudoTerminalSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "EtcdClusterSupport", path: "Tests/Support/EtcdCluster"),
         // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
-        // and the one way test support spawns daemons and clients (posix_spawn).
+        // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).
         // KeychainLinux: its D-Bus client asks the new bus for its id.
         .target(name: "PrivateBusSupport", dependencies: ["KeychainLinux"], path: "Tests/Support/PrivateBus"),
         // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret

@@ -4,9 +4,9 @@ import Glibc
 #endif
 
 /// A daemon started for a test (a bus, a Secret Service provider, fprintd, a polkit stand-in), its
-/// output going to a log file. It runs under `timeout`, which leads a process group of its own,
-/// so that a test process that dies without cleaning up leaves it running for at most ten
-/// minutes; and through `setpriv --pdeathsig KILL`, so that it dies with its `timeout` whatever
+/// output going to a log file. It runs under `timeout`, spawned as the leader of a process group
+/// of its own, so that a test process that dies without cleaning up leaves it running for at most
+/// ten minutes; and through `setpriv --pdeathsig KILL`, so that it dies with its `timeout` whatever
 /// kills that (the death signal follows `timeout`, a single thread, not the test thread that
 /// spawned it, which may end long before the daemon should). It is stopped with SIGKILL to the
 /// whole group: no clean shutdown to wait for, and a test runner's threads block SIGTERM anyway.
@@ -30,7 +30,8 @@ public final class BackgroundProcess {
         let input = try ChildProcess.pipe()
         defer { close(input.read) }
         do {
-            pid = try ChildProcess.spawn(argv, environment: environment, stdin: input.read, stdout: log, stderr: log)
+            pid = try ChildProcess.spawn(argv, environment: environment, stdin: input.read, stdout: log, stderr: log,
+                                         ownProcessGroup: true)
         } catch {
             close(input.write)
             throw error
