@@ -144,7 +144,8 @@ let package = Package(
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
-                                                                  "PseudoTerminalSupport", .product(name: "Crypto", package: "swift-crypto")]),
+                                                                  "PseudoTerminalSupport", "PrivateBusSupport",
+                                                                  .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "EtcdClusterSupport", path: "Tests/Support/EtcdCluster"),
         // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
         // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).
