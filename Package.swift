@@ -144,15 +144,20 @@ let package = Package(
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
-                                                                  "PseudoTerminalSupport", .product(name: "Crypto", package: "swift-crypto")]),
+                                                                  "PseudoTerminalSupport", "PrivateBusSupport",
+                                                                  .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "EtcdClusterSupport", path: "Tests/Support/EtcdCluster"),
+        // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
+        // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).
+        // KeychainLinux: its D-Bus client asks the new bus for its id.
+        .target(name: "PrivateBusSupport", dependencies: ["KeychainLinux"], path: "Tests/Support/PrivateBus"),
         // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
         // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
-        .target(name: "SecretServiceHarness", path: "Tests/Support/SecretServiceHarness"),
+        .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport"], path: "Tests/Support/SecretServiceHarness"),
         .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux"]),
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
-        .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux"]),
+        .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport"]),
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl"]),
         .testTarget(

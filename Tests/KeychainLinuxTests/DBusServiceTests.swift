@@ -1,42 +1,13 @@
 import Foundation
+import PrivateBusSupport
 import Testing
 @testable import KeychainLinux
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The service side of the D-Bus connection against a real `dbus-daemon` on a private bus: a
 /// name is taken, a call from another connection arrives with its sender, and replies, errors and
 /// signals reach that caller.
-@Suite("D-Bus service connection on a real bus", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")))
+@Suite("D-Bus service connection on a real bus", .enabled(if: FileManager.default.isExecutableFile(atPath: PrivateBus.daemonPath)))
 struct DBusServiceTests {
-    /// A private session bus in a temporary directory, killed when released.
-    final class PrivateBus {
-        let directory: String
-        let address: String
-        private let process = Process()
-
-        init() throws {
-            directory = NSTemporaryDirectory() + "kk-dbus-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-            address = "unix:path=\(directory)/bus"
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-            process.arguments = ["--session", "--nofork", "--address=\(address)"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            for _ in 0..<200 where !FileManager.default.fileExists(atPath: "\(directory)/bus") {
-                usleep(10_000)
-            }
-        }
-
-        deinit {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            do { try FileManager.default.removeItem(atPath: directory) } catch {}
-        }
-    }
-
     @Test("a call reaches the name's owner with its sender; the reply, an error and a signal reach the caller")
     func callReplyErrorSignal() throws {
         let bus = try PrivateBus()

@@ -2,6 +2,7 @@ import Foundation
 import KeychainEngine
 import KeychainServices
 import KeychainStore
+import PrivateBusSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -278,21 +279,11 @@ struct BiometryTests {
             BiometryConfiguration(busAddress: "unix:path=\(directory)/no-such-bus", callTimeout: 0.5),
             BiometryConfiguration(busAddress: "unix:path=\(silentPath)", callTimeout: 0.5),
         ]
-        var bus: DaemonProcess?
+        var bus: PrivateBus?
         if FprintdHarness.isAvailable {
-            let config = "\(directory)/bus.conf"
-            try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><listen>unix:path=\(directory)/bus</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/>
-            <allow receive_type="method_return"/><allow receive_type="error"/></policy></busconfig>
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-            bus = try DaemonProcess(name: "dbus-daemon", arguments: [FprintdHarness.dbusDaemon, "--config-file=\(config)", "--nofork"],
-                                    environment: ["PATH": "/usr/bin:/bin"], logPath: "\(directory)/dbus.log")
-            let deadline = Date().addingTimeInterval(10)
-            while !FileManager.default.fileExists(atPath: "\(directory)/bus") && Date() < deadline { usleep(20_000) }
-            configurations.append(BiometryConfiguration(busAddress: "unix:path=\(directory)/bus", callTimeout: 0.5))
+            let privateBus = try PrivateBus()
+            bus = privateBus
+            configurations.append(BiometryConfiguration(busAddress: privateBus.address, callTimeout: 0.5))
         }
         defer { bus?.stop() }
 

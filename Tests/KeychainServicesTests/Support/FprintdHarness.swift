@@ -1,25 +1,26 @@
 import Foundation
 @testable import KeychainEngine
 @testable import KeychainLinux
+import PrivateBusSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A real fprintd on a private D-Bus bus, with libfprint's virtual fingerprint reader
-/// (`FP_VIRTUAL_DEVICE`: a socket that takes commands such as `SCAN <print id>`), as fprintd's own
-/// test suite runs it. fprintd asks polkit before every device call; the polkit stand-in is
-/// python-dbusmock's `polkitd` template (also what fprintd's tests use), allowing the verify and
-/// enroll actions. Everything lives in a fresh temporary directory, and every daemon is stopped
-/// and the directory removed when the harness is released.
+/// A real fprintd on a private D-Bus bus (a `PrivateBus`, the daemons' system bus), with
+/// libfprint's virtual fingerprint reader (`FP_VIRTUAL_DEVICE`: a socket that takes commands such
+/// as `SCAN <print id>`), as fprintd's own test suite runs it. fprintd asks polkit before every
+/// device call; the polkit stand-in is python-dbusmock's `polkitd` template (also what fprintd's
+/// tests use), allowing the verify and enroll actions. The daemons' files live in a fresh
+/// temporary directory; every daemon and the bus are SIGKILLed and the directories removed when
+/// the harness is released.
 final class FprintdHarness: @unchecked Sendable {
     static let fprintd = "/usr/libexec/fprintd"
-    static let dbusDaemon = "/usr/bin/dbus-daemon"
     static let python = "/usr/bin/python3"
 
     /// Whether the Debian packages the harness needs are installed.
     static var isAvailable: Bool {
         let fileManager = FileManager.default
-        return [fprintd, dbusDaemon, python, "/usr/bin/timeout", "/usr/bin/setpriv"].allSatisfy(fileManager.isExecutableFile(atPath:))
+        return [fprintd, PrivateBus.daemonPath, python, "/usr/bin/timeout", "/usr/bin/setpriv"].allSatisfy(fileManager.isExecutableFile(atPath:))
             && fileManager.fileExists(atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/polkitd.py")
     }
 
@@ -28,9 +29,10 @@ final class FprintdHarness: @unchecked Sendable {
     }
 
     let directory: String
-    let busAddress: String
+    private let bus: PrivateBus
+    var busAddress: String { bus.address }
     private let virtualDeviceSocket: String
-    private var daemons: [DaemonProcess] = []
+    private var daemons: [BackgroundProcess] = []
 
     /// The configuration that points KeychainKit at this fprintd, with short timeouts.
     var configuration: BiometryConfiguration {
@@ -40,15 +42,15 @@ final class FprintdHarness: @unchecked Sendable {
     /// Starts the bus, the polkit stand-in and fprintd, and waits until fprintd offers the
     /// virtual reader. Anything started is stopped again if a later step fails.
     init() throws {
+        bus = try PrivateBus()
         var template = Array("/tmp/kk-fprint-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
         directory = String(cString: created)
-        busAddress = "unix:path=\(directory)/bus"
         virtualDeviceSocket = "\(directory)/virtual-device"
         do {
             try start()
         } catch {
-            let logs = daemons.map { "--- \($0.name)\n\($0.log)" }.joined(separator: "\n")
+            let logs = (["--- dbus-daemon\n\(bus.log)"] + daemons.map { "--- \($0.name)\n\($0.log)" }).joined(separator: "\n")
             shutDown()
             throw Failure(description: "\(error)\n\(logs)")
         }
@@ -59,8 +61,9 @@ final class FprintdHarness: @unchecked Sendable {
     }
 
     private func shutDown() {
-        for daemon in daemons.reversed() { daemon.stop() }
+        for daemon in daemons.reversed() { daemon.kill() }
         daemons.removeAll()
+        bus.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -68,23 +71,19 @@ final class FprintdHarness: @unchecked Sendable {
         for name in ["state", "run"] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(name)", withIntermediateDirectories: false)
         }
-        let configPath = "\(directory)/bus.conf"
-        try Self.busConfiguration(listening: "\(directory)/bus").write(toFile: configPath, atomically: true, encoding: .utf8)
         var environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "DBUS_SYSTEM_BUS_ADDRESS": busAddress,
                            "HOME": directory]
-        daemons.append(try DaemonProcess(name: "dbus-daemon", arguments: [Self.dbusDaemon, "--config-file=\(configPath)", "--nofork"],
-                                         environment: environment, logPath: "\(directory)/dbus.log"))
-        let bus = try waitFor("the private bus") { try DBusConnection(address: busAddress, timeout: 1) }
+        let connection = try DBusConnection(address: busAddress, timeout: 5)
 
-        daemons.append(try DaemonProcess(name: "polkitd (dbusmock)",
-                                         arguments: [Self.python, "-m", "dbusmock", "--system", "--template", "polkitd"],
-                                         environment: environment, logPath: "\(directory)/polkit.log"))
+        daemons.append(try BackgroundProcess(name: "polkitd (dbusmock)",
+                                             arguments: [Self.python, "-m", "dbusmock", "--system", "--template", "polkitd"],
+                                             environment: environment, logPath: "\(directory)/polkit.log"))
         let allowed: DBusValue = .array(elementSignature: "s", [.string("net.reactivated.fprint.device.verify"),
                                                                  .string("net.reactivated.fprint.device.enroll")])
         try waitFor("the polkit stand-in") {
-            try bus.call(.call(destination: "org.freedesktop.PolicyKit1", path: "/org/freedesktop/PolicyKit1/Authority",
-                               interface: "org.freedesktop.DBus.Mock", member: "SetAllowed", body: [allowed]),
-                         deadline: Deadline(secondsFromNow: 2))
+            try connection.call(.call(destination: "org.freedesktop.PolicyKit1", path: "/org/freedesktop/PolicyKit1/Authority",
+                                      interface: "org.freedesktop.DBus.Mock", member: "SetAllowed", body: [allowed]),
+                                deadline: Deadline(secondsFromNow: 2))
         }
 
         environment["FP_DRIVERS_WHITELIST"] = "virtual_device"
@@ -92,8 +91,8 @@ final class FprintdHarness: @unchecked Sendable {
         environment["FP_VIRTUAL_DEVICE"] = virtualDeviceSocket
         environment["STATE_DIRECTORY"] = "\(directory)/state"
         environment["RUNTIME_DIRECTORY"] = "\(directory)/run"
-        daemons.append(try DaemonProcess(name: "fprintd", arguments: [Self.fprintd, "--no-timeout"],
-                                         environment: environment, logPath: "\(directory)/fprintd.log"))
+        daemons.append(try BackgroundProcess(name: "fprintd", arguments: [Self.fprintd, "--no-timeout"],
+                                             environment: environment, logPath: "\(directory)/fprintd.log"))
         let session = try waitFor("fprintd and its virtual reader") { try FprintSession(busAddress: busAddress, callTimeout: 2) }
         guard try session.deviceName() == "Virtual device for debugging" else {
             throw Failure(description: "fprintd's default reader is not the virtual one")
@@ -108,6 +107,7 @@ final class FprintdHarness: @unchecked Sendable {
             do {
                 return try body()
             } catch {
+                if !bus.isRunning { throw Failure(description: "dbus-daemon exited while waiting for \(what)") }
                 if let dead = daemons.first(where: { !$0.isRunning }) {
                     throw Failure(description: "\(dead.name) exited while waiting for \(what)")
                 }
@@ -216,30 +216,5 @@ final class FprintdHarness: @unchecked Sendable {
             answer += chunk[0..<count]
         }
         return String(decoding: answer, as: UTF8.self)
-    }
-
-    /// A bus configuration for tests: one socket, EXTERNAL authentication, everything allowed.
-    private static func busConfiguration(listening path: String) -> String {
-        """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>system</type>
-          <listen>unix:path=\(path)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow user="*"/>
-            <allow own="*"/>
-            <allow send_type="method_call"/>
-            <allow send_type="signal"/>
-            <allow send_type="method_return"/>
-            <allow send_type="error"/>
-            <allow receive_type="method_call"/>
-            <allow receive_type="signal"/>
-            <allow receive_type="method_return"/>
-            <allow receive_type="error"/>
-          </policy>
-        </busconfig>
-        """
     }
 }

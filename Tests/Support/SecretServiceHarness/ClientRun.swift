@@ -1,4 +1,5 @@
 import Foundation
+import PrivateBusSupport
 #if canImport(Glibc)
 import Glibc
 #endif

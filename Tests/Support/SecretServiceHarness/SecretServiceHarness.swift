@@ -1,14 +1,16 @@
 import Foundation
+import PrivateBusSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A Secret Service provider on a private session bus, and real clients run against it.
 ///
-/// Everything lives in a fresh directory under /tmp: the bus socket and its configuration, and the
-/// HOME, XDG_RUNTIME_DIR, XDG_DATA_HOME, XDG_CONFIG_HOME and XDG_CACHE_HOME that the provider and
-/// every client get. The bus is a `dbus-daemon --nofork` with its own configuration (no service
-/// directories: nothing can be activated behind the provider's back). The provider is
+/// The bus is a `PrivateBus` (a `dbus-daemon --nofork` in a 0700 directory of its own, with no
+/// service directories: nothing can be activated behind the provider's back), answering before
+/// anything else starts. Everything else lives in a fresh directory under /tmp: the HOME,
+/// XDG_RUNTIME_DIR, XDG_DATA_HOME, XDG_CONFIG_HOME and XDG_CACHE_HOME that the provider and every
+/// client get, and our provider's keychain. The provider is
 ///
 /// - `.gnomeKeyring`: `gnome-keyring-daemon --foreground --components=secrets --unlock`, the
 ///   login password written to its standard input and then closed. On an empty XDG_DATA_HOME this
@@ -56,23 +58,27 @@ public final class SecretServiceHarness: @unchecked Sendable {
     /// `KEYCHAINKIT_KEYCHAIN` of our provider (unused for gnome-keyring).
     public var keychainPath: String { directory + "/keychains/login.keychain-db" }
 
-    private var bus: BackgroundProcess?
+    private let bus: PrivateBus
     private var daemon: BackgroundProcess?
     /// Variables our provider gets on top of `environment` and `keychainEnvironment`.
     private let providerEnvironment: [String: String]
 
     /// Starts the bus and `provider`, and waits until the provider owns `org.freedesktop.secrets`.
     /// `providerEnvironment` is added to our provider's environment; `prepare` runs first, with the
-    /// sandbox made but nothing started (to create a keychain with a password, say).
+    /// sandbox made and the bus answering but no provider started (to create a keychain with a
+    /// password, say).
     public init(_ provider: SecretServiceProvider, providerEnvironment: [String: String] = [:],
                 preparing prepare: (SecretServiceHarness) throws -> Void = { _ in }) throws {
         self.providerEnvironment = providerEnvironment
         signal(SIGPIPE, SIG_IGN)  // a client that exits before reading its input must not kill the test run
         self.provider = provider
+        // A provider started before the bus answers cannot connect, and gnome-keyring-daemon then
+        // keeps running without ever owning the name: the bus comes first.
+        bus = try PrivateBus()
+        busAddress = bus.address
         var template = Array("/tmp/kk-ss-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
         directory = String(cString: created)
-        busAddress = "unix:path=\(directory)/bus"
         environment = [
             "PATH": "/usr/bin:/bin",
             "LANG": "C.UTF-8",
@@ -96,9 +102,9 @@ public final class SecretServiceHarness: @unchecked Sendable {
                                                         attributes: [.posixPermissions: 0o700])
             }
             try prepare(self)
-            try start()
+            try startProvider()
         } catch {
-            let logs = [bus, daemon].compactMap { $0 }.map { "--- \($0.name)\n\($0.log)" }.joined(separator: "\n")
+            let logs = "--- dbus-daemon\n\(bus.log)" + (daemon.map { "\n--- \($0.name)\n\($0.log)" } ?? "")
             stop()
             throw Failure(description: "\(error)\n\(logs)")
         }
@@ -111,9 +117,8 @@ public final class SecretServiceHarness: @unchecked Sendable {
     /// SIGKILLs the provider and the bus, and removes the sandbox.
     public func stop() {
         daemon?.kill()
-        bus?.kill()
+        bus.stop()
         daemon = nil
-        bus = nil
         try? FileManager.default.removeItem(atPath: directory)  // test cleanup only
     }
 
@@ -136,18 +141,6 @@ public final class SecretServiceHarness: @unchecked Sendable {
         } catch {
             throw Failure(description: "\(error)\n--- provider\n\(providerLog)")
         }
-    }
-
-    private func start() throws {
-        let configuration = "\(directory)/bus.conf"
-        try BusConfiguration.text(listening: "\(directory)/bus").write(toFile: configuration, atomically: true, encoding: .utf8)
-        bus = try BackgroundProcess(name: "dbus-daemon",
-                                    arguments: ["/usr/bin/dbus-daemon", "--config-file=\(configuration)", "--nofork", "--print-address=1"],
-                                    environment: environment, logPath: "\(directory)/dbus.log")
-        // A provider started before the bus listens cannot connect, and gnome-keyring-daemon then
-        // keeps running without ever owning the name: wait for the bus first.
-        try waitUntil("the private bus answers") { try busAnswers() }
-        try startProvider()
     }
 
     /// Starts the provider (again) and waits until it owns `org.freedesktop.secrets`.
@@ -181,18 +174,11 @@ public final class SecretServiceHarness: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             if try condition() { return }
-            for process in [bus, daemon] where process?.isRunning == false {
-                throw Failure(description: "\(process?.name ?? "?") exited before \(what)")
-            }
+            if !bus.isRunning { throw Failure(description: "dbus-daemon exited before \(what)") }
+            if let daemon, !daemon.isRunning { throw Failure(description: "\(daemon.name) exited before \(what)") }
             if Date() > deadline { throw Failure(description: "timed out waiting until \(what)") }
             usleep(50_000)
         }
-    }
-
-    /// Whether the bus daemon answers a call (its GetId).
-    private func busAnswers() throws -> Bool {
-        try run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                 "org.freedesktop.DBus.GetId"], timeout: 5).status == 0
     }
 
     /// Asks the bus whether `name` has an owner (false while the bus is not up yet).

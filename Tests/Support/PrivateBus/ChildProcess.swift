@@ -3,25 +3,36 @@ import Foundation
 import Glibc
 #endif
 
-/// Spawning programs for the harness with `posix_spawn`: the child gets no blocked signals and
-/// default signal actions (a test runner's threads block SIGTERM, and a child inherits the mask of
-/// the thread that spawns it), the given descriptors as standard input/output/error, and nothing
-/// else (every descriptor the harness makes is close-on-exec, so parallel clients never hold each
-/// other's pipes open).
-enum ChildProcess {
-    struct SpawnError: Error, CustomStringConvertible {
-        let description: String
+/// Spawning programs for tests with `posix_spawn`, the one way the test support starts children:
+/// the child gets no blocked signals and default signal actions (a test runner's threads block
+/// SIGTERM, and a child inherits the mask of the thread that spawns it), the given descriptors as
+/// standard input/output/error, and nothing else. Every other descriptor is closed in the child
+/// (`closefrom(3)`), not only the close-on-exec ones: all test targets share one process, and a
+/// socket or pipe some other test opened without `O_CLOEXEC` would otherwise live on in a daemon,
+/// holding that test's connection or pipe open after it closed its end.
+public enum ChildProcess {
+    /// A child that could not be started, or a descriptor that could not be made for it.
+    public struct SpawnError: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    /// Starts `argv[0]` (an absolute path) and returns its pid.
-    static func spawn(_ argv: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32,
-                      ownProcessGroup: Bool = false) throws -> pid_t {
+    /// Starts `argv[0]` (an absolute path) and returns its pid. With `ownProcessGroup` the child
+    /// leads a new process group from its first instruction, so that `kill(-pid, …)` reaches it
+    /// and everything it starts, however early.
+    public static func spawn(_ argv: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32,
+                             ownProcessGroup: Bool = false) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin, STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, stdout, STDOUT_FILENO)
         posix_spawn_file_actions_adddup2(&actions, stderr, STDERR_FILENO)
+        // After the dup2s, which may read descriptors above 2. Without it (glibc before 2.34, or
+        // another libc) the child still gets none of the close-on-exec descriptors.
+        if let addCloseFrom = addCloseFromFunction {
+            let added = addCloseFrom(&actions, STDERR_FILENO + 1)
+            guard added == 0 else { throw SpawnError(description: "posix_spawn_file_actions_addclosefrom_np: \(String(cString: strerror(added)))") }
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -49,9 +60,16 @@ enum ChildProcess {
         return child
     }
 
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), looked up at run time: Swift's
+    /// Glibc module does not declare it (it needs _GNU_SOURCE).
+    private static let addCloseFromFunction: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }  // nil is RTLD_DEFAULT
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     /// A close-on-exec pipe: (read end, write end). Made close-on-exec atomically with pipe2, so
     /// that no child spawned meanwhile by another thread inherits it.
-    static func pipe() throws -> (read: Int32, write: Int32) {
+    public static func pipe() throws -> (read: Int32, write: Int32) {
         var descriptors: [Int32] = [0, 0]
         guard let pipe2 = pipe2Function else { throw SpawnError(description: "pipe2 is not available") }
         guard pipe2(&descriptors, O_CLOEXEC) == 0 else { throw SpawnError(description: "pipe2: \(String(cString: strerror(errno)))") }
@@ -64,9 +82,10 @@ enum ChildProcess {
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
     }()
 
-    /// Writes all of `bytes` to `descriptor` (a child that exits without reading gets EPIPE, not
-    /// the test process a SIGPIPE: SIGPIPE is ignored by `SecretServiceHarness`).
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+    /// Writes all of `bytes` to `descriptor`, giving up when the reader has gone. A caller that
+    /// writes to a child that may exit without reading must ignore SIGPIPE (as `SecretServiceHarness`
+    /// does), so that it gets EPIPE instead of being killed.
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

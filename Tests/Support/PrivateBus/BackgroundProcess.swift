@@ -3,20 +3,24 @@ import Foundation
 import Glibc
 #endif
 
-/// A daemon started for a test (the bus, a provider), its output going to a log file. It runs
-/// under `timeout`, which leads a process group of its own, so that a test process that dies
-/// without cleaning up leaves it running for at most ten minutes; and through
-/// `setpriv --pdeathsig KILL`, so that it dies with its `timeout` whatever kills that. It is
-/// stopped with SIGKILL to the whole group (the brief's teardown: no clean shutdown to wait for).
-final class BackgroundProcess {
-    let name: String
-    let logPath: String
+/// A daemon started for a test (a bus, a Secret Service provider, fprintd, a polkit stand-in), its
+/// output going to a log file. It runs under `timeout`, spawned as the leader of a process group
+/// of its own, so that a test process that dies without cleaning up leaves it running for at most
+/// ten minutes; and through `setpriv --pdeathsig KILL`, so that it dies with its `timeout` whatever
+/// kills that (the death signal follows `timeout`, a single thread, not the test thread that
+/// spawned it, which may end long before the daemon should). It is stopped with SIGKILL to the
+/// whole group: no clean shutdown to wait for, and a test runner's threads block SIGTERM anyway.
+public final class BackgroundProcess {
+    /// What failure messages call it.
+    public let name: String
+    /// Where its standard output and error go.
+    public let logPath: String
     private let pid: pid_t
     private var reaped = false
 
     /// Starts `arguments[0]` (an absolute path); `stdin`, when given, is written to its standard
     /// input through a pipe which is then closed (gnome-keyring-daemon reads its unlock password so).
-    init(name: String, arguments: [String], environment: [String: String], logPath: String, stdin: [UInt8]? = nil) throws {
+    public init(name: String, arguments: [String], environment: [String: String], logPath: String, stdin: [UInt8]? = nil) throws {
         self.name = name
         self.logPath = logPath
         let argv = ["/usr/bin/timeout", "--kill-after=5", "600", "/usr/bin/setpriv", "--pdeathsig", "KILL"] + arguments
@@ -26,7 +30,8 @@ final class BackgroundProcess {
         let input = try ChildProcess.pipe()
         defer { close(input.read) }
         do {
-            pid = try ChildProcess.spawn(argv, environment: environment, stdin: input.read, stdout: log, stderr: log)
+            pid = try ChildProcess.spawn(argv, environment: environment, stdin: input.read, stdout: log, stderr: log,
+                                         ownProcessGroup: true)
         } catch {
             close(input.write)
             throw error
@@ -40,7 +45,7 @@ final class BackgroundProcess {
     }
 
     /// Whether the program is still running (reaps it if it has exited).
-    var isRunning: Bool {
+    public var isRunning: Bool {
         guard !reaped else { return false }
         let result = waitpid(pid, nil, WNOHANG)
         if result == pid { reaped = true }
@@ -48,16 +53,17 @@ final class BackgroundProcess {
     }
 
     /// The program's output so far (for failure messages; no secret ever goes to a daemon's output).
-    var log: String {
+    public var log: String {
         String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self)
     }
 
-    /// SIGKILL to the whole process group (`timeout` leads it), then reaps `timeout`.
-    func kill() {
+    /// SIGKILL to the whole process group (`timeout` leads it), then waits for `timeout` and reaps
+    /// it. Calling it again does nothing.
+    public func kill() {
         guard !reaped else { return }
         Glibc.kill(-pid, SIGKILL)
         Glibc.kill(pid, SIGKILL)
-        waitpid(pid, nil, 0)
+        while waitpid(pid, nil, 0) < 0 && errno == EINTR {}
         reaped = true
     }
 }
