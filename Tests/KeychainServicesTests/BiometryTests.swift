@@ -256,7 +256,7 @@ struct BiometryTests {
         #expect(scanned.value == true)
     }
 
-    @Test("without fprintd: no bus, a bus without fprintd, a bus that never answers — fast, biometryNotAvailable, -25293")
+    @Test("without fprintd: no bus, a bus without fprintd, a bus that never answers — biometryNotAvailable, -25293")
     func withoutFprintd() throws {
         let directory = try #require(mkdtemp(strdup("/tmp/kk-nofprint-XXXXXX")).map { String(cString: $0) })
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -287,8 +287,10 @@ struct BiometryTests {
         }
         defer { bus?.stop() }
 
+        // No elapsed-time assertion (the project's rule: no timed assertions in tests). The bus
+        // that never answers is bounded by the configuration's call timeout; were it not, this
+        // test would not finish and the run's own time limit would report it.
         for configuration in configurations {
-            let started = Date()
             let engine = try engine(configuration)
             #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
             #expect(try add(engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
@@ -301,7 +303,6 @@ struct BiometryTests {
             #expect(context.evaluatedPolicyDomainState == nil)
             #expect(engine.readSecret(account: "any", context: context).status == errSecAuthFailed)
             #expect(engine.readSecret(account: "current").status == errSecAuthFailed)
-            #expect(Date().timeIntervalSince(started) < 10, "\(configuration.busAddress) answered slowly")
         }
     }
 }
