@@ -9,12 +9,9 @@ enum ItemSearch {
     /// dictionaries with the persistent reference, and the secret under `kSecValueData` when
     /// `withData`. None found is `errSecItemNotFound`, unless `all` (then an empty array).
     static func items(_ query: [String: Any], in target: KeychainTarget, all: Bool, withData: Bool) throws -> [[String: Any]] {
-        var search = query
-        search[kSecUseKeychain as String] = target.keychain
-        search[kSecMatchLimit as String] = all ? kSecMatchLimitAll : kSecMatchLimitOne
+        var search = searching(query, in: target, limit: all ? kSecMatchLimitAll : kSecMatchLimitOne)
         search[kSecReturnAttributes as String] = true
         search[kSecReturnPersistentRef as String] = true
-        search[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
         if withData { search[kSecReturnData as String] = true }
         var result: CFTypeRef?
         do {
@@ -33,16 +30,22 @@ enum ItemSearch {
     /// about 5.5 million instructions of a 39-million-instruction lookup, issue 11). The same item
     /// as `items(query, in: target, all: false, withData: true)` finds.
     static func secret(_ query: [String: Any], in target: KeychainTarget) throws -> Data {
-        var search = query
-        search[kSecUseKeychain as String] = target.keychain
-        search[kSecMatchLimit as String] = kSecMatchLimitOne
-        search[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
+        var search = searching(query, in: target, limit: kSecMatchLimitOne)
         search[kSecReturnData as String] = true
         var result: CFTypeRef?
         try target.performUnlocking("SecItemCopyMatching") { SecItemCopyMatching(search as CFDictionary, &result) }
         // A class cast (no bridging search), and the bytes copied at once.
         guard let data = result as? NSData else { throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching") }
         return Data(bytes: data.bytes, count: data.length)
+    }
+
+    /// `query` as the find commands search: in `target`, synchronizable or not, up to `limit`.
+    private static func searching(_ query: [String: Any], in target: KeychainTarget, limit: CFString) -> [String: Any] {
+        var search = query
+        search[kSecUseKeychain as String] = target.keychain
+        search[kSecMatchLimit as String] = limit
+        search[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
+        return search
     }
 
     /// Deletes the item with this persistent reference.
