@@ -128,14 +128,25 @@ public final class SecretServiceHarness: @unchecked Sendable {
     /// The provider's output so far (for failure messages).
     public var providerLog: String { daemon?.log ?? "" }
 
-    /// SIGKILLs the provider (no chance to save anything), leaving the bus and the sandbox's files.
-    public func killProvider() {
+    /// SIGKILLs the provider (no chance to save anything), leaving the bus and the sandbox's files,
+    /// and returns once the bus has seen it go. The signal reaches the provider through its process
+    /// group; it runs under `timeout` and `setpriv`, so it is not a child of ours to wait for, and
+    /// until the kernel has closed its connection the bus still lists it as the name's owner (a
+    /// test that asked at once failed under load). Throws if the name is still owned after 30 s:
+    /// the provider did not die, or something took the name in its place.
+    public func killProvider() throws {
         daemon?.kill()
+        let deadline = Date().addingTimeInterval(30)
+        while try nameHasOwner(Self.serviceName) {
+            if !bus.isRunning { throw Failure(description: "dbus-daemon exited while the provider was being killed") }
+            if Date() > deadline { throw Failure(description: "\(Self.serviceName) still has an owner 30 s after the provider was killed") }
+            usleep(20_000)
+        }
     }
 
     /// Starts the provider again on the same files (after `killProvider()`), as a user's next login would.
     public func restartProvider() throws {
-        daemon?.kill()
+        try killProvider()
         do {
             try startProvider()
         } catch {
