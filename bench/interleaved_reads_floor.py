@@ -57,5 +57,5 @@ def median_us(names, want_hit):
 
 
 hits = [accounts[(i * 7919) % ITEMS] for i in range(calls)]
-misses = [f"miss-{(i % 4096) * 241:06d}" for i in range(calls)]
+misses = [f"miss-{(i % 4096) * 241:06d}" for i in range(calls)]  # BenchFixture.missingAccounts
 print(f"{median_us(hits, True):.2f} {median_us(misses, False):.2f}")

@@ -47,7 +47,7 @@ func openKeychain(_ items: Int, rollbackAnchor: Bool = false, sharingUnlockWithS
 /// name's formatting (about 0.25 µs) is not part of a read's sample.
 nonisolated(unsafe) var accountNames: [String] = []
 /// Accounts that are never stored, for the misses, made once for the same reason.
-let missingAccountNames = (0..<4_096).map { BenchFixture.missingAccount($0 &* 241) }
+let missingAccountNames = BenchFixture.missingAccounts
 
 /// A random stored account among the first `items`.
 func randomAccount(below items: Int) -> String { accountNames[random.next(below: items)] }

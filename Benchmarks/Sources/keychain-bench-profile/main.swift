@@ -58,7 +58,7 @@ querySamples.reserveCapacity(iterations)
 // Account names made before the loop, as an app has them and as the SQLite + AES-GCM floor's loop
 // takes them from a list (bench/interleaved_reads.sh compares the two).
 let accounts = (0..<items).map(BenchFixture.account)
-let missingAccounts = (0..<4_096).map { BenchFixture.missingAccount($0 &* 241) }
+let missingAccounts = BenchFixture.missingAccounts
 let typed = Keychain(service: BenchFixture.service, accessibility: .whenUnlocked)
 let start = ContinuousClock.now
 for iteration in 0..<iterations {
