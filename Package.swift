@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "KeychainServices", targets: ["KeychainServices"]),
         .library(name: "KeychainKit", targets: ["KeychainKit"]),
         .library(name: "KeychainKitTesting", targets: ["KeychainKitTesting"]),
+        // Linux-only keychain management beyond Apple's Security API (not built on Apple platforms).
+        .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "docker-credential-keychainkit", targets: ["docker-credential-keychainkit"]),
     ],
@@ -69,6 +71,9 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // Keychain management that Apple's Security API does not offer (Linux only), kept out of the
+        // Apple-named surface so code written against KeychainServices compiles on Apple too.
+        .target(name: "KeychainServicesExtras", dependencies: ["KeychainServicesPortable", "KeychainEngine", "KeychainStore"]),
         // What users import: Security (and LocalAuthentication) re-exported on Apple platforms,
         // KeychainServicesPortable re-exported everywhere else.
         .target(
