@@ -198,8 +198,17 @@ public final class KeychainRegistry: @unchecked Sendable {
     public func database(at path: String) throws(KeychainStoreError) -> KeychainDatabase {
         let path = KeychainLocation.absolute(path)
         if let open = lock.withLock({ databases[path] }) {
-            try followSession(open)
-            return open
+            if !open.wasReplaced {
+                try followSession(open)
+                return open
+            }
+            // The file this handle had open was deleted or replaced, and a call has already
+            // reported it: the handle is dropped, and what the path names now is opened.
+            lock.withLock {
+                if databases[path] === open { databases[path] = nil }
+                sessionBackedPaths.remove(path)
+                generation &+= 1
+            }
         }
         let password = try configuration.passwordFromFile()
         let database = try KeychainDatabase.open(path: path, password: password, options: options())

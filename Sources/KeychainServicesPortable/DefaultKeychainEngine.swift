@@ -23,7 +23,9 @@ final class DefaultKeychainEngine: @unchecked Sendable {
         // Read before the keychain is resolved: a change made meanwhile makes the next call
         // resolve again instead of keeping an engine derived from older settings.
         let generation = registry.settingsGeneration
-        if let cached = lock.withLock({ cached }), cached.generation == generation {
+        // A keychain whose file was deleted or replaced is resolved again (the registry opens
+        // what the path names now), once a call on it has reported the replacement.
+        if let cached = lock.withLock({ cached }), cached.generation == generation, !cached.engine.database.wasReplaced {
             try registry.followSession(cached.engine.database)
             return cached.engine
         }

@@ -33,6 +33,10 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
     /// The keychain file cannot be used: wrong permissions, wrong owner, a symlink, an unknown
     /// format version (`errSecNotAvailable`).
     case unusableKeychain(String)
+    /// The keychain file was deleted, or another file put in its place, while this handle had it
+    /// open: its name no longer leads to the file the handle reads and writes, so a write would
+    /// land in a file nobody opens again (`errSecNoSuchKeychain`). The text names the path.
+    case keychainReplaced(String)
     /// The keychain file is read-only (`errSecReadOnly`).
     case readOnly
     /// The disk is full (`errSecDiskFull`).
@@ -53,6 +57,7 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
         case .wrongPassword, .accessControlNotSatisfied: return -25293
         case .undecodable, .rolledBack: return -26275
         case .notAvailable, .unusableKeychain: return -25291
+        case .keychainReplaced: return -25294
         case .invalidParameter: return -50
         case .readOnly: return -25292
         case .diskFull: return -34
@@ -77,6 +82,9 @@ extension KeychainStoreError: CustomStringConvertible {
         case .notAvailable(let what): return "Not available: \(what)"
         case .invalidParameter(let what): return "Invalid parameter: \(what)"
         case .unusableKeychain(let what): return "The keychain cannot be used: \(what)"
+        case .keychainReplaced(let path):
+            return "The keychain file \(path) was deleted or replaced while open; nothing was read or written. "
+                + "Restore the file if that was a mistake; the next call opens whatever keychain is at that path now."
         case .readOnly: return "The keychain file is read-only."
         case .diskFull: return "The disk is full."
         case .io(let what): return "I/O error: \(what)"

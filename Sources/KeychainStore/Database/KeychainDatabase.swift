@@ -70,9 +70,16 @@ public final class KeychainDatabase: @unchecked Sendable {
     var blindIndexCache = BlindIndexCache()
     /// Blind indexes of absent optional key attributes, by name (`insertIndexes`, at most two).
     var absentAttributeIndexes: [String: Data] = [:]
+    /// The device and inode of the file opened (nil in memory): before each call the path must
+    /// still name it (`refuseIfFileReplaced`).
+    let fileIdentity: FileIdentity?
+    /// Set once the path was found to name another file (or none): the handle is dead from then
+    /// on, and the registry drops it so that the next call opens what the path names now.
+    private(set) var fileWasReplaced = false
 
-    private init(path: String, connection: SQLiteConnection, keybag: Keybag, options: Options) {
+    private init(path: String, connection: SQLiteConnection, keybag: Keybag, options: Options, fileIdentity: FileIdentity?) {
         self.path = path
+        self.fileIdentity = fileIdentity
         self.connection = connection
         self.keybag = keybag
         self.indexKey = BlindIndexKey(keybag.blindIndexKey)
@@ -94,18 +101,21 @@ public final class KeychainDatabase: @unchecked Sendable {
         }
         // What SQLite is about to open: the file itself (checked on the opened descriptor, so a
         // name swapped since the check above is caught) and no planted -wal/-shm beside it.
-        IOSeam.close(try SecureFile.openVerified(path))
+        let verified = try SecureFile.openVerified(path)
+        let identity = FileIdentity.of(descriptor: verified)
+        IOSeam.close(verified)
         try SecureFile.refusePlantedCompanions(of: path)
         let deviceKey: SymmetricKey? = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
-        return try open(connectionTo: path, deviceKey: deviceKey, password: password, options: options)
+        return try open(connectionTo: path, deviceKey: deviceKey, password: password, options: options, fileIdentity: identity)
     }
 
     /// A private keychain in memory, gone when released; same engine, same encryption.
     public static func inMemory(password: Data? = nil, options: Options = Options(deviceKeyPath: nil, newKeychainKDF: .testing(), allowTestingKDF: true)) throws(KeychainStoreError) -> KeychainDatabase {
-        try open(connectionTo: ":memory:", deviceKey: Sealing.randomKey(), password: password, options: options)
+        try open(connectionTo: ":memory:", deviceKey: Sealing.randomKey(), password: password, options: options, fileIdentity: nil)
     }
 
-    private static func open(connectionTo path: String, deviceKey: SymmetricKey?, password: Data?, options: Options) throws(KeychainStoreError) -> KeychainDatabase {
+    private static func open(connectionTo path: String, deviceKey: SymmetricKey?, password: Data?, options: Options,
+                             fileIdentity: FileIdentity?) throws(KeychainStoreError) -> KeychainDatabase {
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, create: true)
@@ -117,6 +127,8 @@ public final class KeychainDatabase: @unchecked Sendable {
             // mode): a handle that can never write must not be kept for the process's lifetime.
             throw .io("the keychain file could be opened only read-only")
         }
+        // The file SQLite opened is the one checked above only if the name still leads to it.
+        if let fileIdentity, fileIdentity.state(of: path) != .same { throw .keychainReplaced(path) }
         connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         // Several processes creating or converting one new file at once can get SQLITE_BUSY
         // without SQLite's busy handler being consulted (switching to WAL, lock upgrades that
@@ -125,7 +137,8 @@ public final class KeychainDatabase: @unchecked Sendable {
         var attempt = 0
         while true {
             do {
-                return try finishOpening(connection, path: path, deviceKey: deviceKey, password: password, options: options)
+                return try finishOpening(connection, path: path, deviceKey: deviceKey, password: password, options: options,
+                                         fileIdentity: fileIdentity)
             } catch where error.isBusy && attempt < 8 {
                 attempt += 1
                 usleep(useconds_t(attempt * 10_000))  // 10, 20, … 80 ms: at most 0.36 s in all
@@ -134,7 +147,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     }
 
     private static func finishOpening(_ connection: SQLiteConnection, path: String, deviceKey: SymmetricKey?, password: Data?,
-                                      options: Options) throws(KeychainStoreError) -> KeychainDatabase {
+                                      options: Options, fileIdentity: FileIdentity?) throws(KeychainStoreError) -> KeychainDatabase {
         do {
             if path != ":memory:" { try connection.execute("PRAGMA journal_mode = WAL") }
             // FULL: a commit is on disk (WAL fsynced) before SecItem* reports success.
@@ -152,7 +165,8 @@ public final class KeychainDatabase: @unchecked Sendable {
             throw Bootstrap.fileError(error)  // e.g. "unsupported file format": a damaged header
         }
         let keybag = try Bootstrap.loadOrCreate(connection: connection, deviceKey: deviceKey, password: password, options: options)
-        let database = KeychainDatabase(path: path, connection: connection, keybag: keybag, options: options)
+        let database = KeychainDatabase(path: path, connection: connection, keybag: keybag, options: options,
+                                        fileIdentity: fileIdentity)
         try database.authenticateKeyHierarchyAtOpen(deviceKeyPath: options.deviceKeyPath)
         database.autoLockSeconds = try database.readAutoLockSeconds()
         if path != ":memory:", let directory = options.rollbackAnchorDirectory {
@@ -450,6 +464,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     func withLock<T>(checkingHierarchy: Bool = true, _ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
         lock.lock()
         defer { lock.unlock() }
+        try refuseIfFileReplaced()
         try discardAbandonedTransaction()
         if checkingHierarchy { try refreshKeyHierarchyIfChanged() }
         let now = ContinuousClock.now
@@ -457,6 +472,26 @@ public final class KeychainDatabase: @unchecked Sendable {
         activityBeforeCall = lastActivity
         lastActivity = now
         return try body()
+    }
+
+    /// Refuses the call when the path no longer names the file this handle opened (deleted, or
+    /// another file moved or copied into its place): SQLite would go on reading and writing the
+    /// old file, and every write would be lost with it. One `lstat` per call. Called with the lock held.
+    private func refuseIfFileReplaced() throws(KeychainStoreError) {
+        guard let fileIdentity else { return }
+        if !fileWasReplaced {
+            switch fileIdentity.state(of: path) {
+            case .same: return
+            case .uninspectable(let code): throw SecureFile.failure(code, "cannot inspect \(path)")
+            case .replaced: fileWasReplaced = true
+            }
+        }
+        throw .keychainReplaced(path)
+    }
+
+    /// Whether the path was found to name another file than this handle's (see `fileWasReplaced`).
+    public var wasReplaced: Bool {
+        lock.withLock { fileWasReplaced }
     }
 
     /// No transaction is open between calls, except one whose `ROLLBACK` itself failed (an I/O

@@ -1,0 +1,82 @@
+import Foundation
+@testable import KeychainStore
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 24 (3b): a keychain file deleted or replaced under a running process. SQLite keeps
+/// the old file open, so without a check every later write went into a file no one would open
+/// again while reporting success. The handle now compares the path's device and inode with the
+/// file it opened at every call and refuses, naming the path.
+@Suite("Keychain file deleted or replaced while open")
+struct FileReplacedTests {
+    private func isReplaced(_ error: KeychainStoreError?, _ path: String) -> Bool {
+        if case .keychainReplaced(let named) = error { return named == path }
+        return false
+    }
+
+    @Test("after the file is deleted, a write and a read are refused (errSecNoSuchKeychain, path named); nothing is stored anywhere")
+    func deletedFile() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        let database = try keychain.open()
+        _ = try database.insert(genericPassword(account: "before", secret: "one"))
+        #expect(unlink(keychain.path) == 0)
+
+        let writeError = storeError { _ = try database.insert(genericPassword(account: "after", secret: "two")) }
+        #expect(isReplaced(writeError, keychain.path), "\(String(describing: writeError))")
+        #expect(writeError?.osStatus == -25294)
+        #expect(String(describing: writeError!).contains("was deleted or replaced while open"))
+        let readError = storeError { _ = try readSecret(database, account: "before") }
+        #expect(isReplaced(readError, keychain.path))
+        // The handle stays refused, also for updates and deletes.
+        #expect(isReplaced(storeError { try database.delete(query(account: "before")) }, keychain.path))
+        // The refused write did not create a file at the path either.
+        #expect(!FileManager.default.fileExists(atPath: keychain.path))
+    }
+
+    @Test("after another keychain is moved into its place, a write is refused and lands in neither file")
+    func replacedFile() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        let database = try keychain.open()
+        _ = try database.insert(genericPassword(account: "original", secret: "one"))
+        // A second keychain (say, a restored copy) is renamed over the first.
+        let otherPath = keychain.directory.appendingPathComponent("other.keychain-db").path
+        do {
+            let other = try KeychainDatabase.open(path: otherPath, password: nil, options: keychain.options)
+            _ = try other.insert(genericPassword(account: "restored", secret: "two"))
+            #expect(other.checkpointAndTruncateLogForTests())
+        }
+        #expect(rename(otherPath, keychain.path) == 0)
+        for suffix in ["-wal", "-shm"] { _ = unlink(keychain.path + suffix) }
+
+        let error = storeError { _ = try database.insert(genericPassword(account: "lost", secret: "three")) }
+        #expect(isReplaced(error, keychain.path), "\(String(describing: error))")
+        #expect(isReplaced(storeError { _ = try readSecret(database, account: "original") }, keychain.path))
+
+        // The file now at the path is the replacement, without the refused write.
+        let reopened = try keychain.open()
+        #expect(try readSecret(reopened, account: "restored") == "two")
+        #expect(try readSecret(reopened, account: "lost") == nil)
+        #expect(try readSecret(reopened, account: "original") == nil)
+    }
+
+    @Test("a handle whose file is untouched keeps working (the check refuses nothing else)")
+    func untouchedFile() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        let database = try keychain.open()
+        for index in 0..<20 { _ = try database.insert(genericPassword(account: "a\(index)", secret: "s\(index)")) }
+        #expect(try readSecret(database, account: "a19") == "s19")
+        #expect(!database.wasReplaced)
+    }
+}
+
+extension KeychainDatabase {
+    /// Empties the write-ahead log so the main file holds every change (the test moves it alone).
+    func checkpointAndTruncateLogForTests() -> Bool {
+        do { return try checkpointAndTruncateLog(waitingAtMost: 1000) } catch { return false }
+    }
+}
