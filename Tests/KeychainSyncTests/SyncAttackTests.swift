@@ -209,10 +209,13 @@ struct SyncAttackTests {
             #expect(try b.sync().refused >= 1)
             var otherQuery = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["other"]))
             otherQuery.synchronizable = true
-            #expect(throws: KeychainStoreError.itemNotFound) { try b.database.find(otherQuery, decrypt: true) }
-            #expect(throws: KeychainStoreError.itemNotFound) {
-                try b.database.find(ItemQuery(itemClass: .internetPassword, accessGroups: .only(["app"])), decrypt: true)
-            }
+            #expect(try b.database.find(otherQuery, decrypt: true).isEmpty, "nothing planted in group other")
+            var internet = ItemQuery(itemClass: .internetPassword, accessGroups: .only(["app"]))
+            internet.synchronizable = true
+            #expect(try b.database.find(internet, decrypt: true).isEmpty, "nothing planted as an internet password")
+            var app = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["app"]))
+            app.synchronizable = true
+            #expect(try b.database.find(app, decrypt: true).count == 1, "the query shape finds what is there")
             #expect(try b.secret("x") == "in-app")
         }
     }

@@ -85,7 +85,10 @@ struct CircleState: Codable {
         } catch {
             throw .keychain(error)
         }
-        guard let data = found.first?.data else { return nil }
+        guard let data = found.first?.data else {
+            if try hasLegacyState(database) { throw .legacyCircle }
+            return nil
+        }
         let state: CircleState
         do {
             state = try JSONDecoder().decode(CircleState.self, from: data)
