@@ -104,7 +104,7 @@ write("FuzzKeyWrap", "wrap", [0] + list(wrap))
 def roster(count):
     out = bytes([2]) + rnd(16) + struct.pack(">I", 4) + struct.pack(">H", count)
     for _ in range(count): out += rnd(64)
-    return out + rnd(16) + rnd(64)
+    return out + rnd(32) + rnd(16) + rnd(64)
 write("FuzzRoster", "roster-1", [0] + list(roster(1)))
 write("FuzzRoster", "roster-3", [0] + list(roster(3)))
 write("FuzzRoster", "request", [1] + list(bytes([2]) + bytes([0x11] * 16) + rnd(32) + rnd(32) + rnd(64) + rnd(32)))

@@ -43,10 +43,10 @@ public final class KeychainSynchronizer {
         let transport = try openTransport(location, HexEncoding.string(code.circleID))
         let identity = DeviceIdentity.generate()
         let bundle = KeyBundle.first(joinSecret: code.secret)
-        let roster = try Roster(circleID: code.circleID, epoch: 1, members: [identity.member], signer: identity)
+        let roster = try Roster(circleID: code.circleID, members: [identity.member], bundle: bundle, signer: identity)
         let wrap = try KeyWrap(bundle, to: identity.member, circleID: code.circleID, signer: identity)
         try Self.transport { () throws(SyncTransportError) in
-            try transport.publish([SyncTransportChange(name: CircleLayout.wrap(1, identity.member.id), operation: .write(wrap.encoded)),
+            try transport.publish([SyncTransportChange(name: CircleLayout.wrap(1, identity.member.id, signer: identity.member.id), operation: .write(wrap.encoded)),
                                    SyncTransportChange(name: CircleLayout.roster(1), operation: .write(roster.encoded), expected: .some(nil))])
         }
         var state = CircleState(location: location, circleID: code.circleID, identity: identity)
@@ -95,9 +95,10 @@ public final class KeychainSynchronizer {
             throw .joinRequestRefused(reason)
         }
         guard request.member.id == id else { throw .joinRequestRefused("the request names another device") }
-        let next = try Roster(circleID: roster.circleID, epoch: roster.epoch + 1, members: roster.members + [request.member],
+        let nextBundle = bundle.rotated()
+        let next = try Roster(circleID: roster.circleID, members: roster.members + [request.member], bundle: nextBundle,
                               signer: try session.state.identity)
-        _ = try session.changeMembership(to: next, bundle: bundle.rotated())
+        _ = try session.changeMembership(to: next, bundle: nextBundle)
         try session.publish([SyncTransportChange(name: CircleLayout.request(id), operation: .remove)])
         return next.memberIDs
     }
@@ -127,9 +128,10 @@ public final class KeychainSynchronizer {
         guard roster.member(id) != nil else { throw .unknownDevice(HexEncoding.string(id), members: roster.memberIDs) }
         guard id != session.state.deviceID else { throw .cannotRemoveSelf }
         let code = CircleCode(circleID: roster.circleID, secret: bundle.joinSecret).rekeyed()
-        let next = try Roster(circleID: roster.circleID, epoch: roster.epoch + 1, members: roster.members.filter { $0.id != id },
+        let nextBundle = bundle.rotated(joinSecret: code.secret)
+        let next = try Roster(circleID: roster.circleID, members: roster.members.filter { $0.id != id }, bundle: nextBundle,
                               signer: try session.state.identity)
-        var skipped = try session.changeMembership(to: next, bundle: bundle.rotated(joinSecret: code.secret))
+        var skipped = try session.changeMembership(to: next, bundle: nextBundle)
         skipped += try session.reencryptRecords()
         try session.publish([SyncTransportChange(name: CircleLayout.request(id), operation: .remove)])
         return Removal(code: code, members: next.memberIDs, epoch: next.epoch, skipped: skipped)

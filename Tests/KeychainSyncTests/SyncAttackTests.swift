@@ -46,14 +46,14 @@ struct SyncAttackTests {
             var forgedBundle = cBundle
             while forgedBundle.epoch <= current.epoch { forgedBundle = forgedBundle.rotated() }
             let everyone = current.members + [try #require(cRoster.member(cState.deviceID))]
-            let forged = try Roster(circleID: cState.circleID, epoch: forgedBundle.epoch, members: everyone, signer: cIdentity)
+            let forged = try Roster(circleID: cState.circleID, members: everyone, bundle: forgedBundle, signer: cIdentity)
             for member in everyone {
-                try transport.put(CircleLayout.wrap(forged.epoch, member.id),
+                try transport.put(CircleLayout.wrap(forged.epoch, member.id, signer: cState.deviceID),
                                   try KeyWrap(forgedBundle, to: member, circleID: cState.circleID, signer: cIdentity).encoded)
             }
             try transport.put(CircleLayout.roster(forged.epoch), forged.encoded)
-            // …and overwrites B's wrap of the current epoch with one of its own.
-            try transport.put(CircleLayout.wrap(current.epoch, try b.state().deviceID),
+            // …and overwrites B's wrap of the current epoch (under the name of the list's signer) with one of its own.
+            try transport.put(CircleLayout.wrap(current.epoch, try b.state().deviceID, signer: current.signerID),
                               try KeyWrap(forgedBundle, to: try #require(current.member(try b.state().deviceID)),
                                           circleID: cState.circleID, signer: cIdentity).encoded)
 
@@ -136,6 +136,25 @@ struct SyncAttackTests {
         }
     }
 
+    @Test("a stolen keychain file without its device key (no password at all) does not give up the circle state")
+    func stolenFileWithoutDeviceKey() async throws {
+        try await onDedicatedThread {
+            let cluster = try EtcdCluster()
+            let location = cluster.endpoints.joined(separator: ",")
+            let a = try SyncDevice("a")
+            _ = try a.synchronizer.create(location: location)
+            #expect(try CircleState.load(from: a.database) != nil)
+            let stolen: SyncDevice
+            do {
+                stolen = try SyncDevice(stolenCopyOf: a, withDeviceKey: false)
+            } catch {
+                return  // the copy does not even open: nothing to read
+            }
+            #expect(throws: (any Error).self) { try CircleState.load(from: stolen.database) }
+            #expect(throws: (any Error).self) { try stolen.sync() }
+        }
+    }
+
     @Test("garbage member list, wrap, request and item records during a removal are reported and skipped; the removal completes")
     func garbageDuringRemoval() async throws {
         try await onDedicatedThread {
@@ -148,7 +167,7 @@ struct SyncAttackTests {
             let garbageRoster = CircleLayout.roster(epoch + 1)
             let garbageItem = CircleLayout.itemsPrefix + String(repeating: "ab", count: 32)
             try transport.put(garbageRoster, Data("not a member list".utf8))
-            try transport.put(CircleLayout.wrap(epoch + 1, try b.state().deviceID), Data([2, 0, 0]))
+            try transport.put(CircleLayout.wrap(epoch + 1, try b.state().deviceID, signer: try a.state().deviceID), Data([2, 0, 0]))
             try transport.put(garbageItem, Data(repeating: 2, count: 40))
             try transport.put(CircleLayout.request(Data(repeating: 9, count: 16)), Data("junk".utf8))
             try transport.put("members/" + String(repeating: "cd", count: 16), Data("junk".utf8))

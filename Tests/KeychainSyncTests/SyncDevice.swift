@@ -15,11 +15,13 @@ final class SyncDevice: @unchecked Sendable {  // used from one thread at a time
         synchronizer = KeychainSynchronizer(database: database)
     }
 
-    /// A thief's copy of `other`: its keychain file and its device key, opened without a password.
-    init(stolenCopyOf other: SyncDevice) throws {
+    /// A thief's copy of `other`: its keychain file and (unless `withDeviceKey` is false) its
+    /// device key, opened without a password.
+    init(stolenCopyOf other: SyncDevice, withDeviceKey: Bool = true) throws {
         _ = try other.database.checkpointAndTruncateLog(waitingAtMost: 1000)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-sync-stolen-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: other.directory, to: directory)
+        if !withDeviceKey { try FileManager.default.removeItem(at: directory.appendingPathComponent("state/device.key")) }
         database = try Self.open(directory, password: nil)
         synchronizer = KeychainSynchronizer(database: database)
     }

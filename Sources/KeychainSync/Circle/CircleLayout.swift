@@ -2,8 +2,8 @@ import Foundation
 import KeychainStore
 
 /// The names of a circle's records on its transport (see ``SyncTransport``):
-/// `roster/<epoch>` (the signed member list of each epoch, 10 digits), `wraps/<epoch>/<device id>`
-/// (that epoch's key bundle sealed to one member and signed), `requests/<device id>` (a join
+/// `roster/<epoch>` (the signed member list of each epoch, 10 digits),
+/// `wraps/<epoch>/<device id>/<signer id>` (that epoch's key bundle sealed to one member and signed), `requests/<device id>` (a join
 /// request awaiting sponsorship) and `items/<record name>` (the records). Every component is a
 /// number or hex of random or keyed bytes: no item name, account or service appears.
 enum CircleLayout {
@@ -11,8 +11,11 @@ enum CircleLayout {
     static let itemsPrefix = "items/"
 
     static func roster(_ epoch: UInt32) -> String { rosterPrefix + String(format: "%010u", epoch) }
-    static func wrap(_ epoch: UInt32, _ deviceID: Data) -> String {
-        "wraps/" + String(format: "%010u", epoch) + "/" + HexEncoding.string(deviceID)
+    /// Where `signer` leaves `deviceID`'s wrap of `epoch`: one place per signer, so two members
+    /// changing the membership at once do not overwrite each other's wraps (readers take the wrap
+    /// of the member who signed the list).
+    static func wrap(_ epoch: UInt32, _ deviceID: Data, signer: Data) -> String {
+        "wraps/" + String(format: "%010u", epoch) + "/" + HexEncoding.string(deviceID) + "/" + HexEncoding.string(signer)
     }
     static func request(_ deviceID: Data) -> String { "requests/" + HexEncoding.string(deviceID) }
     static func item(_ name: Data) -> String { itemsPrefix + HexEncoding.string(name) }

@@ -50,7 +50,7 @@ extension KeychainSynchronizer {
                 do {
                     roster = try Roster(decoding: record.bytes).verifiedAlone(circleID: state.circleID)
                     guard roster.member(state.deviceID) != nil, record.name == CircleLayout.roster(roster.epoch),
-                          let wrap = try read(CircleLayout.wrap(roster.epoch, state.deviceID))
+                          let wrap = try read(CircleLayout.wrap(roster.epoch, state.deviceID, signer: roster.signerID))
                     else { continue }
                     bundle = try KeyWrap(decoding: wrap.bytes).open(circleID: state.circleID, roster: roster, identity: identity)
                 } catch .tampered {
@@ -87,7 +87,7 @@ extension KeychainSynchronizer {
                 do throws(SyncError) {
                     next = try Roster(decoding: record.bytes).verified(after: roster)
                     guard next.member(state.deviceID) != nil else { throw SyncError.removedFromCircle }
-                    guard let wrap = try read(CircleLayout.wrap(next.epoch, state.deviceID)) else {
+                    guard let wrap = try read(CircleLayout.wrap(next.epoch, state.deviceID, signer: next.signerID)) else {
                         throw SyncError.tampered("this device's key wrap for epoch \(next.epoch) is missing")
                     }
                     nextBundle = try KeyWrap(decoding: wrap.bytes).open(circleID: state.circleID, roster: next, identity: identity)
@@ -129,7 +129,8 @@ extension KeychainSynchronizer {
             var wraps: [SyncTransportChange] = []
             for member in next.members {
                 let wrap = try KeyWrap(bundle, to: member, circleID: state.circleID, signer: identity)
-                wraps.append(SyncTransportChange(name: CircleLayout.wrap(next.epoch, member.id), operation: .write(wrap.encoded)))
+                wraps.append(SyncTransportChange(name: CircleLayout.wrap(next.epoch, member.id, signer: identity.member.id),
+                                                 operation: .write(wrap.encoded)))
             }
             try publish(wraps)
             do {

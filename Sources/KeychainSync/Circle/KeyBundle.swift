@@ -40,6 +40,17 @@ struct KeyBundle: Equatable {
         next.epoch > epoch && next.namingKey == namingKey && secrets.allSatisfy { next.secrets[$0.key] == $0.value }
     }
 
+    /// A commitment to this epoch's secret (SHA-256 over a domain string, the circle id, the epoch
+    /// and the secret), published in the epoch's member list: it tells the bundle apart from any
+    /// other and reveals nothing of a 256-bit random secret.
+    func check(circleID: Data) -> Data {
+        var message = SyncBytes(Data("keychainkit-sync-key-check-v2".utf8))
+        message.appendRaw(circleID)
+        message.append(epoch)
+        message.appendRaw(secrets[epoch].map(SyncSealing.bytes(of:)) ?? Data())
+        return Data(SHA256.hash(data: message.data))
+    }
+
     /// The key that wraps item keys of `protection` in records of `epoch`.
     func classKey(_ protection: ProtectionClass, epoch: UInt32, circleID: Data) throws(SyncError) -> SymmetricKey {
         guard let secret = secrets[epoch] else { throw .tampered("a record of an unknown epoch") }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// One epoch's key bundle for one member, stored as `wraps/<epoch>/<member id>`: sealed to the
+/// One epoch's key bundle for one member, stored as `wraps/<epoch>/<member id>/<signer id>`: sealed to the
 /// member's X25519 key with HPKE (Base mode: X25519, HKDF-SHA256, ChaCha20-Poly1305) and signed
 /// by the member of that epoch's roster who made it. Base mode alone would let anyone who knows
 /// the recipient's public key make a wrap; the signature (over the circle id, the epoch, the
@@ -100,6 +100,7 @@ struct KeyWrap {
         defer { plaintext.resetBytes(in: 0..<plaintext.count) }
         let bundle = try KeyBundle(decoding: plaintext)
         guard bundle.epoch == epoch else { throw .tampered("a key wrap whose bundle names another epoch") }
+        guard bundle.check(circleID: circleID) == roster.keyCheck else { throw .tampered("a key wrap whose keys are not the member list's") }
         return bundle
     }
 }

@@ -7,26 +7,32 @@ import KeychainStore
 /// accepts roster `e + 1` only when it verifies against the roster `e` it already trusts, so the
 /// member list is a chain of signatures back to the roster the device joined with.
 ///
+/// The list also commits to the epoch's keys (``KeyBundle/check``): a key wrap is taken only if the
+/// bundle inside matches the list it belongs to.
+///
 /// Layout (the signature covers the domain string and every byte before it):
 /// `0x02 ‖ circle id (16) ‖ epoch:u32 ‖ count:u16 ‖ count × (signing key (32) ‖ agreement key (32))
-/// ‖ signer id (16) ‖ signature (64)`.
+/// ‖ key check (32) ‖ signer id (16) ‖ signature (64)`.
 struct Roster: Equatable {
     var circleID: Data
     var epoch: UInt32
     /// Members in id order.
     var members: [Member]
+    /// ``KeyBundle/check`` of this epoch's bundle.
+    var keyCheck: Data
     var signerID: Data
     var signature: Data
 
     /// The most members a roster holds (a decoder bound; a household has a handful of devices).
     static let maximumMembers = 256
-    static let maximumSize = 1 + 16 + 4 + 2 + maximumMembers * 64 + 16 + 64
+    static let maximumSize = 1 + 16 + 4 + 2 + maximumMembers * 64 + 32 + 16 + 64
     private static let domain = Data("keychainkit-sync-roster-v2".utf8)
 
-    /// A roster of `members` at `epoch`, signed by `signer` (who must be one of them).
-    init(circleID: Data, epoch: UInt32, members: [Member], signer: DeviceIdentity) throws(SyncError) {
+    /// A roster of `members` at `bundle`'s epoch, committing to `bundle`, signed by `signer`.
+    init(circleID: Data, members: [Member], bundle: KeyBundle, signer: DeviceIdentity) throws(SyncError) {
         self.circleID = circleID
-        self.epoch = epoch
+        self.epoch = bundle.epoch
+        self.keyCheck = bundle.check(circleID: circleID)
         self.members = Array(Set(members)).sorted { $0.id.lexicographicallyPrecedes($1.id) }
         self.signerID = signer.member.id
         self.signature = Data()
@@ -47,6 +53,7 @@ struct Roster: Equatable {
         for _ in 0..<count {
             members.append(Member(signingKey: try reader.raw(32), agreementKey: try reader.raw(32)))
         }
+        keyCheck = try reader.raw(32)
         signerID = try reader.raw(16)
         signature = try reader.raw(64)
         guard reader.isAtEnd else { throw .tampered("a member list with trailing bytes") }
@@ -66,6 +73,7 @@ struct Roster: Equatable {
             out.appendRaw(member.signingKey)
             out.appendRaw(member.agreementKey)
         }
+        out.appendRaw(keyCheck)
         out.appendRaw(signerID)
         return out.data
     }
