@@ -62,6 +62,9 @@ extension KeychainSynchronizer {
     struct RemoteRecordState {
         var record: SyncRecord?
         var token: String
+        /// Refused because it is of an epoch after this device's (its keys are not here yet):
+        /// left alone rather than overwritten, since it may be a newer write.
+        var isOfLaterEpoch = false
     }
 
     struct LocalItemState {
@@ -75,7 +78,13 @@ extension KeychainSynchronizer {
                                         roster: roster)
             return RemoteRecordState(record: record, token: transportRecord.version)
         } catch {
-            return RemoteRecordState(record: nil, token: transportRecord.version)
+            var refused = RemoteRecordState(record: nil, token: transportRecord.version)
+            do {
+                refused.isOfLaterEpoch = try SyncRecord.Envelope(decoding: transportRecord.bytes).epoch > bundle.epoch
+            } catch {
+                refused.isOfLaterEpoch = false  // undecodable: garbage, to be replaced
+            }
+            return refused
         }
     }
 
@@ -115,6 +124,7 @@ extension KeychainSynchronizer {
                     return
                 }
                 guard let local else { return }  // only a refused record, and nothing here to replace it with
+                if remote?.isOfLaterEpoch == true { return }  // possibly newer: taken once this device has that epoch's keys
                 if let remoteVersion, remoteVersion == local.version {
                     session.state.synced[HexEncoding.string(name)] = .init(version: local.version, localIdentity: local.entry.localIdentity,
                                                                            isDeletion: local.entry.item == nil)

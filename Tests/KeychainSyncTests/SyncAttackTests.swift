@@ -136,6 +136,31 @@ struct SyncAttackTests {
         }
     }
 
+    @Test("a key wrap withheld from a member delays its epoch; it neither overwrites newer records of that epoch nor loses them")
+    func withheldWrap() async throws {
+        try await onDedicatedThread {
+            let circle = try SyncCircle()
+            let (a, b, c) = (circle.a, circle.b, circle.c)
+            try a.add("x", "old")
+            try circle.syncAll(a, b, c)
+            let removal = try a.synchronizer.removeDevice(try c.synchronizer.deviceID())
+            let transport = try circle.transport()
+            let wrapName = CircleLayout.wrap(removal.epoch, try b.state().deviceID, signer: try a.state().deviceID)
+            let wrap = try #require(try transport.read(wrapName))
+            try transport.publish([SyncTransportChange(name: wrapName, operation: .remove)])
+            try a.update("x", "new")
+            try a.sync()
+            let written = try #require(try transport.items().first)
+            let report = try b.sync()
+            #expect(report.epoch == removal.epoch - 1 && report.refused >= 2, "the member list without its wrap, and the record")
+            #expect(try transport.items().first?.bytes == written.bytes, "the newer record is left alone")
+            #expect(try b.secret("x") == "old")
+            try transport.put(wrapName, wrap.bytes)
+            #expect(try b.sync().epoch == removal.epoch)
+            #expect(try b.secret("x") == "new")
+        }
+    }
+
     @Test("a stolen keychain file without its device key (no password at all) does not give up the circle state")
     func stolenFileWithoutDeviceKey() async throws {
         try await onDedicatedThread {

@@ -28,17 +28,20 @@ public final class EtcdTransport: SyncTransport, @unchecked Sendable {  // EtcdC
         }
     }
 
+    /// True: every conditional change is a compare-and-swap on the key's mod revision.
     public var supportsConditionalPublish: Bool { true }
 
     /// Nothing to fetch: every call reads etcd.
     public func refresh() throws(SyncTransportError) {}
 
+    /// Every key under the circle's prefix followed by `name`, with its mod revision as the token.
     public func list(prefix name: String) throws(SyncTransportError) -> [SyncTransportRecord] {
         try Self.checkName(name, allowEmpty: true)
         let keyValues = try etcd { () throws(EtcdError) in try client.range(prefix: prefix + Data(name.utf8)).keyValues }
         return keyValues.compactMap(record)
     }
 
+    /// The key for `name`, with its mod revision as the token.
     public func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord? {
         try Self.checkName(name, allowEmpty: false)
         return try etcd { () throws(EtcdError) in try client.get(prefix + Data(name.utf8)) }.flatMap(record)
