@@ -74,6 +74,38 @@ struct SyncAttackTests {
         }
     }
 
+    @Test("a removed device that replaces the new member list with its own fork is undone by the next member to sync")
+    func removedDeviceForksList() async throws {
+        try await onDedicatedThread {
+            let circle = try SyncCircle()
+            let (a, b, c) = (circle.a, circle.b, circle.c)
+            try a.add("before", "1")
+            try circle.syncAll(a, b, c)
+            let cState = try c.state()
+            let (cRoster, cBundle, cIdentity) = try cState.parts()
+            let removal = try a.synchronizer.removeDevice(try c.synchronizer.deviceID())
+            // Before B has synced, C (a member of the previous list) puts its own list at the new
+            // epoch: itself, A and B, with keys it chose and wraps it signed.
+            let forgedBundle = cBundle.rotated()
+            #expect(forgedBundle.epoch == removal.epoch)
+            let forged = try Roster(circleID: cState.circleID, members: cRoster.members, bundle: forgedBundle, signer: cIdentity)
+            let transport = try circle.transport()
+            for member in cRoster.members {
+                try transport.put(CircleLayout.wrap(forged.epoch, member.id, signer: cState.deviceID),
+                                  try KeyWrap(forgedBundle, to: member, circleID: cState.circleID, signer: cIdentity).encoded)
+            }
+            try transport.put(CircleLayout.roster(forged.epoch), forged.encoded)
+            // A, which signed the genuine list, puts it back at its next pass; B then follows it.
+            #expect(try a.sync().refused >= 1)
+            try a.add("after", "2")
+            try a.sync()
+            #expect(try b.sync().epoch == removal.epoch)
+            #expect(try b.synchronizer.members() == removal.members)
+            #expect(try b.secret("after") == "2")
+            #expect(throws: SyncError.removedFromCircle) { try c.sync() }
+        }
+    }
+
     @Test("records a removed device writes with its old keys are refused, also after etcd revisions were raised by re-putting the keys")
     func removedDeviceOldEpochRecords() async throws {
         try await onDedicatedThread {

@@ -80,6 +80,7 @@ extension KeychainSynchronizer {
         private mutating func catchUp() throws(SyncError) {
             var (roster, bundle) = try state.membership()
             let identity = try state.identity
+            try restore(roster)
             while true {
                 guard let record = try read(CircleLayout.roster(roster.epoch + 1)) else { return }
                 let next: Roster
@@ -101,6 +102,24 @@ extension KeychainSynchronizer {
                 state.roster = roster.encoded
                 state.bundle = bundle.encoded
                 try state.save(to: database)
+            }
+        }
+
+        /// Puts the list this device trusts back at its name when something else is there (a
+        /// removed device racing to fork the chain, garbage) or nothing is: members that have not
+        /// caught up yet then find the genuine list. Counted in ``refused``; a lost race is left to
+        /// the next pass.
+        private mutating func restore(_ roster: Roster) throws(SyncError) {
+            let name = CircleLayout.roster(roster.epoch)
+            let existing = try read(name)
+            guard existing?.bytes != roster.encoded else { return }
+            refused += 1
+            do {
+                try transport.publish([SyncTransportChange(name: name, operation: .write(roster.encoded), expected: .some(existing?.version))])
+            } catch .conflict {
+                return
+            } catch {
+                throw .transport(error)
             }
         }
 
