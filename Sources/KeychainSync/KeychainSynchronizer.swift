@@ -150,6 +150,26 @@ public final class KeychainSynchronizer {
         return try session.state.membership().roster.memberIDs
     }
 
+    /// The ids (hex) of devices whose join request was made with the current code and awaits a
+    /// sponsor, so that a person sees every request before approving one. Requests that do not
+    /// verify are left out.
+    public func joinRequests() throws(SyncError) -> [String] {
+        let session = try Session(self)
+        let (roster, bundle) = try session.state.membership()
+        let code = CircleCode(circleID: roster.circleID, secret: bundle.joinSecret)
+        var ids: [String] = []
+        for record in try session.list("requests/") {
+            do {
+                let request = try JoinRequest(verifying: record.bytes, code: code)
+                guard record.name == CircleLayout.request(request.member.id), roster.member(request.member.id) == nil else { continue }
+                ids.append(HexEncoding.string(request.member.id))
+            } catch .tampered {
+                continue
+            }
+        }
+        return ids.sorted()
+    }
+
     /// This device's id in its circle (hex).
     public func deviceID() throws(SyncError) -> String { HexEncoding.string(try requireState().deviceID) }
 

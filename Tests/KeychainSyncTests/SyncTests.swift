@@ -191,6 +191,7 @@ struct SyncTests {
             try a.sync()
             let id = try b.synchronizer.join(code: code, location: location)
             #expect(try a.synchronizer.members() == [try a.synchronizer.deviceID()], "a request is not a membership")
+            #expect(try a.synchronizer.joinRequests() == [id], "a member sees the request before sponsoring it")
             #expect(throws: SyncError.awaitingSponsorship(id)) { try b.sync() }
             #expect(throws: SyncError.alreadyInCircle) { try b.synchronizer.join(code: code, location: location) }
             #expect(throws: SyncError.noJoinRequest("00112233445566778899aabbccddeeff")) {
@@ -199,6 +200,7 @@ struct SyncTests {
             let members = try a.synchronizer.sponsor(id.uppercased())
             #expect(members == [try a.synchronizer.deviceID(), id].sorted())
             #expect(throws: SyncError.alreadyMember(id)) { try a.synchronizer.sponsor(id) }
+            #expect(try a.synchronizer.joinRequests().isEmpty, "a sponsored request is gone")
             try b.sync()
             #expect(try b.contents() == ["from-a": "1"])
             try b.add("from-b", "2")
@@ -247,6 +249,7 @@ struct SyncTests {
             let code = try a.synchronizer.create(location: location)
             let wrong = CircleCode(circleID: code.circleID, secret: SymmetricKey(size: .bits256))
             let id = try b.synchronizer.join(code: wrong, location: location)
+            #expect(try a.synchronizer.joinRequests().isEmpty, "a request made with a wrong code is not offered")
             let refused = #expect(throws: SyncError.self) { try a.synchronizer.sponsor(id) }
             if case .joinRequestRefused? = refused {} else { Issue.record("expected a refused request, got \(String(describing: refused))") }
             #expect(throws: SyncError.awaitingSponsorship(id)) { try b.sync() }

@@ -24,6 +24,8 @@ struct SyncCommandTests {
                 #expect(bID.count == 32 && joined.stderr.contains("sync sponsor"))
                 #expect(try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, b], stdin: code + "\n").status == 1,
                         "already in a circle")
+                let pending = try sandbox.keychainctl(["sync", "status", a])
+                #expect(pending.stdout.contains("join request \(bID)"), "\(pending.stdout)")
                 let unsponsored = try sandbox.keychainctl(["sync", b])
                 #expect(unsponsored.status == 1 && unsponsored.stderr.contains("sync sponsor \(bID)"), "\(unsponsored.stderr)")
                 let sponsored = try sandbox.keychainctl(["sync", "sponsor", bID.uppercased(), a])

@@ -170,6 +170,9 @@ struct SyncStatus: ParsableCommand {
             for member in members {
                 Console.out("member \(member)\(member == status.deviceID ? " (this device)" : "")")
             }
+            for request in try synchronizer.joinRequests() {
+                Console.out("join request \(request) (compare with the id the device printed; `keychainctl sync sponsor \(request)` adds it)")
+            }
         }
     }
 }
