@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "KeychainKitTesting", targets: ["KeychainKitTesting"]),
         // Linux-only keychain management beyond Apple's Security API (not built on Apple platforms).
         .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
+        // The sync protocol and its transports (Linux; Fuzz/ drives its decoders through this product).
+        .library(name: "KeychainSync", targets: ["KeychainSync"]),
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "docker-credential-keychainkit", targets: ["docker-credential-keychainkit"]),
     ],

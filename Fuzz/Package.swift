@@ -7,6 +7,10 @@ let fuzzTarget = { (name: String) -> Target in
     .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "KeychainServices", package: "KeychainKit")])
 }
 
+let syncFuzzTarget = { (name: String) -> Target in
+    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "KeychainSync", package: "KeychainKit")])
+}
+
 let package = Package(
     name: "KeychainKitFuzz",
     dependencies: [.package(name: "KeychainKit", path: "..")],
@@ -19,5 +23,12 @@ let package = Package(
         fuzzTarget("FuzzItemPayload"),
         // Keybag entries and stored KDF parameters (read before any authentication).
         fuzzTarget("FuzzKeybag"),
+        // Sync (issue 21): what a transport hands a device before anything is verified.
+        // Item records: the signed envelope and the decrypted payload.
+        syncFuzzTarget("FuzzSyncRecord"),
+        // Key wraps and the key bundles inside them.
+        syncFuzzTarget("FuzzKeyWrap"),
+        // Signed member lists and join requests.
+        syncFuzzTarget("FuzzRoster"),
     ]
 )

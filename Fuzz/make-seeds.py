@@ -79,4 +79,33 @@ write("FuzzKeybag", "entry-short", [2] + list(struct.pack(">I", 3)) + [1, 2, 3] 
 salt = bytes(random.getrandbits(8) for _ in range(32))
 for name, (log_n, r, p) in {"kdf-floor": (14, 8, 1), "kdf-test": (4, 8, 1), "kdf-max": (20, 8, 1), "kdf-over": (20, 16, 16)}.items():
     write("FuzzKeybag", name, [1, log_n] + list(struct.pack(">III", r, p, len(salt))) + list(salt))
+
+# --- sync: records, key wraps and bundles, member lists and join requests ----------------------
+# Well-formed layouts with random keys and signatures: they decode, and never verify.
+random.seed(21)
+def rnd(n): return bytes(random.getrandbits(8) for _ in range(n))
+def field(b): return struct.pack(">I", len(b)) + b
+envelope = bytes([2]) + struct.pack(">I", 3) + bytes([0]) + rnd(16) + field(rnd(60)) + field(rnd(120)) + rnd(64)
+write("FuzzSyncRecord", "envelope", [0] + list(envelope))
+write("FuzzSyncRecord", "envelope-class-over", [0] + list(envelope[:5] + bytes([7]) + envelope[6:]))
+item = bytes(payload(attr("acct", "s", b"alice"), attr("agrp", "s", b"app"), [ord("D")] + list(struct.pack(">I", 2)) + list(b"pw")))
+body = bytes([2, 0]) + struct.pack(">d", 7.0e8) + field(rnd(16)) + field(b"genp") + field(item)
+write("FuzzSyncRecord", "body-live", [1] + list(body))
+write("FuzzSyncRecord", "body-deletion", [1] + list(bytes([2, 1]) + struct.pack(">d", 7.0e8) + field(rnd(16)) + field(b"inet")))
+def bundle(epoch, epochs):
+    out = bytes([2]) + struct.pack(">I", epoch) + rnd(32) + rnd(32) + struct.pack(">I", len(epochs))
+    for e in epochs: out += struct.pack(">I", e) + rnd(32)
+    return out
+write("FuzzKeyWrap", "bundle-1", [1] + list(bundle(1, [1])))
+write("FuzzKeyWrap", "bundle-3", [1] + list(bundle(3, [1, 2, 3])))
+write("FuzzKeyWrap", "bundle-unordered", [1] + list(bundle(2, [2, 1])))
+wrap = bytes([2]) + struct.pack(">I", 2) + rnd(16) + rnd(16) + field(rnd(32)) + field(rnd(200)) + rnd(64)
+write("FuzzKeyWrap", "wrap", [0] + list(wrap))
+def roster(count):
+    out = bytes([2]) + rnd(16) + struct.pack(">I", 4) + struct.pack(">H", count)
+    for _ in range(count): out += rnd(64)
+    return out + rnd(32) + rnd(16) + rnd(64)
+write("FuzzRoster", "roster-1", [0] + list(roster(1)))
+write("FuzzRoster", "roster-3", [0] + list(roster(3)))
+write("FuzzRoster", "request", [1] + list(bytes([2]) + bytes([0x11] * 16) + rnd(32) + rnd(32) + rnd(64) + rnd(32)))
 print("seeds written")

@@ -1,34 +1,71 @@
 import KeychainStore
 
-/// Why a sync operation failed. Messages never contain secrets, item names or values.
+/// Why a sync operation failed. Messages never contain secrets, item names or values; each says
+/// what to do.
 public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The circle code is not one this library writes.
     case invalidCircleCode
+    /// A code, or this keychain's circle, is of the first sync format (membership not
+    /// authenticated): refused, never used in a weaker mode.
+    case legacyCircle
     /// This keychain is not in a circle (create or join one first).
     case notInCircle
-    /// This keychain is already in a circle.
+    /// This keychain is already in a circle (or has asked to join one).
     case alreadyInCircle
-    /// No circle with this code exists in etcd, or the code's secret does not open its keys.
+    /// No circle with this id on the transport.
     case circleNotFound
-    /// This device was removed from the circle (or its keys were rotated without it).
+    /// This device asked to join and no member has sponsored it yet: its id.
+    case awaitingSponsorship(String)
+    /// This device was removed from the circle.
     case removedFromCircle
-    /// A record or key in etcd did not authenticate: altered, or written without the circle's keys.
+    /// The keychain is locked: the circle state (kept WhenUnlockedThisDeviceOnly) cannot be read.
+    case locked
+    /// Not a device id (32 hex digits): the text given.
+    case invalidDeviceID(String)
+    /// No member has this id: the id and the members there are.
+    case unknownDevice(String, members: [String])
+    /// This device cannot remove itself (`leave` it instead, and remove it from another member).
+    case cannotRemoveSelf
+    /// The device is a member already: its id.
+    case alreadyMember(String)
+    /// No join request from this device: its id.
+    case noJoinRequest(String)
+    /// A join request that was not made with the current code, or not by the key it names.
+    case joinRequestRefused(String)
+    /// Another member changed the membership at the same time: nothing was changed here.
+    case membershipChanged
+    /// Something on the transport or in the keychain did not authenticate or decode: what.
     case tampered(String)
-    /// etcd failed.
-    case store(EtcdError)
+    /// The transport failed.
+    case transport(SyncTransportError)
     /// The local keychain failed.
     case keychain(KeychainStoreError)
 
     /// A sentence for people and logs.
     public var description: String {
         switch self {
-        case .invalidCircleCode: return "not a circle code (it starts with kkc1-)"
-        case .notInCircle: return "this keychain is not in a sync circle"
-        case .alreadyInCircle: return "this keychain is already in a sync circle"
-        case .circleNotFound: return "no circle with this code in etcd, or the code does not open it"
-        case .removedFromCircle: return "this device was removed from the circle"
-        case .tampered(let what): return "\(what) in etcd did not authenticate"
-        case .store(let error): return error.description
+        case .invalidCircleCode: return "not a circle code (it starts with kkc2-)"
+        case .legacyCircle:
+            return "this circle uses the first sync format, whose membership was not authenticated, and is no longer synchronized; "
+                + "run `keychainctl sync leave` on each device (items stay in the keychain), then `sync create` on one device "
+                + "and `sync join` + `sync sponsor` for the others"
+        case .notInCircle: return "this keychain is not in a sync circle (run `keychainctl sync create` or `sync join`)"
+        case .alreadyInCircle: return "this keychain is already in a sync circle (or waiting to join one); `keychainctl sync leave` first"
+        case .circleNotFound: return "no circle with this code on the sync transport (check the code and the endpoints)"
+        case .awaitingSponsorship(let id):
+            return "waiting for a member to sponsor this device: on a member run `keychainctl sync sponsor \(id)`, then run `sync` here again"
+        case .removedFromCircle: return "this device was removed from the circle (join again with a new code and a sponsor)"
+        case .locked: return "the keychain is locked and its circle state needs the password: run `keychainctl unlock-keychain` first"
+        case .invalidDeviceID(let text): return "not a device id (32 hex digits, as `keychainctl sync status` shows): \(text)"
+        case .unknownDevice(let id, let members):
+            return "no member with id \(id); the members are: \(members.joined(separator: ", "))"
+        case .cannotRemoveSelf: return "a device cannot remove itself: run `keychainctl sync leave` here and `sync remove-device` on another member"
+        case .alreadyMember(let id): return "device \(id) is a member already"
+        case .noJoinRequest(let id): return "no join request from device \(id): run `keychainctl sync join` on it first"
+        case .joinRequestRefused(let reason): return "join request refused: \(reason) (the device must join with the current code)"
+        case .membershipChanged: return "another member changed the circle at the same time; nothing was changed, run the command again"
+        case .tampered(let what): return "\(what) did not authenticate"
+        case .transport(let error): return error.description
         case .keychain(let error): return error.description
         }
     }

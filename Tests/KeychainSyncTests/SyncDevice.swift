@@ -11,11 +11,39 @@ final class SyncDevice: @unchecked Sendable {  // used from one thread at a time
     init(_ name: String, password: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-sync-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        database = try KeychainDatabase.open(
+        database = try Self.open(directory, password: password)
+        synchronizer = KeychainSynchronizer(database: database)
+    }
+
+    /// A thief's copy of `other`: its keychain file and (unless `withDeviceKey` is false) its
+    /// device key, opened without a password.
+    init(stolenCopyOf other: SyncDevice, withDeviceKey: Bool = true) throws {
+        _ = try other.database.checkpointAndTruncateLog(waitingAtMost: 1000)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-sync-stolen-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: other.directory, to: directory)
+        if !withDeviceKey { try FileManager.default.removeItem(at: directory.appendingPathComponent("state/device.key")) }
+        database = try Self.open(directory, password: nil)
+        synchronizer = KeychainSynchronizer(database: database)
+    }
+
+    private static func open(_ directory: URL, password: String?) throws -> KeychainDatabase {
+        try KeychainDatabase.open(
             path: directory.appendingPathComponent("login.keychain-db").path, password: password.map { Data($0.utf8) },
             options: .init(deviceKeyPath: directory.appendingPathComponent("state/device.key").path,
                            newKeychainKDF: .testing(), allowTestingKDF: true))
-        synchronizer = KeychainSynchronizer(database: database)
+    }
+
+    /// Asks to join with `code` and has `sponsor` sponsor this device; the first sync completes it.
+    func join(_ code: CircleCode, sponsor: SyncDevice, location: String) throws {
+        let id = try synchronizer.join(code: code, location: location)
+        try sponsor.synchronizer.sponsor(id)
+        try sync()
+    }
+
+    /// This device's circle state (its identity, member list and keys), as a test reads it.
+    func state() throws -> CircleState {
+        guard let state = try CircleState.load(from: database) else { throw SyncError.notInCircle }
+        return state
     }
 
     deinit {
@@ -23,9 +51,9 @@ final class SyncDevice: @unchecked Sendable {  // used from one thread at a time
     }
 
     static func item(_ account: String, _ secret: String, synchronizable: Bool = true,
-                     protection: ProtectionClass = .whenUnlocked) -> NewItem {
+                     protection: ProtectionClass = .whenUnlocked, group: String = "app") -> NewItem {
         NewItem(itemClass: .genericPassword,
-                attributes: ["acct": .string(account), "svce": .string("svc"), "agrp": .string("app"),
+                attributes: ["acct": .string(account), "svce": .string("svc"), "agrp": .string(group),
                              "sync": .number(synchronizable ? 1 : 0)],
                 data: Data(secret.utf8), protection: protection)
     }

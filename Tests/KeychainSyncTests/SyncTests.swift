@@ -5,46 +5,33 @@ import KeychainStore
 import Testing
 @testable import KeychainSync
 
-/// Synchronizable items across three simulated devices through a real 3-member etcd cluster.
+/// Synchronizable items across three simulated devices through a real 3-member etcd cluster: the
+/// honest paths (create, sponsored join, sync both ways, conflicts, failures, removal).
 @Suite("Sync through etcd (real 3-member cluster, three devices)", .serialized)
 struct SyncTests {
-    /// A cluster and three devices in one circle (A created it, B and C joined with its code).
-    private func circle() throws -> (EtcdCluster, SyncDevice, SyncDevice, SyncDevice, CircleCode) {
-        let cluster = try EtcdCluster()
-        let a = try SyncDevice("a"), b = try SyncDevice("b"), c = try SyncDevice("c")
-        let code = try a.synchronizer.create(endpoints: cluster.endpoints)
-        try b.synchronizer.join(code: try CircleCode(text: code.text), endpoints: cluster.endpoints)
-        try c.synchronizer.join(code: code, endpoints: cluster.endpoints.reversed())
-        return (cluster, a, b, c, code)
-    }
-
-    private func syncAll(_ devices: SyncDevice..., rounds: Int = 2) throws {
-        for _ in 0..<rounds { for device in devices { try device.sync() } }
-    }
-
     @Test("adds, updates and deletes on any device reach the others; a delete is never undone by an older copy")
     func convergence() async throws {
         try await onDedicatedThread {
-            let (cluster, a, b, c, _) = try circle()
-            defer { withExtendedLifetime(cluster) {} }  // the cluster stops when released
+            let circle = try SyncCircle()
+            let (a, b, c) = (circle.a, circle.b, circle.c)
             try a.add("x", "x1")
             try b.add("y", "y1")
-            try syncAll(a, b, c)
+            try circle.syncAll(a, b, c)
             for device in [a, b, c] { #expect(try device.contents() == ["x": "x1", "y": "y1"]) }
 
             try c.update("x", "x2")
-            try syncAll(c, a, b)
+            try circle.syncAll(c, a, b)
             for device in [a, b, c] { #expect(try device.secret("x") == "x2") }
 
             try b.delete("y")
-            try syncAll(b, a, c)
+            try circle.syncAll(b, a, c)
             for device in [a, b, c] { #expect(try device.secret("y") == nil) }
             // A device syncing again (it had y before) does not bring it back.
-            try syncAll(a, c, b)
+            try circle.syncAll(a, c, b)
             for device in [a, b, c] { #expect(try device.contents() == ["x": "x2"]) }
             // Re-adding after a delete is a newer change: it wins.
             try a.add("y", "y2")
-            try syncAll(a, b, c)
+            try circle.syncAll(a, b, c)
             for device in [a, b, c] { #expect(try device.secret("y") == "y2") }
         }
     }
@@ -52,16 +39,16 @@ struct SyncTests {
     @Test("conflicting edits: the newest modification wins on every device, whatever the order of syncs")
     func conflictingEdits() async throws {
         try await onDedicatedThread {
-            let (cluster, a, b, c, _) = try circle()
-            defer { withExtendedLifetime(cluster) {} }  // the cluster stops when released
+            let circle = try SyncCircle()
+            let (a, b, c) = (circle.a, circle.b, circle.c)
             try a.add("x", "base")
-            try syncAll(a, b, c)
+            try circle.syncAll(a, b, c)
             try a.update("x", "from-a")
             usleep(5_000)  // B's edit is the later one
             try b.update("x", "from-b")
             try b.sync()   // B first, then A (whose edit is older) — A must not overwrite B's
             try a.sync()
-            try syncAll(c, a, b)
+            try circle.syncAll(c, a, b)
             for device in [a, b, c] { #expect(try device.secret("x") == "from-b") }
         }
     }
@@ -69,11 +56,11 @@ struct SyncTests {
     @Test("delete against edit: the later one wins, in both orders")
     func deleteAgainstEdit() async throws {
         try await onDedicatedThread {
-            let (cluster, a, b, c, _) = try circle()
-            defer { withExtendedLifetime(cluster) {} }  // the cluster stops when released
+            let circle = try SyncCircle()
+            let (a, b, c) = (circle.a, circle.b, circle.c)
             try a.add("d", "v")
             try a.add("e", "v")
-            try syncAll(a, b, c)
+            try circle.syncAll(a, b, c)
             // d: deleted on A, then edited later on B → the edit wins.
             try a.delete("d")
             usleep(5_000)
@@ -82,7 +69,7 @@ struct SyncTests {
             try b.update("e", "edited-earlier")
             usleep(5_000)
             try a.delete("e")
-            try syncAll(a, b, c)
+            try circle.syncAll(a, b, c)
             for device in [a, b, c] {
                 #expect(try device.secret("d") == "edited-later")
                 #expect(try device.secret("e") == nil)
@@ -90,35 +77,42 @@ struct SyncTests {
         }
     }
 
-    @Test("only synchronizable, portable items leave the device; etcd holds no name, account, service or secret")
+    @Test("only synchronizable, portable items leave the device; etcd holds no name, account, service, secret or key")
     func onlyCiphertextLeaves() async throws {
         try await onDedicatedThread {
-            let (cluster, a, b, _, code) = try circle()
+            let circle = try SyncCircle()
+            let (a, b) = (circle.a, circle.b)
             try a.add("shared-account-canary", "shared-secret-canary")
             _ = try a.database.insert(SyncDevice.item("local-account-canary", "local-secret-canary", synchronizable: false))
             _ = try a.database.insert(SyncDevice.item("bound-account-canary", "bound-secret-canary", protection: .whenUnlockedThisDeviceOnly))
-            try syncAll(a, b)
+            try circle.syncAll(a, b)
             #expect(try b.contents() == ["shared-account-canary": "shared-secret-canary"])
 
-            let client = try EtcdClient(endpoints: cluster.endpoints)
+            let client = try EtcdClient(endpoints: circle.cluster.endpoints)
             let everything = try client.range(prefix: Data("/".utf8)).keyValues
-            let records = everything.filter { $0.key.starts(with: CircleLayout(circleID: code.circleID).itemsPrefix) }
-            #expect(records.count == 1, "one record: the synchronizable, portable item")
+            #expect(try circle.transport().items().count == 1, "one record: the synchronizable, portable item")
             for canary in ["canary", "svc", "app", "shared-secret", "local-", "bound-"] {
                 let needle = Data(canary.utf8)
                 #expect(!everything.contains { $0.key.range(of: needle) != nil || $0.value.range(of: needle) != nil }, "\(canary) in etcd")
             }
-            #expect(!everything.contains { $0.value.range(of: SyncSealing.bytes(of: code.secret)) != nil }, "the circle secret in etcd")
+            let (_, bundle, identity) = try a.state().parts()
+            var secrets = [SyncSealing.bytes(of: circle.code.secret), SyncSealing.bytes(of: bundle.namingKey),
+                           identity.signingKey.rawRepresentation, identity.agreementKey.rawRepresentation]
+            secrets += bundle.secrets.values.map { SyncSealing.bytes(of: $0) }
+            for secret in secrets {
+                #expect(!everything.contains { $0.value.range(of: secret) != nil }, "a circle key or device private key in etcd")
+            }
         }
     }
 
     @Test("a member killed mid-sync, then the whole cluster down and back: errors, nothing lost, convergence after")
     func clusterFailures() async throws {
         try await onDedicatedThread {
-            let (cluster, a, b, c, _) = try circle()
+            let circle = try SyncCircle()
+            let (cluster, a, b, c) = (circle.cluster, circle.a, circle.b, circle.c)
             for index in 0..<20 { try a.add("k\(index)", "v\(index)") }
             cluster.kill(0)
-            try syncAll(a, b, c)
+            try circle.syncAll(a, b, c)
             #expect(try c.contents().count == 20)
             // A member killed while a pass is writing: the pass fails over (or fails cleanly), and
             // the next passes converge with nothing lost.
@@ -135,9 +129,9 @@ struct SyncTests {
             cluster.kill(1)
             finished.wait()
             if let failure {
-                if case .store? = failure as? SyncError {} else { Issue.record("mid-sync kill: \(failure)") }
+                if case .transport? = failure as? SyncError {} else { Issue.record("mid-sync kill: \(failure)") }
             }
-            try syncAll(a, b, c)
+            try circle.syncAll(a, b, c)
             for device in [a, b, c] { #expect(try device.contents().count == 120) }
             try cluster.start(1)
             try cluster.waitUntilServing()
@@ -145,12 +139,12 @@ struct SyncTests {
             for index in 1..<3 { cluster.kill(index) }
             try b.update("k1", "while-down")
             let error = #expect(throws: SyncError.self) { try b.sync() }
-            if case .store? = error {} else { Issue.record("expected a store error, got \(String(describing: error))") }
+            if case .transport? = error {} else { Issue.record("expected a transport error, got \(String(describing: error))") }
             #expect(try b.secret("k1") == "while-down", "the local write stands")
 
             for index in 0..<3 { try cluster.start(index) }
             try cluster.waitUntilServing()
-            try syncAll(b, a, c)
+            try circle.syncAll(b, a, c)
             for device in [a, b, c] {
                 #expect(try device.secret("k1") == "while-down")
                 #expect(try device.contents().count == 120)
@@ -158,102 +152,129 @@ struct SyncTests {
         }
     }
 
-    @Test("tampered records in etcd are refused, never applied, and repaired by a device that has the item")
+    @Test("tampered records are refused, never applied, and repaired by a device that has the item")
     func tamperedRecords() async throws {
         try await onDedicatedThread {
-            let (cluster, a, b, _, code) = try circle()
+            let circle = try SyncCircle()
+            let (a, b) = (circle.a, circle.b)
             try a.add("t", "genuine")
             try a.add("u", "other")
-            try syncAll(a, b)
-            let client = try EtcdClient(endpoints: cluster.endpoints)
-            let layout = CircleLayout(circleID: code.circleID)
-            let records = try client.range(prefix: layout.itemsPrefix).keyValues
+            try circle.syncAll(a, b)
+            let transport = try circle.transport()
+            let records = try transport.items()
             #expect(records.count == 2)
-            // One record with a flipped byte, and the other's value moved under the first's name.
-            var flipped = records[0].value
-            flipped[flipped.count - 5] ^= 0x01
-            try client.put(records[0].key, flipped)
-            try client.put(records[1].key + Data("0".utf8).prefix(0), records[1].value)  // unchanged control
+            var flipped = records[0].bytes
+            flipped[flipped.count - 80] ^= 0x01  // inside the ciphertext (the signature is the last 64 bytes)
+            try transport.put(records[0].name, flipped)
             try b.update("t", "b-local")  // B has its own newer version of one of them
             let report = try a.sync()
             #expect(report.refused >= 1)
             #expect(try a.contents() == ["t": "genuine", "u": "other"], "nothing altered was applied")
-            try client.put(records[0].key, records[1].value)  // a whole record moved to another name
+            try transport.put(records[0].name, records[1].bytes)  // a whole record moved to another name
             let moved = try a.sync()
             #expect(moved.refused >= 1)
             #expect(try a.contents() == ["t": "genuine", "u": "other"])
             // B's newer write replaces the damaged record; A then takes it.
-            try syncAll(b, a)
+            try circle.syncAll(b, a)
             #expect(try a.secret("t") == "b-local")
         }
     }
 
-    @Test("a removed device's keys are rotated out: the others keep syncing, it cannot, its old-key writes are refused, the old code no longer joins")
+    @Test("sponsored join: a request alone makes no member; a member sponsors it; the device then syncs both ways")
+    func sponsoredJoin() async throws {
+        try await onDedicatedThread {
+            let cluster = try EtcdCluster()
+            let location = cluster.endpoints.joined(separator: ",")
+            let a = try SyncDevice("a"), b = try SyncDevice("b")
+            let code = try a.synchronizer.create(location: location)
+            try a.add("from-a", "1")
+            try a.sync()
+            let id = try b.synchronizer.join(code: code, location: location)
+            #expect(try a.synchronizer.members() == [try a.synchronizer.deviceID()], "a request is not a membership")
+            #expect(try a.synchronizer.joinRequests() == [id], "a member sees the request before sponsoring it")
+            #expect(throws: SyncError.awaitingSponsorship(id)) { try b.sync() }
+            #expect(throws: SyncError.alreadyInCircle) { try b.synchronizer.join(code: code, location: location) }
+            #expect(throws: SyncError.noJoinRequest("00112233445566778899aabbccddeeff")) {
+                try a.synchronizer.sponsor("00112233445566778899AABBCCDDEEFF")
+            }
+            let members = try a.synchronizer.sponsor(id.uppercased())
+            #expect(members == [try a.synchronizer.deviceID(), id].sorted())
+            #expect(throws: SyncError.alreadyMember(id)) { try a.synchronizer.sponsor(id) }
+            #expect(try a.synchronizer.joinRequests().isEmpty, "a sponsored request is gone")
+            try b.sync()
+            #expect(try b.contents() == ["from-a": "1"])
+            try b.add("from-b", "2")
+            try b.sync()
+            try a.sync()
+            #expect(try a.contents() == ["from-a": "1", "from-b": "2"])
+            #expect(try b.synchronizer.status().epoch == 2 && b.synchronizer.status().members == members)
+        }
+    }
+
+    @Test("a removed device's keys are rotated out: the others keep syncing, it cannot, the old code no longer authorises a join")
     func removedDevice() async throws {
         try await onDedicatedThread {
-            let (cluster, a, b, c, oldCode) = try circle()
+            let circle = try SyncCircle()
+            let (a, b, c) = (circle.a, circle.b, circle.c)
             try a.add("before", "1")
-            try syncAll(a, b, c)
+            try circle.syncAll(a, b, c)
             let cID = try c.synchronizer.deviceID()
-            let cState = try #require(try CircleState.load(from: c.database))
-            let newCode = try a.synchronizer.removeDevice(cID)
-            #expect(newCode.circleID == oldCode.circleID && newCode != oldCode)
+            let removal = try a.synchronizer.removeDevice(cID)
+            #expect(removal.code.circleID == circle.code.circleID && removal.code != circle.code)
+            #expect(removal.members == [try a.synchronizer.deviceID(), try b.synchronizer.deviceID()].sorted())
+            #expect(removal.skipped.isEmpty)
             #expect(try !a.synchronizer.members().contains(cID))
 
             try a.add("after", "2")
-            try syncAll(a, b)
+            try circle.syncAll(a, b)
             #expect(try b.contents() == ["before": "1", "after": "2"])
-            let error = #expect(throws: SyncError.self) { try c.sync() }
-            #expect(error == .removedFromCircle)
+            #expect(throws: SyncError.removedFromCircle) { try c.sync() }
 
-            // C still holds the old epoch's keys and writes a record with them: refused by the others.
-            let stale = SyncRecord(name: Data(repeating: 7, count: 32), protection: .whenUnlocked,
-                                   version: RecordVersion(time: Date().timeIntervalSinceReferenceDate + 1000, device: cState.deviceID),
-                                   isDeletion: false, itemClass: .genericPassword,
-                                   payload: ItemPayload(attributes: ["acct": .string("forged"), "svce": .string("svc"), "agrp": .string("app"),
-                                                                     "sync": .number(1)], data: Data("x".utf8), accessControlFlags: nil))
-            let client = try EtcdClient(endpoints: cluster.endpoints)
-            try client.put(CircleLayout(circleID: cState.circleID).item(stale.name),
-                           try stale.sealed(circleID: cState.circleID, bundle: try cState.keyBundle))
-            let report = try b.sync()
-            #expect(report.refused == 1)
-            #expect(try b.secret("forged") == nil)
-
-            let d = try SyncDevice("d")
-            #expect(throws: SyncError.circleNotFound) { try d.synchronizer.join(code: oldCode, endpoints: cluster.endpoints) }
-            try d.synchronizer.join(code: newCode, endpoints: cluster.endpoints)
-            try d.sync()
-            #expect(try d.contents() == ["before": "1", "after": "2"])
+            // The old code no longer authorises a join request; the new one does.
+            let d = try SyncDevice("d"), e = try SyncDevice("e")
+            let dID = try d.synchronizer.join(code: circle.code, location: circle.location)
+            let refused = #expect(throws: SyncError.self) { try a.synchronizer.sponsor(dID) }
+            if case .joinRequestRefused? = refused {} else { Issue.record("expected a refused request, got \(String(describing: refused))") }
+            try e.join(removal.code, sponsor: b, location: circle.location)
+            #expect(try e.contents() == ["before": "1", "after": "2"])
         }
     }
 
-    @Test("a wrong code does not join; a malformed one is refused before anything is sent")
+    @Test("a wrong code is refused by the sponsor; a malformed one before anything is sent")
     func wrongCode() async throws {
         try await onDedicatedThread {
             let cluster = try EtcdCluster()
-            let a = try SyncDevice("a"), b = try SyncDevice("b")
-            let code = try a.synchronizer.create(endpoints: cluster.endpoints)
+            let location = cluster.endpoints.joined(separator: ",")
+            let a = try SyncDevice("a"), b = try SyncDevice("b"), c = try SyncDevice("c")
+            let code = try a.synchronizer.create(location: location)
             let wrong = CircleCode(circleID: code.circleID, secret: SymmetricKey(size: .bits256))
-            #expect(throws: SyncError.circleNotFound) { try b.synchronizer.join(code: wrong, endpoints: cluster.endpoints) }
-            #expect(throws: SyncError.invalidCircleCode) { try CircleCode(text: "kkc1-00-11") }
-            #expect(throws: SyncError.invalidCircleCode) { try CircleCode(text: code.text.replacingOccurrences(of: "kkc1-", with: "kkc2-")) }
-            #expect(throws: SyncError.notInCircle) { try b.sync() }
-            #expect(throws: SyncError.alreadyInCircle) { try a.synchronizer.create(endpoints: cluster.endpoints) }
+            let id = try b.synchronizer.join(code: wrong, location: location)
+            #expect(try a.synchronizer.joinRequests().isEmpty, "a request made with a wrong code is not offered")
+            let refused = #expect(throws: SyncError.self) { try a.synchronizer.sponsor(id) }
+            if case .joinRequestRefused? = refused {} else { Issue.record("expected a refused request, got \(String(describing: refused))") }
+            #expect(throws: SyncError.awaitingSponsorship(id)) { try b.sync() }
+            let elsewhere = CircleCode(circleID: Data(repeating: 1, count: 16), secret: SymmetricKey(size: .bits256))
+            #expect(throws: SyncError.circleNotFound) { try c.synchronizer.join(code: elsewhere, location: location) }
+            #expect(throws: SyncError.invalidCircleCode) { try CircleCode(text: "kkc2-00-11") }
+            #expect(throws: SyncError.invalidCircleCode) { try CircleCode(text: code.text.replacingOccurrences(of: "kkc2-", with: "kkc3-")) }
+            #expect(throws: SyncError.notInCircle) { try c.sync() }
+            #expect(throws: SyncError.alreadyInCircle) { try a.synchronizer.create(location: location) }
         }
     }
 
-    @Test("a locked device skips what it cannot open, reports it, and takes it after the unlock")
+    @Test("a locked password keychain cannot sync (its circle state needs the password) and says so; after the unlock it catches up")
     func lockedDevice() async throws {
         try await onDedicatedThread {
             let cluster = try EtcdCluster()
+            let location = cluster.endpoints.joined(separator: ",")
             let a = try SyncDevice("a"), b = try SyncDevice("b", password: "pw")
-            let code = try a.synchronizer.create(endpoints: cluster.endpoints)
-            try b.synchronizer.join(code: code, endpoints: cluster.endpoints)
+            let code = try a.synchronizer.create(location: location)
+            try b.join(code, sponsor: a, location: location)
             try a.add("l", "while-locked")
             try a.sync()
             b.database.lockKeychain()
-            let report = try b.sync()
-            #expect(report.locked == 1 && report.pulled == 0)
+            #expect(throws: SyncError.locked) { try b.sync() }
+            #expect(throws: SyncError.locked) { try b.synchronizer.status() }
             try b.database.unlock(password: Data("pw".utf8))
             #expect(try b.sync().pulled == 1)
             #expect(try b.secret("l") == "while-locked")

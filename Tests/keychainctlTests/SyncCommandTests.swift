@@ -5,7 +5,7 @@ import Testing
 /// `keychainctl sync` end to end: two keychains as two devices, a real 3-member etcd cluster.
 @Suite("keychainctl sync (real etcd)", .serialized)
 struct SyncCommandTests {
-    @Test("create prints the code once; join reads it from standard input; sync carries synchronizable items only; status lists both members")
+    @Test("create prints the code once; join reads it from standard input and prints the device id; a member sponsors it; sync carries synchronizable items only; status lists both members")
     func createJoinSync() async throws {
         try await onDedicatedThread {
             let cluster = try EtcdCluster()
@@ -16,12 +16,21 @@ struct SyncCommandTests {
                 let created = try sandbox.keychainctl(["sync", "create", "--endpoints", endpoints, a])
                 #expect(created.status == 0, "\(created.stderr)")
                 let code = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-                #expect(code.hasPrefix("kkc1-"))
+                #expect(code.hasPrefix("kkc2-"))
                 #expect(created.stderr.contains("shown only now"))
                 let joined = try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, b], stdin: code + "\n")
                 #expect(joined.status == 0, "\(joined.stderr)")
+                let bID = joined.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(bID.count == 32 && joined.stderr.contains("sync sponsor"))
                 #expect(try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, b], stdin: code + "\n").status == 1,
                         "already in a circle")
+                let pending = try sandbox.keychainctl(["sync", "status", a])
+                #expect(pending.stdout.contains("join request \(bID)"), "\(pending.stdout)")
+                let unsponsored = try sandbox.keychainctl(["sync", b])
+                #expect(unsponsored.status == 1 && unsponsored.stderr.contains("sync sponsor \(bID)"), "\(unsponsored.stderr)")
+                let sponsored = try sandbox.keychainctl(["sync", "sponsor", bID.uppercased(), a])
+                #expect(sponsored.status == 0, "\(sponsored.stderr)")
+                #expect(sponsored.stdout.contains(bID))
 
                 #expect(try sandbox.keychainctl(["add-generic-password", "-a", "shared", "-s", "svc", "--synchronizable", a, "-w"],
                                                 stdin: "travels\n").status == 0)
@@ -38,6 +47,23 @@ struct SyncCommandTests {
                 #expect(status.stdout.components(separatedBy: "\nmember ").count == 3, "\(status.stdout)")
                 #expect(status.stdout.contains("(this device)"))
                 #expect(!status.stdout.contains(code) && !status.stderr.contains(code), "the code is not shown again")
+
+                // A locked keychain: the circle state needs the password, and the error says what to do.
+                #expect(try sandbox.keychainctl(["lock-keychain", b]).status == 0)
+                let locked = try sandbox.keychainctl(["sync", b])
+                #expect(locked.status == 1 && locked.stderr.contains("unlock-keychain"), "\(locked.stderr)")
+                #expect(try sandbox.keychainctl(["unlock-keychain", b, "-p"], stdin: "pw\n").status == 0)
+
+                // remove-device: an unknown id lists the members; a known one (any case) prints those left and a new code.
+                let unknown = try sandbox.keychainctl(["sync", "remove-device", String(repeating: "0", count: 32), a])
+                #expect(unknown.status == 1 && unknown.stderr.contains("no member with id") && unknown.stderr.contains(bID), "\(unknown.stderr)")
+                let removed = try sandbox.keychainctl(["sync", "remove-device", bID.uppercased(), a])
+                #expect(removed.status == 0, "\(removed.stderr)")
+                let newCode = removed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(newCode.hasPrefix("kkc2-") && newCode != code)
+                #expect(removed.stderr.contains("Remaining members") && !removed.stderr.contains(bID))
+                let gone = try sandbox.keychainctl(["sync", b])
+                #expect(gone.status == 1 && gone.stderr.contains("removed"), "\(gone.stderr)")
             }
             withExtendedLifetime(cluster) {}
         }
@@ -52,7 +78,9 @@ struct SyncCommandTests {
                 let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
                 let b = try sandbox.createKeychain("b.keychain-db", password: "pw")
                 let code = try sandbox.keychainctl(["sync", "create", "--endpoints", endpoints, a]).stdout
-                #expect(try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, b], stdin: code).status == 0)
+                let bID = try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, b], stdin: code).stdout
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(try sandbox.keychainctl(["sync", "sponsor", bID, a]).status == 0)
 
                 let watcher = Process()
                 watcher.executableURL = URL(fileURLWithPath: sandbox.tool("keychainctl"))

@@ -119,7 +119,15 @@ extension KeychainItem {
     /// A keyed digest of the item's class and primary key under `key`: the same for the same
     /// item on every device that holds `key` (sync names its records with it).
     public func primaryKeyName(using key: SymmetricKey) -> Data {
-        ItemRecord.primaryKeyDigest(of: ItemRecord.withPrimaryKeyDefaults(attributes, for: itemClass), for: itemClass,
-                                    key: BlindIndexKey(key))
+        itemClass.primaryKeyName(of: attributes, using: key)
+    }
+}
+
+extension ItemClass {
+    /// The keyed primary-key digest an item of this class with `attributes` has under `key`
+    /// (``KeychainItem/primaryKeyName(using:)`` without an item): sync checks a received record's
+    /// name against the attributes inside it with this.
+    package func primaryKeyName(of attributes: [String: AttributeValue], using key: SymmetricKey) -> Data {
+        ItemRecord.primaryKeyDigest(of: ItemRecord.withPrimaryKeyDefaults(attributes, for: self), for: self, key: BlindIndexKey(key))
     }
 }

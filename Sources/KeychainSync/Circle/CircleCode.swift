@@ -2,16 +2,20 @@ import Crypto
 import Foundation
 import KeychainStore
 
-/// What a person carries from the first device to the next: the circle's identity and its
-/// secret, as one line of text — `kkc1-<circle id, 32 hex digits>-<secret, 64 hex digits>`.
-/// Shown once when a circle is created (or re-keyed); joining needs it. It never goes to etcd.
+/// What a person carries from a member to a new device: the circle's identity and its join
+/// secret, as one line of text — `kkc2-<circle id, 32 hex digits>-<secret, 64 hex digits>`.
+/// Shown once when a circle is created (or re-keyed at a removal). It authorises a join request
+/// (a member checks it before sponsoring the device); it is not what devices trust — the signed
+/// member list is. It never goes to the transport.
 public struct CircleCode: Sendable, Equatable {
     /// The circle's public identity (16 random bytes): names its folder in etcd.
     public let circleID: Data
-    /// The circle secret (32 random bytes): opens the circle's keys when joining.
+    /// The join secret (32 random bytes): authenticates join requests.
     let secret: SymmetricKey
 
-    static let prefix = "kkc1-"
+    static let prefix = "kkc2-"
+    /// The prefix of codes of the first sync format (unauthenticated membership), refused.
+    static let legacyPrefix = "kkc1-"
 
     /// A new circle identity and secret.
     static func random() -> CircleCode {
@@ -29,6 +33,7 @@ public struct CircleCode: Sendable, Equatable {
     /// Parses the text form; surrounding white space is ignored.
     public init(text: String) throws(SyncError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix(Self.legacyPrefix) { throw .legacyCircle }
         guard trimmed.hasPrefix(Self.prefix) else { throw .invalidCircleCode }
         let parts = trimmed.dropFirst(Self.prefix.count).split(separator: "-")
         guard parts.count == 2, let id = SyncHex.bytes(String(parts[0])), id.count == 16,
@@ -43,13 +48,11 @@ public struct CircleCode: Sendable, Equatable {
         Self.prefix + HexEncoding.string(circleID) + "-" + secret.withUnsafeBytes { HexEncoding.string($0) }
     }
 
-    /// The key that seals the circle's key bundle for joiners.
-    var joinKey: SymmetricKey { derive("join") }
-    /// The key members prove knowledge of the secret with when they register.
-    var memberKey: SymmetricKey { derive("member") }
+    /// The key a join request is authenticated with.
+    var requestKey: SymmetricKey { derive("request") }
 
     private func derive(_ purpose: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, salt: circleID, info: Data("keychainkit-circle-\(purpose)".utf8),
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, salt: circleID, info: Data("keychainkit-circle-v2-\(purpose)".utf8),
                                outputByteCount: 32)
     }
 

@@ -1,27 +1,37 @@
 import Foundation
 import KeychainStore
 
-/// Where a circle lives in etcd: `/keychainkit/v1/<circle id>/` and under it
-/// `keys` (the current key bundle sealed under the circle secret), `members/<device id>` (each
-/// device's public key, vouched for with the circle secret), `wraps/<device id>` (the bundle
-/// sealed to one member's public key after a re-key) and `items/<record name>` (the records).
-/// Every component is hex of random or keyed bytes: no item name, account or service appears.
-struct CircleLayout {
-    let circleID: Data
+/// The names of a circle's records on its transport (see ``SyncTransport``):
+/// `roster/<epoch>` (the signed member list of each epoch, 10 digits),
+/// `wraps/<epoch>/<device id>/<signer id>` (that epoch's key bundle sealed to one member and signed), `requests/<device id>` (a join
+/// request awaiting sponsorship) and `items/<record name>` (the records). Every component is a
+/// number or hex of random or keyed bytes: no item name, account or service appears.
+enum CircleLayout {
+    static let rosterPrefix = "roster/"
+    static let itemsPrefix = "items/"
 
-    var prefix: Data { Data("/keychainkit/v1/\(HexEncoding.string(circleID))/".utf8) }
-    var keys: Data { prefix + Data("keys".utf8) }
-    var membersPrefix: Data { prefix + Data("members/".utf8) }
-    var itemsPrefix: Data { prefix + Data("items/".utf8) }
-    func member(_ deviceID: Data) -> Data { membersPrefix + Data(HexEncoding.string(deviceID).utf8) }
-    func wrap(_ deviceID: Data) -> Data { prefix + Data("wraps/\(HexEncoding.string(deviceID))".utf8) }
-    func item(_ name: Data) -> Data { itemsPrefix + Data(HexEncoding.string(name).utf8) }
+    static func roster(_ epoch: UInt32) -> String { rosterPrefix + String(format: "%010u", epoch) }
+    /// Where `signer` leaves `deviceID`'s wrap of `epoch`: one place per signer, so two members
+    /// changing the membership at once do not overwrite each other's wraps (readers take the wrap
+    /// of the member who signed the list).
+    static func wrap(_ epoch: UInt32, _ deviceID: Data, signer: Data) -> String {
+        "wraps/" + String(format: "%010u", epoch) + "/" + HexEncoding.string(deviceID) + "/" + HexEncoding.string(signer)
+    }
+    static func request(_ deviceID: Data) -> String { "requests/" + HexEncoding.string(deviceID) }
+    static func item(_ name: Data) -> String { itemsPrefix + HexEncoding.string(name) }
 
-    /// The record name in an etcd key under `items/`, or nil for anything else.
-    func name(fromItemKey key: Data) -> Data? {
-        guard key.starts(with: itemsPrefix) else { return nil }
-        let hex = String(decoding: key.dropFirst(itemsPrefix.count), as: UTF8.self)
+    /// The record name in a transport name under `items/`, or nil for anything else.
+    static func name(fromItem transportName: String) -> Data? {
+        guard transportName.hasPrefix(itemsPrefix) else { return nil }
+        let hex = String(transportName.dropFirst(itemsPrefix.count))
         guard hex.count == 64 else { return nil }
         return SyncHex.bytes(hex)
+    }
+
+    /// A device id given by a person: 32 hex digits in either case.
+    static func deviceID(_ text: String) throws(SyncError) -> Data {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count == 32, let id = SyncHex.bytes(trimmed) else { throw .invalidDeviceID(text) }
+        return id
     }
 }

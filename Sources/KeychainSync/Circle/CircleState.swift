@@ -2,10 +2,12 @@ import Crypto
 import Foundation
 import KeychainStore
 
-/// What one device remembers about its circle, kept in its own keychain as a ThisDeviceOnly item
-/// (never synchronized): the circle's endpoints and keys, this device's identity and private key,
-/// and, per record name, the last version this device agreed on with the circle — how a local
-/// change is told from a copy of a remote one, and how a local deletion finds its record.
+/// What one device remembers about its circle, kept in its own keychain as a
+/// WhenUnlockedThisDeviceOnly item (never synchronized; on a keychain with a password it needs the
+/// password, like the WhenUnlocked items it synchronizes): where the circle's records are, this
+/// device's syncing identity, the member list and key bundle it trusts, and, per record name, the
+/// last version this device agreed on with the circle — how a local change is told from a copy
+/// of a remote one, and how a local deletion finds its record.
 struct CircleState: Codable {
     struct Synced: Codable, Equatable {
         /// The version both sides had at the last sync.
@@ -16,59 +18,94 @@ struct CircleState: Codable {
         var isDeletion: Bool
     }
 
-    var endpoints: [String]
+    /// 2: signed membership. (The first format had no such field; it is refused.)
+    var format: Int
+    /// The transport's location (etcd endpoints, comma-separated; a remote's URL).
+    var location: String
     var circleID: Data
-    /// The circle secret as this device knows it; nil once another device re-keyed the circle.
-    var secret: Data?
+    /// This device's id (derived from its signing key).
     var deviceID: Data
-    var memberPrivateKey: Data
-    var bundle: Data
-    /// The etcd revision at which the current key bundle was published.
-    var keysRevision: Int64
+    var signingKey: Data
+    var agreementKey: Data
+    /// The join secret of the code this device joined with, until a sponsorship is verified.
+    var pendingJoinSecret: Data?
+    /// The member list this device trusts (encoded ``Roster``); nil until sponsored.
+    var roster: Data?
+    /// The key bundle of that epoch (encoded ``KeyBundle``); nil until sponsored.
+    var bundle: Data?
     /// Record name (hex) → the last version agreed on.
     var synced: [String: Synced]
 
-    var keyBundle: KeyBundle {
-        get throws(SyncError) { try KeyBundle(decoding: bundle) }
+    var identity: DeviceIdentity {
+        get throws(SyncError) { try DeviceIdentity(signing: signingKey, agreement: agreementKey) }
     }
 
-    var code: CircleCode? { secret.map { CircleCode(circleID: circleID, secret: SymmetricKey(data: $0)) } }
+    /// A new state for `identity`, not yet holding a member list.
+    init(location: String, circleID: Data, identity: DeviceIdentity) {
+        format = 2
+        self.location = location
+        self.circleID = circleID
+        deviceID = identity.member.id
+        signingKey = identity.signingKey.rawRepresentation
+        agreementKey = identity.agreementKey.rawRepresentation
+        synced = [:]
+    }
 
-    var privateKey: Curve25519.KeyAgreement.PrivateKey {
-        get throws(SyncError) {
-            do {
-                return try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: memberPrivateKey)
-            } catch {
-                throw .tampered("this device's circle key (in the keychain)")
-            }
-        }
+    /// The trusted roster and bundle, or `.awaitingSponsorship`.
+    func membership() throws(SyncError) -> (roster: Roster, bundle: KeyBundle) {
+        guard let roster, let bundle else { throw .awaitingSponsorship(HexEncoding.string(deviceID)) }
+        return (try Roster(decoding: roster), try KeyBundle(decoding: bundle))
     }
 
     // MARK: Keeping it in the keychain
 
     static let accessGroup = "com.keychainkit.sync"
     private static let service = "com.keychainkit.sync"
-    private static let account = "circle"
+    private static let account = "circle-v2"
+    /// The account of the first format's state (an AlwaysThisDeviceOnly item), detected and refused.
+    private static let legacyAccount = "circle"
 
-    private static var query: ItemQuery {
+    private static func query(_ account: String) -> ItemQuery {
         var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only([accessGroup]))
         query.filters = ["svce": .string(service), "acct": .string(account)]
         return query
     }
 
-    /// The state stored in `database`, or nil when it is in no circle.
+    /// The state stored in `database`, or nil when it is in no circle. `.locked` while the
+    /// keychain is locked; `.legacyCircle` for a state of the first format.
     static func load(from database: KeychainDatabase) throws(SyncError) -> CircleState? {
         let found: [KeychainItem]
         do {
-            found = try database.find(query, decrypt: true)
+            found = try database.find(query(account), decrypt: true)
+        } catch .itemNotFound {
+            if try hasLegacyState(database) { throw .legacyCircle }
+            return nil
+        } catch .locked {
+            throw .locked
         } catch {
             throw .keychain(error)
         }
-        guard let data = found.first?.data else { return nil }
+        guard let data = found.first?.data else {
+            if try hasLegacyState(database) { throw .legacyCircle }
+            return nil
+        }
+        let state: CircleState
         do {
-            return try JSONDecoder().decode(CircleState.self, from: data)
+            state = try JSONDecoder().decode(CircleState.self, from: data)
         } catch {
             throw .tampered("this device's circle state (in the keychain)")
+        }
+        guard state.format == 2 else { throw .legacyCircle }
+        return state
+    }
+
+    private static func hasLegacyState(_ database: KeychainDatabase) throws(SyncError) -> Bool {
+        do {
+            return try !database.find(query(legacyAccount), decrypt: false).isEmpty
+        } catch .itemNotFound {
+            return false
+        } catch {
+            throw .keychain(error)
         }
     }
 
@@ -83,29 +120,37 @@ struct CircleState: Codable {
         do {
             var changes = ItemChanges()
             changes.data = data
-            try database.update(Self.query, with: changes)
+            try database.update(Self.query(Self.account), with: changes)
         } catch .itemNotFound {
             do {
                 _ = try database.insert(NewItem(itemClass: .genericPassword,
                                                 attributes: ["svce": .string(Self.service), "acct": .string(Self.account),
                                                              "agrp": .string(Self.accessGroup), "sync": .number(0)],
-                                                data: data, protection: .alwaysThisDeviceOnly))
+                                                data: data, protection: .whenUnlockedThisDeviceOnly))
+            } catch .locked {
+                throw .locked
             } catch {
                 throw .keychain(error)
             }
+        } catch .locked {
+            throw .locked
         } catch {
             throw .keychain(error)
         }
     }
 
-    /// Removes the state (the device left the circle).
+    /// Removes the state, of either format (the device left the circle).
     static func remove(from database: KeychainDatabase) throws(SyncError) {
-        do {
-            try database.delete(query)
-        } catch .itemNotFound {
-            return
-        } catch {
-            throw .keychain(error)
+        for account in [account, legacyAccount] {
+            do {
+                try database.delete(query(account))
+            } catch .itemNotFound {
+                continue
+            } catch .locked {
+                throw .locked
+            } catch {
+                throw .keychain(error)
+            }
         }
     }
 }

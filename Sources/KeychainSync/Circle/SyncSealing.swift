@@ -40,15 +40,22 @@ struct SyncBytes {
 
     mutating func append(_ value: UInt32) { withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) } }
     mutating func append(_ value: UInt64) { withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) } }
+    mutating func append(_ value: UInt16) { withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) } }
     mutating func append(_ byte: UInt8) { data.append(byte) }
+    /// Bytes of a fixed size, without a length.
+    mutating func appendRaw(_ bytes: Data) { data.append(bytes) }
     mutating func appendField(_ bytes: Data) {
         append(UInt32(bytes.count))
         data.append(bytes)
     }
 
     var isAtEnd: Bool { offset == data.count }
+    /// Bytes not read yet.
+    var remaining: Int { data.count - offset }
 
     mutating func byte() throws(SyncError) -> UInt8 { try take(1)[0] }
+    mutating func uint16() throws(SyncError) -> UInt16 { try take(2).reduce(0) { $0 << 8 | UInt16($1) } }
+    mutating func raw(_ count: Int) throws(SyncError) -> Data { Data(try take(count)) }
     mutating func uint32() throws(SyncError) -> UInt32 { try take(4).reduce(0) { $0 << 8 | UInt32($1) } }
     mutating func uint64() throws(SyncError) -> UInt64 { try take(8).reduce(0) { $0 << 8 | UInt64($1) } }
     mutating func field() throws(SyncError) -> Data { Data(try take(Int(try uint32()))) }

@@ -2,14 +2,17 @@ import Crypto
 import Foundation
 import KeychainStore
 
-/// One item as it is stored in etcd, end-to-end encrypted: etcd sees the record's name (a keyed
-/// digest of the item's primary key), its epoch and accessibility class, and ciphertext.
+/// One item as it is stored on the transport, end-to-end encrypted and signed: the transport sees
+/// the record's name (a keyed digest of the item's class and primary key), its epoch,
+/// accessibility class and writer, and ciphertext.
 ///
-/// Layout: `0x01 ‖ epoch:u32 ‖ class:u8 ‖ wrapped item key (field) ‖ sealed payload`; the item key
-/// is random per write and wrapped by the epoch's class key; both seals bind the circle id, the
-/// name, the epoch and the class as associated data, so a record moved to another name, epoch or
-/// class, or altered in any byte, does not open. The payload holds the version (time, device),
-/// whether it is a deletion, the item class, and for a live item its attributes and secret.
+/// Layout: `0x02 ‖ epoch:u32 ‖ class:u8 ‖ writer id (16) ‖ wrapped item key (field) ‖ sealed
+/// payload (field) ‖ signature (64)`. The item key is random per write and wrapped by the epoch's
+/// class key; both seals bind the circle id, the name, the epoch, the class and the writer as
+/// associated data, and the writer's Ed25519 signature covers the circle id, the name and every
+/// byte before it. The payload holds the version (time, device), whether it is a deletion, the item
+/// class, and for a live item its attributes and secret — whose primary key must digest to the
+/// record's name, so a record moved to another name, access group or class is refused.
 struct SyncRecord {
     var name: Data
     var protection: ProtectionClass
@@ -19,24 +22,40 @@ struct SyncRecord {
     /// Attributes and secret of a live item (nil for a deletion).
     var payload: ItemPayload?
 
-    private static let classCodes: [ProtectionClass] = [.whenUnlocked, .afterFirstUnlock, .always]
+    /// The largest record accepted (a decoder bound: items are passwords and small blobs).
+    static let maximumSize = 4 << 20
+    /// How far in the future a version time may be (this device's clock) and still be applied:
+    /// 10 minutes covers clocks that NTP keeps within seconds and a laptop that was asleep; a
+    /// write stamped later would otherwise win every conflict until that time comes.
+    static let futureAllowance: TimeInterval = 600
 
-    private static func associatedData(circleID: Data, name: Data, epoch: UInt32, classCode: UInt8) -> Data {
-        var aad = SyncBytes(Data("keychainkit-sync-record-v1".utf8))
-        aad.appendField(circleID)
+    private static let classCodes: [ProtectionClass] = [.whenUnlocked, .afterFirstUnlock, .always]
+    private static let domain = Data("keychainkit-sync-record-v2".utf8)
+
+    private static func associatedData(circleID: Data, name: Data, epoch: UInt32, classCode: UInt8, writer: Data) -> Data {
+        var aad = SyncBytes(domain)
+        aad.appendRaw(circleID)
         aad.appendField(name)
         aad.append(epoch)
         aad.append(classCode)
+        aad.appendRaw(writer)
         return aad.data
     }
 
-    /// The sealed bytes for etcd, under `bundle`'s current epoch.
-    func sealed(circleID: Data, bundle: KeyBundle) throws(SyncError) -> Data {
+    private static func signedBytes(circleID: Data, name: Data, header: Data) -> Data {
+        var out = SyncBytes(domain)
+        out.appendRaw(circleID)
+        out.appendField(name)
+        return out.data + header
+    }
+
+    /// The sealed, signed bytes for the transport, under `bundle`'s current epoch.
+    func sealed(circleID: Data, bundle: KeyBundle, writer: DeviceIdentity) throws(SyncError) -> Data {
         guard let classCode = Self.classCodes.firstIndex(of: protection).map(UInt8.init) else {
             throw .tampered("an item of a class that does not synchronize")
         }
         var plaintext = SyncBytes()
-        plaintext.append(UInt8(1))
+        plaintext.append(UInt8(2))
         plaintext.append(UInt8(isDeletion ? 1 : 0))
         plaintext.append(version.time.bitPattern)
         plaintext.appendField(version.device)
@@ -44,50 +63,87 @@ struct SyncRecord {
         if let payload { plaintext.appendField(payload.encoded()) }
         var body = plaintext.data
         defer { body.resetBytes(in: 0..<body.count) }
-        let aad = Self.associatedData(circleID: circleID, name: name, epoch: bundle.epoch, classCode: classCode)
+        let writerID = writer.member.id
+        let aad = Self.associatedData(circleID: circleID, name: name, epoch: bundle.epoch, classCode: classCode, writer: writerID)
         let itemKey = SymmetricKey(size: .bits256)
         let ciphertext = try SyncSealing.seal(body, using: itemKey, binding: aad)
         let wrappedKey = try SyncSealing.seal(SyncSealing.bytes(of: itemKey),
                                               using: try bundle.classKey(protection, epoch: bundle.epoch, circleID: circleID), binding: aad)
-        var out = SyncBytes()
-        out.append(UInt8(1))
-        out.append(bundle.epoch)
-        out.append(classCode)
-        out.appendField(wrappedKey)
-        return out.data + ciphertext
+        var header = SyncBytes()
+        header.append(UInt8(2))
+        header.append(bundle.epoch)
+        header.append(classCode)
+        header.appendRaw(writerID)
+        header.appendField(wrappedKey)
+        header.appendField(ciphertext)
+        let signature = try writer.sign(Self.signedBytes(circleID: circleID, name: name, header: header.data))
+        return header.data + signature
     }
 
-    /// The epoch a sealed record claims (read before opening, to pick the keys).
-    static func epoch(of sealed: Data) throws(SyncError) -> UInt32 {
-        var reader = SyncBytes(sealed)
-        guard try reader.byte() == 1 else { throw .tampered("a record of an unknown version") }
-        return try reader.uint32()
+    /// The parts of a sealed record, read before anything is verified (bounded sizes only).
+    struct Envelope {
+        var epoch: UInt32
+        var classCode: UInt8
+        var writerID: Data
+        var wrappedKey: Data
+        var ciphertext: Data
+        var header: Data
+        var signature: Data
+
+        init(decoding sealed: Data) throws(SyncError) {
+            guard sealed.count <= SyncRecord.maximumSize else { throw .tampered("a record over its size limit") }
+            var reader = SyncBytes(sealed)
+            guard try reader.byte() == 2 else { throw .tampered("a record of an unknown version") }
+            epoch = try reader.uint32()
+            classCode = try reader.byte()
+            guard Int(classCode) < SyncRecord.classCodes.count else { throw .tampered("a record of an unknown class") }
+            writerID = try reader.raw(16)
+            wrappedKey = try reader.field()
+            ciphertext = try reader.field()
+            header = Data(sealed.prefix(sealed.count - reader.remaining))
+            signature = try reader.raw(64)
+            guard reader.isAtEnd else { throw .tampered("a record with trailing bytes") }
+        }
     }
 
-    /// Opens a record read at `name`; `.tampered` for any altered byte or a foreign key.
-    init(opening sealed: Data, name: Data, circleID: Data, bundle: KeyBundle) throws(SyncError) {
-        var reader = SyncBytes(sealed)
-        guard try reader.byte() == 1 else { throw .tampered("a record of an unknown version") }
-        let epoch = try reader.uint32()
-        let classCode = try reader.byte()
-        guard Int(classCode) < Self.classCodes.count else { throw .tampered("a record") }
-        let protection = Self.classCodes[Int(classCode)]
-        let wrappedKey = try reader.field()
-        let ciphertext = reader.rest()
-        let aad = Self.associatedData(circleID: circleID, name: name, epoch: epoch, classCode: classCode)
-        var keyBytes = try SyncSealing.open(wrappedKey, using: try bundle.classKey(protection, epoch: epoch, circleID: circleID),
+    /// Opens a record read at `name`: written and signed by a member of `roster`, sealed with a
+    /// key of `bundle`, its payload's primary key digesting to `name`, its time at most
+    /// ``futureAllowance`` ahead of `now`. `.tampered` naming the failed check otherwise.
+    init(opening sealed: Data, name: Data, circleID: Data, bundle: KeyBundle, roster: Roster, now: Date = Date()) throws(SyncError) {
+        let envelope = try Envelope(decoding: sealed)
+        guard let writer = roster.member(envelope.writerID) else { throw .tampered("a record written by a device that is not a member") }
+        guard writer.verifies(envelope.signature, over: Self.signedBytes(circleID: circleID, name: name, header: envelope.header)) else {
+            throw .tampered("a record whose signature does not verify (altered, or moved to another name)")
+        }
+        let protection = Self.classCodes[Int(envelope.classCode)]
+        let aad = Self.associatedData(circleID: circleID, name: name, epoch: envelope.epoch, classCode: envelope.classCode,
+                                      writer: envelope.writerID)
+        var keyBytes = try SyncSealing.open(envelope.wrappedKey, using: try bundle.classKey(protection, epoch: envelope.epoch, circleID: circleID),
                                             binding: aad, what: "a record")
         defer { keyBytes.resetBytes(in: 0..<keyBytes.count) }
         guard keyBytes.count == 32 else { throw .tampered("a record") }
-        var body = try SyncSealing.open(ciphertext, using: SymmetricKey(data: keyBytes), binding: aad, what: "a record")
+        var body = try SyncSealing.open(envelope.ciphertext, using: SymmetricKey(data: keyBytes), binding: aad, what: "a record")
         defer { body.resetBytes(in: 0..<body.count) }
+        try self.init(body: body, name: name, protection: protection)
+        if isDeletion == false, let payload {
+            guard itemClass.primaryKeyName(of: payload.attributes, using: bundle.namingKey) == name else {
+                throw .tampered("a record whose name does not match its item (class, access group or primary key)")
+            }
+        }
+        guard version.time <= now.timeIntervalSinceReferenceDate + Self.futureAllowance else {
+            throw .tampered("a record dated more than \(Int(Self.futureAllowance)) seconds in the future")
+        }
+    }
+
+    /// Decodes a decrypted payload (the decoder the fuzz target drives).
+    init(body: Data, name: Data, protection: ProtectionClass) throws(SyncError) {
         var fields = SyncBytes(body)
-        guard try fields.byte() == 1 else { throw .tampered("a record") }
+        guard try fields.byte() == 2 else { throw .tampered("a record") }
         let flags = try fields.byte()
         let time = Double(bitPattern: try fields.uint64())
         let device = try fields.field()
         guard let itemClass = ItemClass(rawValue: String(decoding: try fields.field(), as: UTF8.self)),
-              device.count == 16, time.isFinite, flags <= 1
+              Self.syncedClasses.contains(itemClass), device.count == 16, time.isFinite, flags <= 1
         else { throw .tampered("a record") }
         self.name = name
         self.protection = protection
@@ -95,7 +151,6 @@ struct SyncRecord {
         self.isDeletion = flags == 1
         self.itemClass = itemClass
         if isDeletion {
-            guard fields.isAtEnd else { throw .tampered("a record") }
             payload = nil
         } else {
             do {
@@ -103,9 +158,11 @@ struct SyncRecord {
             } catch {
                 throw .tampered("a record")
             }
-            guard fields.isAtEnd else { throw .tampered("a record") }
         }
+        guard fields.isAtEnd else { throw .tampered("a record") }
     }
+
+    static let syncedClasses: Set<ItemClass> = [.genericPassword, .internetPassword]
 
     init(name: Data, protection: ProtectionClass, version: RecordVersion, isDeletion: Bool, itemClass: ItemClass, payload: ItemPayload?) {
         self.name = name

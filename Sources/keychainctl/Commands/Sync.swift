@@ -10,7 +10,7 @@ struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Synchronize synchronizable items with the other devices of a circle, through etcd.",
-        subcommands: [SyncRun.self, SyncCreate.self, SyncJoin.self, SyncStatus.self, SyncRemoveDevice.self, SyncLeave.self],
+        subcommands: [SyncRun.self, SyncCreate.self, SyncJoin.self, SyncSponsor.self, SyncStatus.self, SyncRemoveDevice.self, SyncLeave.self],
         defaultSubcommand: SyncRun.self)
 }
 
@@ -34,8 +34,8 @@ struct SyncEndpointsOption: ParsableArguments {
     @Option(help: "etcd client URLs, comma-separated (http://host:2379,…).")
     var endpoints: String
 
-    /// The URLs, one per element.
-    var list: [String] { endpoints.split(separator: ",").map(String.init) }
+    /// The URLs as the circle's transport location.
+    var location: String { endpoints.split(separator: ",").joined(separator: ",") }
 }
 
 /// Prints a circle code on standard output — the only time it is shown — after `notice` on
@@ -90,7 +90,10 @@ struct SyncRun: ParsableCommand {
                     if report.pushed + report.pulled + report.refused > 0 { Console.out(Self.describe(report)) }
                 case .failure(let error):
                     Console.error("keychainctl: sync: \(error.description)")
-                    if error == .removedFromCircle || error == .notInCircle { stop = true }
+                    switch error {
+                    case .removedFromCircle, .notInCircle, .locked, .legacyCircle, .circleNotFound: stop = true
+                    default: break
+                    }
                 }
             }
             if stop { throw ExitCode(1) }
@@ -99,9 +102,9 @@ struct SyncRun: ParsableCommand {
 
     static func describe(_ report: SyncReport) -> String {
         var parts = ["pushed \(report.pushed)", "pulled \(report.pulled)"]
-        if report.refused > 0 { parts.append("refused \(report.refused) (did not authenticate)") }
+        if report.refused > 0 { parts.append("refused \(report.refused) (did not verify)") }
         if report.locked > 0 { parts.append("skipped \(report.locked) (locked)") }
-        return "synchronized: " + parts.joined(separator: ", ")
+        return "synchronized (epoch \(report.epoch)): " + parts.joined(separator: ", ")
     }
 }
 
@@ -115,7 +118,7 @@ struct SyncCreate: ParsableCommand {
 
     func run() throws {
         try runSyncCommand("create") {
-            let code = try target.synchronizer().create(endpoints: etcd.list)
+            let code = try target.synchronizer().create(location: etcd.location)
             showOnce(code, "Circle created. Its code joins other devices and is shown only now; keep it like a password:")
         }
     }
@@ -124,7 +127,8 @@ struct SyncCreate: ParsableCommand {
 /// `sync join --endpoints …`: joins with the code read from standard input (never from argv).
 struct SyncJoin: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "join", abstract: "Join a circle; its code is read from standard input or a no-echo prompt.")
+        commandName: "join",
+        abstract: "Ask to join a circle (its code is read from standard input or a no-echo prompt); print this device's id for a member to sponsor.")
 
     @OptionGroup var etcd: SyncEndpointsOption
 
@@ -135,8 +139,10 @@ struct SyncJoin: ParsableCommand {
             var typed = try SecretInput.secret(prompt: "circle code: ")
             defer { typed.wipe() }
             let code = try CircleCode(text: String(decoding: typed, as: UTF8.self))
-            try target.synchronizer().join(code: code, endpoints: etcd.list)
-            Console.error("Joined the circle. Run `keychainctl sync` (or `sync --watch`) to synchronize.")
+            let id = try target.synchronizer().join(code: code, location: etcd.location)
+            Console.error("Join requested. On a member, check that this id is the one shown here and run `keychainctl sync sponsor <id>`;")
+            Console.error("then run `keychainctl sync` here. This device's id:")
+            Console.out(id)
         }
     }
 }
@@ -153,10 +159,19 @@ struct SyncStatus: ParsableCommand {
             let status = try synchronizer.status()
             Console.out("circle \(status.circleID)")
             Console.out("device \(status.deviceID)")
-            Console.out("endpoints \(status.endpoints.joined(separator: ","))")
-            Console.out("epoch \(status.epoch), \(status.syncedRecords) records agreed")
-            for member in try synchronizer.members() {
+            Console.out("endpoints \(status.location)")
+            guard status.epoch > 0 else {
+                Console.out("awaiting sponsorship: on a member run `keychainctl sync sponsor \(status.deviceID)`")
+                return
+            }
+            let members = try synchronizer.members()  // brought up to date: a verified, newer member list if there is one
+            let current = try synchronizer.status()
+            Console.out("epoch \(current.epoch), \(current.syncedRecords) records agreed")
+            for member in members {
                 Console.out("member \(member)\(member == status.deviceID ? " (this device)" : "")")
+            }
+            for request in try synchronizer.joinRequests() {
+                Console.out("join request \(request) (compare with the id the device printed; `keychainctl sync sponsor \(request)` adds it)")
             }
         }
     }
@@ -174,8 +189,30 @@ struct SyncRemoveDevice: ParsableCommand {
 
     func run() throws {
         try runSyncCommand("remove-device") {
-            let code = try target.synchronizer().removeDevice(device)
-            showOnce(code, "Device removed and circle re-keyed. The old code no longer joins; the new one is shown only now:")
+            let removal = try target.synchronizer().removeDevice(device)
+            for name in removal.skipped { Console.error("skipped a record that did not verify: \(name)") }
+            Console.error("Device removed; the circle is at epoch \(removal.epoch). Remaining members:")
+            for member in removal.members { Console.error("  \(member)") }
+            showOnce(removal.code, "The old code no longer authorises join requests; the new one is shown only now:")
+        }
+    }
+}
+
+/// `sync sponsor <id>`: signs a member list that adds the device whose join request has this id.
+struct SyncSponsor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sponsor", abstract: "Add the device that asked to join with this id (as `sync join` printed it on that device).")
+
+    @Argument(help: "The new device's id, as `sync join` printed it.")
+    var device: String
+
+    @OptionGroup var target: SyncKeychainArgument
+
+    func run() throws {
+        try runSyncCommand("sponsor") {
+            let members = try target.synchronizer().sponsor(device)
+            Console.error("Sponsored. Members now:")
+            for member in members { Console.out(member) }
         }
     }
 }
