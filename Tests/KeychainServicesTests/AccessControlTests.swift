@@ -3,13 +3,15 @@ import KeychainEngine
 import KeychainServices
 import KeychainStore
 import PseudoTerminalSupport
+import RequiredToolSupport
 import Testing
 
 /// Access control enforced on Linux, through the engine with an explicit prompt configuration
 /// (the real `pinentry-tty` on a pseudo-terminal) so tests do not depend on the environment.
 @Suite("Access control")
 struct AccessControlTests {
-    static let pinentryPath = "/usr/bin/pinentry-tty"
+    /// The real pinentry-tty; throws, naming the Debian package, when it is not installed.
+    static var pinentryPath: String { get throws { try RequiredTool.pinentryTTY.require() } }
 
     private func engine(password: String? = "device-passcode", pinentry: PinentryConfiguration? = nil) throws -> SecItemEngine {
         let database = try KeychainDatabase.inMemory(password: password.map { Data($0.utf8) })

@@ -6,6 +6,7 @@ import PrivateBusSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
+import RequiredToolSupport
 #endif
 
 /// Biometry through a real fprintd (Debian's `fprintd`, `libfprint-2-2`) on a private D-Bus bus,
@@ -16,7 +17,7 @@ import Glibc
 @Suite("Biometry through fprintd", .serialized, .timeLimit(.minutes(2)))
 struct BiometryTests {
     private func harness() throws -> FprintdHarness {
-        try #require(FprintdHarness.isAvailable, "needs Debian's fprintd, libfprint-2-2, dbus and python3-dbusmock (.ci/run installs them)")
+        try RequiredTool.require(FprintdHarness.requiredTools)
         return try FprintdHarness()
     }
 

@@ -29,7 +29,7 @@ private final class PromptingKeychain {
         keychain = try #require(created)
         terminal = try PseudoTerminal()
         KeychainRegistry.shared.setAuthenticator(
-            OwnerAuthenticator(pinentry: PinentryConfiguration(program: AccessControlTests.pinentryPath, terminal: terminal.devicePath)),
+            OwnerAuthenticator(pinentry: PinentryConfiguration(program: try AccessControlTests.pinentryPath, terminal: terminal.devicePath)),
             forKeychainAt: path)
     }
 

@@ -23,6 +23,20 @@ struct HelpTests {
         }
     }
 
+    @Test("--version prints the release alone and exits 0; the Docker helper reports the same release", .timeLimit(.minutes(1)))
+    func version() throws {
+        try withSandbox { (sandbox) throws in
+            let version = try sandbox.keychainctl(["--version"])
+            #expect(version.status == 0)
+            #expect(version.stderr.isEmpty)
+            let release = version.stdout.trimmingCharacters(in: .newlines)
+            #expect(release.split(separator: ".").count == 3 && release.split(separator: ".").allSatisfy { Int($0) != nil },
+                    "not MAJOR.MINOR.PATCH: \(version.stdout.debugDescription)")
+            let docker = try sandbox.docker(["version"])
+            #expect(docker.stdout == "docker-credential-keychainkit (KeychainKit) v\(release)\n")
+        }
+    }
+
     @Test("every command's --help exits 0 and shows its usage", .timeLimit(.minutes(1)), arguments: commands)
     func commandHelp(_ command: String) throws {
         try withSandbox { (sandbox) throws in
