@@ -162,10 +162,11 @@ let package = Package(
         // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
         // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
         .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport"], path: "Tests/Support/SecretServiceHarness"),
-        .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux"]),
-        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
+        .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
+                                                                   "RequiredToolSupport"]),
+        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
-        .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport"]),
+        .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
                                                                    "RequiredToolSupport"]),

@@ -4,9 +4,10 @@ import Foundation
 import KeychainStore
 import Testing
 @testable import KeychainSync
+import RequiredToolSupport
 
 /// Synchronizable items across three simulated devices through a real 3-member etcd cluster.
-@Suite("Sync through etcd (real 3-member cluster, three devices)", .serialized)
+@Suite("Sync through etcd (real 3-member cluster, three devices)", .serialized, .tags(.external, .etcd))
 struct SyncTests {
     /// A cluster and three devices in one circle (A created it, B and C joined with its code).
     private func circle() throws -> (EtcdCluster, SyncDevice, SyncDevice, SyncDevice, CircleCode) {
