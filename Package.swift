@@ -153,7 +153,9 @@ let package = Package(
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
-                                                                  .product(name: "Crypto", package: "swift-crypto")]),
+                                                                  .product(name: "Crypto", package: "swift-crypto")],
+                    // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).
+                    exclude: ["Golden"]),
         .target(name: "EtcdClusterSupport", dependencies: ["RequiredToolSupport"], path: "Tests/Support/EtcdCluster"),
         // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
         // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).
