@@ -24,6 +24,8 @@ let package = Package(
         // SecCertificate: X.509 parsing (brings swift-asn1).
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // `swift package generate-documentation --target KeychainKit` (or KeychainServices): the DocC catalogs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The system SQLite library (Debian: libsqlite3-dev), reached through a module map.
