@@ -33,7 +33,8 @@ public struct RequiredTool: Sendable, Hashable {
 
     /// Whether the tool is installed.
     public var isInstalled: Bool {
-        isProgram ? FileManager.default.isExecutableFile(atPath: path) : FileManager.default.fileExists(atPath: path)
+        isProgram ? FileManager.default.isExecutableFile(atPath: path)
+                  : FileManager.default.fileExists(atPath: path)
     }
 
     /// Returns `path`, or throws ``Missing`` naming the package when it is not installed.
@@ -65,18 +66,21 @@ public struct RequiredTool: Sendable, Hashable {
     public static let etcd = RequiredTool(path: "/usr/bin/etcd", debianPackage: "etcd-server")
     public static let etcdctl = RequiredTool(path: "/usr/bin/etcdctl", debianPackage: "etcd-client")
     public static let fprintd = RequiredTool(path: "/usr/libexec/fprintd", debianPackage: "fprintd")
-    public static let dbusmock = RequiredTool(path: pythonModules + "dbusmock/templates/polkitd.py", debianPackage: "python3-dbusmock")
+    public static let dbusmock = RequiredTool(path: pythonModules + "dbusmock/templates/polkitd.py",
+                                              debianPackage: "python3-dbusmock")
     public static let gnomeKeyring = RequiredTool(path: "/usr/bin/gnome-keyring-daemon", debianPackage: "gnome-keyring")
     public static let secretTool = RequiredTool(path: "/usr/bin/secret-tool", debianPackage: "libsecret-tools")
     public static let python3 = RequiredTool(path: "/usr/bin/python3", debianPackage: "python3")
     public static let pythonKeyring = RequiredTool(path: pythonModules + "keyring", debianPackage: "python3-keyring")
-    public static let pythonSecretStorage = RequiredTool(path: pythonModules + "secretstorage", debianPackage: "python3-secretstorage")
+    public static let pythonSecretStorage = RequiredTool(path: pythonModules + "secretstorage",
+                                                         debianPackage: "python3-secretstorage")
     public static let pinentryTTY = RequiredTool(path: "/usr/bin/pinentry-tty", debianPackage: "pinentry-tty")
     public static let openssl = RequiredTool(path: "/usr/bin/openssl", debianPackage: "openssl")
     public static let git = RequiredTool(path: "/usr/bin/git", debianPackage: "git")
     public static let pkgConfig = RequiredTool(path: "/usr/bin/pkg-config", debianPackage: "pkg-config")
     public static let cc = RequiredTool(path: "/usr/bin/cc", debianPackage: "gcc")
-    public static let libsecretHeaders = RequiredTool(path: "/usr/include/libsecret-1/libsecret/secret.h", debianPackage: "libsecret-1-dev")
+    public static let libsecretHeaders = RequiredTool(path: "/usr/include/libsecret-1/libsecret/secret.h",
+                                                      debianPackage: "libsecret-1-dev")
     public static let glibHeaders = RequiredTool(path: "/usr/include/glib-2.0/glib.h", debianPackage: "libglib2.0-dev")
 
     /// Every tool some test runs.
