@@ -26,6 +26,8 @@ let package = Package(
         // SecCertificate: X.509 parsing (brings swift-asn1).
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // `swift package generate-documentation --target KeychainKit` (or KeychainServices): the DocC catalogs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The system SQLite library (Debian: libsqlite3-dev), reached through a module map.
@@ -142,8 +144,11 @@ let package = Package(
         // Black-box tests that run the built keychainctl and docker-credential-keychainkit.
         // Test support shared by two test targets (a regular target: test targets cannot depend on each other).
         .target(name: "PseudoTerminalSupport", path: "Tests/Support/PseudoTerminal"),
+        // The programs tests run and the Debian package of each: a missing one fails its test with
+        // the package to install (scripts/test installs them all).
+        .target(name: "RequiredToolSupport", path: "Tests/Support/RequiredTool"),
         .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport",
-                                                           "EtcdClusterSupport"]),
+                                                           "EtcdClusterSupport", "RequiredToolSupport"]),
         // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
         .testTarget(
             name: "ReliabilityTests",
@@ -151,22 +156,26 @@ let package = Package(
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
-                                                                  "PseudoTerminalSupport", "PrivateBusSupport",
-                                                                  .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "EtcdClusterSupport", path: "Tests/Support/EtcdCluster"),
+                                                                  "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
+                                                                  .product(name: "Crypto", package: "swift-crypto")],
+                    // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).
+                    exclude: ["Golden"]),
+        .target(name: "EtcdClusterSupport", dependencies: ["RequiredToolSupport"], path: "Tests/Support/EtcdCluster"),
         // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
         // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).
         // KeychainLinux: its D-Bus client asks the new bus for its id.
-        .target(name: "PrivateBusSupport", dependencies: ["KeychainLinux"], path: "Tests/Support/PrivateBus"),
+        .target(name: "PrivateBusSupport", dependencies: ["KeychainLinux", "RequiredToolSupport"], path: "Tests/Support/PrivateBus"),
         // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
         // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
-        .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport"], path: "Tests/Support/SecretServiceHarness"),
-        .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux"]),
-        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport"]),
+        .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport"], path: "Tests/Support/SecretServiceHarness"),
+        .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
+                                                                   "RequiredToolSupport"]),
+        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
-        .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport"]),
+        .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
-        .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl"]),
+        .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
+                                                                   "RequiredToolSupport"]),
         .testTarget(
             name: "KeychainKitTests",
             dependencies: ["KeychainKit", "KeychainKitTesting", .product(name: "Crypto", package: "swift-crypto")]

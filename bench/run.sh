@@ -65,15 +65,15 @@ swift build -c release --scratch-path "$SCRATCH" --product keychain-bench-profil
 BIN=$REPO/Benchmarks/$SCRATCH/release
 # keychainctl exactly as the README installs it: its build command, run in the repository root (so
 # the binary lands in .build/release, as the README's install line expects), then installed into a
-# bin folder of the run with the same `install -m 755`. The README's line is checked to be the one
+# bin folder of the run with the same `install -s -m 755` (stripped). The README's line is checked to be the one
 # built here, so the two cannot drift apart.
 STATIC_KC=""
 if [ -z "${SKIP_CLI:-}" ] && [ -z "${SKIP_STATIC:-}" ]; then
-  README_BUILD='swift build -c release --static-swift-stdlib --product keychainctl && install -m 755 .build/release/keychainctl ~/.local/bin/'
+  README_BUILD='swift build -c release --static-swift-stdlib --product keychainctl && mkdir -p ~/.local/bin && install -s -m 755 .build/release/keychainctl ~/.local/bin/'
   grep -qF "$README_BUILD" "$REPO/README.md" || { echo "README's install line changed: update bench/run.sh"; exit 1; }
   (cd "$REPO" && swift build -c release --static-swift-stdlib --product keychainctl)
   mkdir -p "$OUT/bin"
-  install -m 755 "$REPO/.build/release/keychainctl" "$OUT/bin/keychainctl"
+  install -s -m 755 "$REPO/.build/release/keychainctl" "$OUT/bin/keychainctl"
   STATIC_KC=$OUT/bin/keychainctl
 fi
 {

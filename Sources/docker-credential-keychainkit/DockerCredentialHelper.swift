@@ -15,6 +15,12 @@ enum DockerCredentialHelper {
 
     static let label = "Docker Credentials"
 
+    /// Whether `action` reads standard input (Docker writes JSON or a server URL to it); the others
+    /// must not wait for input that never comes (`--help` typed at a terminal).
+    static func readsInput(_ action: String) -> Bool {
+        ["store", "get", "erase"].contains(action)
+    }
+
     /// Runs one action on the helper's whole standard input.
     static func run(action: String, input: Data) -> Outcome {
         do {
@@ -24,6 +30,7 @@ enum DockerCredentialHelper {
             case "erase": return try erase(serverURL(input))
             case "list": return try list()
             case "version", "--version", "-v": return line(DockerHelperMessage.version, 0)
+            case "help", "--help", "-h": return line(DockerHelperMessage.usage, 0)
             default: return line(DockerHelperMessage.usage, 1)
             }
         } catch let failure as HelperFailure {

@@ -1,3 +1,4 @@
+import CredentialStore
 import Foundation
 
 /// The JSON object of Docker's credential-helper protocol (`store` input, `get` output).
@@ -17,5 +18,5 @@ enum DockerHelperMessage {
     static let missingServerURL = "no credentials server URL"
     static let missingUsername = "no credentials username"
     static let usage = "Usage: docker-credential-keychainkit <store|get|erase|list|version>"
-    static let version = "docker-credential-keychainkit (KeychainKit) v0.1.0"
+    static let version = "docker-credential-keychainkit (KeychainKit) v\(ToolVersion.current)"
 }

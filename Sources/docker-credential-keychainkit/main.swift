@@ -2,7 +2,8 @@ import Foundation
 
 // docker-credential-keychainkit: Docker's credential-helper protocol over the keychain.
 // `docker` runs it as `docker-credential-keychainkit <store|get|erase|list|version>`.
-let outcome = DockerCredentialHelper.run(action: CommandLine.arguments.dropFirst().first ?? "",
-                                         input: FileHandle.standardInput.readDataToEndOfFile())
+let action = CommandLine.arguments.dropFirst().first ?? ""
+let outcome = DockerCredentialHelper.run(
+    action: action, input: DockerCredentialHelper.readsInput(action) ? FileHandle.standardInput.readDataToEndOfFile() : Data())
 FileHandle.standardOutput.write(outcome.output)
 exit(outcome.exitCode)

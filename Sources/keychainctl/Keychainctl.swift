@@ -1,4 +1,5 @@
 import ArgumentParser
+import CredentialStore
 
 /// The root command: `keychainctl <command>`, with macOS `security(1)` command names and flags.
 struct Keychainctl: ParsableCommand {
@@ -11,6 +12,7 @@ struct Keychainctl: ParsableCommand {
             OSStatus (44 not found, 45 duplicate, 36 locked or interaction not allowed, \
             51 wrong password). Shell completions: keychainctl --generate-completion-script bash|zsh|fish.
             """,
+        version: ToolVersion.current,
         subcommands: commands
     )
 

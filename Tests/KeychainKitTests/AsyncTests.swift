@@ -30,32 +30,34 @@ import Testing
     }
 
     /// Many calls blocked in the keychain at once (as behind authentication prompts) must not
-    /// hold the cooperative pool: more calls than the pool has threads must be able to wait
-    /// inside the keychain at the same time. An ordinary thread (not the pool) releases them once
-    /// all of them are inside. If the calls ran on the pool or inline, at most
-    /// `activeProcessorCount` could ever be inside at once: the releaser would wait in vain until
-    /// its guard (two minutes, only there to turn a hang into a failure) lets them go.
+    /// hold the caller's executor: each runs on a thread of its own, outside any task, so more
+    /// calls than the cooperative pool has threads can wait inside the keychain at the same time.
+    ///
+    /// No deadline, so load cannot fail it: an ordinary thread (not the pool) opens the gate once
+    /// every call is inside, which happens however slowly the calls start. A call that runs on a
+    /// task's thread (inline on the caller's executor, or on the pool) is counted and does not wait
+    /// at the gate, since waiting there would hold the pool the other calls need: the test then
+    /// fails on the count instead of hanging.
     @Test func blockedCallsDoNotHoldTheCallersExecutor() async throws {
         let blockedCalls = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
         let gate = DispatchSemaphore(value: 0)
         let entered = DispatchSemaphore(value: 0)
+        let callsOnATasksThread = Locked(0)
         let blocking = KeychainBackend(
             add: { _ in .init(status: errSecSuccess) },
             copyMatching: { _ in
+                let onATasksThread = withUnsafeCurrentTask { $0 != nil }
+                if onATasksThread { callsOnATasksThread.withLock { $0 += 1 } }
                 entered.signal()
-                gate.wait()
+                if !onATasksThread { gate.wait() }
                 return .init(status: errSecItemNotFound)
             },
             update: { _, _ in errSecSuccess },
             delete: { _ in errSecSuccess }
         )
         let keychain = Keychain(service: "s", backend: blocking).async
-        let allWereInsideAtOnce = Locked(true)
         Thread.detachNewThread {
-            let guardDeadline = DispatchTime.now() + 120
-            for _ in 0..<blockedCalls where entered.wait(timeout: guardDeadline) == .timedOut {
-                allWereInsideAtOnce.withLock { $0 = false }
-            }
+            for _ in 0..<blockedCalls { entered.wait() }
             for _ in 0..<blockedCalls { gate.signal() }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -64,7 +66,7 @@ import Testing
             }
             try await group.waitForAll()
         }
-        #expect(allWereInsideAtOnce.withLock { $0 })
+        #expect(callsOnATasksThread.withLock { $0 } == 0)
     }
 
     @Test func runExecutesAnyKeychainWork() async throws {

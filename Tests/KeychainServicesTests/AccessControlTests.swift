@@ -3,13 +3,15 @@ import KeychainEngine
 import KeychainServices
 import KeychainStore
 import PseudoTerminalSupport
+import RequiredToolSupport
 import Testing
 
 /// Access control enforced on Linux, through the engine with an explicit prompt configuration
 /// (the real `pinentry-tty` on a pseudo-terminal) so tests do not depend on the environment.
 @Suite("Access control")
 struct AccessControlTests {
-    static let pinentryPath = "/usr/bin/pinentry-tty"
+    /// The real pinentry-tty; throws, naming the Debian package, when it is not installed.
+    static var pinentryPath: String { get throws { try RequiredTool.pinentryTTY.require() } }
 
     private func engine(password: String? = "device-passcode", pinentry: PinentryConfiguration? = nil) throws -> SecItemEngine {
         let database = try KeychainDatabase.inMemory(password: password.map { Data($0.utf8) })
@@ -56,7 +58,7 @@ struct AccessControlTests {
         #expect(try add(engine, account: "b", flags: .applicationPassword) == errSecInteractionNotAllowed)
     }
 
-    @Test("device passcode through a real pinentry on a pseudo-terminal; the evaluated context is reused without a prompt")
+    @Test("device passcode through a real pinentry on a pseudo-terminal; the evaluated context is reused without a prompt", .tags(.external, .pinentry))
     func passcodePrompt() throws {
         let terminal = try PseudoTerminal()
         let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
@@ -79,7 +81,7 @@ struct AccessControlTests {
         #expect(silent.readSecret(account: "p", context: context).status == errSecAuthFailed)
     }
 
-    @Test("cancel at the prompt → -128; three wrong passwords → -25293")
+    @Test("cancel at the prompt → -128; three wrong passwords → -25293", .tags(.external, .pinentry))
     func cancelAndWrongPassword() throws {
         let terminal = try PseudoTerminal()
         let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
@@ -140,7 +142,7 @@ struct AccessControlTests {
         #expect(engine.delete(appQuery) == errSecSuccess)
     }
 
-    @Test("no prompt allowed: UIFail and interactionNotAllowed → -25308 at once; UISkip leaves the item out")
+    @Test("no prompt allowed: UIFail and interactionNotAllowed → -25308 at once; UISkip leaves the item out", .tags(.external, .pinentry))
     func interactionNotAllowed() throws {
         let terminal = try PseudoTerminal()
         let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))

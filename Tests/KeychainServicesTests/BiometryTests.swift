@@ -6,6 +6,7 @@ import PrivateBusSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
+import RequiredToolSupport
 #endif
 
 /// Biometry through a real fprintd (Debian's `fprintd`, `libfprint-2-2`) on a private D-Bus bus,
@@ -13,10 +14,10 @@ import Glibc
 /// polkit stand-in and fprintd (`FprintdHarness`), enrolls a print, and presents matching or
 /// non-matching prints while KeychainKit verifies. The harness stops every daemon when the test
 /// ends, whatever its outcome.
-@Suite("Biometry through fprintd", .serialized, .timeLimit(.minutes(2)))
+@Suite("Biometry through fprintd", .serialized, .timeLimit(.minutes(2)), .tags(.external, .dbus, .fprintd))
 struct BiometryTests {
     private func harness() throws -> FprintdHarness {
-        try #require(FprintdHarness.isAvailable, "needs Debian's fprintd, libfprint-2-2, dbus and python3-dbusmock (.ci/run installs them)")
+        try RequiredTool.require(FprintdHarness.requiredTools)
         return try FprintdHarness()
     }
 

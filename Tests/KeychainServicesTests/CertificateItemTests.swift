@@ -5,8 +5,9 @@
 import Foundation
 import KeychainServices
 import Testing
+import RequiredToolSupport
 
-@Suite("Certificate items and identities")
+@Suite("Certificate items and identities", .tags(.external, .openssl))
 struct CertificateItemTests {
     /// An RSA key and a self-signed certificate for it from openssl; returns the certificate and
     /// the private key (PKCS#1, read through a 0600 file).

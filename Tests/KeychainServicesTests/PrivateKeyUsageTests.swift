@@ -8,6 +8,7 @@ import KeychainEngine
 import KeychainServices
 import PseudoTerminalSupport
 import Testing
+import RequiredToolSupport
 
 /// A password keychain whose prompts go to a real pinentry on a pseudo-terminal.
 private final class PromptingKeychain {
@@ -29,7 +30,7 @@ private final class PromptingKeychain {
         keychain = try #require(created)
         terminal = try PseudoTerminal()
         KeychainRegistry.shared.setAuthenticator(
-            OwnerAuthenticator(pinentry: PinentryConfiguration(program: AccessControlTests.pinentryPath, terminal: terminal.devicePath)),
+            OwnerAuthenticator(pinentry: PinentryConfiguration(program: try AccessControlTests.pinentryPath, terminal: terminal.devicePath)),
             forKeychainAt: path)
     }
 
@@ -51,7 +52,7 @@ private final class PromptingKeychain {
     }
 }
 
-@Suite("Private key usage: access control checked at each private-key operation")
+@Suite("Private key usage: access control checked at each private-key operation", .tags(.external, .pinentry))
 struct PrivateKeyUsageTests {
     static let message = Data("sign me".utf8)
 

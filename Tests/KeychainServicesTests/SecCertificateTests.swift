@@ -4,8 +4,9 @@
 import Foundation
 import KeychainServices
 import Testing
+import RequiredToolSupport
 
-@Suite("SecCertificate and SecIdentity")
+@Suite("SecCertificate and SecIdentity", .tags(.external, .openssl))
 struct SecCertificateTests {
     /// A self-signed certificate (serial 0x00C0FFEE1234) made by openssl with a new key from
     /// `keyOptions`, the key left in `key.pem`; returns the certificate's DER.

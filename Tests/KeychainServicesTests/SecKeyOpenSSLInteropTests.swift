@@ -6,8 +6,9 @@
 import Foundation
 import KeychainServices
 import Testing
+import RequiredToolSupport
 
-@Suite("SecKey interoperates with openssl")
+@Suite("SecKey interoperates with openssl", .tags(.external, .openssl))
 struct SecKeyOpenSSLInteropTests {
     static let message = Data("interop message for openssl".utf8)
 

@@ -5,8 +5,9 @@
 import Foundation
 import KeychainServices
 import Testing
+import RequiredToolSupport
 
-@Suite("SecPKCS12Import")
+@Suite("SecPKCS12Import", .tags(.external, .openssl))
 struct SecPKCS12ImportTests {
     static let password = "p12-pässword"
 

@@ -2,9 +2,10 @@ import EtcdClusterSupport
 import Foundation
 import Testing
 @testable import KeychainSync
+import RequiredToolSupport
 
 /// The etcd client against a real 3-member cluster on loopback.
-@Suite("etcd client (real 3-member cluster)", .serialized)
+@Suite("etcd client (real 3-member cluster)", .serialized, .tags(.external, .etcd))
 struct EtcdClientTests {
     private func bytes(_ text: String) -> Data { Data(text.utf8) }
 

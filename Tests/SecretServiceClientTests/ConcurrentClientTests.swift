@@ -2,9 +2,10 @@ import Foundation
 import SecretServiceHarness
 import Synchronization
 import Testing
+import RequiredToolSupport
 
 /// Several clients at once, each on its own connection.
-@Suite("concurrent clients")
+@Suite("concurrent clients", .tags(.external, .dbus, .gnomeKeyring))
 struct ConcurrentClientTests {
     @Test("8 parallel secret-tool store + lookup pairs, then 8 parallel secretstorage readers: every one sees its own secret",
           arguments: SecretServiceProvider.underTest)

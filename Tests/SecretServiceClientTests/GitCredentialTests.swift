@@ -1,9 +1,10 @@
 import Foundation
 import SecretServiceHarness
 import Testing
+import RequiredToolSupport
 
 /// git's own libsecret credential helper (built from Debian's git contrib source) driven by git.
-@Suite("git credential-libsecret")
+@Suite("git credential-libsecret", .tags(.external, .dbus, .gnomeKeyring, .git))
 struct GitCredentialTests {
     private func git(_ harness: SecretServiceHarness, _ action: String, _ input: String) throws -> ClientRun {
         try harness.run(["/usr/bin/git", "-c", "credential.helper=", "-c", "credential.helper=\(try GitCredentialLibsecret.path())",

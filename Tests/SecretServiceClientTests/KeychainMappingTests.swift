@@ -1,10 +1,11 @@
 import Foundation
 import SecretServiceHarness
 import Testing
+import RequiredToolSupport
 
 /// Our provider serves the keychain itself: what Secret Service clients store, keychainctl finds
 /// as the matching keychain item, and the other way round (issue 15's attribute mapping).
-@Suite("KeychainKit provider and keychainctl see the same items")
+@Suite("KeychainKit provider and keychainctl see the same items", .tags(.external, .dbus, .gnomeKeyring, .git, .python))
 struct KeychainMappingTests {
     @Test("Python keyring ↔ generic passwords; git's libsecret helper ↔ internet passwords")
     func sameItems() async throws {

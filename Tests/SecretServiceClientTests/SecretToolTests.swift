@@ -1,9 +1,10 @@
 import Foundation
 import SecretServiceHarness
 import Testing
+import RequiredToolSupport
 
 /// libsecret's command-line client against each provider.
-@Suite("secret-tool")
+@Suite("secret-tool", .tags(.external, .dbus, .gnomeKeyring))
 struct SecretToolTests {
     @Test("store, lookup, search --all and clear: unicode, binary and multi-line secrets, several attributes", arguments: SecretServiceProvider.underTest)
     func storeLookupSearchClear(_ provider: SecretServiceProvider) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import RequiredToolSupport
 @testable import SecretService
 import Testing
 
@@ -7,9 +8,9 @@ import Testing
 enum PythonSecretStorage {
     static let python = "/usr/bin/python3"
 
-    static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: python)
-            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/secretstorage/dhcrypto.py")
+    /// Throws, naming the Debian packages, when python3 or python3-secretstorage is missing.
+    static func require() throws {
+        try RequiredTool.require([.python3, .pythonSecretStorage])
     }
 
     /// The script: reads our public key (hex) on the first line, prints the client's public key
@@ -118,9 +119,9 @@ struct TransferSessionTests {
         #expect(fermat[0] == 1 && fermat.dropFirst().allSatisfy { $0 == 0 })
     }
 
-    @Test("Montgomery exponentiation agrees with Python's pow on random 1024-bit numbers",
-          .enabled(if: PythonSecretStorage.isAvailable))
+    @Test("Montgomery exponentiation agrees with Python's pow on random 1024-bit numbers", .tags(.external, .python))
     func randomPowersAgainstPython() throws {
+        try PythonSecretStorage.require()
         let group = IETF1024Group.modulus
         var generator = SystemRandomNumberGenerator()
         var lines: [String] = []
@@ -170,9 +171,9 @@ struct TransferSessionTests {
         #expect(PKCS7.unpaddedLength([UInt8](repeating: 17, count: 32)) == nil)
     }
 
-    @Test("dh: interoperates with python3-secretstorage both ways; tampering and short IVs rejected",
-          .enabled(if: PythonSecretStorage.isAvailable))
+    @Test("dh: interoperates with python3-secretstorage both ways; tampering and short IVs rejected", .tags(.external, .python))
     func pythonInterop() throws {
+        try PythonSecretStorage.require()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: PythonSecretStorage.python)
         process.arguments = ["-c", PythonSecretStorage.script]

@@ -1,4 +1,5 @@
 import Foundation
+import RequiredToolSupport
 import Testing
 
 /// The git and Docker credential helpers, driven exactly as git and the Docker client drive them.
@@ -6,12 +7,13 @@ import Testing
 struct CredentialHelperTests {
     /// Runs `git credential <action>` with keychainctl as the only helper.
     private func git(_ sandbox: ToolSandbox, _ action: String, _ input: String) throws -> ToolRun {
-        try sandbox.run("/usr/bin/env", ["git", "-c", "credential.helper=", "-c",
+        try RequiredTool.git.require()
+        return try sandbox.run("/usr/bin/env", ["git", "-c", "credential.helper=", "-c",
                                          "credential.helper=!\(sandbox.tool("keychainctl")) git-credential",
                                          "credential", action], stdin: input)
     }
 
-    @Test("git credential approve, fill and reject through keychainctl git-credential")
+    @Test("git credential approve, fill and reject through keychainctl git-credential", .tags(.external, .git))
     func gitEndToEnd() throws {
         try withSandbox { (sandbox) throws in
             let credential = "protocol=https\nhost=git.example.com:8443\nusername=bob\npassword=hunter2\n\n"
@@ -42,7 +44,7 @@ struct CredentialHelperTests {
         }
     }
 
-    @Test("git-credential: store replaces the secret of the same user; path is kept when git sends it")
+    @Test("git-credential: store replaces the secret of the same user; path is kept when git sends it", .tags(.external, .git))
     func gitStoreUpdatesAndPaths() throws {
         try withSandbox { (sandbox) throws in
             let helper = ["git-credential"]
@@ -59,7 +61,7 @@ struct CredentialHelperTests {
         }
     }
 
-    @Test("git-credential on a locked keychain fails at once with 36 and a hint, git carries on")
+    @Test("git-credential on a locked keychain fails at once with 36 and a hint, git carries on", .tags(.external, .git))
     func gitLocked() throws {
         try withSandbox { (sandbox) throws in
             let path = try sandbox.createKeychain("git.keychain-db", password: "pw")
@@ -72,6 +74,18 @@ struct CredentialHelperTests {
             #expect(get.status == 36)
             #expect(get.stdout.isEmpty)
             #expect(get.stderr.contains("run keychainctl unlock-keychain first"))
+        }
+    }
+
+    @Test("docker-credential-keychainkit --help, -h and help print the usage and exit 0")
+    func dockerHelp() throws {
+        try withSandbox { (sandbox) throws in
+            for flag in ["--help", "-h", "help"] {
+                let help = try sandbox.docker([flag])
+                #expect(help.status == 0, "\(flag): \(help.stdout)")
+                #expect(help.stdout == "Usage: docker-credential-keychainkit <store|get|erase|list|version>\n")
+            }
+            #expect(try sandbox.docker(["bogus"]).status == 1, "an unknown action is still an error")
         }
     }
 

@@ -136,11 +136,51 @@ struct GenericPasswordTests {
         }
     }
 
-    @Test("only the first line of standard input is the secret; CRLF is trimmed")
-    func firstLineOnly() throws {
+    @Test("the secret is one line of standard input, CRLF trimmed; more lines are refused, nothing stored, not cut short")
+    func oneLineOnly() throws {
         try withSandbox { (sandbox) throws in
-            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "s", "-w"], stdin: "line1\r\nline2\n").status == 0)
+            #expect(try sandbox.keychainctl(["add-generic-password", "-a", "a", "-s", "s", "-w"], stdin: "line1\r\n").status == 0)
             #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a", "-w"]).stdout == "line1\n")
+
+            for input in ["line1\r\nline2\n", "first\nsecond", "pw\n\n", "-----BEGIN KEY-----\nAAAA\n-----END KEY-----\n"] {
+                let add = try sandbox.keychainctl(["add-generic-password", "-a", "b", "-s", "s", "-w"], stdin: input)
+                #expect(add.status == 1, "\(input.debugDescription): \(add.stderr)")
+                #expect(add.stderr.hasPrefix("keychainctl: add-generic-password: standard input holds more than one line;"))
+                #expect(!add.stderr.contains("line1") && !add.stderr.contains("first") && !add.stderr.contains("AAAA"), "no part of the input is echoed")
+                #expect(try sandbox.keychainctl(["find-generic-password", "-a", "b"]).status == 44, "nothing stored")
+            }
+            // -U: a refused multi-line update leaves the old secret.
+            let update = try sandbox.keychainctl(["add-generic-password", "-U", "-a", "a", "-s", "s", "-w"], stdin: "new1\nnew2\n")
+            #expect(update.status == 1)
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "a", "-w"]).stdout == "line1\n")
+
+            // set-keychain-password reads two lines (old, new): a third is refused before any change.
+            let path = try sandbox.createKeychain("lines.keychain-db", password: "old")
+            let change = try sandbox.keychainctl(["set-keychain-password", path], stdin: "old\nnew\nextra\n")
+            #expect(change.status == 1, "\(change.stderr)")
+            #expect(change.stderr.contains("more than one line"))
+            #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
+            #expect(try sandbox.keychainctl(["unlock-keychain", path, "-p"], stdin: "old\n").status == 0, "the old password still opens it")
+        }
+    }
+
+    @Test("an empty line on standard input is refused (nothing stored); -w '' stores an empty password on purpose")
+    func emptyLineRefused() throws {
+        try withSandbox { (sandbox) throws in
+            for input in ["\n", "\r\n"] {
+                let add = try sandbox.keychainctl(["add-generic-password", "-a", "e", "-s", "s", "-w"], stdin: input)
+                #expect(add.status == 1, "\(input.debugDescription)")
+                #expect(add.stderr == "keychainctl: add-generic-password: the password read from standard input is empty; "
+                    + "nothing was stored (to store an empty password on purpose, give -w '')\n")
+                #expect(try sandbox.keychainctl(["find-generic-password", "-a", "e"]).status == 44)
+            }
+            let internet = try sandbox.keychainctl(["add-internet-password", "-a", "e", "-s", "example.com", "-w"], stdin: "\n")
+            #expect(internet.status == 1)
+            #expect(try sandbox.keychainctl(["find-internet-password", "-a", "e", "-s", "example.com"]).status == 44)
+
+            let onPurpose = try sandbox.keychainctl(["add-generic-password", "-a", "e", "-s", "s", "-w", ""])
+            #expect(onPurpose.status == 0, "\(onPurpose.stderr)")
+            #expect(try sandbox.keychainctl(["find-generic-password", "-a", "e", "-w"]).stdout == "\n")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RequiredToolSupport
 import Testing
 
 /// The result of running one of the built tools.
@@ -80,6 +81,7 @@ final class ToolSandbox: @unchecked Sendable {
     /// standard output and error go to files; killed after `timeout` seconds.
     func run(_ executable: String, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:],
              timeout: Double = 30) throws -> ToolRun {
+        try RequiredTool.requireIfKnown(executable)
         let id = UUID().uuidString
         let outPath = directory + "/out-\(id)", errPath = directory + "/err-\(id)"
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)

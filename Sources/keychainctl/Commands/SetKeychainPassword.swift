@@ -26,8 +26,11 @@ struct SetKeychainPassword: KeychainCommand {
 
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
+        // Without a terminal both passwords come from standard input, the old one on the first line
+        // (when -o has no value): only the second read must end the input.
         var old = try SecretArguments.resolve(value: oldPassword, read: true, option: "-o",
-                                              prompt: "old password for \"\(target.path)\": ") ?? Data()
+                                              prompt: "old password for \"\(target.path)\": ",
+                                              endsInput: newPassword != nil) ?? Data()
         defer { old.wipe() }
         var new = try SecretArguments.resolve(value: newPassword, read: true, option: "-p",
                                               prompt: "new password for \"\(target.path)\": ", isNew: true) ?? Data()

@@ -31,6 +31,12 @@ struct NewPasswordOptions: ParsableArguments {
         var secret = try SecretArguments.resolve(value: password, read: readPassword, option: "-w",
                                                  prompt: "password data for new item: ")
         defer { secret?.wipe() }
+        // An empty line on standard input is far more often a mistake (an unset variable, an empty
+        // file) than an empty secret; an empty password on purpose is `-w ''`.
+        if readPassword, secret?.isEmpty == true {
+            throw UsageFailure(message: "the password read from \(SecretInput.isInteractive ? "the prompt" : "standard input") is empty; "
+                + "nothing was stored (to store an empty password on purpose, give -w '')")
+        }
         var item = item
         var primaryKey = primaryKey
         if item[kSecAttrLabel as String] == nil, let defaultLabel { item[kSecAttrLabel as String] = defaultLabel }

@@ -26,13 +26,17 @@ enum SecretArguments {
 
     /// The secret of an option: its command-line value (with a warning), or read at a prompt or
     /// from standard input when `read` (the option was last, without a value); nil if neither.
-    static func resolve(value: String?, read: Bool, option: String, prompt: String, isNew: Bool = false) throws(UsageFailure) -> Data? {
+    /// `endsInput`: this is the last secret the command reads, so standard input must end after it
+    /// (``SecretInput/secret(prompt:endsInput:)``).
+    static func resolve(value: String?, read: Bool, option: String, prompt: String, isNew: Bool = false,
+                        endsInput: Bool = true) throws(UsageFailure) -> Data? {
         if let value {
             warnVisible(option)
             return Data(value.utf8)
         }
         guard read else { return nil }
-        return isNew ? try SecretInput.newSecret(prompt: prompt) : try SecretInput.secret(prompt: prompt)
+        return isNew ? try SecretInput.newSecret(prompt: prompt, endsInput: endsInput)
+                     : try SecretInput.secret(prompt: prompt, endsInput: endsInput)
     }
 
     /// Warns that a secret given as an argument can be read by other processes.

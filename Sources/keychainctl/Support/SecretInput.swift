@@ -12,18 +12,27 @@ enum SecretInput {
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
 
     /// A secret: typed at `prompt` (not echoed) on a terminal, else one line of standard input.
+    ///
     /// End of input before any byte is an error: an empty line is an empty secret, nothing is not.
-    static func secret(prompt: String) throws(UsageFailure) -> Data {
+    /// When `endsInput` (the command reads no further secret), standard input must end after that
+    /// line: more lines are refused rather than dropped, since the rest would be lost without a
+    /// word (a password is one line; a multi-line file piped in by mistake must not be cut short).
+    static func secret(prompt: String, endsInput: Bool = true) throws(UsageFailure) -> Data {
         if isInteractive { return try readWithoutEcho(prompt: prompt) }
-        guard let line = readLine(STDIN_FILENO) else {
+        guard var line = readLine(STDIN_FILENO) else {
             throw UsageFailure(message: "expected the password as one line on standard input")
+        }
+        if endsInput && hasMoreInput(STDIN_FILENO) {
+            line.wipe()
+            throw UsageFailure(message: "standard input holds more than one line; the password must be exactly one line "
+                + "(nothing was done: pipe in the password alone, e.g. printf '%s\\n' \"$password\" | keychainctl …)")
         }
         return line
     }
 
     /// A new secret: on a terminal typed twice, at `prompt` and at "Retype …"; else one line.
-    static func newSecret(prompt: String) throws(UsageFailure) -> Data {
-        let first = try secret(prompt: prompt)
+    static func newSecret(prompt: String, endsInput: Bool = true) throws(UsageFailure) -> Data {
+        let first = try secret(prompt: prompt, endsInput: endsInput)
         guard isInteractive else { return first }
         let second = try readWithoutEcho(prompt: "Retype " + prompt.prefix(1).lowercased() + prompt.dropFirst())
         guard first == second else { throw UsageFailure(message: "the passwords do not match") }
@@ -56,6 +65,18 @@ enum SecretInput {
         Console.prompt(prompt)  // only once echo is off: nothing typed after it can show
         guard let line = readLine(STDIN_FILENO) else { throw UsageFailure(message: "no password was typed") }
         return line
+    }
+
+    /// Whether `descriptor` has any byte left before its end (reads up to one byte and drops it:
+    /// only asked once the command has read everything it will read).
+    private static func hasMoreInput(_ descriptor: Int32) -> Bool {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            byte = 0
+            return count > 0
+        }
     }
 
     /// One line from `descriptor`, read byte by byte so nothing after it is consumed; without its

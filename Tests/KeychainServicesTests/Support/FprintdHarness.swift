@@ -2,6 +2,7 @@ import Foundation
 @testable import KeychainEngine
 @testable import KeychainLinux
 import PrivateBusSupport
+import RequiredToolSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,12 +18,11 @@ final class FprintdHarness: @unchecked Sendable {
     static let fprintd = "/usr/libexec/fprintd"
     static let python = "/usr/bin/python3"
 
+    /// What the harness runs, each with the Debian package that installs it.
+    static let requiredTools: [RequiredTool] = [.fprintd, .dbusDaemon, .python3, .dbusmock]
+
     /// Whether the Debian packages the harness needs are installed.
-    static var isAvailable: Bool {
-        let fileManager = FileManager.default
-        return [fprintd, PrivateBus.daemonPath, python, "/usr/bin/timeout", "/usr/bin/setpriv"].allSatisfy(fileManager.isExecutableFile(atPath:))
-            && fileManager.fileExists(atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/polkitd.py")
-    }
+    static var isAvailable: Bool { requiredTools.allSatisfy(\.isInstalled) }
 
     struct Failure: Error, CustomStringConvertible {
         let description: String

@@ -3,6 +3,7 @@
 // material ever appears on a command line.
 
 import Foundation
+import RequiredToolSupport
 
 final class OpenSSLWorkspace {
     let directory: URL
@@ -42,7 +43,7 @@ final class OpenSSLWorkspace {
     @discardableResult
     func openssl(_ arguments: [String], allowFailure: Bool = false) throws -> Bool {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.executableURL = URL(fileURLWithPath: try RequiredTool.openssl.require())
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let errors = Pipe()

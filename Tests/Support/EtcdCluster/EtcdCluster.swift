@@ -1,4 +1,5 @@
 import Foundation
+import RequiredToolSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,6 +23,7 @@ public final class EtcdCluster {
     public var endpoints: [String] { members.map { "http://127.0.0.1:\($0.clientPort)" } }
 
     public init(size: Int = 3) throws {
+        try RequiredTool.require([.etcd, .etcdctl])
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-etcd-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         members = try (0..<size).map { index in

@@ -1,4 +1,5 @@
 import Foundation
+import RequiredToolSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,8 @@ public final class BackgroundProcess {
     public init(name: String, arguments: [String], environment: [String: String], logPath: String, stdin: [UInt8]? = nil) throws {
         self.name = name
         self.logPath = logPath
+        // argv[0] is `timeout`; the daemon is the program a missing package leaves out.
+        try RequiredTool.requireIfKnown(arguments[0])
         let argv = ["/usr/bin/timeout", "--kill-after=5", "600", "/usr/bin/setpriv", "--pdeathsig", "KILL"] + arguments
         let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard log >= 0 else { throw ChildProcess.SpawnError(description: "cannot open \(logPath)") }

@@ -1,4 +1,5 @@
 import Foundation
+import RequiredToolSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,6 +22,7 @@ public enum ChildProcess {
     /// and everything it starts, however early.
     public static func spawn(_ argv: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32,
                              ownProcessGroup: Bool = false) throws -> pid_t {
+        try RequiredTool.requireIfKnown(argv[0])
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

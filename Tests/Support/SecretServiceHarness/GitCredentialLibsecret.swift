@@ -1,4 +1,5 @@
 import Foundation
+import RequiredToolSupport
 
 /// git's libsecret credential helper, compiled once per test process from the source Debian ships
 /// with git (/usr/share/doc/git/contrib/credential/libsecret) into a temporary folder, with `cc`
@@ -15,6 +16,11 @@ public enum GitCredentialLibsecret {
     nonisolated(unsafe) private static var builtFolder: String?
 
     private static let built: Result<String, SecretServiceHarness.Failure> = {
+        do {
+            try RequiredTool.require([.git, .cc, .pkgConfig, .libsecretHeaders, .glibHeaders])
+        } catch {
+            return .failure(.init(description: "\(error)"))
+        }
         guard FileManager.default.fileExists(atPath: source) else {
             // Slim container images often drop /usr/share/doc (a dpkg path-exclude): git is there, its contrib source is not.
             return .failure(.init(description: "\(source) is missing: install git with its documentation (no dpkg path-exclude of /usr/share/doc)"))

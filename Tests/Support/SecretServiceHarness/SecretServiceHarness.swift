@@ -1,5 +1,6 @@
 import Foundation
 import PrivateBusSupport
+import RequiredToolSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -212,7 +213,8 @@ public final class SecretServiceHarness: @unchecked Sendable {
 
     /// Runs a Python program (given as source text, no secret in it) with Debian's python3.
     public func python(_ source: String, _ arguments: [String] = [], stdin: [UInt8]? = nil) throws -> ClientRun {
-        try run([Self.python, "-c", source] + arguments, stdin: stdin)
+        try RequiredTool.require([.python3, .pythonKeyring, .pythonSecretStorage])
+        return try run([Self.python, "-c", source] + arguments, stdin: stdin)
     }
 
     /// Runs the built `keychainctl` on the sandbox's keychain (our provider's store).

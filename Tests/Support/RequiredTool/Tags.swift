@@ -1,0 +1,25 @@
+import Testing
+
+/// Tags of the suites that start an external program, so the hermetic tests can run alone:
+/// `swift test --skip .tags:external` (README, "Running the tests"). Every suite that runs a
+/// program from ``RequiredTool`` carries `.external` and the tag of what it runs.
+extension Tag {
+    /// Runs a program outside the Swift toolchain (all the tags below imply it).
+    @Tag public static var external: Self
+    /// A real etcd cluster (etcd-server, etcd-client).
+    @Tag public static var etcd: Self
+    /// fprintd with libfprint's virtual reader and python3-dbusmock's polkit.
+    @Tag public static var fprintd: Self
+    /// gnome-keyring-daemon, the reference Secret Service provider.
+    @Tag public static var gnomeKeyring: Self
+    /// A private dbus-daemon.
+    @Tag public static var dbus: Self
+    /// The real pinentry-tty.
+    @Tag public static var pinentry: Self
+    /// The openssl command.
+    @Tag public static var openssl: Self
+    /// git (and git's libsecret helper, built with gcc and pkg-config).
+    @Tag public static var git: Self
+    /// Debian's python3 with keyring, secretstorage and jeepney.
+    @Tag public static var python: Self
+}
