@@ -7,22 +7,22 @@ import KeychainStore
 
 /// `kSecKeychainStorageEncryptedAtRest`: a `CFBoolean`, always true (every item's data and
 /// attributes are encrypted in the file).
-public let kSecKeychainStorageEncryptedAtRest: CFString = "encryptedAtRest"
+nonisolated(unsafe) public let kSecKeychainStorageEncryptedAtRest: CFString = "encryptedAtRest"
 /// `kSecKeychainStorageKeySource`: a `CFString`: `none`, `password`, `password-file`,
 /// `systemd-credential` or `tpm` (where the unlock secret comes from).
-public let kSecKeychainStorageKeySource: CFString = "keySource"
+nonisolated(unsafe) public let kSecKeychainStorageKeySource: CFString = "keySource"
 /// `kSecKeychainStorageDeviceBoundClassesAvailable`: a `CFBoolean`, whether the
 /// `…ThisDeviceOnly` classes are usable (the device key the keychain was made with is here).
-public let kSecKeychainStorageDeviceBoundClassesAvailable: CFString = "deviceBoundClassesAvailable"
+nonisolated(unsafe) public let kSecKeychainStorageDeviceBoundClassesAvailable: CFString = "deviceBoundClassesAvailable"
 /// `kSecKeychainStorageLocked`: a `CFBoolean`, whether the "when unlocked" classes are locked.
-public let kSecKeychainStorageLocked: CFString = "locked"
+nonisolated(unsafe) public let kSecKeychainStorageLocked: CFString = "locked"
 /// `kSecKeychainStorageAutoLockInterval`: a `CFNumber`, seconds of inactivity before it locks (0: never).
-public let kSecKeychainStorageAutoLockInterval: CFString = "autoLockInterval"
+nonisolated(unsafe) public let kSecKeychainStorageAutoLockInterval: CFString = "autoLockInterval"
 /// `kSecKeychainStorageRequirement`: a `CFString`, the value of `KEYCHAINKIT_REQUIRE` (absent when unset).
-public let kSecKeychainStorageRequirement: CFString = "requirement"
+nonisolated(unsafe) public let kSecKeychainStorageRequirement: CFString = "requirement"
 /// `kSecKeychainStorageMeetsRequirement`: a `CFBoolean`, whether the keychain meets
 /// `KEYCHAINKIT_REQUIRE` (true when it is unset).
-public let kSecKeychainStorageMeetsRequirement: CFString = "meetsRequirement"
+nonisolated(unsafe) public let kSecKeychainStorageMeetsRequirement: CFString = "meetsRequirement"
 
 /// How `keychain` (nil: the default keychain) is protected: a dictionary with the
 /// `kSecKeychainStorage…` keys above. It describes a keychain below `KEYCHAINKIT_REQUIRE` too

@@ -118,7 +118,7 @@ struct ImportCredentialsTests {
             #expect(config["psFormat"] as? String == "table {{.ID}}")
             let auths = try #require(config["auths"] as? [String: [String: Any]])
             #expect(Set(auths.keys) == ["https://index.docker.io/v1/", "localhost:5000", "ghcr.io", "helper.example"])
-            #expect(auths.values.allSatisfy(\.isEmpty))
+            #expect(auths.values.allSatisfy { $0.isEmpty })
             for secret in ["hubpass", hub, "idtok"] { #expect(rewritten.range(of: Data(secret.utf8)) == nil) }
         }
     }

@@ -61,7 +61,7 @@ extension Keychain {
                 let storage = try StorageSecurity.of(database, configuration: configuration)
                 return KeychainStorageSecurity(
                     isEncryptedAtRest: storage.encryptedAtRest,
-                    keySource: KeySource(rawValue: storage.keySource.rawValue) ?? .none,
+                    keySource: KeychainStorageSecurity.KeySource(rawValue: storage.keySource.rawValue) ?? KeychainStorageSecurity.KeySource.none,
                     deviceBoundClassesAvailable: storage.deviceBoundClassesAvailable,
                     isLocked: storage.isLocked,
                     autoLockInterval: storage.autoLockSeconds > 0 ? storage.autoLockSeconds : nil,

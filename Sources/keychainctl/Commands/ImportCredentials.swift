@@ -105,7 +105,7 @@ struct ImportCredentials: KeychainCommand {
         do {
             let parsed = try format.parse(content, file: path, dotenvService: envService ?? "dotenv:\(folder)")
             return Source(path: path, format: format, content: content, parsed: parsed)
-        } catch let error as CredentialFileError {
+        } catch {
             throw UsageFailure(message: error.description + ". Nothing was stored.")
         }
     }
@@ -165,7 +165,7 @@ struct ImportCredentials: KeychainCommand {
             let replacement: Data?
             do {
                 replacement = try source.format.contentAfterImport(source.content, file: source.path)
-            } catch let error as CredentialFileError {
+            } catch {
                 throw UsageFailure(message: error.description)
             }
             if let replacement {

@@ -61,7 +61,7 @@ struct CredentialImporter {
             query.secret = nil
             query.label = nil
             query.comment = nil
-            let found = try unlocking { () throws(KeychainCallError) in try InternetCredentialStore.find(query, exactLocation: true) }
+            let found = try unlocking { try InternetCredentialStore.find(query, exactLocation: true) }
             return found.first(where: { ($0.account ?? "") == (credential.account ?? "") })?.secret
         case .generic(let service, let account, _):
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
@@ -75,7 +75,7 @@ struct CredentialImporter {
     func store(_ item: Item) throws {
         switch item {
         case .internet(let credential):
-            try unlocking { () throws(KeychainCallError) in try InternetCredentialStore.save(credential) }
+            try unlocking { try InternetCredentialStore.save(credential) }
         case .generic(let service, let account, let secret):
             let key: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
                                       kSecAttrAccount as String: account]
@@ -102,7 +102,7 @@ struct CredentialImporter {
             credential.label = nil
             credential.comment = nil
             let query = credential
-            try unlocking { () throws(KeychainCallError) in
+            try unlocking {
                 _ = try InternetCredentialStore.delete(query, exactLocation: true)
             }
         case .generic(let service, let account, _):
@@ -114,11 +114,11 @@ struct CredentialImporter {
 
     /// Runs `operation`; if the keychain is locked and a terminal is there, asks for the password
     /// once, unlocks, and runs it again (as `KeychainTarget.performUnlocking`).
-    private func unlocking<T>(_ operation: () throws(KeychainCallError) -> T) throws -> T {
+    private func unlocking<T>(_ operation: () throws -> T) throws -> T {
         do {
             return try operation()
-        } catch where error.status == errSecInteractionNotAllowed && SecretInput.isInteractive {
-            guard try target.isLocked() else { throw error }
+        } catch let error as KeychainCallError {
+            guard error.status == errSecInteractionNotAllowed, SecretInput.isInteractive, try target.isLocked() else { throw error }
             try target.unlockInteractively()
             return try operation()
         }
