@@ -80,7 +80,7 @@ public enum DockerConfigParser {
         do {
             parsed = try JSONSerialization.jsonObject(with: content, options: [])
         } catch {
-            throw CredentialFileError(file: file, line: errorLine(error) ?? 1, reason: "not valid JSON")
+            throw CredentialFileError(file: file, line: errorLine(error, in: content) ?? 1, reason: "not valid JSON")
         }
         guard let root = parsed as? [String: Any] else {
             throw CredentialFileError(file: file, line: 1, reason: "the file is not a JSON object")
@@ -88,11 +88,17 @@ public enum DockerConfigParser {
         return (root, text)
     }
 
-    /// The line Foundation's JSON error names ("… around line 3, column 5."), if it names one.
-    private static func errorLine(_ error: Error) -> Int? {
-        let details = (error as NSError).userInfo.values.compactMap { $0 as? String }.joined(separator: " ") + " \(error)"
-        guard let range = details.range(of: "line ") else { return nil }
-        return Int(details[range.upperBound...].prefix(while: \.isNumber))
+    /// The line Foundation's JSON error points at: it names a line ("around line 3, column 5.") or
+    /// a byte offset ("around character 25."), depending on the platform.
+    private static func errorLine(_ error: Error, in content: Data) -> Int? {
+        let details = (error as NSError).userInfo.values.compactMap { $0 as? String }.joined(separator: " ")
+        if let range = details.range(of: "line "), let line = Int(details[range.upperBound...].prefix(while: \.isNumber)) {
+            return line
+        }
+        guard let range = details.range(of: "character "), let offset = Int(details[range.upperBound...].prefix(while: \.isNumber)) else {
+            return nil
+        }
+        return content.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
     }
 
     /// The line of the first `"key"` at or after `start` (1 when not found: the text was valid JSON,

@@ -178,3 +178,23 @@ struct ExecCommandTests {
         }
     }
 }
+
+extension ExecCommandTests {
+    @Test("a signal mask keychainctl inherits does not reach the program: SIGTERM still ends it")
+    func blockedMaskIsCleared() throws {
+        try withSandbox { (sandbox) throws in
+            try addGeneric(sandbox, service: "s", account: "a", secret: "x")
+            // keychainctl started with SIGTERM blocked (python3 blocks it, then execs keychainctl).
+            let launcher = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}); os.execv(sys.argv[1], sys.argv[1:])"
+            let blocked = try sandbox.run("/usr/bin/python3", ["-c", launcher, "/bin/grep", "SigBlk", "/proc/self/status"])
+            let blockedMask = UInt64(blocked.stdout.dropFirst("SigBlk:\t".count).prefix(16), radix: 16) ?? 0
+            #expect(blockedMask & (1 << (UInt64(SIGTERM) - 1)) != 0, "the launcher blocks SIGTERM")
+            let seen = try sandbox.run("/usr/bin/python3", ["-c", launcher, sandbox.tool("keychainctl"), "exec", "--env", "X=s", "--",
+                                                            "grep", "SigBlk", "/proc/self/status"])
+            #expect(seen.stdout == "SigBlk:\t0000000000000000\n")
+            let killed = try sandbox.run("/usr/bin/python3", ["-c", launcher, sandbox.tool("keychainctl"), "exec", "--env", "X=s", "--",
+                                                              "sh", "-c", "kill -TERM $$; sleep 5"])
+            #expect(killed.status == 128 + SIGTERM)
+        }
+    }
+}

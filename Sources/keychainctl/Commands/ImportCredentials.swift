@@ -60,8 +60,9 @@ struct ImportCredentials: KeychainCommand {
         let sources = try files.map(read)
         if removeSource {
             for source in sources {
-                if let first = source.parsed.leftovers.first {
-                    throw UsageFailure(message: "\(source.path) has entries that cannot be imported (\(first)); "
+                if !source.parsed.leftovers.isEmpty {
+                    let list = source.parsed.leftovers.joined(separator: "; ")
+                    throw UsageFailure(message: "\(source.path) has entries that cannot be imported (\(list)); "
                                        + "remove them by hand or import without --remove-source. Nothing was stored.")
                 }
             }

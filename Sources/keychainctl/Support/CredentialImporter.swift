@@ -47,10 +47,22 @@ struct CredentialImporter {
             // As docker-credential-keychainkit stores: its label, the server as Docker wrote it in the comment.
             return .internet(InternetCredential(scheme: address.scheme, host: address.host, port: address.port, path: address.path,
                                                 account: credential.account, secret: credential.secret,
-                                                label: "Docker Credentials", comment: server))
+                                                label: "Docker Credentials", comment: server, accessGroup: dockerHelperAccessGroup))
         case .generic(let service):
             return .generic(service: service, account: credential.account ?? "", secret: credential.secret)
         }
+    }
+
+    /// The access group `docker-credential-keychainkit` stores in and searches (its default group:
+    /// the first of `KEYCHAINKIT_ACCESS_GROUPS`, else `KEYCHAINKIT_APP_ID`, else its executable's
+    /// name), so that Docker finds what is imported for it.
+    static var dockerHelperAccessGroup: String {
+        if let listed = getenv("KEYCHAINKIT_ACCESS_GROUPS"),
+           let first = String(cString: listed).split(separator: ",").first.map(String.init), !first.isEmpty {
+            return first
+        }
+        if let appID = getenv("KEYCHAINKIT_APP_ID"), appID.pointee != 0 { return String(cString: appID) }
+        return "docker-credential-keychainkit"
     }
 
     /// The secret the keychain holds now for `item`'s primary key, or nil if there is no such item.

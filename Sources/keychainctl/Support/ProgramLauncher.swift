@@ -8,7 +8,8 @@ import Darwin
 /// Replaces keychainctl with a program (`execve`), with an environment that adds the given
 /// variables to keychainctl's own. Nothing runs in between: no shell, no temporary file, and the
 /// program keeps keychainctl's process id, so its exit status and the signals that end it are
-/// what the caller sees, with nothing to forward.
+/// what the caller sees, with nothing to forward (a launcher that spawned a child and waited would
+/// have to relay every signal and re-raise the child's death; here there is no second process).
 enum ProgramLauncher {
     /// The executable `program` names: a path when it contains `/`, else the first executable
     /// regular file of that name in `PATH` (as `execvp` searches; an unset `PATH` is `/usr/bin:/bin`).
@@ -68,6 +69,13 @@ enum ProgramLauncher {
         argv.append(nil)
         // Buffered output would be lost (or, had it been written by a library, repeated) by execve.
         fflush(nil)
+        // The program starts with no signal blocked, as from a shell: a mask inherited from
+        // whatever started keychainctl (some runtimes block SIGTERM in the thread that spawns)
+        // would otherwise make it deaf to SIGTERM and SIGINT. Ignored signals stay ignored, as
+        // execve keeps them (so `nohup keychainctl exec …` works).
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
         execve(executable, argv, environment)
         let reason = String(cString: strerror(errno))
         for (buffer, size) in secretCopies {
