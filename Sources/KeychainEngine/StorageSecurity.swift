@@ -36,6 +36,9 @@ public struct StorageSecurity: Sendable, Equatable {
         let source: KeySource
         if !status.hasPassword {
             source = .none
+        } else if FileManager.default.fileExists(atPath: database.path + ".tpm/seal.priv") {
+            // `keychainctl create-keychain --tpm`: the password is a random secret sealed to the TPM.
+            source = .tpm
         } else {
             switch configuration.unlockSource {
             case .passwordFile?: source = .passwordFile
@@ -101,8 +104,8 @@ public enum StorageRequirement: Sendable, Equatable {
         case .invalid(let value):
             throw .notAvailable("KEYCHAINKIT_REQUIRE=\(value) is not password, tpm or any-unlock-secret; no keychain is used until it is")
         case .tpm:
-            throw .notAvailable("KEYCHAINKIT_REQUIRE=tpm refuses \(verb) \(path): its unlock secret is not sealed to a TPM "
-                                + "(this build of KeychainKit does not seal keychains to a TPM)")
+            throw .notAvailable("KEYCHAINKIT_REQUIRE=tpm refuses \(verb) \(path): its password is not sealed to a TPM "
+                                + "(keychainctl set-keychain-password --tpm seals one)")
         case .password, .anyUnlockSecret:
             throw .notAvailable("KEYCHAINKIT_REQUIRE=\(name) refuses \(verb) \(path): it has no password; "
                                 + "give it one (keychainctl set-keychain-password) or unset KEYCHAINKIT_REQUIRE")
