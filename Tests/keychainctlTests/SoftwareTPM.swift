@@ -11,11 +11,6 @@ final class SoftwareTPM: @unchecked Sendable {
     /// `TPM2TOOLS_TCTI` for this TPM.
     var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
 
-    /// Whether swtpm and tpm2-tools are installed (the tests say so when they are not).
-    static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/swtpm") && FileManager.default.isExecutableFile(atPath: "/usr/bin/tpm2_createprimary")
-    }
-
     init(in directory: String) throws {
         stateDirectory = directory + "/swtpm-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
