@@ -45,31 +45,35 @@ public struct KeychainStorageSecurity: Sendable, Equatable {
 
 extension Keychain {
     /// How the default keychain (the one ``KeychainBackend/securityFramework`` uses) is protected.
-    /// Describes a keychain below `KEYCHAINKIT_REQUIRE` too, so an app can say why it stops.
-    /// Throws ``KeychainError`` with `errSecNoSuchKeychain` when the keychain does not exist yet
-    /// (this never creates it).
+    /// See ``storageSecurity(ofKeychainAt:)``.
     public static var storageSecurity: KeychainStorageSecurity {
-        get throws(KeychainError) {
-            let registry = KeychainRegistry.shared
-            let path = registry.defaultKeychainPath
-            guard registry.openDatabase(at: path) != nil || FileManager.default.fileExists(atPath: path) else {
-                throw KeychainError(status: -25294, context: "storageSecurity")  // errSecNoSuchKeychain
-            }
-            do {
-                let configuration = registry.configuration
-                let database = try registry.database(at: path, enforcingRequirement: false)
-                let storage = try StorageSecurity.of(database, configuration: configuration)
-                return KeychainStorageSecurity(
-                    isEncryptedAtRest: storage.encryptedAtRest,
-                    keySource: KeychainStorageSecurity.KeySource(rawValue: storage.keySource.rawValue) ?? KeychainStorageSecurity.KeySource.none,
-                    deviceBoundClassesAvailable: storage.deviceBoundClassesAvailable,
-                    isLocked: storage.isLocked,
-                    autoLockInterval: storage.autoLockSeconds > 0 ? storage.autoLockSeconds : nil,
-                    requirement: configuration.storageRequirement?.name,
-                    meetsRequirement: configuration.storageRequirement?.isMet(by: storage.keySource) ?? true)
-            } catch {
-                throw KeychainError(status: error.osStatus, context: "storageSecurity")
-            }
+        get throws(KeychainError) { try storageSecurity(ofKeychainAt: nil) }
+    }
+
+    /// How the keychain file at `path` (nil: the default keychain) is protected. Describes a
+    /// keychain below `KEYCHAINKIT_REQUIRE` too, so an app can say why it stops. Throws
+    /// ``KeychainError`` with `errSecNoSuchKeychain` (-25294) when the file does not exist (this
+    /// never creates it).
+    public static func storageSecurity(ofKeychainAt path: String?) throws(KeychainError) -> KeychainStorageSecurity {
+        let registry = KeychainRegistry.shared
+        let path = path.map { KeychainLocation.absolute($0) } ?? registry.defaultKeychainPath
+        guard registry.openDatabase(at: path) != nil || FileManager.default.fileExists(atPath: path) else {
+            throw KeychainError(status: -25294, context: "storageSecurity")  // errSecNoSuchKeychain
+        }
+        do {
+            let configuration = registry.configuration
+            let database = try registry.database(at: path, enforcingRequirement: false)
+            let storage = try StorageSecurity.of(database, configuration: configuration)
+            return KeychainStorageSecurity(
+                isEncryptedAtRest: storage.encryptedAtRest,
+                keySource: KeychainStorageSecurity.KeySource(rawValue: storage.keySource.rawValue) ?? KeychainStorageSecurity.KeySource.none,
+                deviceBoundClassesAvailable: storage.deviceBoundClassesAvailable,
+                isLocked: storage.isLocked,
+                autoLockInterval: storage.autoLockSeconds > 0 ? storage.autoLockSeconds : nil,
+                requirement: configuration.storageRequirement?.name,
+                meetsRequirement: configuration.storageRequirement?.isMet(by: storage.keySource) ?? true)
+        } catch {
+            throw KeychainError(status: error.osStatus, context: "storageSecurity")
         }
     }
 }
