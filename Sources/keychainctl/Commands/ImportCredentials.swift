@@ -181,10 +181,3 @@ struct ImportCredentials: KeychainCommand {
         }
     }
 }
-
-/// Absolute paths for messages and the default `.env` service.
-enum KeychainLocationPath {
-    static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-    }
-}

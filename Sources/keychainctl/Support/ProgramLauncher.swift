@@ -42,8 +42,13 @@ enum ProgramLauncher {
     static func replaceProcess(executable: String, arguments: [String], variables: [(name: String, value: Data)]) throws(UsageFailure) -> Never {
         var environment: [UnsafeMutablePointer<CChar>?] = []
         let replaced = Set(variables.map(\.name))
+        #if canImport(Darwin)
+        let current = _NSGetEnviron().pointee!  // Darwin exports no `environ` to Swift
+        #else
+        let current = environ
+        #endif
         var index = 0
-        while let entry = environ[index] {
+        while let entry = current[index] {
             index += 1
             let text = String(cString: entry)
             let name = text.prefix(while: { $0 != "=" })
@@ -73,8 +78,10 @@ enum ProgramLauncher {
         // whatever started keychainctl (some runtimes block SIGTERM in the thread that spawns)
         // would otherwise make it deaf to SIGTERM and SIGINT. Ignored signals stay ignored, as
         // execve keeps them (so `nohup keychainctl exec …` works).
-        var none = sigset_t()
+        var none = sigset_t()  // all zero: the empty set
+        #if canImport(Glibc)
         sigemptyset(&none)
+        #endif
         sigprocmask(SIG_SETMASK, &none, nil)
         execve(executable, argv, environment)
         let reason = String(cString: strerror(errno))
