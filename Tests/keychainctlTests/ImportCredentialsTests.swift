@@ -243,4 +243,27 @@ struct ImportCredentialsTests {
             expectNoSecrets(run, ["lockedsecret"])
         }
     }
+
+    @Test("--remove-source refuses a symbolic link or a hard-linked file before storing anything (the secrets would stay)")
+    func linkedSources() throws {
+        try withSandbox { (sandbox) throws in
+            let real = try write(sandbox, "dotfiles/git-credentials", "https://u:linked@link.example\n")
+            let link = sandbox.directory + "/.git-credentials"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+            let viaLink = try sandbox.keychainctl(["import-credentials", link, "--apply", "--remove-source"])
+            #expect(viaLink.status == 1)
+            #expect(viaLink.stderr.contains("is a symbolic link to \(real)"))
+            #expect(try sandbox.keychainctl(["find-internet-password", "-s", "link.example"]).status == 44)
+
+            let hard = sandbox.directory + "/hard/.git-credentials"
+            try FileManager.default.createDirectory(atPath: sandbox.directory + "/hard", withIntermediateDirectories: true)
+            try FileManager.default.linkItem(atPath: real, toPath: hard)
+            let viaHardLink = try sandbox.keychainctl(["import-credentials", hard, "--apply", "--remove-source"])
+            #expect(viaHardLink.status == 1)
+            #expect(viaHardLink.stderr.contains("has 2 hard links"))
+            #expect(FileManager.default.fileExists(atPath: real) && FileManager.default.fileExists(atPath: hard))
+            // Without --remove-source a link is just a way to name the file.
+            #expect(try sandbox.keychainctl(["import-credentials", link, "--apply"]).status == 0)
+        }
+    }
 }

@@ -59,6 +59,7 @@ struct ImportCredentials: KeychainCommand {
         if removeSource && !apply { throw UsageFailure(message: "--remove-source needs --apply (a dry run changes nothing)") }
         let sources = try files.map(read)
         if removeSource {
+            for source in sources { try checkRemovable(source.path) }
             for source in sources {
                 if !source.parsed.leftovers.isEmpty {
                     let list = source.parsed.leftovers.joined(separator: "; ")
@@ -101,6 +102,12 @@ struct ImportCredentials: KeychainCommand {
             }
             format = detected
         }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw UsageFailure(message: "\(path): \(String(cString: strerror(errno)))") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw UsageFailure(message: "\(path): not a regular file") }
+        guard info.st_size <= Self.maximumFileSize else {
+            throw UsageFailure(message: "\(path): larger than \(Self.maximumFileSize / 1_048_576) MiB; not a credential file")
+        }
         guard let content = FileManager.default.contents(atPath: path) else { throw UsageFailure(message: "\(path): cannot be read") }
         let folder = ((KeychainLocationPath.absolute(path) as NSString).deletingLastPathComponent as NSString).lastPathComponent
         do {
@@ -132,6 +139,26 @@ struct ImportCredentials: KeychainCommand {
             }
         }
         return plan
+    }
+
+    /// The largest file read: credential files are small; a huge one is a mistake, not input.
+    static let maximumFileSize = 16 * 1_048_576
+
+    /// Refuses, before anything is stored, a source that removing or rewriting would not get rid
+    /// of: a symbolic link (only the link would go, the file with the secrets would stay) or a
+    /// file with other hard links.
+    private func checkRemovable(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw UsageFailure(message: "\(path): \(String(cString: strerror(errno)))") }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "another file"
+            throw UsageFailure(message: "\(path) is a symbolic link to \(target): --remove-source would remove the link and leave the "
+                               + "secrets in the file; name that file instead. Nothing was stored.")
+        }
+        if info.st_nlink > 1 {
+            throw UsageFailure(message: "\(path) has \(info.st_nlink) hard links: --remove-source would leave the secrets under the "
+                               + "other names. Nothing was stored.")
+        }
     }
 
     /// Stores every change and reads each back; on any failure puts back what was stored.
