@@ -198,3 +198,21 @@ extension ExecCommandTests {
         }
     }
 }
+
+extension ExecCommandTests {
+    @Test("a locked keychain at a terminal: exec asks for the password once for all its items, then runs the program")
+    func lockedKeychainPromptsOnce() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("tty.keychain-db", password: "pw")
+            try addGeneric(sandbox, service: "first", account: "a", secret: "one", keychain: [path])
+            try addGeneric(sandbox, service: "second", account: "a", secret: "two", keychain: [path])
+            #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
+            let session = try sandbox.keychainctlOnTerminal(["exec", "--keychain", path, "--env", "A=first", "--env", "B=second", "--",
+                                                             "sh", "-c", "echo \"got $A-$B\""])
+            #expect(session.type("pw\n", after: "password to unlock \"\(path)\": "))
+            #expect(session.waitForExit() == 0)
+            #expect(session.text.contains("got one-two"))
+            #expect(session.text.components(separatedBy: "password to unlock").count == 2, "asked exactly once: \(session.text)")
+        }
+    }
+}
