@@ -87,8 +87,9 @@ enum TPMSeal {
 
     private static func createPrimary(_ scratch: String) throws {
         try run("tpm2_createprimary", ["-C", "o", "-G", "ecc256", "-c", scratch + "/primary.ctx", "-Q"],
-                failure: "no TPM 2.0 is reachable (a machine's TPM needs /dev/tpmrm0 and membership of its group, usually tss; "
-                    + "another one is named by TPM2TOOLS_TCTI)")
+                failure: "no TPM 2.0 is reachable, or it refused to make its storage key (a machine's TPM needs /dev/tpmrm0 and "
+                    + "membership of its group, usually tss; another one is named by TPM2TOOLS_TCTI; a TPM whose owner "
+                    + "hierarchy has a password cannot be used)")
         flush()  // the primary key's saved context is enough; its slot is needed for the next object
     }
 
