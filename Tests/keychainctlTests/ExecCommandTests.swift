@@ -216,3 +216,19 @@ extension ExecCommandTests {
         }
     }
 }
+
+extension ExecCommandTests {
+    @Test("a secret with a NUL byte cannot be an environment variable: refused before the program starts, not cut short")
+    func nulByteRefused() throws {
+        try withSandbox { (sandbox) throws in
+            try addGeneric(sandbox, service: "binary", account: "a", secret: "before\u{0}after")
+            #expect(try sandbox.keychainctl(["find-generic-password", "-s", "binary", "-w"]).stdout.hasPrefix("before"), "stored as typed")
+            let marker = sandbox.directory + "/started"
+            let run = try sandbox.keychainctl(["exec", "--env", "B=binary", "--", "touch", marker])
+            #expect(run.status == 1)
+            #expect(run.stderr.contains("contains a NUL byte"))
+            #expect(!run.stderr.contains("before") && !run.stderr.contains("after"))
+            #expect(!FileManager.default.fileExists(atPath: marker))
+        }
+    }
+}
