@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
         // The sync protocol and its transports (Linux; Fuzz/ drives its decoders through this product).
         .library(name: "KeychainSync", targets: ["KeychainSync"]),
+        // Readers of the plain-text credential files tools write (netrc, git, Docker, gh, .env), for
+        // `keychainctl import-credentials` and the fuzz targets.
+        .library(name: "CredentialFiles", targets: ["CredentialFiles"]),
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "docker-credential-keychainkit", targets: ["docker-credential-keychainkit"]),
     ],
@@ -123,11 +126,16 @@ let package = Package(
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
             ]
         ),
+        // Parsers of plain-text credential files (Foundation only, so the fuzz package builds them alone).
+        .target(name: "CredentialFiles"),
         .executableTarget(
             name: "keychainctl",
             dependencies: [
                 "KeychainServices",
                 "CredentialStore",
+                "CredentialFiles",
+                // show-keychain-info --security (SecKeychainCopyStorageSecurity).
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "SecretService", condition: .when(platforms: [.linux])),

@@ -11,6 +11,11 @@ let syncFuzzTarget = { (name: String) -> Target in
     .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "KeychainSync", package: "KeychainKit")])
 }
 
+/// A fuzz target for one reader of `keychainctl import-credentials`.
+let credentialFileTarget = { (name: String) -> Target in
+    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "CredentialFiles", package: "KeychainKit")])
+}
+
 let package = Package(
     name: "KeychainKitFuzz",
     dependencies: [.package(name: "KeychainKit", path: "..")],
@@ -30,5 +35,11 @@ let package = Package(
         syncFuzzTarget("FuzzKeyWrap"),
         // Signed member lists and join requests.
         syncFuzzTarget("FuzzRoster"),
+        // The plain-text credential file readers of `keychainctl import-credentials` (CredentialFiles).
+        credentialFileTarget("FuzzNetrc"),
+        credentialFileTarget("FuzzGitCredentials"),
+        credentialFileTarget("FuzzDockerConfig"),
+        credentialFileTarget("FuzzGitHubHosts"),
+        credentialFileTarget("FuzzDotenv"),
     ]
 )

@@ -19,10 +19,13 @@ public struct InternetCredential: Sendable, Equatable {
     public var label: String?
     /// `kSecAttrComment`.
     public var comment: String?
+    /// `kSecAttrAccessGroup` to store in and search (nil: the tool's default group; every
+    /// entitled group when searching). Not filled in by searches.
+    public var accessGroup: String?
 
     /// A credential (or a query: nil fields match anything).
     public init(scheme: String, host: String, port: Int? = nil, path: String? = nil, account: String? = nil,
-                secret: Data? = nil, label: String? = nil, comment: String? = nil) {
+                secret: Data? = nil, label: String? = nil, comment: String? = nil, accessGroup: String? = nil) {
         self.scheme = scheme
         self.host = host
         self.port = port
@@ -31,5 +34,6 @@ public struct InternetCredential: Sendable, Equatable {
         self.secret = secret
         self.label = label
         self.comment = comment
+        self.accessGroup = accessGroup
     }
 }

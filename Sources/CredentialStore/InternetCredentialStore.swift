@@ -87,6 +87,7 @@ public enum InternetCredentialStore {
         if let account = credential.account { attributes[kSecAttrAccount as String] = account }
         if let label = credential.label { attributes[kSecAttrLabel as String] = label }
         if let comment = credential.comment { attributes[kSecAttrComment as String] = comment }
+        if let group = credential.accessGroup { attributes[kSecAttrAccessGroup as String] = group }
         return attributes
     }
 

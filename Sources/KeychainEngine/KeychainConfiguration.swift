@@ -21,8 +21,9 @@ import Glibc
 /// | `KEYCHAINKIT_APP_ID`, `KEYCHAINKIT_ACCESS_GROUPS` | ``accessGroups`` |
 /// | `KEYCHAINKIT_DEVICE_KEY_FILE`, `XDG_STATE_HOME` | ``deviceKeyPath`` |
 /// | `KEYCHAINKIT_ROLLBACK_ANCHOR` | ``rollbackAnchorDirectory`` |
-/// | `KEYCHAINKIT_PASSWORD_FILE` | ``passwordFilePath`` (the file itself is read when a keychain is opened, never kept) |
+/// | `KEYCHAINKIT_PASSWORD_FILE`, `CREDENTIALS_DIRECTORY` | ``unlockSource`` (the file itself is read when a keychain is opened, never kept) |
 /// | `KEYCHAINKIT_SESSION_KEYRING` | ``sharesUnlockWithSession`` (`off` disables sharing) |
+/// | `KEYCHAINKIT_REQUIRE` | ``storageRequirement`` |
 /// | `KEYCHAINKIT_PINENTRY`, `KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, `DISPLAY`, `WAYLAND_DISPLAY`, `PATH`, `DBUS_SYSTEM_BUS_ADDRESS` | ``authenticator`` |
 public struct KeychainConfiguration: Sendable {
     /// The default keychain's path (`KEYCHAINKIT_KEYCHAIN`, else the XDG path).
@@ -33,8 +34,13 @@ public struct KeychainConfiguration: Sendable {
     public var deviceKeyPath: String
     /// The rollback anchors' directory, or nil (rollback detection off).
     public var rollbackAnchorDirectory: String?
-    /// The file whose content unlocks keychains (`KEYCHAINKIT_PASSWORD_FILE`), or nil.
-    public var passwordFilePath: String?
+    /// The file whose content unlocks keychains (`KEYCHAINKIT_PASSWORD_FILE`, else the systemd
+    /// credential `keychainkit.password`), or nil.
+    public var passwordFilePath: String? { unlockSource?.path }
+    /// Where that file comes from.
+    public var unlockSource: HeadlessUnlockSource?
+    /// The least protection a keychain needs before it is created or used (`KEYCHAINKIT_REQUIRE`), or nil.
+    public var storageRequirement: StorageRequirement?
     /// Whether unlocks may be shared through the kernel keyring (unless `KEYCHAINKIT_SESSION_KEYRING=off`).
     public var sharesUnlockWithSession: Bool
     /// How the owner is asked for a password (pinentry) or a fingerprint (fprintd).
@@ -44,7 +50,8 @@ public struct KeychainConfiguration: Sendable {
     static let variableNames = [
         "KEYCHAINKIT_KEYCHAIN", "XDG_DATA_HOME", "HOME", "KEYCHAINKIT_APP_ID", "KEYCHAINKIT_ACCESS_GROUPS",
         "KEYCHAINKIT_DEVICE_KEY_FILE", "XDG_STATE_HOME", "KEYCHAINKIT_ROLLBACK_ANCHOR", "KEYCHAINKIT_PASSWORD_FILE",
-        "KEYCHAINKIT_SESSION_KEYRING",
+        "KEYCHAINKIT_SESSION_KEYRING", "CREDENTIALS_DIRECTORY",
+        "KEYCHAINKIT_REQUIRE",
     ]
 
     /// The configuration `environment` describes, with `authenticator` for prompts.
@@ -53,7 +60,8 @@ public struct KeychainConfiguration: Sendable {
         accessGroups = AccessGroups.fromEnvironment(environment)
         deviceKeyPath = KeychainLocation.deviceKeyPath(environment)
         rollbackAnchorDirectory = KeychainLocation.rollbackAnchorDirectory(environment)
-        passwordFilePath = environment["KEYCHAINKIT_PASSWORD_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        unlockSource = HeadlessUnlockSource.fromEnvironment(environment)
+        storageRequirement = StorageRequirement.fromEnvironment(environment)
         sharesUnlockWithSession = environment["KEYCHAINKIT_SESSION_KEYRING"]?.lowercased() != "off"
         self.authenticator = authenticator
     }
@@ -71,7 +79,6 @@ public struct KeychainConfiguration: Sendable {
     /// The password in ``passwordFilePath`` (one trailing newline removed), or nil if none is set.
     /// Read at each call, never kept in memory between calls.
     public func passwordFromFile() throws(KeychainStoreError) -> Data? {
-        guard let passwordFilePath else { return nil }
-        return try KeychainLocation.passwordFromFile(["KEYCHAINKIT_PASSWORD_FILE": passwordFilePath])
+        try unlockSource?.password()
     }
 }

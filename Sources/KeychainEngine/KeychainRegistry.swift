@@ -195,7 +195,11 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// A keychain already open follows the session on every call: while locked here, it adopts an
     /// unlock another process published since; unlocked through the session, it locks again when
     /// the session's unlock is gone (another process locked it, or the auto-lock timeout passed).
-    public func database(at path: String) throws(KeychainStoreError) -> KeychainDatabase {
+    ///
+    /// With `KEYCHAINKIT_REQUIRE` set, a keychain below it is refused (`notAvailable`) before it
+    /// is created or registered, unless `enforcingRequirement` is false (the storage-security query,
+    /// which must be able to describe a weak keychain).
+    public func database(at path: String, enforcingRequirement: Bool = true) throws(KeychainStoreError) -> KeychainDatabase {
         let path = KeychainLocation.absolute(path)
         if let open = lock.withLock({ databases[path] }) {
             if !open.wasReplaced {
@@ -210,8 +214,16 @@ public final class KeychainRegistry: @unchecked Sendable {
                 generation &+= 1
             }
         }
+        let configuration = self.configuration
         let password = try configuration.passwordFromFile()
+        let requirement = enforcingRequirement ? configuration.storageRequirement : nil
+        if let requirement, password == nil, !FileManager.default.fileExists(atPath: path) {
+            try requirement.check(.none, path: path, creating: true)  // it would be created without a password
+        }
         let database = try KeychainDatabase.open(path: path, password: password, options: options())
+        if let requirement {
+            try requirement.check(try StorageSecurity.of(database, configuration: configuration).keySource, path: path, creating: false)
+        }
         let adopted = try SessionKeyring.adoptPublishedKeys(into: database)
         let registered = lock.withLock {
             if let raced = databases[path] { return raced }

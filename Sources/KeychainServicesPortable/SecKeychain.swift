@@ -93,9 +93,13 @@ public func SecKeychainCreate(
     let path = KeychainLocation.absolute(String(cString: pathName))
     if FileManager.default.fileExists(atPath: path) { return errSecDuplicateKeychain }
     do {
+        let creatingPassword = KeychainServicesPortable.password(passwordLength, password)
+        if let requirement = KeychainRegistry.shared.configuration.storageRequirement {  // KEYCHAINKIT_REQUIRE
+            try requirement.check((creatingPassword?.isEmpty ?? true) ? .none : .password, path: path, creating: true)
+        }
         var options = KeychainRegistry.shared.options()
         options.createIfMissing = true
-        let database = try KeychainDatabase.open(path: path, password: KeychainServicesPortable.password(passwordLength, password), options: options)
+        let database = try KeychainDatabase.open(path: path, password: creatingPassword, options: options)
         KeychainRegistry.shared.register(database)
         if try SessionKeyring.publish(database) { KeychainRegistry.shared.markUnlockSharedWithSession(database) }
         keychain.pointee = SecKeychain(path: path)

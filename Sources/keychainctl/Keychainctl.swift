@@ -26,6 +26,7 @@ struct Keychainctl: ParsableCommand {
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
             DumpKeychain.self, GitCredential.self,
             ImportItems.self, ExportItems.self, FindCertificate.self, FindIdentity.self,
+            Exec.self, ImportCredentials.self,
         ]
         #if canImport(KeychainSync)
         commands.append(Sync.self)

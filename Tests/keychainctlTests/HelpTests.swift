@@ -8,7 +8,7 @@ struct HelpTests {
         "create-keychain", "delete-keychain", "lock-keychain", "unlock-keychain", "show-keychain-info",
         "set-keychain-settings", "set-keychain-password", "add-generic-password", "find-generic-password",
         "delete-generic-password", "add-internet-password", "find-internet-password", "delete-internet-password",
-        "dump-keychain", "git-credential",
+        "dump-keychain", "git-credential", "exec", "import-credentials",
     ]
 
     @Test("the root help lists every command and the exit statuses", .timeLimit(.minutes(1)))

@@ -20,22 +20,22 @@ public enum PasswordFile {
 
     /// The file's whole content. The bytes read pass through one buffer, zeroed before it is
     /// released. Throws `notAvailable` with the reason (never the content) when the file cannot be
-    /// read or breaks a rule above.
-    public static func read(_ path: String) throws(KeychainStoreError) -> Data {
+    /// read or breaks a rule above; `origin` names the source in those reasons.
+    public static func read(_ path: String, origin: String = "KEYCHAINKIT_PASSWORD_FILE") throws(KeychainStoreError) -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
-            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE names a file that cannot be read (\(String(cString: strerror(errno))))")
+            throw .notAvailable("\(origin) names a file that cannot be read (\(String(cString: strerror(errno))))")
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) is not a regular file")
+            throw .notAvailable("\(origin) (\(path)) is not a regular file")
         }
         guard info.st_uid == geteuid() || info.st_uid == 0 else {
-            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) belongs to another user")
+            throw .notAvailable("\(origin) (\(path)) belongs to another user")
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) is accessible by group or others (mode "
+            throw .notAvailable("\(origin) (\(path)) is accessible by group or others (mode "
                                 + "\(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
         }
         var content = Data(capacity: maximumSize)
@@ -46,12 +46,12 @@ public enum PasswordFile {
             if count < 0 {
                 if errno == EINTR { continue }
                 content.resetBytes(in: 0..<content.count)
-                throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) cannot be read (\(String(cString: strerror(errno))))")
+                throw .notAvailable("\(origin) (\(path)) cannot be read (\(String(cString: strerror(errno))))")
             }
             if count == 0 { return content }
             guard content.count + count <= maximumSize else {
                 content.resetBytes(in: 0..<content.count)
-                throw .notAvailable("KEYCHAINKIT_PASSWORD_FILE (\(path)) is larger than a password can be")
+                throw .notAvailable("\(origin) (\(path)) is larger than a password can be")
             }
             content.append(contentsOf: buffer[0..<count])
         }

@@ -22,11 +22,19 @@ struct CreateKeychain: KeychainCommand {
     @Flag(name: .customLong(SecretArguments.readFlag), help: .hidden)
     var readPassword = false
 
+    @Flag(name: .long, help: "Seal a random password to this machine's TPM 2.0 instead of taking one (tpm2-tools).")
+    var tpm = false
+
+    @Option(name: .customLong("tpm-pcrs"), help: ArgumentHelp("With --tpm: unseal only while these PCRs keep their values.", valueName: "sha256:0,7"))
+    var tpmPCRs: String?
+
     @Argument(help: "The keychain file (default: the default keychain's path).")
     var keychain: String?
 
     func execute() throws {
         let path = try keychain ?? KeychainTarget.open(nil).path
+        if tpm { return try createSealed(at: path) }
+        guard tpmPCRs == nil else { throw UsageFailure(message: "--tpm-pcrs needs --tpm") }
         var secret: Data
         if let given = try SecretArguments.resolve(value: password, read: readPassword, option: "-p",
                                                    prompt: "password for new keychain \"\(path)\": ", isNew: true) {
@@ -41,6 +49,26 @@ struct CreateKeychain: KeychainCommand {
         let status = secret.withUnsafeBytes { bytes in
             SecKeychainCreate(path, UInt32(bytes.count), bytes.baseAddress, false, nil, &created)
         }
+        try require(status, "SecKeychainCreate")
+    }
+
+    /// `--tpm`: seals a random password first (nothing is created without a TPM), then creates
+    /// the keychain with it; if the keychain cannot be created, the seal goes too.
+    private func createSealed(at path: String) throws {
+        guard password == nil, !readPassword else { throw UsageFailure(message: "--tpm chooses the password: leave out -p") }
+        let absolute = KeychainLocationPath.absolute(path)
+        if FileManager.default.fileExists(atPath: absolute) { throw KeychainCallError(errSecDuplicateKeychain, in: "SecKeychainCreate") }
+        let folder = TPMSeal.folder(for: absolute)
+        guard !FileManager.default.fileExists(atPath: folder) else {
+            throw UsageFailure(message: "\(folder) exists already (a seal of a deleted keychain?); remove it first")
+        }
+        var secret = try TPMSeal.sealNewSecret(into: folder, pcrs: tpmPCRs)
+        defer { secret.wipe() }
+        var created: SecKeychain?
+        let status = secret.withUnsafeBytes { bytes in
+            SecKeychainCreate(absolute, UInt32(bytes.count), bytes.baseAddress, false, nil, &created)
+        }
+        if status != errSecSuccess { try? FileManager.default.removeItem(atPath: folder) }  // the keychain's error is the one to report
         try require(status, "SecKeychainCreate")
     }
 }

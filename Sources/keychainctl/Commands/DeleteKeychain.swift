@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import CredentialStore
 import KeychainServices
 
@@ -16,6 +17,7 @@ struct DeleteKeychain: KeychainCommand {
         for path in paths {
             let target = try KeychainTarget.open(path, mayBeMissing: true)
             try require(SecKeychainDelete(target.keychain), "SecKeychainDelete")
+            try TPMSeal.removeSeal(of: target.path)  // its TPM-sealed password, if any: it opens nothing now
         }
     }
 }

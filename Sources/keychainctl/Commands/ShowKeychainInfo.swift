@@ -2,18 +2,35 @@ import ArgumentParser
 import CredentialStore
 import KeychainServices
 
-/// `show-keychain-info [keychain]`: lock state and auto-lock settings.
+/// `show-keychain-info [--security] [keychain]`: lock state and auto-lock settings, and with
+/// `--security` (always in JSON) how the keychain is protected.
 struct ShowKeychainInfo: KeychainCommand {
     static let configuration = CommandConfiguration(
         commandName: "show-keychain-info",
-        abstract: "Show a keychain's lock state and auto-lock timeout.")
+        abstract: "Show a keychain's lock state and auto-lock timeout (with --security: how it is protected).")
 
     @OptionGroup var output: OutputOptions
+
+    @Flag(name: .long, help: "Also show how the keychain is protected: encryption, key source, device-bound classes, KEYCHAINKIT_REQUIRE.")
+    var security = false
 
     @Argument(help: "The keychain file (default: the default keychain).")
     var keychain: String?
 
     func execute() throws {
+        #if canImport(KeychainServicesExtras)
+        // First, so that a keychain KEYCHAINKIT_REQUIRE refuses can still be described.
+        let protection = try StorageSecurityReport.of(keychain)
+        if !protection.meetsRequirement {
+            if output.json {
+                Console.out(try ItemFormatter.serialise(["keychain": protection.path, "storageSecurity": protection.json]))
+            } else {
+                Console.out("Keychain \"\(protection.path)\"")
+                protection.lines.forEach { Console.out($0) }
+            }
+            throw KeychainCallError(errSecNotAvailable, in: "SecKeychainGetStatus")
+        }
+        #endif
         let target = try KeychainTarget.open(keychain)
         var settings = SecKeychainSettings()
         settings.version = SEC_KEYCHAIN_SETTINGS_VERS1
@@ -21,13 +38,19 @@ struct ShowKeychainInfo: KeychainCommand {
         let locked = try target.isLocked()
         let timeout = settings.useLockInterval ? Int(settings.lockInterval) : 0
         if output.json {
-            let info: [String: Any] = ["keychain": target.path, "locked": locked, "lockOnSleep": settings.lockOnSleep,
+            var info: [String: Any] = ["keychain": target.path, "locked": locked, "lockOnSleep": settings.lockOnSleep,
                                        "timeout": timeout]
+            #if canImport(KeychainServicesExtras)
+            info["storageSecurity"] = protection.json
+            #endif
             Console.out(try ItemFormatter.serialise(info))
         } else {
             let lockOnSleep = settings.lockOnSleep ? " lock-on-sleep" : ""
             let interval = timeout > 0 ? " timeout=\(timeout)s" : " no-timeout"
             Console.out("Keychain \"\(target.path)\"\(lockOnSleep)\(interval) \(locked ? "locked" : "unlocked")")
+            #if canImport(KeychainServicesExtras)
+            if security { protection.lines.forEach { Console.out($0) } }
+            #endif
         }
     }
 }

@@ -10,7 +10,8 @@ struct UnlockKeychain: KeychainCommand {
         commandName: "unlock-keychain",
         abstract: "Unlock a keychain, for every process of this user until its auto-lock timeout.",
         discussion: """
-            Without -p: succeeds if the keychain is already unlocked or KEYCHAINKIT_PASSWORD_FILE \
+            Without -p: succeeds if the keychain is already unlocked, sealed to the TPM \
+            (create-keychain --tpm) or KEYCHAINKIT_PASSWORD_FILE \
             unlocks it; otherwise asks at a terminal, and without one fails at once (exit 36). \
             Name the keychain before a trailing -p: keychainctl unlock-keychain ~/work.keychain-db -p
             """
@@ -32,6 +33,7 @@ struct UnlockKeychain: KeychainCommand {
             defer { secret.wipe() }
             return try target.unlock(password: secret)
         }
+        if TPMSeal.isSealed(target.path), try target.isLocked() { return try target.unlockWithTPM() }
         let status = SecKeychainUnlock(target.keychain, 0, nil, false)
         if status == errSecInteractionNotAllowed && SecretInput.isInteractive {
             return try target.unlockInteractively()

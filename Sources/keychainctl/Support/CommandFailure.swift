@@ -26,7 +26,7 @@ extension KeychainCommand {
         do {
             try execute()
         } catch let error as KeychainCallError {
-            Console.error("keychainctl: \(name): \(error.message)")
+            Console.error("keychainctl: \(name): \(error.message)\(StorageRequirementHint.hint(for: error.status))")
             throw ExitCode(error.exitCode == 0 ? 1 : error.exitCode)
         } catch let failure as UsageFailure {
             Console.error("keychainctl: \(name): \(failure.message)")

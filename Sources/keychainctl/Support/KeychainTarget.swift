@@ -48,6 +48,13 @@ struct KeychainTarget {
         try require(status, "SecKeychainUnlock")
     }
 
+    /// Unlocks with the password sealed to this machine's TPM (`create-keychain --tpm`).
+    func unlockWithTPM() throws {
+        var password = try TPMSeal.unseal(from: TPMSeal.folder(for: path))
+        defer { password.wipe() }
+        try unlock(password: password)
+    }
+
     /// Asks for the keychain password at a no-echo prompt and unlocks.
     func unlockInteractively() throws {
         var password = try SecretInput.secret(prompt: "password to unlock \"\(path)\": ")
@@ -60,6 +67,10 @@ struct KeychainTarget {
     /// failure stands at once (`errSecInteractionNotAllowed`, exit status 36): scripts never hang.
     func performUnlocking(_ function: String, _ operation: () -> OSStatus) throws {
         var status = operation()
+        if status == errSecInteractionNotAllowed, TPMSeal.isSealed(path), try isLocked() {
+            try unlockWithTPM()  // a TPM-sealed keychain needs nobody to type anything
+            status = operation()
+        }
         if status == errSecInteractionNotAllowed, SecretInput.isInteractive, try isLocked() {
             try unlockInteractively()
             status = operation()

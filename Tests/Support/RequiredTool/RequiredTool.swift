@@ -82,10 +82,12 @@ public struct RequiredTool: Sendable, Hashable {
     public static let libsecretHeaders = RequiredTool(path: "/usr/include/libsecret-1/libsecret/secret.h",
                                                       debianPackage: "libsecret-1-dev")
     public static let glibHeaders = RequiredTool(path: "/usr/include/glib-2.0/glib.h", debianPackage: "libglib2.0-dev")
+    public static let swtpm = RequiredTool(path: "/usr/bin/swtpm", debianPackage: "swtpm")
+    public static let tpm2Tools = RequiredTool(path: "/usr/bin/tpm2_getrandom", debianPackage: "tpm2-tools")
 
     /// Every tool some test runs.
     public static let known: [RequiredTool] = [
         dbusDaemon, dbusSend, etcd, etcdctl, fprintd, dbusmock, gnomeKeyring, secretTool, python3, pythonKeyring,
-        pythonSecretStorage, pinentryTTY, openssl, git, pkgConfig, cc, libsecretHeaders, glibHeaders,
+        pythonSecretStorage, pinentryTTY, openssl, git, pkgConfig, cc, libsecretHeaders, glibHeaders, swtpm, tpm2Tools,
     ]
 }

@@ -22,4 +22,6 @@ extension Tag {
     @Tag public static var git: Self
     /// Debian's python3 with keyring, secretstorage and jeepney.
     @Tag public static var python: Self
+    /// A software TPM 2.0 (swtpm) and tpm2-tools.
+    @Tag public static var tpm: Self
 }

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The plain-text credential files `keychainctl import-credentials` reads.
+public enum CredentialFileFormat: String, Sendable, CaseIterable {
+    /// `~/.netrc` (curl, ftp, SwiftPM's registry logins on Linux): `machine`/`login`/`password`.
+    case netrc
+    /// `~/.git-credentials` (git's `store` helper): one `scheme://user:password@host/path` a line.
+    case gitCredentials = "git-credentials"
+    /// `~/.docker/config.json`: `auths` entries with base64 `user:password`.
+    case dockerConfig = "docker-config"
+    /// GitHub CLI's `~/.config/gh/hosts.yml`: `oauth_token` per host (and per user).
+    case ghHosts = "gh-hosts"
+    /// A `.env` file: `NAME=value` lines.
+    case dotenv
+
+    /// The format a file's name says, or nil: `.netrc`/`_netrc`, `.git-credentials`,
+    /// `config.json`, `hosts.yml`, `.env`/`*.env`/`.env.*`.
+    public static func fromFileName(_ path: String) -> CredentialFileFormat? {
+        let name = (path as NSString).lastPathComponent
+        switch name {
+        case ".netrc", "_netrc", "netrc": return .netrc
+        case ".git-credentials", "git-credentials": return .gitCredentials
+        case "config.json": return .dockerConfig
+        case "hosts.yml", "hosts.yaml": return .ghHosts
+        default:
+            if name == ".env" || name.hasSuffix(".env") || name.hasPrefix(".env.") { return .dotenv }
+            return nil
+        }
+    }
+
+    /// Parses `content` (from `file`, named in errors). `.env` variables become generic passwords
+    /// of `dotenvService`.
+    public func parse(_ content: Data, file: String, dotenvService: String) throws(CredentialFileError) -> ParsedCredentialFile {
+        switch self {
+        case .netrc: return try NetrcParser.parse(content, file: file)
+        case .gitCredentials: return try GitCredentialsParser.parse(content, file: file)
+        case .dockerConfig: return try DockerConfigParser.parse(content, file: file)
+        case .ghHosts: return try GitHubHostsParser.parse(content, file: file)
+        case .dotenv: return try DotenvParser.parse(content, file: file, service: dotenvService)
+        }
+    }
+
+    /// What the file should become once every credential in it is in the keychain: nil to remove
+    /// it (nothing else of value is in it), else the new content without the secrets (Docker's
+    /// settings, GitHub CLI's other host settings stay).
+    public func contentAfterImport(_ content: Data, file: String) throws(CredentialFileError) -> Data? {
+        switch self {
+        case .netrc, .gitCredentials, .dotenv: return nil
+        case .dockerConfig: return try DockerConfigParser.removingSecrets(content, file: file)
+        case .ghHosts: return try GitHubHostsParser.removingTokens(content, file: file)
+        }
+    }
+}
+
+/// Text helpers the parsers share.
+enum SourceText {
+    /// The file's lines as UTF-8 text, or an error at the first line that is not UTF-8.
+    static func lines(_ content: Data, file: String) throws(CredentialFileError) -> [Substring] {
+        guard let text = String(data: content, encoding: .utf8) else {
+            // Find the line of the first invalid byte, to say where.
+            var line = 1
+            var start = content.startIndex
+            for index in content.indices where content[index] == UInt8(ascii: "\n") {
+                if String(data: content[start..<index], encoding: .utf8) == nil { break }
+                line += 1
+                start = content.index(after: index)
+            }
+            throw CredentialFileError(file: file, line: line, reason: "not UTF-8 text")
+        }
+        if text.contains("\0") {
+            let line = text.prefix(while: { $0 != "\0" }).filter { $0 == "\n" }.count + 1
+            throw CredentialFileError(file: file, line: line, reason: "contains a NUL byte (not a text file)")
+        }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+    }
+
+    /// Decodes `%XX` escapes (as in URLs); nil if an escape is malformed or the result is not UTF-8.
+    static func percentDecoded(_ text: Substring) -> String? {
+        guard text.contains("%") else { return String(text) }
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(bytes: bytes, encoding: .utf8)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// Whether `host` is a plausible host name or IP address (no spaces, slashes, `@`, controls).
+    static func isHost(_ host: String) -> Bool {
+        !host.isEmpty && host.utf8.count <= 255
+            && host.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.value > 0x20 && $0.value != 0x7F && !"/@?#\\".unicodeScalars.contains($0) }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import KeychainStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a process without a person at a prompt finds its keychain password: a file named by
+/// `KEYCHAINKIT_PASSWORD_FILE`, else the systemd credential `keychainkit.password` in
+/// `$CREDENTIALS_DIRECTORY` (what `LoadCredential=`, `LoadCredentialEncrypted=` and `SetCredential=`
+/// provide, systemd.exec(5) "Credentials"). Both are read with the same checks (`PasswordFile`):
+/// a regular file of this user or root that group and others cannot access.
+public enum HeadlessUnlockSource: Sendable, Equatable {
+    /// `KEYCHAINKIT_PASSWORD_FILE` names this file.
+    case passwordFile(String)
+    /// The systemd credential at this path (`$CREDENTIALS_DIRECTORY/keychainkit.password`).
+    case systemdCredential(String)
+
+    /// The credential name a unit passes (`LoadCredentialEncrypted=keychainkit.password:…`).
+    public static let systemdCredentialName = "keychainkit.password"
+
+    /// The source `environment` names: `KEYCHAINKIT_PASSWORD_FILE` first (an explicit choice),
+    /// then the systemd credential if that file exists; nil for neither.
+    public static func fromEnvironment(_ environment: [String: String]) -> HeadlessUnlockSource? {
+        if let path = environment["KEYCHAINKIT_PASSWORD_FILE"], !path.isEmpty { return .passwordFile(path) }
+        guard let directory = environment["CREDENTIALS_DIRECTORY"], directory.hasPrefix("/") else { return nil }
+        let path = directory + "/" + systemdCredentialName
+        var info = stat()
+        // lstat: a credential that is a dangling link still counts (and fails at read with a reason).
+        guard lstat(path, &info) == 0 else { return nil }
+        return .systemdCredential(path)
+    }
+
+    /// The file's path.
+    public var path: String {
+        switch self {
+        case .passwordFile(let path), .systemdCredential(let path): return path
+        }
+    }
+
+    /// How errors name the source.
+    var origin: String {
+        switch self {
+        case .passwordFile: return "KEYCHAINKIT_PASSWORD_FILE"
+        case .systemdCredential: return "the systemd credential \(Self.systemdCredentialName)"
+        }
+    }
+
+    /// The password (one trailing newline removed). Read at each call, never kept.
+    public func password() throws(KeychainStoreError) -> Data {
+        var password = try PasswordFile.read(path, origin: origin)
+        if password.last == UInt8(ascii: "\n") { password.removeLast() }
+        if password.last == UInt8(ascii: "\r") { password.removeLast() }
+        return password
+    }
+}

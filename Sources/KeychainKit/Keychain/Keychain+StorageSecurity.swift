@@ -1,0 +1,80 @@
+#if !canImport(Security)
+import Foundation
+import KeychainEngine
+import KeychainStore
+
+/// How the keychain file is protected, as this process sees it (Linux; on Apple platforms the
+/// system's keychain protection is not something an app can choose or query).
+///
+/// ```swift
+/// let security = try Keychain.storageSecurity
+/// guard security.keySource != .none else { throw SetupError.keychainHasNoPassword }
+/// ```
+public struct KeychainStorageSecurity: Sendable, Equatable {
+    /// Where the keychain's unlock secret comes from.
+    public enum KeySource: String, Sendable, Equatable, CaseIterable {
+        /// No password: the items are encrypted, but whoever can read the keychain file and the
+        /// device key as this user can read them.
+        case none
+        /// A password typed at a prompt (or passed to `SecKeychainUnlock`).
+        case password
+        /// A password read from `KEYCHAINKIT_PASSWORD_FILE`.
+        case passwordFile = "password-file"
+        /// A password read from the systemd credential `keychainkit.password`.
+        case systemdCredential = "systemd-credential"
+        /// A secret sealed to this machine's TPM.
+        case tpm
+    }
+
+    /// Always true: item data and attributes are encrypted (AES-256-GCM) in the file.
+    public let isEncryptedAtRest: Bool
+    /// Where the unlock secret comes from.
+    public let keySource: KeySource
+    /// Whether the `…ThisDeviceOnly` accessibility classes are usable (the device key is present).
+    public let deviceBoundClassesAvailable: Bool
+    /// Whether the "when unlocked" items are locked now.
+    public let isLocked: Bool
+    /// Seconds of inactivity after which the keychain locks, or nil if it never does.
+    public let autoLockInterval: Int?
+    /// The value of `KEYCHAINKIT_REQUIRE`, if set.
+    public let requirement: String?
+    /// Whether the keychain meets `KEYCHAINKIT_REQUIRE` (true when it is unset). When false,
+    /// every other keychain call of this process refuses the keychain.
+    public let meetsRequirement: Bool
+}
+
+extension Keychain {
+    /// How the default keychain (the one ``KeychainBackend/securityFramework`` uses) is protected.
+    /// See ``storageSecurity(ofKeychainAt:)``.
+    public static var storageSecurity: KeychainStorageSecurity {
+        get throws(KeychainError) { try storageSecurity(ofKeychainAt: nil) }
+    }
+
+    /// How the keychain file at `path` (nil: the default keychain) is protected. Describes a
+    /// keychain below `KEYCHAINKIT_REQUIRE` too, so an app can say why it stops. Throws
+    /// ``KeychainError`` with `errSecNoSuchKeychain` (-25294) when the file does not exist (this
+    /// never creates it).
+    public static func storageSecurity(ofKeychainAt path: String?) throws(KeychainError) -> KeychainStorageSecurity {
+        let registry = KeychainRegistry.shared
+        let path = path.map { KeychainLocation.absolute($0) } ?? registry.defaultKeychainPath
+        guard registry.openDatabase(at: path) != nil || FileManager.default.fileExists(atPath: path) else {
+            throw KeychainError(status: -25294, context: "storageSecurity")  // errSecNoSuchKeychain
+        }
+        do {
+            let configuration = registry.configuration
+            let database = try registry.database(at: path, enforcingRequirement: false)
+            let storage = try StorageSecurity.of(database, configuration: configuration)
+            return KeychainStorageSecurity(
+                isEncryptedAtRest: storage.encryptedAtRest,
+                keySource: KeychainStorageSecurity.KeySource(rawValue: storage.keySource.rawValue) ?? KeychainStorageSecurity.KeySource.none,
+                deviceBoundClassesAvailable: storage.deviceBoundClassesAvailable,
+                isLocked: storage.isLocked,
+                autoLockInterval: storage.autoLockSeconds > 0 ? storage.autoLockSeconds : nil,
+                requirement: configuration.storageRequirement?.name,
+                meetsRequirement: configuration.storageRequirement?.isMet(by: storage.keySource) ?? true)
+        } catch {
+            throw KeychainError(status: error.osStatus, context: "storageSecurity")
+        }
+    }
+}
+#endif

@@ -1,0 +1,149 @@
+import Foundation
+import KeychainServices
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A keychain password sealed to this machine's TPM 2.0 through Debian's tpm2-tools (over the
+/// tpm2-tss stack): a random secret that only this TPM can unseal, kept beside the keychain as
+/// `<keychain>.tpm/seal.pub` and `seal.priv` (the sealed object, wrapped by a primary key the
+/// TPM derives from its own owner seed). A copy of the keychain, its device key and this folder
+/// opens nowhere else. With PCRs (`pcrs` file), it unseals only while those PCRs hold the values
+/// they had at sealing (e.g. the same boot chain).
+///
+/// The secret passes only through pipes (stdin of `tpm2_create`, stdout of `tpm2_unseal`). The
+/// scratch folder holds TPM contexts (the primary key's and the loaded object's saved context,
+/// which the TPM encrypts), never the secret. Transient objects are flushed after every step:
+/// without a resource manager (a software TPM, or `/dev/tpm0`) the TPM has three object slots.
+/// The TPM is the one tpm2-tools reach: `TPM2TOOLS_TCTI` if set, else `/dev/tpmrm0`.
+enum TPMSeal {
+    /// The folder of the sealed secret of the keychain at `keychainPath`.
+    static func folder(for keychainPath: String) -> String { keychainPath + ".tpm" }
+
+    /// Whether the keychain at `keychainPath` has a sealed secret.
+    static func isSealed(_ keychainPath: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder(for: keychainPath) + "/seal.priv")
+    }
+
+    /// Removes the sealed secret of the keychain at `keychainPath`, if there is one.
+    static func removeSeal(of keychainPath: String) throws {
+        let folder = folder(for: keychainPath)
+        if FileManager.default.fileExists(atPath: folder) { try FileManager.default.removeItem(atPath: folder) }
+    }
+
+    /// A new random unlock secret (64 hex digits: 256 bits), sealed into `folder` (created, must
+    /// not exist), to the PCRs `pcrs` (`sha256:0,7`) if given.
+    static func sealNewSecret(into folder: String, pcrs: String?) throws -> Data {
+        var random = [UInt8](repeating: 0, count: 32)
+        guard SecRandomCopyBytes(kSecRandomDefault, random.count, &random) == errSecSuccess else {
+            throw UsageFailure(message: "cannot read random bytes")
+        }
+        let secret = Data(random.map { String(format: "%02x", $0) }.joined().utf8)
+        random.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        guard mkdir(folder, 0o700) == 0 else {
+            throw UsageFailure(message: "\(folder): cannot create it (\(String(cString: strerror(errno))))")
+        }
+        do {
+            try withScratch { scratch in
+                try createPrimary(scratch)
+                var createArguments = ["-C", scratch + "/primary.ctx", "-i", "-", "-u", folder + "/seal.pub", "-r", folder + "/seal.priv", "-Q"]
+                if let pcrs {
+                    try run("tpm2_createpolicy", ["--policy-pcr", "-l", pcrs, "-L", scratch + "/pcr.policy", "-Q"],
+                            failure: "the PCR selection \(pcrs) cannot be read from this TPM (give e.g. sha256:0,7)")
+                    flush()
+                    createArguments += ["-L", scratch + "/pcr.policy", "-a", "fixedtpm|fixedparent"]
+                    try Data((pcrs + "\n").utf8).write(to: URL(fileURLWithPath: folder + "/pcrs"))
+                } else {
+                    createArguments += ["-a", "fixedtpm|fixedparent|userwithauth"]
+                }
+                try run("tpm2_create", createArguments, input: secret)
+                for file in ["seal.pub", "seal.priv", "pcrs"] { chmod(folder + "/" + file, 0o600) }
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)  // a half-made seal must not be mistaken for one
+            throw error
+        }
+        return secret
+    }
+
+    /// The secret sealed in `folder`, unsealed by this machine's TPM.
+    static func unseal(from folder: String) throws -> Data {
+        let pcrs = (try? String(contentsOfFile: folder + "/pcrs", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try withScratch { scratch in
+            try createPrimary(scratch)
+            try run("tpm2_load", ["-C", scratch + "/primary.ctx", "-u", folder + "/seal.pub", "-r", folder + "/seal.priv",
+                                  "-c", scratch + "/seal.ctx", "-Q"],
+                    failure: "this TPM cannot load the sealed secret in \(folder) (sealed by another TPM, or the TPM was cleared)")
+            flush()
+            var arguments = ["-c", scratch + "/seal.ctx"]
+            if let pcrs, !pcrs.isEmpty { arguments += ["-p", "pcr:" + pcrs] }
+            return try run("tpm2_unseal", arguments,
+                           failure: pcrs == nil ? "the TPM refused to unseal the secret in \(folder)"
+                               : "the TPM refused to unseal the secret in \(folder): PCRs \(pcrs!) no longer hold the values they had when it was sealed")
+        }
+    }
+
+    // MARK: Running tpm2-tools
+
+    private static func createPrimary(_ scratch: String) throws {
+        try run("tpm2_createprimary", ["-C", "o", "-G", "ecc256", "-c", scratch + "/primary.ctx", "-Q"],
+                failure: "no TPM 2.0 is reachable, or it refused to make its storage key (a machine's TPM needs /dev/tpmrm0 and "
+                    + "membership of its group, usually tss; another one is named by TPM2TOOLS_TCTI; a TPM whose owner "
+                    + "hierarchy has a password cannot be used)")
+        flush()  // the primary key's saved context is enough; its slot is needed for the next object
+    }
+
+    /// Runs `body` with a private scratch folder, flushing the TPM's transient objects and
+    /// sessions around it and removing the folder afterwards.
+    private static func withScratch<T>(_ body: (String) throws -> T) throws -> T {
+        var template = Array((NSTemporaryDirectory() + "/keychainctl-tpm-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw UsageFailure(message: "cannot create a scratch folder for the TPM tools") }
+        let scratch = String(cString: made)
+        defer {
+            flush()
+            try? FileManager.default.removeItem(atPath: scratch)  // TPM contexts only, no secret
+        }
+        flush()
+        return try body(scratch)
+    }
+
+    /// Frees transient objects and sessions (a TPM without a resource manager holds only a few).
+    private static func flush() {
+        _ = try? run("tpm2_flushcontext", ["-t"])  // nothing to flush is not a failure
+        _ = try? run("tpm2_flushcontext", ["-s"])
+    }
+
+    /// Runs a tpm2-tools program with `input` on its standard input; its standard output. A
+    /// failure names the tool, `failure` (what it means) and the tool's first error line.
+    @discardableResult
+    private static func run(_ tool: String, _ arguments: [String], input: Data? = nil, failure: String? = nil) throws -> Data {
+        let executable: String
+        do {
+            executable = try ProgramLauncher.resolve(tool)
+        } catch {
+            throw UsageFailure(message: "\(tool) is not installed: the TPM is used through tpm2-tools (Debian: apt install tpm2-tools)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(input) }
+        try stdin.fileHandleForWriting.close()
+        // tpm2-tools write a few lines of errors at most: reading standard output to its end
+        // first cannot fill the error pipe.
+        var output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            output.resetBytes(in: 0..<output.count)
+            let detail = String(decoding: errors, as: UTF8.self).split(separator: "\n").first(where: { $0.contains("ERROR") }).map(String.init)
+                ?? String(decoding: errors, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
+            throw UsageFailure(message: (failure.map { $0 + " — " } ?? "") + "\(tool): \(detail)", exitCode: 1)
+        }
+        return output
+    }
+}
