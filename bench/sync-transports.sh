@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Sync transport figures for docs/PERFORMANCE.md ("Sync transports: git remote and shared folder"):
+# keychainkit-sync-bench (release build) against a bare repository over file://, over git:// (a
+# `git daemon` on loopback) and over ssh (an sshd of this script's own on loopback, throwaway host
+# and user keys), and against a folder; for each, N records of 1 KiB published in one call, a
+# second device's refresh + list, then EDITS one-record publishes and (git) the remote's growth.
+# Usage: bash bench/sync-transports.sh [N=1000] [EDITS=1000]   (needs git, openssh-server)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-1000}"
+EDITS="${2:-1000}"
+swift build -c release --product keychainkit-sync-bench >/dev/null
+BENCH="$PWD/.build/release/keychainkit-sync-bench"
+WORK="$(mktemp -d /tmp/kk-transportbench-XXXXXX)"
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+fresh_remote() { rm -rf "$WORK/repos/remote.git"; mkdir -p "$WORK/repos"; git init -q --bare "$WORK/repos/remote.git"; }
+
+# git daemon, push enabled, serving $WORK/repos.
+GIT_PORT=$(free_port)
+git daemon --reuseaddr --listen=127.0.0.1 --port="$GIT_PORT" --base-path="$WORK/repos" --export-all \
+    --enable=receive-pack "$WORK/repos" >"$WORK/daemon.log" 2>&1 &
+PIDS+=($!)
+
+# sshd on loopback with throwaway keys, for the current user.
+SSH_PORT=$(free_port)
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/user_key"
+cp "$WORK/user_key.pub" "$WORK/authorized_keys"
+echo "[127.0.0.1]:$SSH_PORT $(cut -d' ' -f1,2 "$WORK/host_key.pub")" >"$WORK/known_hosts"
+cat >"$WORK/sshd_config" <<EOF
+Port $SSH_PORT
+ListenAddress 127.0.0.1
+HostKey $WORK/host_key
+AuthorizedKeysFile $WORK/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PidFile $WORK/sshd.pid
+EOF
+[ "$(id -u)" = 0 ] && mkdir -p /run/sshd
+/usr/sbin/sshd -D -e -f "$WORK/sshd_config" >"$WORK/sshd.log" 2>&1 &
+PIDS+=($!)
+export GIT_SSH_COMMAND="ssh -F /dev/null -i $WORK/user_key -o IdentitiesOnly=yes -o UserKnownHostsFile=$WORK/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes"
+sleep 1
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(git --version), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+fresh_remote; "$BENCH" git "file://$WORK/repos/remote.git" "$WORK/repos/remote.git" "$N" "$EDITS"
+fresh_remote; "$BENCH" git "git://127.0.0.1:$GIT_PORT/remote.git" - "$N" 100 | sed 's/^git/git:\/\//'
+fresh_remote; "$BENCH" git "ssh://$(id -un)@127.0.0.1:$SSH_PORT$WORK/repos/remote.git" - "$N" 100 | sed 's/^git/ssh/'
+"$BENCH" folder "$WORK/folder" "$N" "$EDITS"
