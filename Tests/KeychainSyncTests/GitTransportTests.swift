@@ -112,8 +112,9 @@ import Testing
         let server = try SSHServer(in: bare.scratch.path)
         let scratch = try ScratchFolder("git-ssh-stranger")
         let stranger = try Self.device(server.url(bare.repository), in: scratch, "stranger", environment: server.environment(key: "stranger_key"))
-        guard case .refused(let reason) = Self.error({ () throws(SyncTransportError) in try stranger.refresh() }) else {
-            Issue.record("a key sshd does not accept must be refused")
+        let failure = Self.error { () throws(SyncTransportError) in try stranger.refresh() }
+        guard case .refused(let reason) = failure else {
+            Issue.record("a key sshd does not accept must be refused, got \(String(describing: failure))")
             return
         }
         #expect(reason.contains("Permission denied"))

@@ -424,19 +424,23 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     private func failure(_ outcome: GitProcess.Outcome, doing action: String) -> SyncTransportError {
         if outcome.timedOut { return .unreachable("git \(action) \(remote.redacted) did not finish in time") }
         if outcome.outputOverLimit { return .malformed("git \(action) \(remote.redacted) wrote more than expected") }
-        let text = Self.lastLines(GitRemoteURL.redact(outcome.errorText))
+        let text = Self.lastLines(outcome.errorText)
         let refusals = ["Permission denied", "Host key verification failed", "Authentication failed", "could not read Username",
                         "terminal prompts disabled", "The requested URL returned error: 403", "The requested URL returned error: 401",
                         "REMOTE HOST IDENTIFICATION HAS CHANGED", "certificate"]
-        if refusals.contains(where: { text.contains($0) }) {
+        if refusals.contains(where: { outcome.errorText.contains($0) }) {
             return .refused("git \(action) \(remote.redacted): \(text) (check the ssh key or credential helper, known_hosts, and access to the repository)")
         }
         return .unreachable("git \(action) \(remote.redacted): \(text)")
     }
 
-    /// The last three non-empty lines of git's messages, without credentials.
+    /// The last three lines of git's messages that say something (not its generic advice),
+    /// without credentials.
     private static func lastLines(_ text: String) -> String {
-        let lines = GitRemoteURL.redact(text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let advice = ["Please make sure you have the correct access rights", "and the repository exists."]
+        let lines = GitRemoteURL.redact(text).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { line in !line.isEmpty && !advice.contains(line) }
         return lines.suffix(3).joined(separator: " / ")
     }
 
