@@ -4,11 +4,13 @@
 # `git daemon` on loopback) and over ssh (an sshd of this script's own on loopback, throwaway host
 # and user keys), and against a folder; for each, N records of 1 KiB published in one call, a
 # second device's refresh + list, then EDITS one-record publishes and (git) the remote's growth.
-# Usage: bash bench/sync-transports.sh [N=1000] [EDITS=1000]   (needs git, openssh-server)
+# Usage: bash bench/sync-transports.sh [N=1000] [EDITS=1000] [TRANSPORTS="file git ssh folder"]
+# (needs git, openssh-server; git:// and ssh time 100 one-record publishes, file:// and the folder EDITS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-1000}"
 EDITS="${2:-1000}"
+TRANSPORTS="${3:-file git ssh folder}"
 swift build -c release --product keychainkit-sync-bench >/dev/null
 BENCH="$PWD/.build/release/keychainkit-sync-bench"
 WORK="$(mktemp -d /tmp/kk-transportbench-XXXXXX)"
@@ -18,7 +20,10 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 fresh_remote() { rm -rf "$WORK/repos/remote.git"; mkdir -p "$WORK/repos"; git init -q --bare "$WORK/repos/remote.git"; }
 
-# git daemon, push enabled, serving $WORK/repos.
+wait_port() { for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "nothing listens on $1" >&2; exit 1; }
+
+# git daemon, push enabled, serving $WORK/repos (which must exist before it starts).
+mkdir -p "$WORK/repos"
 GIT_PORT=$(free_port)
 git daemon --reuseaddr --listen=127.0.0.1 --port="$GIT_PORT" --base-path="$WORK/repos" --export-all \
     --enable=receive-pack "$WORK/repos" >"$WORK/daemon.log" 2>&1 &
@@ -44,11 +49,15 @@ EOF
 [ "$(id -u)" = 0 ] && mkdir -p /run/sshd
 /usr/sbin/sshd -D -e -f "$WORK/sshd_config" >"$WORK/sshd.log" 2>&1 &
 PIDS+=($!)
+wait_port "$GIT_PORT"; wait_port "$SSH_PORT"
 export GIT_SSH_COMMAND="ssh -F /dev/null -i $WORK/user_key -o IdentitiesOnly=yes -o UserKnownHostsFile=$WORK/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes"
-sleep 1
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(git --version), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-fresh_remote; "$BENCH" git "file://$WORK/repos/remote.git" "$WORK/repos/remote.git" "$N" "$EDITS"
-fresh_remote; "$BENCH" git "git://127.0.0.1:$GIT_PORT/remote.git" - "$N" 100 | sed 's/^git/git:\/\//'
-fresh_remote; "$BENCH" git "ssh://$(id -un)@127.0.0.1:$SSH_PORT$WORK/repos/remote.git" - "$N" 100 | sed 's/^git/ssh/'
-"$BENCH" folder "$WORK/folder" "$N" "$EDITS"
+for transport in $TRANSPORTS; do
+    case "$transport" in
+    file) fresh_remote; "$BENCH" git "file://$WORK/repos/remote.git" "$WORK/repos/remote.git" "$N" "$EDITS" | sed 's/^git/file:\/\//' ;;
+    git) fresh_remote; "$BENCH" git "git://127.0.0.1:$GIT_PORT/remote.git" - "$N" 100 | sed 's/^git/git:\/\//' ;;
+    ssh) fresh_remote; "$BENCH" git "ssh://$(id -un)@127.0.0.1:$SSH_PORT$WORK/repos/remote.git" - "$N" 100 | sed 's/^git/ssh/' ;;
+    folder) "$BENCH" folder "$WORK/folder" "$N" "$EDITS" ;;
+    esac
+done

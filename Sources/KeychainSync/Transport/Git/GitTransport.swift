@@ -52,6 +52,9 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     private let maximumPushAttempts: Int
     private let state = NSLock()
     private var cache: Snapshot?
+    /// Record bytes by blob id: content-addressed, so valid across commits; after a fetch only
+    /// the blobs that changed are read. Holds only the blobs of the last listed head.
+    private var contents: [String: Data] = [:]
     private var lastSkipped: [SyncTransportSkippedEntry] = []
 
     /// The fixed identity and message of every commit (see the type's documentation).
@@ -62,10 +65,10 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     private static let seenRef = "refs/keychainkit/seen"
     private static let fetchedRef = "refs/keychainkit/fetched"
 
-    /// Records as last accepted, by name: the commit they come from and each record's blob.
+    /// The records of one commit: name → blob id.
     private struct Snapshot {
         var commit: String?
-        var records: [String: SyncTransportRecord]
+        var blobs: [String: String]
     }
 
     /// A transport for `remote` (ssh://, user@host:path, https://, git://, file://, a path) on
@@ -133,13 +136,14 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     public func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord] {
         let prefix = try TransportRecordName.validatedPrefix(prefix)
         let snapshot = try currentSnapshot()
-        return snapshot.records.values.filter { $0.name.hasPrefix(prefix) }.sorted { $0.name < $1.name }
+        return try records(snapshot.blobs.filter { $0.key.hasPrefix(prefix) }, keepingOnly: Set(snapshot.blobs.values))
     }
 
     /// The record `name` in the last accepted head, or nil.
     public func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord? {
         let name = try TransportRecordName.validated(name)
-        return try currentSnapshot().records[name]
+        guard let blob = try currentSnapshot().blobs[name] else { return nil }
+        return try records([name: blob], keepingOnly: nil).first
     }
 
     /// One commit of every change on top of the last accepted head, pushed with a lease on that
@@ -157,7 +161,7 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
             for _ in 0..<maximumPushAttempts {
                 let moved = changes.filter { change in
                     guard let expected = change.expected else { return false }
-                    return base.records[change.name]?.version != expected
+                    return base.blobs[change.name] != expected
                 }
                 guard moved.isEmpty else { throw .conflict(moved.map(\.name)) }
                 guard let commit = try makeCommit(on: base.commit, changes) else { return }  // nothing changes
@@ -306,7 +310,7 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     /// The records of `commit` (cached per commit), skipping what is not a record.
     private func snapshot(at commit: String?) throws(SyncTransportError) -> Snapshot {
         if let cached = state.withLock({ cache }), cached.commit == commit { return cached }
-        guard let commit else { return Snapshot(commit: nil, records: [:]) }
+        guard let commit else { return Snapshot(commit: nil, blobs: [:]) }
         let listing = try run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit], deadline: .now + networkTimeout)
         guard listing.succeeded else { throw .malformed("git ls-tree \(commit.prefix(12)) failed: \(Self.lastLines(listing.errorText))") }
         var skipped: [SyncTransportSkippedEntry] = []
@@ -330,18 +334,29 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
             }
             wanted.append((path, blob))
         }
-        let contents = try blobs(wanted.map(\.blob))
-        var records: [String: SyncTransportRecord] = [:]
-        for (name, blob) in wanted {
-            guard let bytes = contents[blob] else { throw .malformed("blob \(blob.prefix(12)) of \(name) is missing from \(repositoryPath)") }
-            records[name] = SyncTransportRecord(name: name, bytes: bytes, version: blob)
-        }
-        let snapshot = Snapshot(commit: commit, records: records)
+        let snapshot = Snapshot(commit: commit, blobs: Dictionary(wanted, uniquingKeysWith: { first, _ in first }))
         state.withLock {
             cache = snapshot
             lastSkipped = skipped
         }
         return snapshot
+    }
+
+    /// The records `blobs` names (name → blob id), in name order, reading only blobs not already
+    /// held; with `keepingOnly`, the held contents are then trimmed to those blobs.
+    private func records(_ blobs: [String: String], keepingOnly kept: Set<String>?) throws(SyncTransportError) -> [SyncTransportRecord] {
+        let held = state.withLock { contents }
+        let missing = Set(blobs.values).subtracting(held.keys)
+        let loaded = try self.blobs(Array(missing))
+        var all = held.merging(loaded) { old, _ in old }
+        var result: [SyncTransportRecord] = []
+        for (name, blob) in blobs.sorted(by: { $0.key < $1.key }) {
+            guard let bytes = all[blob] else { throw .malformed("blob \(blob.prefix(12)) of \(name) is missing from \(repositoryPath)") }
+            result.append(SyncTransportRecord(name: name, bytes: bytes, version: blob))
+        }
+        if let kept { all = all.filter { kept.contains($0.key) } }
+        state.withLock { contents = all }
+        return result
     }
 
     /// The contents of `ids` through one `git cat-file --batch`.
@@ -371,7 +386,7 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     /// Names and blobs under `prefix` in the accepted head: what a change is compared on.
     private func fingerprint(prefix: String) throws(SyncTransportError) -> [String: String] {
         var result: [String: String] = [:]
-        for record in try currentSnapshot().records.values where record.name.hasPrefix(prefix) { result[record.name] = record.version }
+        for (name, blob) in try currentSnapshot().blobs where name.hasPrefix(prefix) { result[name] = blob }
         return result
     }
 
