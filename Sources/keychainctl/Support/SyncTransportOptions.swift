@@ -31,6 +31,28 @@ enum SyncTransportLocation: Equatable, Codable, Sendable, CustomStringConvertibl
         }
     }
 
+    /// The text a circle keeps for its location: `git <branch> <url>`, `folder <path>`, or, for
+    /// etcd, the comma-separated endpoints alone (what circles made before other transports keep).
+    var stored: String {
+        switch self {
+        case .etcd(let endpoints): return endpoints.joined(separator: ",")
+        case .git(let remote, let branch): return "git \(branch) \(remote)"
+        case .folder(let path): return "folder \(path)"
+        }
+    }
+
+    /// The location a circle kept (see ``stored``).
+    init(stored: String) {
+        let parts = stored.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 3, parts[0] == "git" {
+            self = .git(remote: parts[2], branch: parts[1])
+        } else if parts.count >= 2, parts[0] == "folder" {
+            self = .folder(path: String(stored.dropFirst("folder ".count)))
+        } else {
+            self = .etcd(endpoints: stored.split(separator: ",").map(String.init))
+        }
+    }
+
     /// The folder beside a keychain file where its sync state lives (`login.keychain-db.sync`):
     /// the git transport's private clone goes in `git/` there.
     static func sideDirectory(forKeychain keychainPath: String) -> String {
