@@ -322,6 +322,21 @@ import Testing
         #expect(!onDisk.contains("s3cr3t"))
     }
 
+    @Test func remotesThatRunCommandsAreRefused() throws {
+        let scratch = try ScratchFolder("git-ext")
+        let marker = scratch.path + "/ran"
+        for remote in ["ext::sh -c touch% \(marker)", "EXT::sh -c touch% \(marker)", "fd::3", "file:///x\nfile:///y", ""] {
+            do {
+                let transport = try GitTransport(remote: remote, repositoryPath: scratch.path + "/sync.git")
+                try transport.refresh()
+                Issue.record("\(remote) must be refused")
+            } catch {
+                guard case .refused = error else { Issue.record("\(remote): \(error)"); continue }
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
     // MARK: Waiting
 
     @Test func waitForChangeSeesAnotherDevicesPush() throws {
