@@ -109,13 +109,26 @@ import Glibc
         // read is the file itself.
         #expect(Self.text(try device.read("items/aa")) == "mine")
 
-        // A copy that arrives after the listing is news: publishing the merge keeps it.
+        // The caller merges Syncthing's copy and publishes conditional on it: that copy goes. The
+        // Dropbox copy it did not merge stays, and so does a copy that arrived after the listing;
+        // the copy that duplicated the old file is a candidate of its own again now.
         try Self.put("late", at: folder + "/items/aa.sync-conflict-20261125-160000-HIJKLMN")
-        try device.publish([Self.write("items/aa", "merged")])
+        try device.publish([SyncTransportChange(name: "items/aa", operation: .write(Data("merged".utf8)),
+                                                expected: .some(Self.digest("syncthing's")))])
         let after = try device.list(prefix: "items/")
-        #expect(Set(after.map { Self.text($0) ?? "" }) == ["merged", "late"])
+        #expect(Set(after.map { Self.text($0) ?? "" }) == ["merged", "dropbox's", "late", "mine"])
         let left = try FileManager.default.contentsOfDirectory(atPath: folder + "/items").sorted()
-        #expect(left == [".syncthing.aa.tmp", ".~keychainkit-12ab.tmp", "aa", "aa.sync-conflict-20261125-160000-HIJKLMN"])
+        #expect(left == [".syncthing.aa.tmp", ".~keychainkit-12ab.tmp", "aa", "aa (Ada's conflicted copy 2026-11-25)",
+                         "aa.sync-conflict-20261125-160000-HIJKLMN", "aa_conflict-20261125-153000"])
+        // An unconditional publish removes no copy; one conditional on the file's own version
+        // removes the copies that held the same bytes as the file.
+        try device.publish([Self.write("items/aa", "again")])
+        #expect(try device.list(prefix: "items/").count == 4)
+        try Self.put("again", at: folder + "/items/aa (conflicted copy 2026-11-25 170000)")
+        #expect(try device.list(prefix: "items/").count == 4)  // same bytes as the file: not a new candidate
+        try device.publish([SyncTransportChange(name: "items/aa", operation: .write(Data("final".utf8)), expected: .some(Self.digest("again")))])
+        #expect(!FileManager.default.fileExists(atPath: folder + "/items/aa (conflicted copy 2026-11-25 170000)"))
+        #expect(try device.list(prefix: "items/").count == 4)
     }
 
     @Test func hostileEntriesAreSkippedReportedAndNeverFollowed() throws {

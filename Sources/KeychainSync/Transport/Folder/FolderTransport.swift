@@ -15,8 +15,10 @@ import Glibc
 /// "conflicted copy") is listed under the record's own name with its own version, as one more
 /// candidate for that record: the protocol picks by the record's authenticated fields, and
 /// nothing is lost. ``list(prefix:)`` may therefore return several records with one name;
-/// ``read(_:)`` returns the file itself. Publishing a record removes the conflict copies of it
-/// that the last listing returned (the caller has merged them), not any that appeared since.
+/// ``read(_:)`` returns the file itself. A publish of a record that is conditional on the version
+/// of one of its conflict copies (the caller read that copy and merged it) removes that copy, if
+/// the last listing returned it and its bytes are unchanged; no other copy is ever removed, so an
+/// edit the caller has not merged is never lost.
 ///
 /// The folder must hold the marker file ``markerName`` (written when the transport is created
 /// with `create: true`): an unmounted network share or a cloud folder not yet downloaded looks
@@ -122,8 +124,8 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     }
 
     /// Writes and removes each file atomically, one after the other (a folder has no
-    /// transactions), ignoring `expected` tokens; then removes the listed conflict copies of each
-    /// published record whose bytes did not change since.
+    /// transactions), ignoring `expected` tokens for the write itself; a change conditional on a
+    /// listed conflict copy's version then removes that copy (see the type's documentation).
     public func publish(_ changes: [SyncTransportChange]) throws(SyncTransportError) {
         var names = Set<String>()
         for change in changes {
@@ -142,7 +144,9 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
                 case .write(let bytes): try FolderDirectory.writeFile(directory.leaf, bytes, in: directory.handle)
                 case .remove: try FolderDirectory.removeFile(directory.leaf, in: directory.handle)
                 }
-                try removeMergedConflictCopies(of: change.name, root: root)
+                if case .some(.some(let merged)) = change.expected {
+                    try removeMergedConflictCopy(of: change.name, version: merged, root: root)
+                }
             } catch let error as FolderDirectory.Failure {
                 throw .unreachable("cannot write \(change.name) in \(location): \(error.message) (nothing after it was written)")
             } catch let error as SyncTransportError {
@@ -257,8 +261,12 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
         return (current, leaf)
     }
 
-    private func removeMergedConflictCopies(of name: String, root: FolderDirectory.Handle) throws(FolderDirectory.Failure) {
-        let copies = state.withLock { listedConflictCopies.removeValue(forKey: name) ?? [] }
+    private func removeMergedConflictCopy(of name: String, version: String, root: FolderDirectory.Handle) throws(FolderDirectory.Failure) {
+        let copies = state.withLock {
+            let matching = (listedConflictCopies[name] ?? []).filter { $0.digest == version }
+            listedConflictCopies[name]?.removeAll { $0.digest == version }
+            return matching
+        }
         for copy in copies {
             guard let directory = try openParent(of: copy.path, from: root, create: false) else { continue }
             defer { directory.handle.close() }
