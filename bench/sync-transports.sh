@@ -4,13 +4,14 @@
 # `git daemon` on loopback) and over ssh (an sshd of this script's own on loopback, throwaway host
 # and user keys), and against a folder; for each, N records of 1 KiB published in one call, a
 # second device's refresh + list, then EDITS one-record publishes and (git) the remote's growth.
-# Usage: bash bench/sync-transports.sh [N=1000] [EDITS=1000] [TRANSPORTS="file git ssh folder"]
+# etcd: a 3-member cluster on loopback (Debian's etcd-server, default settings), through EtcdTransport.
+# Usage: bash bench/sync-transports.sh [N=1000] [EDITS=1000] [TRANSPORTS="file git ssh folder etcd"]
 # (needs git, openssh-server; git:// and ssh time 100 one-record publishes, file:// and the folder EDITS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-1000}"
 EDITS="${2:-1000}"
-TRANSPORTS="${3:-file git ssh folder}"
+TRANSPORTS="${3:-file git ssh folder etcd}"
 swift build -c release --product keychainkit-sync-bench >/dev/null
 BENCH="$PWD/.build/release/keychainkit-sync-bench"
 WORK="$(mktemp -d /tmp/kk-transportbench-XXXXXX)"
@@ -59,5 +60,19 @@ for transport in $TRANSPORTS; do
     git) fresh_remote; "$BENCH" git "git://127.0.0.1:$GIT_PORT/remote.git" - "$N" 100 | sed 's/^git/git:\/\//' ;;
     ssh) fresh_remote; "$BENCH" git "ssh://$(id -un)@127.0.0.1:$SSH_PORT$WORK/repos/remote.git" - "$N" 100 | sed 's/^git/ssh/' ;;
     folder) "$BENCH" folder "$WORK/folder" "$N" "$EDITS" ;;
+    etcd)
+        declare -a CLIENT PEER
+        for i in 0 1 2; do CLIENT[$i]=$(free_port); PEER[$i]=$(free_port); done
+        CLUSTER="m0=http://127.0.0.1:${PEER[0]},m1=http://127.0.0.1:${PEER[1]},m2=http://127.0.0.1:${PEER[2]}"
+        for i in 0 1 2; do
+            etcd --name "m$i" --data-dir "$WORK/m$i" --listen-client-urls "http://127.0.0.1:${CLIENT[$i]}" \
+                --advertise-client-urls "http://127.0.0.1:${CLIENT[$i]}" --listen-peer-urls "http://127.0.0.1:${PEER[$i]}" \
+                --initial-advertise-peer-urls "http://127.0.0.1:${PEER[$i]}" --initial-cluster "$CLUSTER" \
+                --initial-cluster-state new --initial-cluster-token "$(basename "$WORK")" >"$WORK/m$i.log" 2>&1 &
+            PIDS+=($!)
+        done
+        ENDPOINTS="http://127.0.0.1:${CLIENT[0]},http://127.0.0.1:${CLIENT[1]},http://127.0.0.1:${CLIENT[2]}"
+        until ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" put kk-health ok >/dev/null 2>&1; do sleep 0.2; done
+        "$BENCH" etcd "$ENDPOINTS" "$N" "$EDITS" ;;
     esac
 done

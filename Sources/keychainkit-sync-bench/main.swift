@@ -3,6 +3,7 @@
 //
 //   keychainkit-sync-bench git <remote-url> <bare-repository-path-or-"-"> [records] [edits]
 //   keychainkit-sync-bench folder <folder> [records] [edits]
+//   keychainkit-sync-bench etcd <endpoint,endpoint,…> [records] [edits]
 //
 // Records are `record-bytes` random bytes each (ciphertext does not compress), named like the
 // protocol names items (`items/<32 hex>`). Two devices: A publishes, B (a fresh clone or a second
@@ -12,7 +13,7 @@ import KeychainSync
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: keychainkit-sync-bench git URL BARE|- [records] [edits] | folder PATH [records] [edits]\n".utf8))
+    FileHandle.standardError.write(Data("usage: keychainkit-sync-bench git URL BARE|- [records] [edits] | folder PATH [records] [edits] | etcd ENDPOINTS [records] [edits]\n".utf8))
     exit(2)
 }
 let kind = arguments[1]
@@ -74,6 +75,10 @@ case "git":
     let remote = arguments[2]
     bare = arguments[3] == "-" ? nil : arguments[3]
     makeDevice = { device in try GitTransport(remote: remote, repositoryPath: scratch + "/\(device).git", networkTimeout: .seconds(600)) }
+case "etcd":
+    let endpoints = arguments[2]
+    let circle = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    makeDevice = { _ in try EtcdTransport.open(location: endpoints, circleID: circle) }
 case "folder":
     let folder = arguments[2]
     makeDevice = { _ in try FolderTransport(folder: folder, create: true) }
