@@ -1,5 +1,6 @@
 import Foundation
 import PrivateBusSupport
+import RequiredToolSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -105,6 +106,7 @@ final class GitRemote: @unchecked Sendable {
     let repository: String
 
     init() throws {
+        try RequiredTool.git.require()
         scratch = try ScratchFolder("git-remote")
         repository = scratch.path + "/remote.git"
         try Shell.run(["git", "init", "--quiet", "--bare", repository])
@@ -125,6 +127,7 @@ final class GitDaemon: @unchecked Sendable {
     let port: UInt16
 
     init(serving directory: String, log: String) throws {
+        try RequiredTool.gitDaemon.require()
         port = try Shell.freePort()
         process = try BackgroundProcess(
             name: "git daemon",
@@ -148,6 +151,7 @@ final class SSHServer: @unchecked Sendable {
     static let executable = "/usr/sbin/sshd"
 
     init(in directory: String) throws {
+        try RequiredTool.require([.sshd, .sshKeygen])
         self.directory = directory
         port = try Shell.freePort()
         guard let entry = getpwuid(getuid()) else { throw Shell.Failure(description: "no passwd entry for uid \(getuid())") }

@@ -1,11 +1,13 @@
 import Foundation
 import KeychainSync
+import RequiredToolSupport
 import Testing
 
 /// GitTransport against real bare repositories through the real git: over file://, over git://
 /// (`git daemon` on loopback) and over ssh (the test's own sshd), two devices each with a
 /// private clone, and a remote an attacker can write to.
-@Suite struct GitTransportTests {
+@Suite("git transport (real git, git daemon and sshd)", .tags(.external, .git))
+struct GitTransportTests {
     // MARK: Helpers
 
     static func device(_ remote: String, in scratch: ScratchFolder, _ name: String,
