@@ -148,6 +148,8 @@ let package = Package(
         .executableTarget(name: "docker-credential-keychainkit", dependencies: ["KeychainServices", "CredentialStore"]),
         // Writer, reader and stress processes of the reliability suite (not a product).
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore"]),
+        // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
+        .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
         // Black-box tests that run the built keychainctl and docker-credential-keychainkit.
         // Test support shared by two test targets (a regular target: test targets cannot depend on each other).
@@ -178,7 +180,9 @@ let package = Package(
         .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport"], path: "Tests/Support/SecretServiceHarness"),
         .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
                                                                    "RequiredToolSupport"]),
-        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport"]),
+        // PrivateBusSupport: `git daemon` and `sshd` for the git transport tests; Crypto: the folder's version digests.
+        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport",
+                                                             "PrivateBusSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.

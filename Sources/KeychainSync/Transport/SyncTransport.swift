@@ -11,7 +11,8 @@ import Foundation
 ///
 /// Names are relative paths of `[a-z0-9/._-]`, at most 255 bytes, no `..` component (for example
 /// `keys`, `members/<hex>`, `items/<hex>`); a transport maps them onto its own namespace (an etcd
-/// key prefix, a file in a repository or a folder).
+/// key prefix, a file in a repository or a folder). No component is empty or starts with `.`
+/// (`.git`, `.stfolder`: what git and sync tools treat specially); `TransportRecordName` checks all this.
 public protocol SyncTransport: AnyObject, Sendable {
     /// Where the records live, for messages (an endpoint list, a URL without credentials, a path).
     var location: String { get }
@@ -22,6 +23,9 @@ public protocol SyncTransport: AnyObject, Sendable {
     func refresh() throws(SyncTransportError)
 
     /// Every record whose name starts with `prefix`, as last refreshed, with a version token each.
+    /// A name may appear more than once, with different versions, where the transport holds
+    /// several candidates for one record (a shared folder's sync-tool conflict copies): the
+    /// protocol chooses between them by their authenticated fields.
     func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord]
 
     /// One record, or nil when there is none.

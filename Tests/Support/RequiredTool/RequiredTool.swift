@@ -57,7 +57,7 @@ public struct RequiredTool: Sendable, Hashable {
     }
 
     /// A program to run (checked executable), not a header or a Python module (checked present).
-    var isProgram: Bool { path.hasPrefix("/usr/bin/") || path.hasPrefix("/usr/libexec/") }
+    var isProgram: Bool { ["/usr/bin/", "/usr/sbin/", "/usr/libexec/", "/usr/lib/git-core/"].contains(where: path.hasPrefix) }
 
     static let pythonModules = "/usr/lib/python3/dist-packages/"
 
@@ -84,10 +84,14 @@ public struct RequiredTool: Sendable, Hashable {
     public static let glibHeaders = RequiredTool(path: "/usr/include/glib-2.0/glib.h", debianPackage: "libglib2.0-dev")
     public static let swtpm = RequiredTool(path: "/usr/bin/swtpm", debianPackage: "swtpm")
     public static let tpm2Tools = RequiredTool(path: "/usr/bin/tpm2_getrandom", debianPackage: "tpm2-tools")
+    public static let gitDaemon = RequiredTool(path: "/usr/lib/git-core/git-daemon", debianPackage: "git")
+    public static let sshd = RequiredTool(path: "/usr/sbin/sshd", debianPackage: "openssh-server")
+    public static let sshKeygen = RequiredTool(path: "/usr/bin/ssh-keygen", debianPackage: "openssh-client")
 
     /// Every tool some test runs.
     public static let known: [RequiredTool] = [
         dbusDaemon, dbusSend, etcd, etcdctl, fprintd, dbusmock, gnomeKeyring, secretTool, python3, pythonKeyring,
         pythonSecretStorage, pinentryTTY, openssl, git, pkgConfig, cc, libsecretHeaders, glibHeaders, swtpm, tpm2Tools,
+        gitDaemon, sshd, sshKeygen,
     ]
 }

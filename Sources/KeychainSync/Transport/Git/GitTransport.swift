@@ -1,0 +1,527 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Records as files in a git repository, on one branch of a remote the user already has (any URL
+/// git accepts), driven through the real `git` binary so that the user's ssh keys and agent,
+/// `known_hosts`, credential helpers, proxies and `insteadOf` rewrites apply.
+///
+/// The device keeps a private bare clone (``repositoryPath``, under the keychain's side
+/// directory). ``refresh()`` fetches the branch; ``list(prefix:)`` and ``read(_:)`` answer from
+/// the last accepted fetch, also while offline; ``publish(_:)`` makes one commit of all changes on
+/// top of it and pushes with a lease on the head it was made on, so that a push never overwrites
+/// a commit this device has not seen. When another device pushed first, the branch is fetched
+/// again: if a record this publish is conditional on changed there, the call fails with
+/// ``SyncTransportError/conflict(_:)`` (the caller merges and retries), otherwise the commit is
+/// made again on the new head and pushed (a bounded number of times).
+///
+/// What a hostile remote can do, and what it gets:
+/// - Rewind the branch (a force-push): the new head must descend from the last one this device
+///   accepted (kept as a ref in the private clone, so across restarts); otherwise every call fails
+///   with ``SyncTransportError/rewound(_:)`` and nothing of the new history is used, until
+///   ``adoptRemoteHistory()`` is called on purpose.
+/// - Plant entries with bad names (`../x`, upper case), symbolic links, submodules or oversized
+///   files: the tree is read with `git ls-tree`/`git cat-file`, never checked out, so nothing is
+///   written to or followed on this machine's file system; such entries are skipped and listed in
+///   ``skippedEntries``.
+/// - Send malformed objects: `transfer.fsckObjects` makes git refuse the fetch.
+///
+/// Commits reveal nothing about items: author and committer are `keychainkit <keychainkit@invalid>`,
+/// the message is `keychainkit sync`, both dates are the Unix epoch (`0 +0000`) — a constant, not
+/// a coarse time, since even a day would tell when someone used which account — commits are never
+/// signed (a signature names its key), and file names are the record names, which the protocol
+/// makes opaque. What remains visible is what git needs: which files changed in which commit, in
+/// what order, and their sizes (the protocol pads records).
+public final class GitTransport: SyncTransport, @unchecked Sendable {
+    /// The remote without credentials and the branch, for messages.
+    public let location: String
+    /// The private bare clone.
+    public let repositoryPath: String
+    /// The branch on the remote that holds the records.
+    public let branch: String
+
+    /// Always: publishing pushes with a lease and checks each change's expected blob.
+    public var supportsConditionalPublish: Bool { true }
+
+    private let remote: GitRemoteURL
+    private let git: GitProcess
+    private let networkTimeout: Duration
+    private let pollInterval: Duration
+    private let maximumRecordBytes: Int
+    private let maximumPushAttempts: Int
+    private let state = NSLock()
+    private var cache: Snapshot?
+    /// Record bytes by blob id: content-addressed, so valid across commits; after a fetch only
+    /// the blobs that changed are read. Holds only the blobs of the last listed head.
+    private var contents: [String: Data] = [:]
+    private var lastSkipped: [SyncTransportSkippedEntry] = []
+
+    /// The fixed identity and message of every commit (see the type's documentation).
+    static let identity = "keychainkit <keychainkit@invalid>"
+    static let message = "keychainkit sync"
+    static let date = "0 +0000"
+
+    private static let seenRef = "refs/keychainkit/seen"
+    private static let fetchedRef = "refs/keychainkit/fetched"
+
+    /// The records of one commit: name → blob id.
+    private struct Snapshot {
+        var commit: String?
+        var blobs: [String: String]
+    }
+
+    /// A transport for `remote` (ssh://, user@host:path, https://, git://, file://, a path) on
+    /// `branch`, with its private clone at `repositoryPath` (created, mode 0700, if missing).
+    ///
+    /// - Parameters:
+    ///   - networkTimeout: how long a fetch or push may take before the remote counts as unreachable.
+    ///   - pollInterval: how often ``waitForChange(prefix:until:)`` fetches.
+    ///   - maximumRecordBytes: a file larger than this on the remote is skipped, not read.
+    ///   - maximumPushAttempts: how many times a publish is made again on a newer head before
+    ///     giving up with ``SyncTransportError/unreachable(_:)``.
+    ///   - gitExecutable: the git to run (default: `git` on `PATH`).
+    ///   - environment: variables added to git's environment (for example `GIT_SSH_COMMAND`);
+    ///     git otherwise gets this process's environment, less variables that would point it at
+    ///     another repository.
+    public init(remote: String, repositoryPath: String, branch: String = "keychainkit",
+                networkTimeout: Duration = .seconds(60), pollInterval: Duration = .seconds(30),
+                maximumRecordBytes: Int = 1 << 20, maximumPushAttempts: Int = 5,
+                gitExecutable: String? = nil, environment: [String: String] = [:]) throws(SyncTransportError) {
+        self.remote = try GitRemoteURL(remote)
+        guard TransportRecordName.isValid(branch) else {
+            throw .refused("not a usable branch name: \(TransportRecordName.printable(branch)) (use lower-case letters, digits, - _ . /)")
+        }
+        guard repositoryPath.hasPrefix("/") else { throw .refused("the private clone's path must be absolute: \(repositoryPath)") }
+        guard let executable = gitExecutable ?? GitProcess.findGit() else {
+            throw .refused("git is not installed or not on PATH: install it (Debian: apt install git)")
+        }
+        self.branch = branch
+        self.repositoryPath = repositoryPath
+        self.location = "\(self.remote.redacted) (branch \(branch))"
+        self.networkTimeout = networkTimeout
+        self.pollInterval = pollInterval
+        self.maximumRecordBytes = maximumRecordBytes
+        self.maximumPushAttempts = max(1, maximumPushAttempts)
+        self.git = GitProcess(executable: executable,
+                              environment: Self.environment(repository: repositoryPath, remote: self.remote, adding: environment))
+        try createRepositoryIfMissing()
+    }
+
+    /// `remote` as ``location`` shows it: without the user-info part (where a password or token
+    /// rides) of a `scheme://user:password@host/…` URL.
+    public static func redacted(remote: String) -> String {
+        GitRemoteURL.redact(remote)
+    }
+
+    /// Entries of the last listed tree that were not records (bad names, links, submodules,
+    /// oversized files), with why.
+    public var skippedEntries: [SyncTransportSkippedEntry] {
+        state.withLock { lastSkipped }
+    }
+
+    // MARK: SyncTransport
+
+    /// Fetches the branch. Fails with ``SyncTransportError/rewound(_:)`` if its new head does not
+    /// descend from the last accepted one (nothing is accepted then), and with
+    /// ``SyncTransportError/unreachable(_:)`` when the remote cannot be reached (the last fetch
+    /// still answers ``list(prefix:)`` and ``read(_:)``).
+    public func refresh() throws(SyncTransportError) {
+        try withRepositoryLock { () throws(SyncTransportError) in
+            _ = try fetchAndAccept(deadline: .now + networkTimeout)
+        }
+    }
+
+    /// Records under `prefix` in the last accepted head, each with its blob id as version.
+    public func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord] {
+        let prefix = try TransportRecordName.validatedPrefix(prefix)
+        let snapshot = try currentSnapshot()
+        return try records(snapshot.blobs.filter { $0.key.hasPrefix(prefix) }, keepingOnly: Set(snapshot.blobs.values))
+    }
+
+    /// The record `name` in the last accepted head, or nil.
+    public func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord? {
+        let name = try TransportRecordName.validated(name)
+        guard let blob = try currentSnapshot().blobs[name] else { return nil }
+        return try records([name: blob], keepingOnly: nil).first
+    }
+
+    /// One commit of every change on top of the last accepted head, pushed with a lease on that
+    /// head; retried on a newer head when another device pushed first and no conditional change
+    /// is affected (see the type's documentation).
+    public func publish(_ changes: [SyncTransportChange]) throws(SyncTransportError) {
+        var seen = Set<String>()
+        for change in changes {
+            let name = try TransportRecordName.validated(change.name)
+            guard seen.insert(name).inserted else { throw .invalidName("\(name) (named twice in one publish)") }
+        }
+        guard !changes.isEmpty else { return }
+        try withRepositoryLock { () throws(SyncTransportError) in
+            var base = try snapshot(at: try resolve(Self.seenRef))
+            for _ in 0..<maximumPushAttempts {
+                let moved = changes.filter { change in
+                    guard let expected = change.expected else { return false }
+                    return base.blobs[change.name] != expected
+                }
+                guard moved.isEmpty else { throw .conflict(moved.map(\.name)) }
+                guard let commit = try makeCommit(on: base.commit, changes) else { return }  // nothing changes
+                switch try push(commit, over: base.commit) {
+                case .pushed:
+                    try updateRef(Self.seenRef, to: commit, from: base.commit)
+                    state.withLock { cache = nil }
+                    return
+                case .behind:
+                    guard let head = try fetchAndAccept(deadline: .now + networkTimeout) else {
+                        throw .rewound("the branch \(branch) disappeared from \(remote.redacted) while publishing")
+                    }
+                    base = try snapshot(at: head)
+                }
+            }
+            throw .unreachable("\(location) kept changing during \(maximumPushAttempts) attempts to publish; try again")
+        }
+    }
+
+    /// Fetches every `pollInterval` until a record under `prefix` differs from the last accepted
+    /// head (true) or `deadline` (false).
+    public func waitForChange(prefix: String, until deadline: ContinuousClock.Instant) throws(SyncTransportError) -> Bool {
+        let prefix = try TransportRecordName.validatedPrefix(prefix)
+        let before = try fingerprint(prefix: prefix)
+        while ContinuousClock.now < deadline {
+            let fetchDeadline = min(ContinuousClock.now + networkTimeout, deadline)
+            do {
+                try withRepositoryLock { () throws(SyncTransportError) in _ = try fetchAndAccept(deadline: fetchDeadline) }
+            } catch .unreachable(let reason) {
+                if ContinuousClock.now >= deadline { return false }  // our deadline cut the fetch short
+                throw .unreachable(reason)
+            }
+            if try fingerprint(prefix: prefix) != before { return true }
+            let pause = min(pollInterval, ContinuousClock.now.duration(to: deadline))
+            if pause > .zero { Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18) }
+        }
+        return false
+    }
+
+    /// Accepts the remote's current history as it is, after ``SyncTransportError/rewound(_:)``
+    /// was reported and the user decided that the rewind was intended (a restored backup, a
+    /// repository moved): the next ``refresh()`` takes the remote's head as the new base. Records
+    /// missing from it are not deletions to the protocol; it publishes them again.
+    public func adoptRemoteHistory() throws(SyncTransportError) {
+        try withRepositoryLock { () throws(SyncTransportError) in
+            if let fetched = try fetch(deadline: .now + networkTimeout) {
+                try updateRef(Self.seenRef, to: fetched, from: nil, unconditionally: true)
+            } else {
+                try deleteRef(Self.seenRef)
+            }
+            state.withLock { cache = nil }
+        }
+    }
+
+    // MARK: Fetching
+
+    /// Fetches the branch and accepts its head if it descends from the last accepted one;
+    /// returns the accepted head (nil: the remote has no such branch and never had).
+    private func fetchAndAccept(deadline: ContinuousClock.Instant) throws(SyncTransportError) -> String? {
+        let fetched = try fetch(deadline: deadline)
+        let accepted = try resolve(Self.seenRef)
+        guard let accepted else {
+            if let fetched { try updateRef(Self.seenRef, to: fetched, from: nil) }
+            return fetched
+        }
+        guard let fetched else {
+            throw .rewound("the branch \(branch) is gone from \(remote.redacted); this device last saw \(accepted.prefix(12)) (nothing was applied)")
+        }
+        if fetched == accepted { return accepted }
+        guard try isAncestor(accepted, of: fetched) else {
+            throw .rewound("\(remote.redacted) branch \(branch) moved to \(fetched.prefix(12)), which does not contain \(accepted.prefix(12)) that this device last saw: a force-push rewrote its history (nothing was applied; if that was intended, adopt the remote's history)")
+        }
+        try updateRef(Self.seenRef, to: fetched, from: accepted)
+        return fetched
+    }
+
+    /// Fetches the branch into the private clone; returns its head, or nil when the remote has none.
+    private func fetch(deadline: ContinuousClock.Instant) throws(SyncTransportError) -> String? {
+        let outcome = try run(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "origin",
+                               "+refs/heads/\(branch):\(Self.fetchedRef)"], deadline: deadline)
+        if outcome.succeeded { return try resolve(Self.fetchedRef) }
+        if outcome.status == 128, outcome.errorText.contains("couldn't find remote ref") { return nil }
+        throw failure(outcome, doing: "fetch from")
+    }
+
+    // MARK: Publishing
+
+    private enum PushResult { case pushed, behind }
+
+    /// One commit on `base` with `changes` (fast-import: one process for every blob and tree),
+    /// or nil when it would not change the tree.
+    private func makeCommit(on base: String?, _ changes: [SyncTransportChange]) throws(SyncTransportError) -> String? {
+        let pending = "refs/keychainkit/pending/\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        var stream = Data()
+        func line(_ text: String) { stream.append(contentsOf: Array((text + "\n").utf8)) }
+        let messageBytes = Array((Self.message + "\n").utf8)
+        line("reset \(pending)")
+        line("commit \(pending)")
+        line("author \(Self.identity) \(Self.date)")
+        line("committer \(Self.identity) \(Self.date)")
+        line("data \(messageBytes.count)")
+        stream.append(contentsOf: messageBytes)
+        if let base { line("from \(base)") }
+        for change in changes {
+            switch change.operation {
+            case .write(let bytes):
+                line("M 100644 inline \(change.name)")
+                line("data \(bytes.count)")
+                stream.append(bytes)
+                line("")
+            case .remove:
+                line("D \(change.name)")
+            }
+        }
+        line("")
+        defer { stream.resetBytes(in: 0..<stream.count) }
+        let outcome = try run(["fast-import", "--quiet", "--force", "--date-format=raw"], input: stream, deadline: .now + networkTimeout)
+        guard outcome.succeeded else { throw .malformed("git fast-import failed in \(repositoryPath): \(Self.lastLines(outcome.errorText))") }
+        guard let commit = try resolve(pending) else { throw .malformed("git fast-import made no commit in \(repositoryPath)") }
+        try deleteRef(pending)  // the commit stays reachable through the caller until pushed
+        if let base, try treeID(of: commit) == treeID(of: base) { return nil }
+        return commit
+    }
+
+    /// Pushes `commit` to the branch if the remote's head is still `base` (nil: absent).
+    private func push(_ commit: String, over base: String?) throws(SyncTransportError) -> PushResult {
+        let target = "refs/heads/\(branch)"
+        let outcome = try run(["push", "--porcelain", "--no-verify", "--force-with-lease=\(target):\(base ?? "")",
+                               "origin", "\(commit):\(target)"], deadline: .now + networkTimeout)
+        if outcome.succeeded { return .pushed }
+        let report = String(decoding: outcome.output, as: UTF8.self)
+        if !outcome.timedOut, report.contains("[remote rejected]") {
+            throw .refused("\(remote.redacted) refused the push: \(Self.lastLines(report + outcome.errorText)) (a server-side hook or a protected branch: allow pushes to \(branch))")
+        }
+        if !outcome.timedOut, report.contains("[rejected]") { return .behind }
+        throw failure(outcome, doing: "push to")
+    }
+
+    // MARK: Reading the accepted head
+
+    private func currentSnapshot() throws(SyncTransportError) -> Snapshot {
+        let head = try resolve(Self.seenRef)
+        return try snapshot(at: head)
+    }
+
+    /// The records of `commit` (cached per commit), skipping what is not a record.
+    private func snapshot(at commit: String?) throws(SyncTransportError) -> Snapshot {
+        if let cached = state.withLock({ cache }), cached.commit == commit { return cached }
+        guard let commit else { return Snapshot(commit: nil, blobs: [:]) }
+        let listing = try run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit], deadline: .now + networkTimeout)
+        guard listing.succeeded else { throw .malformed("git ls-tree \(commit.prefix(12)) failed: \(Self.lastLines(listing.errorText))") }
+        var skipped: [SyncTransportSkippedEntry] = []
+        var wanted: [(name: String, blob: String)] = []
+        for entry in listing.output.split(separator: 0, omittingEmptySubsequences: true) {
+            guard let tab = entry.firstIndex(of: UInt8(ascii: "\t")) else { continue }
+            let fields = String(decoding: entry[entry.startIndex..<tab], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: true)
+            let path = String(decoding: entry[(tab + 1)...], as: UTF8.self)
+            guard fields.count == 4 else { skipped.append(.init(rawPath: path, reason: "an entry git did not describe")); continue }
+            let (mode, type, blob, size) = (fields[0], fields[1], String(fields[2]), Int(fields[3]))
+            if mode == "120000" { skipped.append(.init(rawPath: path, reason: "a symbolic link (not followed)")); continue }
+            if type == "commit" { skipped.append(.init(rawPath: path, reason: "a submodule (not followed)")); continue }
+            guard type == "blob", mode == "100644" || mode == "100755", let size else {
+                skipped.append(.init(rawPath: path, reason: "not a regular file (mode \(mode))")); continue
+            }
+            guard TransportRecordName.isValid(path) else {
+                skipped.append(.init(rawPath: path, reason: "not a record name (lower-case letters, digits, / . _ - only, no leading dot or ..)")); continue
+            }
+            guard size <= maximumRecordBytes else {
+                skipped.append(.init(rawPath: path, reason: "\(size) bytes, over the \(maximumRecordBytes)-byte limit")); continue
+            }
+            wanted.append((path, blob))
+        }
+        let snapshot = Snapshot(commit: commit, blobs: Dictionary(wanted, uniquingKeysWith: { first, _ in first }))
+        state.withLock {
+            cache = snapshot
+            lastSkipped = skipped
+        }
+        return snapshot
+    }
+
+    /// The records `blobs` names (name → blob id), in name order, reading only blobs not already
+    /// held; with `keepingOnly`, the held contents are then trimmed to those blobs.
+    private func records(_ blobs: [String: String], keepingOnly kept: Set<String>?) throws(SyncTransportError) -> [SyncTransportRecord] {
+        let held = state.withLock { contents }
+        let missing = Set(blobs.values).subtracting(held.keys)
+        let loaded = try self.blobs(Array(missing))
+        var all = held.merging(loaded) { old, _ in old }
+        var result: [SyncTransportRecord] = []
+        for (name, blob) in blobs.sorted(by: { $0.key < $1.key }) {
+            guard let bytes = all[blob] else { throw .malformed("blob \(blob.prefix(12)) of \(name) is missing from \(repositoryPath)") }
+            result.append(SyncTransportRecord(name: name, bytes: bytes, version: blob))
+        }
+        if let kept { all = all.filter { kept.contains($0.key) } }
+        state.withLock { contents = all }
+        return result
+    }
+
+    /// The contents of `ids` through one `git cat-file --batch`.
+    private func blobs(_ ids: [String]) throws(SyncTransportError) -> [String: Data] {
+        guard !ids.isEmpty else { return [:] }
+        let unique = Array(Set(ids))
+        let input = Data(unique.map { $0 + "\n" }.joined().utf8)
+        let limit = unique.count * (maximumRecordBytes + 128)
+        let outcome = try run(["cat-file", "--batch"], input: input, deadline: .now + networkTimeout, outputLimit: limit)
+        guard outcome.succeeded else { throw .malformed("git cat-file failed in \(repositoryPath): \(Self.lastLines(outcome.errorText))") }
+        var result: [String: Data] = [:]
+        let output = outcome.output
+        var index = output.startIndex
+        while index < output.endIndex {
+            guard let newline = output[index...].firstIndex(of: UInt8(ascii: "\n")) else { break }
+            let header = String(decoding: output[index..<newline], as: UTF8.self).split(separator: " ")
+            index = newline + 1
+            guard header.count == 3, header[1] == "blob", let size = Int(header[2]), size >= 0, index + size <= output.endIndex else {
+                throw .malformed("git cat-file answered \(header.joined(separator: " ").prefix(80))")
+            }
+            result[String(header[0])] = Data(output[index..<(index + size)])
+            index += size + 1  // the content's trailing newline
+        }
+        return result
+    }
+
+    /// Names and blobs under `prefix` in the accepted head: what a change is compared on.
+    private func fingerprint(prefix: String) throws(SyncTransportError) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, blob) in try currentSnapshot().blobs where name.hasPrefix(prefix) { result[name] = blob }
+        return result
+    }
+
+    // MARK: Plumbing
+
+    private func resolve(_ ref: String) throws(SyncTransportError) -> String? {
+        let outcome = try run(["rev-parse", "--verify", "--quiet", "\(ref)^{commit}"], deadline: .now + networkTimeout)
+        guard outcome.succeeded else { return nil }
+        return String(decoding: outcome.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func treeID(of commit: String) throws(SyncTransportError) -> String {
+        let outcome = try run(["rev-parse", "--verify", "\(commit)^{tree}"], deadline: .now + networkTimeout)
+        guard outcome.succeeded else { throw .malformed("commit \(commit.prefix(12)) has no tree in \(repositoryPath)") }
+        return String(decoding: outcome.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func isAncestor(_ ancestor: String, of descendant: String) throws(SyncTransportError) -> Bool {
+        let outcome = try run(["merge-base", "--is-ancestor", ancestor, descendant], deadline: .now + networkTimeout)
+        if outcome.status == 0 { return true }
+        if outcome.status == 1 { return false }
+        throw .malformed("git merge-base failed in \(repositoryPath): \(Self.lastLines(outcome.errorText))")
+    }
+
+    /// Moves `ref` to `commit` only if it still points at `old` (nil: absent), so that two
+    /// processes on one clone cannot lose each other's update.
+    private func updateRef(_ ref: String, to commit: String, from old: String?, unconditionally: Bool = false) throws(SyncTransportError) {
+        var arguments = ["update-ref", ref, commit]
+        if !unconditionally { arguments.append(old ?? String(repeating: "0", count: commit.count)) }
+        let outcome = try run(arguments, deadline: .now + networkTimeout)
+        guard outcome.succeeded else { throw .malformed("git update-ref \(ref) failed in \(repositoryPath): \(Self.lastLines(outcome.errorText))") }
+    }
+
+    private func deleteRef(_ ref: String) throws(SyncTransportError) {
+        let outcome = try run(["update-ref", "-d", ref], deadline: .now + networkTimeout)
+        guard outcome.succeeded else { throw .malformed("git update-ref -d \(ref) failed in \(repositoryPath): \(Self.lastLines(outcome.errorText))") }
+    }
+
+    private func run(_ arguments: [String], input: Data = Data(), deadline: ContinuousClock.Instant,
+                     outputLimit: Int = 64 << 20) throws(SyncTransportError) -> GitProcess.Outcome {
+        do {
+            return try git.run(arguments, input: input, deadline: deadline, outputLimit: outputLimit)
+        } catch {
+            throw .refused("\(error.reason) (is git installed? Debian: apt install git)")
+        }
+    }
+
+    /// A failed fetch or push as an error: refused when git says the remote turned us away
+    /// (authentication, host key, permissions), unreachable otherwise.
+    private func failure(_ outcome: GitProcess.Outcome, doing action: String) -> SyncTransportError {
+        if outcome.timedOut { return .unreachable("git \(action) \(remote.redacted) did not finish in time") }
+        if outcome.outputOverLimit { return .malformed("git \(action) \(remote.redacted) wrote more than expected") }
+        let text = Self.lastLines(outcome.errorText)
+        let refusals = ["Permission denied", "Host key verification failed", "Authentication failed", "could not read Username",
+                        "terminal prompts disabled", "The requested URL returned error: 403", "The requested URL returned error: 401",
+                        "REMOTE HOST IDENTIFICATION HAS CHANGED", "certificate"]
+        if refusals.contains(where: { outcome.errorText.contains($0) }) {
+            return .refused("git \(action) \(remote.redacted): \(text) (check the ssh key or credential helper, known_hosts, and access to the repository)")
+        }
+        return .unreachable("git \(action) \(remote.redacted): \(text)")
+    }
+
+    /// The last three lines of git's messages that say something (not its generic advice),
+    /// without credentials.
+    private static func lastLines(_ text: String) -> String {
+        let advice = ["Please make sure you have the correct access rights", "and the repository exists."]
+        let lines = GitRemoteURL.redact(text).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { line in !line.isEmpty && !advice.contains(line) }
+        return lines.suffix(3).joined(separator: " / ")
+    }
+
+    /// Serialises fetches and publishes between threads and processes on one clone.
+    private func withRepositoryLock<T>(_ body: () throws(SyncTransportError) -> T) throws(SyncTransportError) -> T {
+        let descriptor = open(repositoryPath + "/keychainkit.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .refused("cannot open \(repositoryPath)/keychainkit.lock: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw .refused("cannot lock \(repositoryPath)/keychainkit.lock: \(String(cString: strerror(errno)))") }
+        }
+        return try body()
+    }
+
+    private func createRepositoryIfMissing() throws(SyncTransportError) {
+        var status = stat()
+        if lstat(repositoryPath + "/HEAD", &status) == 0 { return }
+        do {
+            try FileManager.default.createDirectory(atPath: repositoryPath, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .refused("cannot create the private clone \(repositoryPath): \(error.localizedDescription)")
+        }
+        let outcome = try run(["init", "--quiet", "--bare", "--template=", repositoryPath], deadline: .now + networkTimeout)
+        guard outcome.succeeded else { throw .refused("git init \(repositoryPath) failed: \(Self.lastLines(outcome.errorText))") }
+    }
+
+    /// The user's environment (ssh agent, `GIT_SSH_COMMAND`, proxies, HOME for their git config)
+    /// without anything that would point git at another repository or identity, plus ours: the
+    /// private clone, no prompts (a sync in the background cannot answer one: credentials come
+    /// from a helper or an agent), the C locale (messages are matched), and settings passed as
+    /// configuration through the environment — the remote URL among them, kept out of argv.
+    static func environment(repository: String, remote: GitRemoteURL, adding extra: [String: String]) -> [String: String] {
+        let kept = ["GIT_SSH", "GIT_SSL_", "GIT_HTTP_", "GIT_PROXY_", "GIT_ASKPASS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+                    "GIT_CONFIG_NOSYSTEM", "GIT_EXEC_PATH", "GIT_CURL_"]
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in
+            !key.hasPrefix("GIT_") || kept.contains(where: { key.hasPrefix($0) })
+        }
+        environment.merge(extra) { _, added in added }
+        environment.removeValue(forKey: "LANGUAGE")
+        environment["LC_ALL"] = "C"
+        environment["GIT_DIR"] = repository
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        let settings: [(String, String)] = [
+            ("remote.origin.url", remote.raw),
+            // No hooks of the user's (core.hooksPath in their global config) run on our pushes.
+            ("core.hooksPath", "/dev/null"),
+            ("core.logAllRefUpdates", "false"),
+            // Never sign: a signature names the user's key.
+            ("commit.gpgSign", "false"),
+            ("push.gpgSign", "false"),
+            // Refuse malformed objects from the remote, but let entries with odd names through to
+            // our own name check, which skips and reports them rather than failing every fetch.
+            ("transfer.fsckObjects", "true"),
+            ("fetch.fsck.hasDot", "ignore"),
+            ("fetch.fsck.hasDotdot", "ignore"),
+            ("fetch.fsck.hasDotgit", "ignore"),
+            ("fetch.fsck.fullPathname", "ignore"),
+            ("fetch.fsck.emptyName", "ignore"),
+            ("fetch.recurseSubmodules", "false"),
+        ]
+        environment["GIT_CONFIG_COUNT"] = String(settings.count)
+        for (index, (key, value)) in settings.enumerated() {
+            environment["GIT_CONFIG_KEY_\(index)"] = key
+            environment["GIT_CONFIG_VALUE_\(index)"] = value
+        }
+        return environment
+    }
+}
