@@ -31,6 +31,10 @@ package final class KeychainSecretBackend: SecretServiceBackend {
                                         modified: Self.seconds(info.modified), locked: info.isLocked)
     }
 
+    package func keychainPath(of collection: String) throws(DBusError) -> String {
+        try mapped { () throws(SecretServiceError) in try store.keychainPath(of: try Self.collectionID(collection)) }
+    }
+
     package func createCollection(label: String) throws(DBusError) -> String {
         try mapped { () throws(SecretServiceError) in try store.createCollection(label: label, password: nil).rawValue }
     }

@@ -102,6 +102,14 @@ package final class SecretStore: @unchecked Sendable {
         return try KeychainCalls(path: record.file.map { directory + "/" + $0 } ?? loginPath)
     }
 
+    /// The path of a collection's keychain file; `noSuchObject` if the collection is unknown.
+    package func keychainPath(of collection: SecretCollectionID) throws(SecretServiceError) -> String {
+        try locked { () throws(SecretServiceError) -> String in
+            guard let record = metadata.collections[collection.rawValue] else { throw .noSuchObject }
+            return record.file.map { directory + "/" + $0 } ?? loginPath
+        }
+    }
+
     /// Records a change to a collection's content (its `Modified` property).
     func touch(_ collection: SecretCollectionID) throws(SecretServiceError) {
         metadata.collections[collection.rawValue]?.modified = Date()
