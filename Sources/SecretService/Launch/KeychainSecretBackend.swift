@@ -199,7 +199,7 @@ extension SecretServiceError {
         case .isLocked: return .isLocked(description)
         case .noSession: return .noSession(description)
         case .invalidArgument: return .invalidArgs(description)
-        case .alreadyExists, .storage: return .failed(description)
+        case .alreadyExists, .storage, .keychainFileGone: return .failed(description)
         case .wrongPassword: return DBusError("org.freedesktop.DBus.Error.AccessDenied", description)
         case .notSupported: return .notSupported(description)
         }

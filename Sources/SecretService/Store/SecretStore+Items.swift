@@ -23,7 +23,7 @@ extension SecretStore {
                 let isLocked: Bool
                 do throws(SecretServiceError) {
                     isLocked = try lockedState(id)
-                } catch .noSuchObject {
+                } catch .noSuchObject, .keychainFileGone {
                     // A collection whose keychain file was removed by hand: nothing to find
                     // there, and no reason to fail the search of the others.
                     continue
