@@ -76,18 +76,23 @@ struct KeychainCalls {
         return attributes
     }
 
-    /// One item's secret by persistent reference.
-    func data(of reference: Data) throws(SecretServiceError) -> Data {
+    /// One item's attributes and secret by persistent reference, in one `SecItemCopyMatching`
+    /// (`kSecReturnAttributes` and `kSecReturnData`: the item's dictionary with `kSecValueData`).
+    func attributesAndData(of reference: Data) throws(SecretServiceError) -> (attributes: [String: Any], data: Data) {
         var result: CFTypeRef?
         let query: [String: Any] = [
             kSecValuePersistentRef as String: reference,
+            kSecReturnAttributes as String: true,
             kSecReturnData as String: true,
             kSecUseKeychain as String: keychain,
         ]
         let status = SecItemCopyMatching(query as CFDictionary, &result)
+        guard status == errSecSuccess, var attributes = result as? [String: Any],
+              let data = attributes[kSecValueData as String] as? NSData else { throw error(status == errSecSuccess ? errSecInternal : status) }
+        attributes[kSecValueData as String] = nil
+        attributes[kSecClass as String] = String(decoding: reference.prefix(4), as: UTF8.self)
         // Not `as? Data`: Foundation builds that `Data` a byte at a time (`Data(copyingBytesOf:)`).
-        guard status == errSecSuccess, let data = result as? NSData else { throw error(status) }
-        return Data(copyingBytesOf: data)
+        return (attributes, Data(copyingBytesOf: data))
     }
 
     /// `SecItemAdd`; returns the new item's persistent reference.
