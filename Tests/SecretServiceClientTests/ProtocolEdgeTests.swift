@@ -72,8 +72,8 @@ struct ProtocolEdgeTests {
     }
 
     static func secretText(_ reply: [DBusValue]) -> String? {
-        guard case .structure(let fields)? = reply.first, fields.count == 4, case .array(_, let bytes) = fields[2] else { return nil }
-        return String(decoding: bytes.compactMap { if case .byte(let b) = $0 { return b } else { return nil } }, as: UTF8.self)
+        guard case .structure(let fields)? = reply.first, fields.count == 4, case .byteArray(let bytes) = fields[2] else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     @Test("a session belongs to the client that opened it; a closed session is gone; ItemCreated reaches listeners")
