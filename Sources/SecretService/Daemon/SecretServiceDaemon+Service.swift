@@ -85,6 +85,10 @@ extension SecretServiceDaemon {
                 return
             }
             do throws(DBusError) {
+                // Checked again: a collection may have been locked while the person answered.
+                for collection in [current, name].compactMap({ $0 }) where try backend.collection(collection).locked {
+                    throw .isLocked("the collection \(collection) was locked meanwhile: unlock it and try again")
+                }
                 try backend.setAlias(alias, to: name)
                 send([], to: call)
             } catch {
