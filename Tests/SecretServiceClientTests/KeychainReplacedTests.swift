@@ -7,8 +7,7 @@ import Testing
 /// that is not there after a restart.
 @Suite("Secret Service provider: keychain file deleted under it", .timeLimit(.minutes(3)))
 struct KeychainReplacedTests {
-    @Test("after the keychain file is deleted, secret-tool store fails and the provider says why on stderr; nothing appears after a restart",
-          .disabled("needs the store's replaced-file detection from errors-core"))
+    @Test("after the keychain file is deleted, secret-tool store fails and the provider says why on stderr; nothing appears after a restart")
     func deletedFile() async throws {
         try await withProvider(.keychainKit) { harness in
             #expect(try harness.secretTool(["store", "--label=before", "kk", "before"], stdin: "kept".bytes).status == 0)
