@@ -20,6 +20,8 @@ let package = Package(
         // Readers of the plain-text credential files tools write (netrc, git, Docker, gh, .env), for
         // `keychainctl import-credentials` and the fuzz targets.
         .library(name: "CredentialFiles", targets: ["CredentialFiles"]),
+        // Not an API: lets Fuzz/ (a package of its own) build the Secret Service's decoders.
+        .library(name: "SecretServiceFuzzing", targets: ["SecretService"]),
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "docker-credential-keychainkit", targets: ["docker-credential-keychainkit"]),
     ],

@@ -6,6 +6,9 @@ import PackageDescription
 let fuzzTarget = { (name: String) -> Target in
     .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "KeychainServices", package: "KeychainKit")])
 }
+let secretServiceFuzzTarget = { (name: String) -> Target in
+    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "SecretServiceFuzzing", package: "KeychainKit")])
+}
 
 let syncFuzzTarget = { (name: String) -> Target in
     .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "KeychainSync", package: "KeychainKit")])
@@ -41,5 +44,11 @@ let package = Package(
         credentialFileTarget("FuzzDockerConfig"),
         credentialFileTarget("FuzzGitHubHosts"),
         credentialFileTarget("FuzzDotenv"),
+        // PKCS#12 files through the DER walker and PKCS12Archive (SecPKCS12Import's reader).
+        fuzzTarget("FuzzPKCS12"),
+        // D-Bus messages as the Secret Service provider's connection frames and decodes them.
+        secretServiceFuzzTarget("FuzzDBusMessage"),
+        // Secret Service call bodies through DBusArguments (attribute maps, secret structs).
+        secretServiceFuzzTarget("FuzzSecretServiceArguments"),
     ]
 )

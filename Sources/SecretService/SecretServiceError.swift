@@ -22,6 +22,9 @@ package enum SecretServiceError: Error, Equatable, Sendable, CustomStringConvert
     case notSupported(String)
     /// The keychain call failed with this `OSStatus`.
     case storage(status: Int32)
+    /// The collection's keychain file (at this path) was deleted or replaced while the provider
+    /// had it open: nothing is read from or written to it any more.
+    case keychainFileGone(path: String)
 
     /// A message for logs and D-Bus error replies, never with secret material.
     package var description: String {
@@ -34,6 +37,9 @@ package enum SecretServiceError: Error, Equatable, Sendable, CustomStringConvert
         case .wrongPassword: "Wrong password"
         case .notSupported(let what): "Not supported: \(what)"
         case .storage(let status): "Keychain error \(status)"
+        case .keychainFileGone(let path):
+            "The keychain file \(path) was deleted or replaced while the Secret Service provider was running; nothing was stored. "
+                + "Restore the file, or restart the provider (keychainctl secret-service) to use the file the path names now"
         }
     }
 }

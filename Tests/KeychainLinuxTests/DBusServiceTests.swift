@@ -25,8 +25,8 @@ struct DBusServiceTests {
                 var answeredCalls = 0
                 while answeredCalls < 2 {
                     // The bus's own signals (NameAcquired) arrive too; only the client's calls count.
-                    let (call, valid) = try service.nextMessage(deadline: Deadline(secondsFromNow: 10), isCancelled: { false })
-                    guard valid, call.kind == .methodCall, call.sender == client.uniqueName else { continue }
+                    let (call, problem) = try service.nextMessage(deadline: Deadline(secondsFromNow: 10), isCancelled: { false })
+                    guard problem == nil, call.kind == .methodCall, call.sender == client.uniqueName else { continue }
                     answeredCalls += 1
                     if call.member == "Echo" {
                         try service.emitSignal(path: "/org/example", interface: "org.example.Echo", member: "Echoed",

@@ -68,6 +68,45 @@ struct DBusWireTests {
         #expect(try DBusSignature.completeTypes(of: "sa{sv}(ii)") == ["s", "a{sv}", "(ii)"])
     }
 
+    @Test("a byte array is one Data value both ways, in structures and variants too")
+    func byteArrays() throws {
+        let secret = Data((0..<1000).map { UInt8($0 % 256) })
+        let message = DBusMessage.call(destination: "d", path: "/p", interface: "i.f", member: "M",
+                                       body: [.structure([.objectPath("/s"), .byteArray(Data()), .byteArray(secret), .string("text/plain")]),
+                                              .variant(.byteArray(Data([1, 2, 3])))])
+        let decoded = try DBusMessage(decoding: message.encoded(serial: 5))
+        #expect(decoded.body == message.body)
+        #expect(decoded.body.map(\.signature).joined() == "(oayays)v")
+    }
+
+    @Test("a body of more values than the reader allows is refused; just under the limit it is read")
+    func valueLimit() throws {
+        func strings(_ count: Int) -> [UInt8] {
+            var writer = DBusWriter()
+            writer.write(.array(elementSignature: "s", Array(repeating: .string(""), count: count)))
+            return writer.bytes
+        }
+        var under = DBusReader(strings(DBusReader.maximumValues - 1), littleEndian: true)
+        #expect(try under.readAll(signature: "as").first?.texts?.count == DBusReader.maximumValues - 1)
+        var over = DBusReader(strings(DBusReader.maximumValues), littleEndian: true)
+        #expect(throws: DBusFailure.self) { try over.readAll(signature: "as") }
+    }
+
+    @Test("a message declared larger than the limit: its length is known from 16 bytes, its header alone decodes")
+    func oversizedDeclaration() throws {
+        let call = DBusMessage.call(destination: "org.freedesktop.secrets", path: "/org/freedesktop/secrets",
+                                    interface: "org.freedesktop.Secret.Service", member: "SearchItems",
+                                    body: [.byteArray(Data(count: 16))])
+        var bytes = call.encoded(serial: 11)
+        let bodyLength = UInt32(DBusMessage.maximumLength + 1)
+        for shift in 0..<4 { bytes[4 + shift] = UInt8(truncatingIfNeeded: bodyLength >> (8 * UInt32(shift))) }
+        #expect(throws: DBusFailure.self) { try DBusMessage.length(ofMessageStartingIn: bytes) }
+        let declared = try #require(try DBusMessage.declaredLength(ofMessageStartingIn: bytes))
+        #expect(declared.total == declared.header + Int(bodyLength))
+        let header = try DBusMessage(decodingHeaderOf: Array(bytes.prefix(declared.header)))
+        #expect(header.member == "SearchItems" && header.serial == 11 && header.body.isEmpty)
+    }
+
     @Test("addresses: unix path and abstract sockets, escapes, alternatives; the system bus default")
     func addresses() throws {
         #expect(try DBusAddress(parsing: "unix:path=/run/dbus/system_bus_socket").sockets == [.path("/run/dbus/system_bus_socket")])

@@ -55,8 +55,8 @@ struct ProtocolEdgeTests {
     }
 
     static func secret(_ session: String, _ text: String) -> DBusValue {
-        .structure([.objectPath(session), .array(elementSignature: "y", []),
-                    .array(elementSignature: "y", Array(text.utf8).map(DBusValue.byte)), .string("text/plain")])
+        .structure([.objectPath(session), .byteArray(Data()),
+                    .byteArray(Data(text.utf8)), .string("text/plain")])
     }
 
     static func createItem(_ connection: DBusConnection, session: String, label: String, attributes: [String: String],
@@ -72,8 +72,8 @@ struct ProtocolEdgeTests {
     }
 
     static func secretText(_ reply: [DBusValue]) -> String? {
-        guard case .structure(let fields)? = reply.first, fields.count == 4, case .array(_, let bytes) = fields[2] else { return nil }
-        return String(decoding: bytes.compactMap { if case .byte(let b) = $0 { return b } else { return nil } }, as: UTF8.self)
+        guard case .structure(let fields)? = reply.first, fields.count == 4, case .byteArray(let bytes) = fields[2] else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     @Test("a session belongs to the client that opened it; a closed session is gone; ItemCreated reaches listeners")
@@ -117,7 +117,7 @@ struct ProtocolEdgeTests {
         #expect(Self.errorName { try Self.call(client, Self.root, service, "OpenSession", [.string("rot13"), .variant(.string(""))]) }
                 == "org.freedesktop.DBus.Error.NotSupported", "secretstorage falls back to plain on exactly this error")
         #expect(Self.errorName { try Self.call(client, Self.root, service, "OpenSession",
-                                               [.string("dh-ietf1024-sha256-aes128-cbc-pkcs7"), .variant(.array(elementSignature: "y", [.byte(1)]))]) }
+                                               [.string("dh-ietf1024-sha256-aes128-cbc-pkcs7"), .variant(.byteArray(Data([1])))]) }
                 == "org.freedesktop.DBus.Error.InvalidArgs", "a DH public key of 1 is refused")
         #expect(Self.errorName { try Self.call(client, Self.root, "org.freedesktop.DBus.Properties", "Set",
                                                [.string(service), .string("Collections"), .variant(.string("x"))]) }

@@ -57,7 +57,8 @@ extension SecretStoreTests {
             // As after a daemon restart: the process no longer holds the removed file open.
             KeychainRegistry.shared.forget(path: directory + "/gone.keychain-db")
             #expect(try reopened.search(attributes: ["k": "v"]).unlocked == [loginItem])
-            #expect(throws: SecretServiceError.noSuchObject) { try reopened.itemIDs(in: gone) }
+            // Its own items: the error names the missing file and what to do.
+            #expect(throws: SecretServiceError.keychainFileGone(path: directory + "/gone.keychain-db")) { try reopened.itemIDs(in: gone) }
         }
     }
 

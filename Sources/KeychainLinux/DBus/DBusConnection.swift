@@ -27,10 +27,19 @@ package final class DBusConnection: @unchecked Sendable {
     /// Signals that arrived while a call waited for its reply, oldest first.
     private var queuedSignals: [DBusMessage] = []
     /// Method calls that arrived while a call waited for its reply, oldest first (a service may
-    /// call the bus while clients call it).
-    private var pendingCalls: [DBusMessage] = []
+    /// call the bus while clients call it), each with what was wrong with its body, if anything.
+    private var pendingCalls: [(message: DBusMessage, bodyProblem: DBusBodyProblem?)] = []
     /// Queued signals kept at most (older ones are dropped).
     private static let signalQueueLimit = 256
+    /// Method calls queued at most while a call waits, in all and from one sender; a call beyond
+    /// either is answered at once with `org.freedesktop.DBus.Error.LimitsExceeded`.
+    package static let pendingCallLimit = 256
+    package static let pendingCallsPerSender = 16
+    /// The largest header (fixed part and fields) read of a message too large to take in, so
+    /// that its sender can be answered; a larger header is skipped unanswered.
+    private static let largestHeaderOfSkippedMessage = 1 << 16
+    /// Bytes of a message too large to take in that are still to be dropped as they arrive.
+    private var bytesToSkip = 0
     /// This connection's unique bus name (":1.42").
     package private(set) var uniqueName = ""
 
@@ -72,9 +81,10 @@ package final class DBusConnection: @unchecked Sendable {
     package func call(_ message: DBusMessage, deadline: Deadline) throws(DBusFailure) -> [DBusValue] {
         let serial = try write(message, deadline: deadline)
         while true {
-            let incoming = try receive(deadline: deadline, isCancelled: { false })
+            let (incoming, problem) = try receive(deadline: deadline, isCancelled: { false })
             switch incoming.kind {
             case .methodReturn where incoming.replySerial == serial:
+                if let problem { throw .protocolViolation("a reply that could not be read (\(problem))") }
                 return incoming.body
             case .error where incoming.replySerial == serial:
                 throw .remote(name: incoming.errorName ?? "", message: incoming.body.first?.text ?? "")
@@ -82,9 +92,19 @@ package final class DBusConnection: @unchecked Sendable {
                 queuedSignals.append(incoming)
                 if queuedSignals.count > Self.signalQueueLimit { queuedSignals.removeFirst() }
             case .methodCall:
-                // A call to us while we wait for a reply: a service's caller must not lose it.
-                pendingCalls.append(incoming)
-                if pendingCalls.count > Self.signalQueueLimit { pendingCalls.removeFirst() }
+                // A call to us while we wait for a reply: a service's caller must not lose it,
+                // nor may one caller fill the queue: beyond the limits it is answered at once.
+                let fromSender = pendingCalls.lazy.filter { $0.message.sender == incoming.sender }.count
+                if pendingCalls.count >= Self.pendingCallLimit || fromSender >= Self.pendingCallsPerSender {
+                    do {
+                        try replyError(to: incoming, name: DBusBodyProblem.limitsExceededName,
+                                       message: "too many calls waiting; try again", deadline: deadline)
+                    } catch {
+                        // The caller is gone or the bus stalled: nothing more to tell it.
+                    }
+                } else {
+                    pendingCalls.append((incoming, problem))
+                }
             default:
                 continue  // A stray reply.
             }
@@ -142,30 +162,14 @@ package final class DBusConnection: @unchecked Sendable {
         return answer
     }
 
-    /// The next incoming message of any kind (signals queued during a call first), waiting until
-    /// `deadline`. A message whose body does not decode arrives with an empty body and
-    /// `bodyIsValid` false, so a method call can still be answered with an error.
-    package func nextMessage(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> (message: DBusMessage, bodyIsValid: Bool) {
-        if !pendingCalls.isEmpty { return (pendingCalls.removeFirst(), true) }
-        if !queuedSignals.isEmpty { return (queuedSignals.removeFirst(), true) }
-        while true {
-            if let length = try DBusMessage.length(ofMessageStartingIn: buffer), buffer.count >= length {
-                let bytes = Array(buffer[0..<length])
-                buffer.removeSubrange(0..<length)
-                do {
-                    return (try DBusMessage(decoding: bytes), true)
-                } catch {
-                    // The bus validates what it routes, so this is rare; a header that does not
-                    // decode either is skipped.
-                    do {
-                        return (try DBusMessage(decoding: bytes, readingBody: false), false)
-                    } catch {
-                        continue
-                    }
-                }
-            }
-            buffer += try socket.read(deadline: deadline, isCancelled: isCancelled)
-        }
+    /// The next incoming message of any kind (calls and signals queued during a call first),
+    /// waiting until `deadline`. A message whose body could not be read arrives with an empty
+    /// body and the reason as `bodyProblem`, so a method call can still be answered with an error;
+    /// a message larger than ``DBusMessage`` accepts is skipped as it arrives (never held whole).
+    package func nextMessage(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> (message: DBusMessage, bodyProblem: DBusBodyProblem?) {
+        if !pendingCalls.isEmpty { return pendingCalls.removeFirst() }
+        if !queuedSignals.isEmpty { return (queuedSignals.removeFirst(), nil) }
+        return try receive(deadline: deadline, isCancelled: isCancelled)
     }
 
     /// Asks the bus to route signals matching `rule` (match-rule syntax) to this connection.
@@ -182,20 +186,73 @@ package final class DBusConnection: @unchecked Sendable {
             if matches(signal) { return signal }
         }
         while true {
-            let incoming = try receive(deadline: deadline, isCancelled: isCancelled)
+            let (incoming, _) = try receive(deadline: deadline, isCancelled: isCancelled)
             if incoming.kind == .signal && matches(incoming) { return incoming }
         }
     }
 
-    /// The next whole message from the bus.
-    private func receive(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> DBusMessage {
+    /// The next message from the bus, with what was wrong with its body, if anything. A message
+    /// over ``DBusMessage/maximumLength`` is never held: its header is read (when of a sane size)
+    /// so that its sender can be answered, and its bytes are dropped as they arrive.
+    private func receive(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> (DBusMessage, DBusBodyProblem?) {
         while true {
-            if let length = try DBusMessage.length(ofMessageStartingIn: buffer), buffer.count >= length {
-                let message = try DBusMessage(decoding: Array(buffer[0..<length]))
-                buffer.removeSubrange(0..<length)
-                return message
+            if bytesToSkip == 0, let declared = try DBusMessage.declaredLength(ofMessageStartingIn: buffer) {
+                if declared.total <= DBusMessage.maximumLength {
+                    if buffer.count >= declared.total {
+                        let bytes = Array(buffer[0..<declared.total])
+                        buffer.removeSubrange(0..<declared.total)
+                        do {
+                            return (try DBusMessage(decoding: bytes), nil)
+                        } catch {
+                            // The bus validates what it routes, so this is rare; a header that does
+                            // not decode either is skipped.
+                            if case .protocolViolation(let reason) = error, let header = Self.header(decoding: bytes) {
+                                return (header, .undecodable(reason))
+                            }
+                            continue
+                        }
+                    }
+                } else if declared.header > Self.largestHeaderOfSkippedMessage || buffer.count >= declared.header {
+                    let header = declared.header <= Self.largestHeaderOfSkippedMessage
+                        ? Self.header(decoding: Array(buffer[0..<declared.header])) : nil
+                    let held = min(buffer.count, declared.total)
+                    buffer.removeSubrange(0..<held)
+                    bytesToSkip = declared.total - held
+                    if let header { return (header, .tooLarge(declared.total)) }
+                    continue
+                }
             }
-            buffer += try socket.read(deadline: deadline, isCancelled: isCancelled)
+            var chunk = try socket.read(deadline: deadline, isCancelled: isCancelled)
+            if bytesToSkip > 0 {
+                let skipped = min(bytesToSkip, chunk.count)
+                chunk.removeFirst(skipped)
+                bytesToSkip -= skipped
+            }
+            buffer += chunk
         }
     }
+}
+
+extension DBusConnection {
+    /// The header of the message in `bytes` (its body, if there, is not read), or nil when even
+    /// the header does not decode: such a message cannot be answered and is skipped.
+    fileprivate static func header(decoding bytes: [UInt8]) -> DBusMessage? {
+        do {
+            return try DBusMessage(decodingHeaderOf: bytes)
+        } catch {
+            return nil
+        }
+    }
+}
+
+/// Why a message arrived without its body.
+package enum DBusBodyProblem: Equatable, Sendable {
+    /// The body did not decode (the reason).
+    case undecodable(String)
+    /// The message was larger than this connection takes in (its declared length in bytes); its
+    /// bytes were dropped unread.
+    case tooLarge(Int)
+
+    /// The D-Bus error for a call whose arguments exceed a limit.
+    package static let limitsExceededName = "org.freedesktop.DBus.Error.LimitsExceeded"
 }

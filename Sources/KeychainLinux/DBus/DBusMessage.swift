@@ -14,8 +14,9 @@ package struct DBusMessage: Equatable, Sendable {
         case path = 1, interface, member, errorName, replySerial, destination, sender, signature, unixFDs
     }
 
-    /// The largest message accepted (the specification's limit is 128 MiB; fprintd's are tiny).
-    static let maximumLength = 1 << 24
+    /// The largest message read (the specification's limit is 128 MiB; fprintd's and the Secret
+    /// Service's calls are tiny): a larger one is skipped as it arrives, never held.
+    package static let maximumLength = 1 << 24
 
     package var kind: Kind
     /// NO_REPLY_EXPECTED = 1, NO_AUTO_START = 2.
@@ -67,8 +68,19 @@ package struct DBusMessage: Equatable, Sendable {
     }
 
     /// The total length of the message at the start of `bytes`, once its first 16 bytes are
-    /// there; nil while fewer have arrived.
+    /// there; nil while fewer have arrived. Throws for a message larger than ``maximumLength``.
     static func length(ofMessageStartingIn bytes: [UInt8]) throws(DBusFailure) -> Int? {
+        guard let declared = try declaredLength(ofMessageStartingIn: bytes) else { return nil }
+        guard declared.total <= maximumLength else {
+            throw .protocolViolation("a message larger than this client accepts")
+        }
+        return declared.total
+    }
+
+    /// The lengths the fixed header of the message at the start of `bytes` declares (its header
+    /// with the fields and padding, and the whole message), whatever their size; nil while fewer
+    /// than 16 bytes have arrived. A reader uses them to skip a message too large to take in.
+    static func declaredLength(ofMessageStartingIn bytes: [UInt8]) throws(DBusFailure) -> (header: Int, total: Int)? {
         guard bytes.count >= 16 else { return nil }
         let littleEndian: Bool
         switch bytes[0] {
@@ -81,10 +93,7 @@ package struct DBusMessage: Equatable, Sendable {
         _ = try reader.integer() as UInt32
         let fieldsLength = Int(try reader.integer() as UInt32)
         let headerLength = (16 + fieldsLength + 7) / 8 * 8
-        guard bodyLength <= maximumLength, fieldsLength <= maximumLength, headerLength + bodyLength <= maximumLength else {
-            throw .protocolViolation("a message larger than this client accepts")
-        }
-        return headerLength + bodyLength
+        return (headerLength, headerLength + bodyLength)
     }
 
 }
@@ -109,6 +118,37 @@ extension DBusMessage {
         guard let total = try Self.length(ofMessageStartingIn: bytes), total == bytes.count else {
             throw .protocolViolation("a message of the wrong length")
         }
+        let (header, read) = try Self.readHeader(of: bytes)
+        self = header
+        var reader = read
+        guard reader.offset + reader.bodyLength == bytes.count else { throw .protocolViolation("a body of the wrong length") }
+        guard readingBody else { return }
+        body = try reader.values.readAll(signature: reader.signature)
+        guard reader.values.isAtEnd else { throw .protocolViolation("a body longer than its signature") }
+    }
+
+    /// Decodes the header of a message from `bytes`, which hold at least its header (the fixed
+    /// part and the fields, as ``declaredLength(ofMessageStartingIn:)`` gives) but not
+    /// necessarily its body: the body is left empty. For answering a message too large to read.
+    init(decodingHeaderOf bytes: [UInt8]) throws(DBusFailure) {
+        guard let declared = try Self.declaredLength(ofMessageStartingIn: bytes), declared.header <= bytes.count else {
+            throw .protocolViolation("a truncated header")
+        }
+        self = try Self.readHeader(of: Array(bytes[0..<declared.header])).message
+    }
+
+    /// What reading a header leaves: the reader positioned at the body, the body's declared
+    /// length and signature.
+    private struct HeaderRead {
+        var values: DBusReader
+        var offset: Int { values.offset }
+        let bodyLength: Int
+        let signature: String
+    }
+
+    /// Reads the fixed header and the fields of `bytes`: the message without its body, and where its body starts.
+    private static func readHeader(of bytes: [UInt8]) throws(DBusFailure) -> (message: DBusMessage, read: HeaderRead) {
+        guard bytes.count >= 16 else { throw .protocolViolation("a truncated header") }
         let littleEndian = bytes[0] == UInt8(ascii: "l")
         guard let kind = Kind(rawValue: bytes[1]) else { throw .protocolViolation("an unknown message type") }
         guard bytes[3] == 1 else { throw .protocolViolation("an unknown protocol version") }
@@ -120,21 +160,20 @@ extension DBusMessage {
             throw .protocolViolation("malformed header fields")
         }
         try reader.align(8)
-        guard reader.offset + bodyLength == bytes.count else { throw .protocolViolation("a body of the wrong length") }
 
-        self.init(kind: kind, flags: bytes[2], serial: serial)
+        var message = DBusMessage(kind: kind, flags: bytes[2], serial: serial)
         var signature = ""
         for field in fields {
             guard case .structure(let pair) = field, pair.count == 2, case .byte(let code) = pair[0],
                   case .variant(let value) = pair[1] else { throw .protocolViolation("a malformed header field") }
             switch Field(rawValue: code) {
-            case .path: path = value.text
-            case .interface: interface = value.text
-            case .member: member = value.text
-            case .errorName: errorName = value.text
-            case .replySerial: replySerial = value.uint32
-            case .destination: destination = value.text
-            case .sender: sender = value.text
+            case .path: message.path = value.text
+            case .interface: message.interface = value.text
+            case .member: message.member = value.text
+            case .errorName: message.errorName = value.text
+            case .replySerial: message.replySerial = value.uint32
+            case .destination: message.destination = value.text
+            case .sender: message.sender = value.text
             case .signature:
                 guard case .signature(let text) = value else { throw .protocolViolation("a malformed signature field") }
                 signature = text
@@ -142,8 +181,6 @@ extension DBusMessage {
             case nil: continue  // Unknown fields must be ignored.
             }
         }
-        guard readingBody else { return }
-        body = try reader.readAll(signature: signature)
-        guard reader.isAtEnd else { throw .protocolViolation("a body longer than its signature") }
+        return (message, HeaderRead(values: reader, bodyLength: bodyLength, signature: signature))
     }
 }

@@ -1,6 +1,10 @@
+import Foundation
+
 /// Unmarshals D-Bus values, guided by their signatures, in the byte order a message declares.
-/// Every length is checked against the bytes present, and nesting is bounded, so a hostile or
-/// broken peer gets a `protocolViolation` instead of a crash.
+/// Every length is checked against the bytes present, nesting is bounded, and so is the number of
+/// values one message may decode to (``maximumValues``); byte arrays (`ay`) become one `Data`
+/// each, never a value per byte. A hostile or broken peer gets a `protocolViolation` instead of a
+/// crash or an allocation out of proportion to the bytes it sent.
 struct DBusReader {
     private let bytes: [UInt8]
     private let littleEndian: Bool
@@ -8,6 +12,12 @@ struct DBusReader {
     private(set) var offset: Int
     /// Nested containers and variants allowed below the current value.
     private static let maximumDepth = 64
+    /// Values (other than the bytes of a byte array) one reader decodes at most: each costs a heap
+    /// allocation of tens of bytes, so a 16 MiB message of empty strings or one-byte structures
+    /// would otherwise cost hundreds of megabytes. No Secret Service or fprintd call comes near it.
+    static let maximumValues = 1 << 16
+    /// Values still allowed.
+    private var valuesLeft = maximumValues
 
     /// A reader of `bytes` from `offset` (alignment counts from the start of `bytes`).
     init(_ bytes: [UInt8], littleEndian: Bool, offset: Int = 0) {
@@ -32,6 +42,8 @@ struct DBusReader {
     mutating func read(type: ArraySlice<UInt8>, depth: Int) throws(DBusFailure) -> DBusValue {
         guard depth <= Self.maximumDepth else { throw .protocolViolation("values nested too deeply") }
         guard let code = type.first else { throw .protocolViolation("an empty type") }
+        valuesLeft -= 1
+        guard valuesLeft >= 0 else { throw .protocolViolation("a message of more than \(Self.maximumValues) values") }
         switch code {
         case UInt8(ascii: "y"): return .byte(try byte())
         case UInt8(ascii: "b"):
@@ -79,6 +91,10 @@ struct DBusReader {
         try align(DBusSignature.alignment(of: first))
         let end = offset + length
         guard end <= bytes.count else { throw .protocolViolation("an array past the end of the message") }
+        if first == UInt8(ascii: "y") {
+            defer { offset = end }
+            return .byteArray(Data(bytes[offset..<end]))
+        }
         var elements: [DBusValue] = []
         while offset < end {
             elements.append(try read(type: elementType, depth: depth + 1))

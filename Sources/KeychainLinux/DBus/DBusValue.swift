@@ -17,8 +17,10 @@ package indirect enum DBusValue: Equatable, Sendable {
     case string(String)
     case objectPath(String)
     case signature(String)
-    /// The element type's signature and the elements.
+    /// The element type's signature and the elements (never `y`: byte arrays are ``byteArray(_:)``).
     case array(elementSignature: String, [DBusValue])
+    /// An array of bytes (`ay`), kept as one buffer: a message's bytes are never one value each.
+    case byteArray(Data)
     case structure([DBusValue])
     case dictEntry(key: DBusValue, value: DBusValue)
     /// A value together with its own signature.
@@ -40,6 +42,7 @@ package indirect enum DBusValue: Equatable, Sendable {
         case .objectPath: return "o"
         case .signature: return "g"
         case .array(let element, _): return "a" + element
+        case .byteArray: return "ay"
         case .structure(let fields): return "(" + fields.map(\.signature).joined() + ")"
         case .dictEntry(let key, let value): return "{" + key.signature + value.signature + "}"
         case .variant: return "v"

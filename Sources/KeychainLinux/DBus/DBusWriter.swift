@@ -1,3 +1,5 @@
+import Foundation
+
 /// Marshals D-Bus values in little-endian byte order, aligning each value to its type's boundary
 /// relative to the start of the buffer (a message's header and its body each start 8-aligned).
 struct DBusWriter {
@@ -30,6 +32,9 @@ struct DBusWriter {
             writeSignature(text)
         case .array(let elementSignature, let elements):
             writeArray(elementSignature: elementSignature, elements: elements)
+        case .byteArray(let data):
+            writeInteger(UInt32(truncatingIfNeeded: data.count))
+            bytes.append(contentsOf: data)
         case .structure(let fields):
             pad(to: 8)
             for field in fields { write(field) }

@@ -82,15 +82,12 @@ extension DBusValue {
 
     /// An `ay` value.
     static func bytes(_ bytes: [UInt8]) -> DBusValue {
-        .array(elementSignature: "y", bytes.map(DBusValue.byte))
+        .byteArray(Data(bytes))
     }
 
     /// The bytes of an `ay` value, or nil for any other value.
-    var byteArray: [UInt8]? {
-        guard case .array("y", let elements) = self else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(elements.count)
-        for case .byte(let byte) in elements { bytes.append(byte) }
-        return bytes
+    var bytes: [UInt8]? {
+        guard case .byteArray(let data) = self else { return nil }
+        return Array(data)
     }
 }

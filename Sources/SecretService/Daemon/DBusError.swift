@@ -32,6 +32,14 @@ package struct DBusError: Error, Equatable, Sendable {
     package static func propertyReadOnly(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.PropertyReadOnly", message) }
     /// Something this provider does not support.
     package static func notSupported(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.NotSupported", message) }
+    /// A per-client or per-message limit was reached (the limits are in ``SecretServiceLimits``).
+    package static func limitsExceeded(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.LimitsExceeded", message) }
+    /// The name of the `AccessDenied` error.
+    package static let accessDeniedName = "org.freedesktop.DBus.Error.AccessDenied"
+    /// A person refused, or nobody could be asked for a confirmation the call needs.
+    package static func accessDenied(_ message: String) -> DBusError { DBusError(accessDeniedName, message) }
+    /// The name of the `Failed` error.
+    package static let failedName = "org.freedesktop.DBus.Error.Failed"
     /// Any other failure (the keychain refused or failed).
     package static func failed(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.Failed", message) }
 }

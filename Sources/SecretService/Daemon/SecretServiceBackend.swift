@@ -88,6 +88,9 @@ package protocol SecretServiceBackend: AnyObject {
     func collectionNames() throws(DBusError) -> [String]
     /// A collection's properties (`NoSuchObject` if there is none).
     func collection(_ name: String) throws(DBusError) -> SecretCollectionSnapshot
+    /// The path of a collection's keychain file (shown in prompts beside its label, which any
+    /// client may set).
+    func keychainPath(of collection: String) throws(DBusError) -> String
     /// Creates a collection labelled `label` (its keychain unlocked by the device key, no password)
     /// and returns its name.
     func createCollection(label: String) throws(DBusError) -> String

@@ -14,7 +14,11 @@ extension SecretServiceDaemon {
         switch member {
         case "Delete":
             try arguments.require("")
-            _ = try backend.collection(collection)
+            // A locked collection's contents are behind its password: deleting them must not be
+            // easier than reading them.
+            guard !(try backend.collection(collection).locked) else {
+                throw .isLocked("the collection is locked: unlock it (Service.Unlock) before deleting it")
+            }
             try backend.deleteCollection(collection)
             emit(Self.serviceInterface, "CollectionDeleted", from: SecretObjectPath.servicePath, [.objectPath(path)])
             return [.objectPath(SecretObjectPath.none)]

@@ -12,6 +12,10 @@ package enum PasswordAnswer: Sendable {
 /// Asks a person for a password: the prompt's description and, on a retry, why the last one failed.
 package typealias PasswordAsker = @Sendable (_ description: String, _ retryMessage: String?) -> PasswordAnswer
 
+/// Asks a person to confirm what the description says; true only for an explicit yes (a
+/// cancelled, failed or timed-out prompt is a no).
+package typealias ConfirmationAsker = @Sendable (_ description: String) -> Bool
+
 /// A prompt created by a call and run when its client calls `Prompt`.
 struct PendingPrompt {
     enum Action {
@@ -30,12 +34,19 @@ extension SecretServiceDaemon {
     /// Password attempts per collection before the prompt completes as dismissed.
     static let passwordAttempts = 3
 
-    /// Registers a prompt for `owner`; returns its path.
-    func makePrompt(owner: String, action: PendingPrompt.Action) -> String {
+    /// Registers a prompt for `owner`; returns its path. `LimitsExceeded` when the client (or
+    /// all clients) hold as many prompts not yet run as ``SecretServiceLimits`` allows.
+    func makePrompt(owner: String, action: PendingPrompt.Action) throws(DBusError) -> String {
         let number = takeObjectNumber()
         stateLock.lock()
+        defer { stateLock.unlock() }
+        guard prompts.count < SecretServiceLimits.pendingPrompts else {
+            throw .limitsExceeded("too many prompts waiting to be run; try again later")
+        }
+        guard prompts.values.lazy.filter({ $0.owner == owner }).count < SecretServiceLimits.pendingPromptsPerClient else {
+            throw .limitsExceeded("this client holds \(SecretServiceLimits.pendingPromptsPerClient) prompts not yet run; run or dismiss them first")
+        }
         prompts[number] = PendingPrompt(owner: owner, action: action)
-        stateLock.unlock()
         return SecretObjectPath.prompt(number).path
     }
 
@@ -48,14 +59,21 @@ extension SecretServiceDaemon {
         switch member {
         case "Prompt":
             try arguments.require("s")
-            let prompt = try takePrompt(number, sender: sender)
+            try checkPromptOwner(number, sender: sender)
+            try reservePromptThread(for: sender)
+            let prompt: PendingPrompt
+            do {
+                prompt = try takePrompt(number, sender: sender)
+            } catch {
+                releasePromptThread(for: sender)
+                throw error
+            }
             // The reply goes first; the outcome follows as the Completed signal, from a thread of
-            // its own so that a person's typing holds up no other client.
-            let thread = Thread { [self] in
+            // its own (one of a bounded number) so that a person's typing holds up no other client.
+            runOnPromptThread(for: sender) { [self] in
                 let outcome = run(prompt.action)
                 emit(Self.promptInterface, "Completed", from: path, [.boolean(outcome.dismissed), .variant(outcome.result)])
             }
-            thread.start()
             return []
         case "Dismiss":
             try arguments.require("")
@@ -64,6 +82,15 @@ extension SecretServiceDaemon {
             return []
         default:
             throw .unknownMethod("a prompt has no method \(member)")
+        }
+    }
+
+    /// Throws `NoSuchObject` unless the prompt `number` exists and belongs to `sender`.
+    private func checkPromptOwner(_ number: UInt64, sender: String) throws(DBusError) {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard let prompt = prompts[number], prompt.owner == sender else {
+            throw .noSuchObject("no such prompt (already run, dismissed, or another client's)")
         }
     }
 
@@ -108,15 +135,15 @@ extension SecretServiceDaemon {
             return false
         }
         guard let askPassword else { return false }
-        let label: String
+        let description: String
         do {
-            label = try backend.collection(collection).label
+            description = "Enter the password to unlock the keychain \(try describe(collection))"
         } catch {
             return false
         }
         var retryMessage: String?
         for _ in 0..<Self.passwordAttempts {
-            guard case .password(var password) = askPassword("Enter the password to unlock the keychain \u{201C}\(label)\u{201D}.", retryMessage) else {
+            guard case .password(var password) = askPassword(description, retryMessage) else {
                 return false
             }
             defer { password.resetBytes(in: 0..<password.count) }
@@ -128,5 +155,15 @@ extension SecretServiceDaemon {
             }
         }
         return false
+    }
+
+    /// A collection as a prompt names it: its label (which any client may set, so shown only as
+    /// a label: control characters removed, at most 64 characters) and, on a line of its own, the
+    /// keychain file's path, which no client chooses.
+    func describe(_ collection: String) throws(DBusError) -> String {
+        let label = try backend.collection(collection).label
+        var shown = String(String.UnicodeScalarView(label.unicodeScalars.filter { !$0.properties.isNoncharacterCodePoint && $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }))
+        if shown.count > 64 { shown = String(shown.prefix(63)) + "\u{2026}" }
+        return "\u{201C}\(shown)\u{201D}\nKeychain file: \(try backend.keychainPath(of: collection))"
     }
 }

@@ -5,7 +5,10 @@ import KeychainLinux
 extension SecretServiceDaemon {
     static let serviceInterface = "org.freedesktop.Secret.Service"
 
-    func handleService(_ member: String, interface: String?, _ arguments: DBusArguments, sender: String) throws(DBusError) -> [DBusValue] {
+    /// Answers a call to the service object: its reply's body, or nil when a confirmation
+    /// thread answers it later.
+    func handleService(_ member: String, interface: String?, _ arguments: DBusArguments, call: DBusMessage) throws(DBusError) -> [DBusValue]? {
+        let sender = call.sender ?? ""
         guard interface == nil || interface == Self.serviceInterface else {
             throw .unknownMethod("the service has no interface \(interface ?? "")")
         }
@@ -41,20 +44,58 @@ extension SecretServiceDaemon {
             let alias = try arguments.string(0)
             guard SecretObjectPath.isValidElement(alias) else { throw .invalidArgs("an alias is made of letters, digits and _") }
             let target = try arguments.objectPath(1)
-            if target == SecretObjectPath.none {
-                try backend.setAlias(alias, to: nil)
-            } else {
+            var name: String?
+            if target != SecretObjectPath.none {
                 guard let object = SecretObjectPath(target), case .collection = object else {
                     throw .noSuchObject("\(target) is not a collection")
                 }
-                let name = try collectionName(of: object)
-                _ = try backend.collection(name)
-                try backend.setAlias(alias, to: name)
+                name = try collectionName(of: object)
             }
-            return []
+            return try setAlias(alias, to: name, call: call)
         default:
             throw .unknownMethod("the service has no method \(member)")
         }
+    }
+
+    /// `SetAlias`: the collections the alias leaves and joins must both be unlocked (a locked
+    /// collection's alias is not changed behind its password); re-pointing `default`, where
+    /// clients store new secrets, also needs a person's confirmation, asked on a prompt thread
+    /// that answers the call (nil returned) — refused when nobody can be asked.
+    private func setAlias(_ alias: String, to name: String?, call: DBusMessage) throws(DBusError) -> [DBusValue]? {
+        let current = try backend.readAlias(alias)
+        for collection in [current, name].compactMap({ $0 }) where try backend.collection(collection).locked {
+            throw .isLocked("the collection \(collection) is locked: unlock it before changing the alias \(alias)")
+        }
+        guard alias == "default", current != name else {
+            try backend.setAlias(alias, to: name)
+            return []
+        }
+        guard let askConfirmation else {
+            throw .accessDenied("changing the default collection needs a person's confirmation, and no prompt can be shown "
+                                + "(no terminal or display); use a terminal, or keep the default")
+        }
+        let question = "A program (D-Bus client \(call.sender ?? "unknown")) asks to make "
+            + (try name.map { (name) throws(DBusError) in "the keychain \(try describe(name))" } ?? "the login keychain")
+            + "\nthe default collection: new secrets of every application will be stored there. Allow?"
+        let client = call.sender ?? ""
+        try reservePromptThread(for: client)
+        runOnPromptThread(for: client) { [self] in
+            guard askConfirmation(question) else {
+                send(DBusError.accessDenied("the person did not confirm the change of the default collection"), to: call)
+                return
+            }
+            do throws(DBusError) {
+                // Checked again: a collection may have been locked while the person answered.
+                for collection in [current, name].compactMap({ $0 }) where try backend.collection(collection).locked {
+                    throw .isLocked("the collection \(collection) was locked meanwhile: unlock it and try again")
+                }
+                try backend.setAlias(alias, to: name)
+                send([], to: call)
+            } catch {
+                send(error, to: call)
+            }
+        }
+        return nil
     }
 
     /// The D-Bus type of `OpenSession`'s input for each algorithm the specification defines.
@@ -75,11 +116,12 @@ extension SecretServiceDaemon {
         case ("s"?, .string(let text)), (nil, .string(let text)):
             inputBytes = Array(text.utf8)
         case ("ay"?, _), (nil, _):
-            guard let bytes = input.byteArray else { throw .invalidArgs("the session input for \(algorithm) must be a byte array") }
+            guard let bytes = input.bytes else { throw .invalidArgs("the session input for \(algorithm) must be a byte array") }
             inputBytes = bytes
         default:
             throw .invalidArgs("the session input for \(algorithm) must be of type \(Self.sessionInputTypes[algorithm] ?? "")")
         }
+        try checkSessionLimits(sender)
         let opened = try backend.openTransferSession(algorithm: algorithm, input: inputBytes)
         let number = takeObjectNumber()
         stateLock.lock()
@@ -87,6 +129,16 @@ extension SecretServiceDaemon {
         stateLock.unlock()
         let output: DBusValue = algorithm == "plain" ? .string("") : .bytes(opened.output)
         return [.variant(output), .objectPath(SecretObjectPath.session(number).path)]
+    }
+
+    /// Throws `LimitsExceeded` when `client` (or all clients) hold as many sessions as allowed.
+    private func checkSessionLimits(_ client: String) throws(DBusError) {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard sessions.count < SecretServiceLimits.sessions else { throw .limitsExceeded("too many open sessions; try again later") }
+        guard sessions.values.lazy.filter({ $0.owner == client }).count < SecretServiceLimits.sessionsPerClient else {
+            throw .limitsExceeded("this client has \(SecretServiceLimits.sessionsPerClient) sessions open; close some (Session.Close)")
+        }
     }
 
     /// Creates a collection; with an alias that already names a collection, that one is returned
@@ -143,7 +195,7 @@ extension SecretServiceDaemon {
             }
         }
         guard !waiting.isEmpty else { return [.objectPaths(unlocked), .objectPath(SecretObjectPath.none)] }
-        let prompt = makePrompt(owner: sender, action: .unlock(waiting))
+        let prompt = try makePrompt(owner: sender, action: .unlock(waiting))
         return [.objectPaths(unlocked), .objectPath(prompt)]
     }
 
@@ -185,7 +237,7 @@ extension SecretServiceDaemon {
     /// A secret a client sent as `(oayays)`, decoded with its session.
     func payload(from structure: DBusValue, sender: String) throws(DBusError) -> SecretPayload {
         guard case .structure(let fields) = structure, fields.count == 4, case .objectPath(let session) = fields[0],
-              let parameters = fields[1].byteArray, let value = fields[2].byteArray, case .string(let contentType) = fields[3]
+              let parameters = fields[1].bytes, let value = fields[2].bytes, case .string(let contentType) = fields[3]
         else { throw .invalidArgs("a secret is a (oayays) structure") }
         let coding = try transferSession(session, sender: sender)
         let secret = try coding.decode(parameters: parameters, value: value)

@@ -17,8 +17,18 @@ package final class SecretServiceDaemon: @unchecked Sendable {
     /// no display): unlock prompts then complete at once as dismissed.
     let askPassword: PasswordAsker?
 
-    /// Guards `sessions`, `prompts` and `nextObjectNumber` (prompt threads finish prompts).
+    /// Asks a person to confirm an action (the text says which), or nil when nobody can be asked:
+    /// calls that need a confirmation are then refused.
+    let askConfirmation: ConfirmationAsker?
+    /// Writes one line for the person running the provider (its standard error): failures of
+    /// the keychain itself, which a client's error alone would leave unnoticed. Never a secret.
+    let report: @Sendable (String) -> Void
+
+    /// Guards `sessions`, `prompts`, `runningPrompts` and `nextObjectNumber` (prompt threads
+    /// finish prompts).
     let stateLock = NSLock()
+    /// Prompts and confirmations showing now, by the client they belong to.
+    var runningPrompts: [String: Int] = [:]
     /// Open transfer sessions by number, with the unique bus name of the client that opened each.
     var sessions: [UInt64: (owner: String, coding: any SecretTransferCoding)] = [:]
     /// Prompts not yet run, by number, with their client and what they do.
@@ -27,11 +37,16 @@ package final class SecretServiceDaemon: @unchecked Sendable {
     /// How long one reply or signal may take to write before the client counts as gone.
     static let writeTimeout = 5.0
 
-    /// A daemon serving `backend` on `connection`; `askPassword` answers unlock prompts.
-    package init(connection: DBusConnection, backend: any SecretServiceBackend, askPassword: PasswordAsker?) {
+    /// A daemon serving `backend` on `connection`; `askPassword` answers unlock prompts,
+    /// `askConfirmation` confirmations (re-pointing the `default` alias); `report` gets a line for
+    /// each failure of the keychain itself.
+    package init(connection: DBusConnection, backend: any SecretServiceBackend, askPassword: PasswordAsker?,
+                 askConfirmation: ConfirmationAsker? = nil, report: @escaping @Sendable (String) -> Void = { _ in }) {
         self.connection = connection
         self.backend = backend
         self.askPassword = askPassword
+        self.askConfirmation = askConfirmation
+        self.report = report
     }
 
     /// Takes the bus name (from its owner too, with `replace`, if the owner allows it) and
@@ -51,7 +66,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
     /// away (then it throws `disconnected`). Losing the bus name to a replacement also ends it.
     package func run(isStopped: @escaping () -> Bool) throws(DBusFailure) {
         while !isStopped() {
-            let incoming: (message: DBusMessage, bodyIsValid: Bool)
+            let incoming: (message: DBusMessage, bodyProblem: DBusBodyProblem?)
             do {
                 incoming = try connection.nextMessage(deadline: Deadline(secondsFromNow: 3600), isCancelled: isStopped)
             } catch .timedOut {
@@ -62,7 +77,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
             let message = incoming.message
             switch message.kind {
             case .methodCall:
-                answer(message, bodyIsValid: incoming.bodyIsValid)
+                answer(message, bodyProblem: incoming.bodyProblem)
             case .signal:
                 if try handleBusSignal(message) { return }
             case .methodReturn, .error:
@@ -71,30 +86,51 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         }
     }
 
-    /// Answers one method call; a client that is gone by the time the answer is written is not our problem.
-    private func answer(_ call: DBusMessage, bodyIsValid: Bool) {
-        let deadline = Deadline(secondsFromNow: Self.writeTimeout)
+    /// Answers one method call (or leaves it to the thread that will); a client that is gone by
+    /// the time the answer is written is not our problem.
+    private func answer(_ call: DBusMessage, bodyProblem: DBusBodyProblem?) {
+        do throws(DBusError) {
+            switch bodyProblem {
+            case .tooLarge(let length)?:
+                throw DBusError.limitsExceeded("a call of \(length) bytes; the provider reads calls of up to \(DBusMessage.maximumLength) bytes")
+            case .undecodable(let reason)?:
+                throw DBusError.invalidArgs("the arguments could not be decoded: \(reason)")
+            case nil:
+                break
+            }
+            guard let body = try handle(call) else { return }
+            send(body, to: call)
+        } catch {
+            send(error, to: call)
+        }
+    }
+
+    /// Writes the reply `body` to `call`.
+    func send(_ body: [DBusValue], to call: DBusMessage) {
         do {
-            guard bodyIsValid else { throw DBusError.invalidArgs("the arguments could not be decoded") }
-            let body = try handle(call)
-            try connection.reply(to: call, body: body, deadline: deadline)
-        } catch let error as DBusError {
-            writeError(error, to: call, deadline: deadline)
+            try connection.reply(to: call, body: body, deadline: Deadline(secondsFromNow: Self.writeTimeout))
         } catch {
             // A write failure: the client left, or the bus stalled; the next read tells which.
         }
     }
 
-    private func writeError(_ error: DBusError, to call: DBusMessage, deadline: Deadline) {
+    /// Writes the error reply `error` to `call`; a failure of the keychain itself (not of the
+    /// caller's request) is also reported to the person running the provider.
+    func send(_ error: DBusError, to call: DBusMessage) {
+        if error.name == DBusError.failedName {
+            report("\(call.interface ?? "").\(call.member ?? "") on \(call.path ?? "") failed: \(error.message)")
+        }
         do {
-            try connection.replyError(to: call, name: error.name, message: error.message, deadline: deadline)
+            try connection.replyError(to: call, name: error.name, message: error.message,
+                                      deadline: Deadline(secondsFromNow: Self.writeTimeout))
         } catch {
             // As above: the caller is gone or the bus stalled.
         }
     }
 
-    /// Routes a call to its object and interface.
-    func handle(_ call: DBusMessage) throws(DBusError) -> [DBusValue] {
+    /// Routes a call to its object and interface: the reply's body, or nil when a thread of its
+    /// own answers later (a call waiting for a person's confirmation).
+    func handle(_ call: DBusMessage) throws(DBusError) -> [DBusValue]? {
         let path = call.path ?? ""
         let member = call.member ?? ""
         let arguments = DBusArguments(values: call.body)
@@ -117,7 +153,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         guard let object = SecretObjectPath(path) else { throw .unknownObject("no object at \(path)") }
         switch object {
         case .service:
-            return try handleService(member, interface: call.interface, arguments, sender: sender)
+            return try handleService(member, interface: call.interface, arguments, call: call)
         case .collection, .alias:
             return try handleCollection(member, interface: call.interface, arguments, collection: try collectionName(of: object), sender: sender)
         case .item, .aliasItem:
@@ -152,6 +188,38 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         defer { stateLock.unlock() }
         sessions = sessions.filter { $0.value.owner != uniqueName }
         prompts = prompts.filter { $0.value.owner != uniqueName }
+    }
+
+    /// Reserves one of the prompt threads for `client`, or throws `LimitsExceeded` when the
+    /// client already has a prompt showing or every prompt thread is taken.
+    func reservePromptThread(for client: String) throws(DBusError) {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard runningPrompts[client, default: 0] < SecretServiceLimits.runningPromptsPerClient else {
+            throw .limitsExceeded("a prompt of this client is already showing; answer it first")
+        }
+        guard runningPrompts.values.reduce(0, +) < SecretServiceLimits.runningPrompts else {
+            throw .limitsExceeded("\(SecretServiceLimits.runningPrompts) prompts are already showing; try again later")
+        }
+        runningPrompts[client, default: 0] += 1
+    }
+
+    /// Runs `work` on a new thread holding a reservation from ``reservePromptThread(for:)``,
+    /// which it gives back when done.
+    func runOnPromptThread(for client: String, _ work: @escaping @Sendable () -> Void) {
+        let thread = Thread { [self] in
+            work()
+            releasePromptThread(for: client)
+        }
+        thread.start()
+    }
+
+    /// Gives back a reservation of ``reservePromptThread(for:)``.
+    func releasePromptThread(for client: String) {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        runningPrompts[client, default: 1] -= 1
+        if runningPrompts[client] == 0 { runningPrompts[client] = nil }
     }
 
     /// A fresh number for a session or prompt object.

@@ -31,6 +31,10 @@ package final class KeychainSecretBackend: SecretServiceBackend {
                                         modified: Self.seconds(info.modified), locked: info.isLocked)
     }
 
+    package func keychainPath(of collection: String) throws(DBusError) -> String {
+        try mapped { () throws(SecretServiceError) in try store.keychainPath(of: try Self.collectionID(collection)) }
+    }
+
     package func createCollection(label: String) throws(DBusError) -> String {
         try mapped { () throws(SecretServiceError) in try store.createCollection(label: label, password: nil).rawValue }
     }
@@ -195,7 +199,7 @@ extension SecretServiceError {
         case .isLocked: return .isLocked(description)
         case .noSession: return .noSession(description)
         case .invalidArgument: return .invalidArgs(description)
-        case .alreadyExists, .storage: return .failed(description)
+        case .alreadyExists, .storage, .keychainFileGone: return .failed(description)
         case .wrongPassword: return DBusError("org.freedesktop.DBus.Error.AccessDenied", description)
         case .notSupported: return .notSupported(description)
         }

@@ -20,4 +20,19 @@ package enum PinentryPasswordAsker {
             }
         }
     }
+
+    /// A confirmation asker on the same pinentry, or nil when no prompt can be shown: calls that
+    /// need a confirmation are then refused, never left waiting.
+    package static func confirmationFromEnvironment() -> ConfirmationAsker? {
+        guard let configuration = PinentryConfiguration.fromEnvironment() else { return nil }
+        let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
+                                responseTimeout: configuration.responseTimeout)
+        return { description in
+            do {
+                return try pinentry.confirm(title: "Keychain", description: description, yes: "Allow", no: "Deny")
+            } catch {
+                return false  // A prompt that could not be shown is no confirmation.
+            }
+        }
+    }
 }

@@ -19,9 +19,11 @@ package enum SecretServiceLauncher {
     }
 
     /// Serves `backend` on the bus at `busAddress` until `isStopped` turns true; `replace` takes
-    /// the name from a provider that allows it. `onReady` runs once the name is ours.
+    /// the name from a provider that allows it. `askPassword` and `askConfirmation` show prompts;
+    /// `report` gets a line for each failure of the keychain itself. `onReady` runs once the name is ours.
     package static func serve(busAddress: String, backend: any SecretServiceBackend, replace: Bool,
-                              askPassword: PasswordAsker?, onReady: () -> Void,
+                              askPassword: PasswordAsker?, askConfirmation: ConfirmationAsker? = nil,
+                              report: @escaping @Sendable (String) -> Void = { _ in }, onReady: () -> Void,
                               isStopped: @escaping () -> Bool) throws(Failure) {
         let connection: DBusConnection
         do {
@@ -29,7 +31,8 @@ package enum SecretServiceLauncher {
         } catch {
             throw Failure(description: "cannot connect to the D-Bus session bus at \(busAddress): \(error)")
         }
-        let daemon = SecretServiceDaemon(connection: connection, backend: backend, askPassword: askPassword)
+        let daemon = SecretServiceDaemon(connection: connection, backend: backend, askPassword: askPassword,
+                                         askConfirmation: askConfirmation, report: report)
         do {
             try daemon.claimName(replace: replace)
         } catch .unavailable(let reason) {

@@ -18,6 +18,13 @@ struct KeychainCalls {
         keychain = handle
     }
 
+    /// The error for a failed status of a call on this keychain: as the static `error(_:)`,
+    /// except that a keychain the path no longer names (deleted or replaced under us, reported
+    /// by the keychain as `errSecNoSuchKeychain`) is `keychainFileGone`, naming the path.
+    func error(_ status: OSStatus) -> SecretServiceError {
+        status == errSecNoSuchKeychain ? .keychainFileGone(path: path) : Self.error(status)
+    }
+
     /// The error for a failed status.
     static func error(_ status: OSStatus) -> SecretServiceError {
         switch status {
@@ -44,7 +51,7 @@ struct KeychainCalls {
             var result: CFTypeRef?
             let status = SecItemCopyMatching(query as CFDictionary, &result)
             if status == errSecItemNotFound { continue }
-            guard status == errSecSuccess else { throw Self.error(status) }
+            guard status == errSecSuccess else { throw error(status) }
             for case let item as [String: Any] in (result as? [Any]) ?? [] {
                 var attributes = item
                 attributes[kSecClass as String] = itemClass as String
@@ -63,24 +70,29 @@ struct KeychainCalls {
             kSecUseKeychain as String: keychain,
         ]
         let status = SecItemCopyMatching(query as CFDictionary, &result)
-        guard status == errSecSuccess, var attributes = result as? [String: Any] else { throw Self.error(status) }
+        guard status == errSecSuccess, var attributes = result as? [String: Any] else { throw error(status) }
         // The class is the reference's first four bytes (Apple's persistent-reference form).
         attributes[kSecClass as String] = String(decoding: reference.prefix(4), as: UTF8.self)
         return attributes
     }
 
-    /// One item's secret by persistent reference.
-    func data(of reference: Data) throws(SecretServiceError) -> Data {
+    /// One item's attributes and secret by persistent reference, in one `SecItemCopyMatching`
+    /// (`kSecReturnAttributes` and `kSecReturnData`: the item's dictionary with `kSecValueData`).
+    func attributesAndData(of reference: Data) throws(SecretServiceError) -> (attributes: [String: Any], data: Data) {
         var result: CFTypeRef?
         let query: [String: Any] = [
             kSecValuePersistentRef as String: reference,
+            kSecReturnAttributes as String: true,
             kSecReturnData as String: true,
             kSecUseKeychain as String: keychain,
         ]
         let status = SecItemCopyMatching(query as CFDictionary, &result)
+        guard status == errSecSuccess, var attributes = result as? [String: Any],
+              let data = attributes[kSecValueData as String] as? NSData else { throw error(status == errSecSuccess ? errSecInternal : status) }
+        attributes[kSecValueData as String] = nil
+        attributes[kSecClass as String] = String(decoding: reference.prefix(4), as: UTF8.self)
         // Not `as? Data`: Foundation builds that `Data` a byte at a time (`Data(copyingBytesOf:)`).
-        guard status == errSecSuccess, let data = result as? NSData else { throw Self.error(status) }
-        return Data(copyingBytesOf: data)
+        return (attributes, Data(copyingBytesOf: data))
     }
 
     /// `SecItemAdd`; returns the new item's persistent reference.
@@ -92,7 +104,7 @@ struct KeychainCalls {
         query[kSecUseKeychain as String] = keychain
         var result: CFTypeRef?
         let status = SecItemAdd(query as CFDictionary, &result)
-        guard status == errSecSuccess, let reference = result as? NSData else { throw Self.error(status) }
+        guard status == errSecSuccess, let reference = result as? NSData else { throw error(status) }
         return Data(copyingBytesOf: reference)
     }
 
@@ -100,21 +112,21 @@ struct KeychainCalls {
     func update(_ reference: Data, _ changes: [String: Any]) throws(SecretServiceError) {
         let query: [String: Any] = [kSecValuePersistentRef as String: reference, kSecUseKeychain as String: keychain]
         let status = SecItemUpdate(query as CFDictionary, changes as CFDictionary)
-        guard status == errSecSuccess else { throw Self.error(status) }
+        guard status == errSecSuccess else { throw error(status) }
     }
 
     /// `SecItemDelete` of one item.
     func delete(_ reference: Data) throws(SecretServiceError) {
         let query: [String: Any] = [kSecValuePersistentRef as String: reference, kSecUseKeychain as String: keychain]
         let status = SecItemDelete(query as CFDictionary)
-        guard status == errSecSuccess else { throw Self.error(status) }
+        guard status == errSecSuccess else { throw error(status) }
     }
 
     /// Whether the keychain is unlocked (`SecKeychainGetStatus`).
     func isUnlocked() throws(SecretServiceError) -> Bool {
         var status: SecKeychainStatus = 0
         let result = SecKeychainGetStatus(keychain, &status)
-        guard result == errSecSuccess else { throw Self.error(result) }
+        guard result == errSecSuccess else { throw error(result) }
         return status & kSecUnlockStateStatus != 0
     }
 
@@ -127,12 +139,12 @@ struct KeychainCalls {
         } else {
             status = SecKeychainUnlock(keychain, 0, nil, false)
         }
-        guard status == errSecSuccess else { throw Self.error(status) }
+        guard status == errSecSuccess else { throw error(status) }
     }
 
     /// `SecKeychainLock`.
     func lock() throws(SecretServiceError) {
         let status = SecKeychainLock(keychain)
-        guard status == errSecSuccess else { throw Self.error(status) }
+        guard status == errSecSuccess else { throw error(status) }
     }
 }

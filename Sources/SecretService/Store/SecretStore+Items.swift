@@ -23,7 +23,7 @@ extension SecretStore {
                 let isLocked: Bool
                 do throws(SecretServiceError) {
                     isLocked = try lockedState(id)
-                } catch .noSuchObject {
+                } catch .noSuchObject, .keychainFileGone {
                     // A collection whose keychain file was removed by hand: nothing to find
                     // there, and no reason to fail the search of the others.
                     continue
@@ -58,9 +58,11 @@ extension SecretStore {
     /// - Throws: `isLocked` while its collection is locked; `noSuchObject` for an unknown item.
     package func secret(_ ref: SecretItemRef) throws(SecretServiceError) -> SecretValue {
         try locked { () throws(SecretServiceError) -> SecretValue in
-            let item = try attributes(ref)
-            let data = try keychain(ref.collection).data(of: ref.item.persistentReference)
-            return SecretValue(bytes: Array(data), contentType: AttributeMapping.decode(item).contentType)
+            // One keychain query for the secret and the attributes (its content type): the row
+            // is found and decrypted once.
+            let reference = try checkedReference(ref)
+            let item = try keychain(ref.collection).attributesAndData(of: reference)
+            return SecretValue(bytes: Array(item.data), contentType: AttributeMapping.decode(item.attributes).contentType)
         }
     }
 
@@ -185,11 +187,17 @@ extension SecretStore {
 
     /// An item's keychain attributes; `isLocked` while its collection is locked.
     func attributes(_ ref: SecretItemRef) throws(SecretServiceError) -> [String: Any] {
+        try keychain(ref.collection).attributes(of: try checkedReference(ref))
+    }
+
+    /// An item's persistent reference, once its collection is known to be unlocked (`isLocked`
+    /// otherwise) and the reference names a password item (`noSuchObject` otherwise).
+    func checkedReference(_ ref: SecretItemRef) throws(SecretServiceError) -> Data {
         guard !(try lockedState(ref.collection)) else { throw .isLocked }
         let reference = ref.item.persistentReference
         let itemClass = String(decoding: reference.prefix(4), as: UTF8.self)
         guard itemClass == kSecClassGenericPassword as String || itemClass == kSecClassInternetPassword as String else { throw .noSuchObject }
-        return try keychain(ref.collection).attributes(of: reference)
+        return reference
     }
 
     /// The collections in search order: the `default` alias's first, then the rest.

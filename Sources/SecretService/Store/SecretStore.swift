@@ -28,6 +28,10 @@ package final class SecretStore: @unchecked Sendable {
     /// Collections locked through ``lock(_:)``: not silently unlocked again by an unlock without
     /// password (a password file) until ``unlock(_:password:)`` is called.
     var explicitlyLocked: Set<SecretCollectionID> = []
+    /// The keychain handles opened so far, by file path: each collection's keychain is opened once,
+    /// not at every call (a `GetSecrets` of many items opened it three times per item). Dropped
+    /// when a collection is deleted and when a keychain reports its file gone.
+    var handles: [String: KeychainCalls] = [:]
 
     /// Opens the store on the process's default keychain and its directory, creating the
     /// `login` record and the `default` alias if they are missing.
@@ -69,11 +73,17 @@ package final class SecretStore: @unchecked Sendable {
         guard status == errSecSuccess || status == errSecDuplicateKeychain else { throw KeychainCalls.error(status) }
     }
 
-    /// Runs `body` holding the lock.
+    /// Runs `body` holding the lock. A keychain file found gone drops the cached handles, so
+    /// that a later call opens what the paths name then.
     func locked<T>(_ body: () throws(SecretServiceError) -> T) throws(SecretServiceError) -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try body()
+        do {
+            return try body()
+        } catch .keychainFileGone(let path) {
+            handles = [:]
+            throw .keychainFileGone(path: path)
+        }
     }
 
     /// Adds the `login` record and the `default` alias when missing, and drops aliases to
@@ -99,7 +109,19 @@ package final class SecretStore: @unchecked Sendable {
     /// The keychain calls for a collection; `noSuchObject` if the collection is unknown.
     func keychain(_ collection: SecretCollectionID) throws(SecretServiceError) -> KeychainCalls {
         guard let record = metadata.collections[collection.rawValue] else { throw .noSuchObject }
-        return try KeychainCalls(path: record.file.map { directory + "/" + $0 } ?? loginPath)
+        let path = record.file.map { directory + "/" + $0 } ?? loginPath
+        if let cached = handles[path] { return cached }
+        let calls = try KeychainCalls(path: path)
+        handles[path] = calls
+        return calls
+    }
+
+    /// The path of a collection's keychain file; `noSuchObject` if the collection is unknown.
+    package func keychainPath(of collection: SecretCollectionID) throws(SecretServiceError) -> String {
+        try locked { () throws(SecretServiceError) -> String in
+            guard let record = metadata.collections[collection.rawValue] else { throw .noSuchObject }
+            return record.file.map { directory + "/" + $0 } ?? loginPath
+        }
     }
 
     /// Records a change to a collection's content (its `Modified` property).
@@ -178,6 +200,7 @@ package final class SecretStore: @unchecked Sendable {
             guard id != .login else { throw .notSupported("the login collection cannot be deleted") }
             let calls = try keychain(id)
             let status = SecKeychainDelete(calls.keychain)
+            handles[calls.path] = nil
             guard status == errSecSuccess || status == errSecNoSuchKeychain else { throw KeychainCalls.error(status) }
             metadata.collections[id.rawValue] = nil
             explicitlyLocked.remove(id)

@@ -37,6 +37,8 @@ struct SecretServiceCommand: ParsableCommand {
             try SecretServiceLauncher.serve(
                 busAddress: address, backend: backend, replace: replace,
                 askPassword: PinentryPasswordAsker.fromEnvironment(),
+                askConfirmation: PinentryPasswordAsker.confirmationFromEnvironment(),
+                report: { Console.error("keychainctl: secret-service: \($0)") },
                 onReady: { Console.error("keychainctl: secret-service: serving org.freedesktop.secrets on \(address)") },
                 isStopped: StopSignal.isRaised)
         } catch let failure as SecretServiceLauncher.Failure {

@@ -18,7 +18,23 @@ struct PKCS12Archive {
     private(set) var certificates: [Bag<SecCertificate>] = []
     private(set) var keys: [Bag<SecKey>] = []
 
-    init(der: [UInt8], password: String) throws(PKCS12Failure) {
+    /// Bags (of any type) one file may hold: a file is read before anything in it is trusted, so
+    /// its size of work is bounded, not only its size in bytes.
+    static let maximumBags = 1024
+    /// Key-derivation iterations one file may ask for in all (its MAC and every PBES2 decryption
+    /// together): OpenSSL 3 writes 2048 per derivation; this allows thousands of such, and keeps
+    /// a hostile file from costing more than a few seconds of hashing.
+    static let maximumTotalIterations = 10_000_000
+
+    /// Bags seen so far.
+    private var bagCount = 0
+    /// Key-derivation iterations still allowed.
+    private var iterationBudget: Int
+
+    /// Reads the PFX `der` with `password`; `iterationBudget` bounds the key-derivation work
+    /// (the fuzz target passes a small one so that it explores structure, not hashing).
+    init(der: [UInt8], password: String, iterationBudget: Int = maximumTotalIterations) throws(PKCS12Failure) {
+        self.iterationBudget = iterationBudget
         let pfx = try parseDER(der).children()
         guard pfx.count >= 2, try pfx[0].integer == 3 else { throw .malformed }
         let authSafeInfo = try pfx[1].children()
@@ -26,7 +42,7 @@ struct PKCS12Archive {
         let authenticatedSafe = try authSafeInfo[1].explicit(0).bytes()
         // Without a MAC nothing proves the password or the file's integrity: refuse.
         guard pfx.count == 3 else { throw .malformed }
-        try PKCS12Crypto.verifyMAC(pfx[2], over: authenticatedSafe, password: password)
+        try PKCS12Crypto.verifyMAC(pfx[2], over: authenticatedSafe, password: password, iterationBudget: &self.iterationBudget)
 
         for contentInfo in try parseDER(authenticatedSafe).children() {
             let fields = try contentInfo.children()
@@ -41,7 +57,8 @@ struct PKCS12Archive {
                 let encryptedContentInfo = try encryptedData[1].children()
                 guard encryptedContentInfo.count == 3 else { throw .malformed }
                 let ciphertext = try encryptedContentInfo[2].bytes(ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific))
-                safeContents = try PKCS12Crypto.decrypt(ciphertext, algorithm: encryptedContentInfo[1], password: password)
+                safeContents = try PKCS12Crypto.decrypt(ciphertext, algorithm: encryptedContentInfo[1], password: password,
+                                                        iterationBudget: &self.iterationBudget)
             default:
                 throw .unsupportedAlgorithm
             }
@@ -50,6 +67,8 @@ struct PKCS12Archive {
     }
 
     private mutating func read(_ bag: ASN1Node, password: String) throws(PKCS12Failure) {
+        bagCount += 1
+        guard bagCount <= Self.maximumBags else { throw .malformed }
         let fields = try bag.children()
         guard fields.count >= 2 else { throw .malformed }
         let value = try fields[1].explicit(0)
@@ -81,7 +100,8 @@ struct PKCS12Archive {
         case PKCS12OID.shroudedKeyBag:
             let encrypted = try value.children()
             guard encrypted.count == 2 else { throw .malformed }
-            let pkcs8 = try PKCS12Crypto.decrypt(try encrypted[1].bytes(), algorithm: encrypted[0], password: password)
+            let pkcs8 = try PKCS12Crypto.decrypt(try encrypted[1].bytes(), algorithm: encrypted[0], password: password,
+                                                 iterationBudget: &iterationBudget)
             keys.append(Bag(value: try Self.privateKey(pkcs8: pkcs8), friendlyName: friendlyName, localKeyID: localKeyID))
         case PKCS12OID.keyBag:
             keys.append(Bag(value: try Self.privateKey(pkcs8: Array(value.encodedBytes)), friendlyName: friendlyName, localKeyID: localKeyID))

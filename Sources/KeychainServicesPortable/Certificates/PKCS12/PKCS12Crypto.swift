@@ -43,8 +43,16 @@ enum PKCS12Crypto {
         return Array(output.prefix(byteCount))
     }
 
-    /// Checks the PFX MAC (`macData`) over `authenticatedSafe`.
-    static func verifyMAC(_ macData: ASN1Node, over authenticatedSafe: [UInt8], password: String) throws(PKCS12Failure) {
+    /// Takes `iterations` from `budget` (the file's key-derivation work left); a file that asks
+    /// for more than is left is malformed (`errSecDecode`), before any hashing.
+    static func spend(_ iterations: Int, from budget: inout Int) throws(PKCS12Failure) {
+        guard iterations > 0, iterations <= budget else { throw .malformed }
+        budget -= iterations
+    }
+
+    /// Checks the PFX MAC (`macData`) over `authenticatedSafe`, within the iteration `budget`.
+    static func verifyMAC(_ macData: ASN1Node, over authenticatedSafe: [UInt8], password: String,
+                          iterationBudget budget: inout Int) throws(PKCS12Failure) {
         let fields = try macData.children()
         guard fields.count >= 2 else { throw .malformed }
         let digestInfo = try fields[0].children()
@@ -54,7 +62,7 @@ enum PKCS12Crypto {
         let expected = try digestInfo[1].bytes()
         let salt = try fields[1].bytes()
         let iterations = fields.count > 2 ? try fields[2].integer : 1
-        guard iterations > 0, iterations <= 10_000_000 else { throw .malformed }
+        try spend(iterations, from: &budget)
         let computed: [UInt8]
         switch try algorithmNode.objectIdentifier {
         case PKCS12OID.sha256:
@@ -71,8 +79,10 @@ enum PKCS12Crypto {
         }
     }
 
-    /// Decrypts `ciphertext` under the PBES2 parameters in `algorithm` (an AlgorithmIdentifier).
-    static func decrypt(_ ciphertext: [UInt8], algorithm: ASN1Node, password: String) throws(PKCS12Failure) -> [UInt8] {
+    /// Decrypts `ciphertext` under the PBES2 parameters in `algorithm` (an AlgorithmIdentifier),
+    /// within the iteration `budget`.
+    static func decrypt(_ ciphertext: [UInt8], algorithm: ASN1Node, password: String,
+                        iterationBudget budget: inout Int) throws(PKCS12Failure) -> [UInt8] {
         let identifier = try algorithm.children()
         guard identifier.count == 2 else { throw .malformed }
         guard try identifier[0].objectIdentifier == PKCS12OID.pbes2 else { throw .unsupportedAlgorithm }
@@ -84,7 +94,7 @@ enum PKCS12Crypto {
         guard kdfParameters.count >= 2 else { throw .malformed }
         let salt = try kdfParameters[0].bytes()
         let iterations = try kdfParameters[1].integer
-        guard iterations > 0, iterations <= 10_000_000 else { throw .malformed }
+        try spend(iterations, from: &budget)
         var prf = KDF.Insecure.PBKDF2.HashFunction.insecureSHA1
         for field in kdfParameters.dropFirst(2) where field.identifier == .sequence {
             switch try field.children().first?.objectIdentifier {
