@@ -267,6 +267,9 @@ public final class EtcdClient: @unchecked Sendable {
         return token
     }
 
+    /// The token held now (for tests: it changes when an expired one is replaced).
+    var heldToken: String? { lock.withLock { token } }
+
     private func forgetToken(_ expired: String?) {
         lock.withLock { if token == expired { token = nil } }
     }

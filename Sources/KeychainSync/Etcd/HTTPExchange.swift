@@ -139,6 +139,8 @@ struct ResponseReader {
     let deadline: ContinuousClock.Instant
     let limits: HTTPLimits
     var pending = Data()
+    /// Whether any byte came at all (a connection closed before one is worth its own message).
+    private var receivedAny = false
 
     init(stream: any ByteStream, deadline: ContinuousClock.Instant, limits: HTTPLimits) {
         self.stream = stream
@@ -149,7 +151,13 @@ struct ResponseReader {
     /// More bytes from the stream into `pending`; the end of the stream here is a cut response.
     private mutating func fill() throws(EtcdError) {
         let more = try readMore()
-        guard !more.isEmpty else { throw .unavailable("the connection closed mid-response") }
+        guard !more.isEmpty else {
+            guard receivedAny else {
+                throw .unavailable("the connection closed without an answer (a TLS endpoint spoken to as http://? use https://)")
+            }
+            throw .unavailable("the connection closed mid-response")
+        }
+        receivedAny = true
         pending.append(more)
     }
 
@@ -240,6 +248,7 @@ struct ResponseReader {
         if pending.isEmpty {
             let more = try readMore()
             if more.isEmpty { return Data() }
+            receivedAny = true
             pending = more
         }
         let piece = Data(pending.prefix(limit))

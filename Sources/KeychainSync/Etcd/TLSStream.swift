@@ -213,7 +213,7 @@ func openSSLErrors() -> String {
         guard code != 0 else { break }
         var buffer = [CChar](repeating: 0, count: 256)
         buffer.withUnsafeMutableBufferPointer { ERR_error_string_n(code, $0.baseAddress, $0.count) }
-        reasons.append(String(cString: buffer))
+        reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
     return reasons.isEmpty ? "no detail from OpenSSL" : reasons.joined(separator: "; ")
 }
