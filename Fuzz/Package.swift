@@ -41,5 +41,7 @@ let package = Package(
         credentialFileTarget("FuzzDockerConfig"),
         credentialFileTarget("FuzzGitHubHosts"),
         credentialFileTarget("FuzzDotenv"),
+        // The etcd client's HTTP/1.1 response and chunked-encoding parser (bytes from the network).
+        syncFuzzTarget("FuzzHTTPResponse"),
     ]
 )
