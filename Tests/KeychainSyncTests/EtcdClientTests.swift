@@ -138,6 +138,10 @@ struct EtcdTLSTests {
             let revision = try client.put(bytes("/kk/tls/a"), bytes("over TLS"))
             #expect(try client.get(bytes("/kk/tls/a"))?.value == bytes("over TLS"))
             #expect(try client.compareAndPut(bytes("/kk/tls/b"), bytes("new"), expectedModRevision: 0))
+            // Many TLS records each way (a body larger than one record and one socket buffer).
+            let large = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            try client.put(bytes("/kk/large"), large)
+            #expect(try client.get(bytes("/kk/large"))?.value == large)
             var seen: [EtcdEvent] = []
             try client.watch(prefix: bytes("/kk/tls/"), startRevision: revision, deadline: .now + .seconds(10)) { events, _ in
                 seen += events

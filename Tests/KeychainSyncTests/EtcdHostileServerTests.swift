@@ -109,4 +109,33 @@ struct EtcdHostileServerTests {
             #expect(trickle.isRunning, "the call gave up while the server was still sending")
         }
     }
+
+    @Test("a token that would inject header lines is refused; a server's error text is shown printable and bounded")
+    func hostileAuthentication() async throws {
+        try await onDedicatedThread {
+            let injecting = try HostileHTTPServer { send in
+                let body = #"{"header":{"revision":"1"},"token":"abc\r\nX-Injected: 1"}"#
+                _ = send(Data((head + "Content-Length: \(body.utf8.count)\r\n\r\n" + body).utf8))
+            }
+            var connection = EtcdConnection(endpoints: [injecting.endpoint], credentials: .init(user: "u", password: "p"), insecure: true)
+            connection.timeout = .seconds(1)
+            expectBadResponse("an authentication answer without a usable token") { () throws(EtcdError) in
+                _ = try EtcdClient(connection: connection).get(Data("k".utf8))
+            }
+
+            let noisy = try HostileHTTPServer { send in
+                let body = "\u{1B}[2J" + String(repeating: "x", count: 5000)
+                _ = send(Data("HTTP/1.1 500 Oops\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
+            }
+            do throws(EtcdError) {
+                _ = try client(of: noisy).get(Data("k".utf8))
+                Issue.record("expected a bad response")
+            } catch .badResponse(let reason) {
+                #expect(!reason.contains("\u{1B}"), "no control characters from the server")
+                #expect(reason.count < 300, "the server's text is cut at 200 characters")
+            } catch {
+                Issue.record("expected .badResponse, got \(error)")
+            }
+        }
+    }
 }

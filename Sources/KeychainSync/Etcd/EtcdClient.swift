@@ -157,7 +157,10 @@ public final class EtcdClient: @unchecked Sendable {
                     let line = lineBuffer[lineBuffer.startIndex..<end]
                     lineBuffer.removeSubrange(lineBuffer.startIndex...end)
                     searchFrom = 0
-                    guard line.count <= limit else { break }
+                    guard line.count <= limit else {
+                        failure = .badResponse("a watch message longer than the client's \(HTTPLimits.describe(limit)) limit")
+                        return false
+                    }
                     guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) else { continue }
                     do throws(EtcdError) {
                         let (events, revision) = try Self.watchEvents(Data(line))

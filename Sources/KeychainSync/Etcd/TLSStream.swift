@@ -30,6 +30,7 @@ final class TLSContext: @unchecked Sendable {
             throw .invalidConfiguration("cannot read CA certificates (PEM) from \(caFile): \(openSSLErrors())")
         }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        kk_SSL_CTX_allow_moving_partial_writes(context)
         switch (certificateFile, keyFile) {
         case (nil, nil):
             break
