@@ -150,7 +150,8 @@ public final class EtcdClient: @unchecked Sendable {
         var stop = false
         var failure: EtcdError?
         let (status, errorBody) = try withEndpoint { (exchange) throws(EtcdError) in
-            try exchange.stream("/v3/watch", body: body, authorization: authorization, until: deadline) { piece in
+            lineBuffer.removeAll()  // a message cut short by a failed member is not continued by the next one
+            return try exchange.stream("/v3/watch", body: body, authorization: authorization, until: deadline) { piece in
                 var searchFrom = lineBuffer.count
                 lineBuffer.append(piece)
                 while let end = lineBuffer[(lineBuffer.startIndex + searchFrom)...].firstIndex(of: newline) {
