@@ -119,7 +119,7 @@ public final class EtcdCluster {
     }
 
     /// Runs etcdctl (API v3) against this cluster with its TLS settings, `input` on its standard
-    /// input; returns its output, or throws with its error output.
+    /// input; returns its output (standard output and error together), or throws with it.
     @discardableResult
     public func etcdctl(_ arguments: [String], input: String = "") throws -> String {
         let task = Process()
@@ -131,20 +131,19 @@ public final class EtcdCluster {
         let endpoints = arguments.contains("--endpoints") ? [] : ["--endpoints", self.endpoints.joined(separator: ",")]
         task.arguments = tls + endpoints + arguments
         task.environment = ["ETCDCTL_API": "3"]
+        // One pipe for both streams: reading two pipes one after the other could block on the second.
         let output = Pipe()
-        let errors = Pipe()
         let stdin = Pipe()
         task.standardOutput = output
-        task.standardError = errors
+        task.standardError = output
         task.standardInput = stdin
         try task.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         task.waitUntilExit()
         guard task.terminationStatus == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "etcdctl \(arguments.joined(separator: " ")): \(errorText)"])
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "etcdctl \(arguments.joined(separator: " ")): \(text)"])
         }
         return text
     }
