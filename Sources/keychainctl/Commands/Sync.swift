@@ -193,7 +193,7 @@ struct SyncCreate: ParsableCommand {
 
     func run() throws {
         try runSyncCommand("create") {
-            try connection.check(try connection.connection(endpoints: etcd.list))
+            try connection.check(try connection.connection(endpoints: etcd.location.split(separator: ",").map(String.init)))
             let code = try target.synchronizer().create(location: etcd.location)
             showOnce(code, "Circle created. Its code joins other devices and is shown only now; keep it like a password:")
         }
@@ -214,7 +214,7 @@ struct SyncJoin: ParsableCommand {
 
     func run() throws {
         try runSyncCommand("join") {
-            try connection.check(try connection.connection(endpoints: etcd.list))
+            try connection.check(try connection.connection(endpoints: etcd.location.split(separator: ",").map(String.init)))
             var typed = try SecretInput.secret(prompt: "circle code: ")
             defer { typed.wipe() }
             let code = try CircleCode(text: String(decoding: typed, as: UTF8.self))
