@@ -117,7 +117,9 @@ let package = Package(
         ),
         // Synchronizable items across devices on etcd (issue 14): the etcd client, the circle's
         // keys and the end-to-end encrypted records.
-        .target(name: "KeychainSync", dependencies: ["KeychainStore", .product(name: "Crypto", package: "swift-crypto")]),
+        // COpenSSL: TLS to etcd (the system OpenSSL; Debian: libssl-dev to build, libssl3 to run).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .target(name: "KeychainSync", dependencies: ["KeychainStore", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
         // Walks KeychainKit's flows on the default keychain: `swift run keychainkit-demo`.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
         // Internet-password credentials (git, Docker) over Apple's SecItem API, shared by the tools.

@@ -50,5 +50,7 @@ let package = Package(
         secretServiceFuzzTarget("FuzzDBusMessage"),
         // Secret Service call bodies through DBusArguments (attribute maps, secret structs).
         secretServiceFuzzTarget("FuzzSecretServiceArguments"),
+        // The etcd client's HTTP/1.1 response and chunked-encoding parser (bytes from the network).
+        syncFuzzTarget("FuzzHTTPResponse"),
     ]
 )

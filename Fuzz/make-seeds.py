@@ -118,4 +118,14 @@ write('FuzzDockerConfig', 'fields', b'{"auths": {"localhost:5000": {"username": 
 write('FuzzGitHubHosts', 'empty-token', b'---\nh:\n  oauth_token:\n')
 write('FuzzGitHubHosts', 'hosts', b'github.com:\n    users:\n        octo:\n            oauth_token: gho_a\n    oauth_token: gho_a # x\n    user: octo\nghe.example:\n    oauth_token: "q\\"t"\n    user: \'a\'\'b\'\n')
 write('FuzzDotenv', 'env', b'# c\nexport A=plain # c\nB=\'single\'\nC="multi\nline \\"q\\""\nD=\n')
+
+# --- HTTP/1.1 responses from etcd's JSON gateway (first byte: piece size - 1) ------------------------
+def response(name, text, piece=255):
+    write("FuzzHTTPResponse", name, [piece] + list(text.encode()))
+body = '{"header":{"revision":"7"},"kvs":[{"key":"a2V5","value":"dmFsdWU=","mod_revision":"7"}]}'
+response("content-length", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+response("chunked-split", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n5;ext=1\r\n\n\n\n\n\n\r\n0\r\n\r\n" % (len(body), body), piece=6)
+response("watch", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\n\r\n" % (len(body) + 1, body), piece=0)
+response("until-close", "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n")
+response("error-401", 'HTTP/1.1 401 Unauthorized\r\nContent-Length: 35\r\n\r\n{"error":"etcdserver: invalid auth"}')
 print("seeds written")

@@ -14,16 +14,16 @@ struct SyncCommandTests {
             try withSandbox { (sandbox) throws in
                 let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
                 let b = try sandbox.createKeychain("b.keychain-db", password: "pw")
-                let created = try sandbox.keychainctl(["sync", "create", "--endpoints", endpoints, a])
+                let created = try sandbox.keychainctl(["sync", "create", "--endpoints", endpoints, "--insecure", a])
                 #expect(created.status == 0, "\(created.stderr)")
                 let code = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                 #expect(code.hasPrefix("kkc2-"))
                 #expect(created.stderr.contains("shown only now"))
-                let joined = try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, b], stdin: code + "\n")
+                let joined = try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, "--insecure", b], stdin: code + "\n")
                 #expect(joined.status == 0, "\(joined.stderr)")
                 let bID = joined.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                 #expect(bID.count == 32 && joined.stderr.contains("sync sponsor"))
-                #expect(try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, b], stdin: code + "\n").status == 1,
+                #expect(try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, "--insecure", b], stdin: code + "\n").status == 1,
                         "already in a circle")
                 let pending = try sandbox.keychainctl(["sync", "status", a])
                 #expect(pending.stdout.contains("join request \(bID)"), "\(pending.stdout)")
@@ -78,8 +78,8 @@ struct SyncCommandTests {
             try withSandbox { (sandbox) throws in
                 let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
                 let b = try sandbox.createKeychain("b.keychain-db", password: "pw")
-                let code = try sandbox.keychainctl(["sync", "create", "--endpoints", endpoints, a]).stdout
-                let bID = try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, b], stdin: code).stdout
+                let code = try sandbox.keychainctl(["sync", "create", "--endpoints", endpoints, "--insecure", a]).stdout
+                let bID = try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, "--insecure", b], stdin: code).stdout
                     .trimmingCharacters(in: .whitespacesAndNewlines)
                 #expect(try sandbox.keychainctl(["sync", "sponsor", bID, a]).status == 0)
 

@@ -23,29 +23,53 @@ public struct EtcdEvent: Sendable, Equatable {
 /// (see docs/ARCHITECTURE.md). Keys and values are bytes (base64 on the wire). Each call goes to
 /// the endpoint that answered last and moves on to the next one when a member is down, so a
 /// cluster with one member killed keeps working.
+///
+/// The connection is described by an ``EtcdConnection``: TLS verified against a named CA, an
+/// optional client certificate, optional etcd user credentials (a token from
+/// `/v3/auth/authenticate`, fetched again when etcd says it expired), plain HTTP only when allowed.
+/// Refusals of trust or access are ``EtcdError/refused(_:)`` and are not retried on other members.
 public final class EtcdClient: @unchecked Sendable {
-    private struct Endpoint {
-        var host: String
-        var port: UInt16
-    }
-
-    private let endpoints: [Endpoint]
+    private let endpoints: [EtcdEndpoint]
+    private let tls: TLSContext?
+    private let credentials: EtcdConnection.Credentials?
     private let timeout: Duration
+    private let limits: HTTPLimits
     private let lock = NSLock()
     private var preferred = 0
+    private var token: String?
 
-    /// A client for `endpoints` such as `http://127.0.0.1:2379` (plain HTTP only).
-    public init(endpoints: [String], timeout: Duration = .seconds(5)) throws(EtcdError) {
-        var parsed: [Endpoint] = []
-        for text in endpoints {
-            guard let url = URL(string: text), url.scheme == "http", let host = url.host, !host.isEmpty else {
-                throw .unavailable("not an http:// endpoint: \(text)")
-            }
-            parsed.append(Endpoint(host: host, port: UInt16(clamping: url.port ?? 2379)))
+    /// A client for `connection`. Checks the settings and reads the CA and client certificate files
+    /// now, so a mistake there is reported before any network call.
+    public init(connection: EtcdConnection) throws(EtcdError) {
+        var parsed: [EtcdEndpoint] = []
+        for text in connection.endpoints {
+            parsed.append(try EtcdEndpoint(parsing: text, insecure: connection.insecure))
         }
-        guard !parsed.isEmpty else { throw .unavailable("no endpoint given") }
-        self.endpoints = parsed
-        self.timeout = timeout
+        guard !parsed.isEmpty else { throw .invalidConfiguration("no endpoint given") }
+        if parsed.contains(where: \.usesTLS) {
+            guard let caFile = connection.caFile else {
+                throw .invalidConfiguration("""
+                    https:// endpoints need the CA certificate that signed etcd's server certificate (keychainctl: --cacert FILE)
+                    """)
+            }
+            tls = try TLSContext(caFile: caFile, certificateFile: connection.clientCertificateFile, keyFile: connection.clientKeyFile)
+        } else {
+            guard connection.clientCertificateFile == nil, connection.clientKeyFile == nil, connection.caFile == nil else {
+                throw .invalidConfiguration("a CA or client certificate was given but no endpoint is https://")
+            }
+            tls = nil
+        }
+        endpoints = parsed
+        credentials = connection.credentials
+        timeout = connection.timeout
+        limits = connection.limits
+    }
+
+    /// A client for plain-HTTP `endpoints` such as `http://127.0.0.1:2379`, without TLS or
+    /// authentication: for a cluster on loopback (the tests). Everything else uses
+    /// ``init(connection:)``; an `https://` endpoint here is refused (no CA is named).
+    public convenience init(endpoints: [String], timeout: Duration = .seconds(5)) throws(EtcdError) {
+        try self.init(connection: EtcdConnection(endpoints: endpoints, insecure: true, timeout: timeout))
     }
 
     // MARK: Key-value calls
@@ -104,15 +128,40 @@ public final class EtcdClient: @unchecked Sendable {
             "start_revision": String(startRevision),
         ]]
         let body = try Self.json(request)
+        var renewedToken = false
+        while true {
+            let authorization = try currentToken()
+            do throws(EtcdError) {
+                try watchOnce(body: body, authorization: authorization, deadline: deadline, onEvents: onEvents)
+                return
+            } catch .refused(let reason) where reason == Self.expiredToken && credentials != nil && !renewedToken {
+                // etcd cancels a watch created with an expired token: authenticate again, once.
+                forgetToken(authorization)
+                renewedToken = true
+            }
+        }
+    }
+
+    private func watchOnce(body: Data, authorization: String?, deadline: ContinuousClock.Instant,
+                           onEvents: ([EtcdEvent], Int64) -> Bool) throws(EtcdError) {
+        let newline = UInt8(ascii: "\n")
+        let limit = limits.watchMessage
         var lineBuffer = Data()
         var stop = false
         var failure: EtcdError?
-        _ = try withEndpoint { (exchange) throws(EtcdError) -> Int in
-            try exchange.post("/v3/watch", body: body, streamDeadline: deadline) { piece in
+        let (status, errorBody) = try withEndpoint { (exchange) throws(EtcdError) in
+            lineBuffer.removeAll()  // a message cut short by a failed member is not continued by the next one
+            return try exchange.stream("/v3/watch", body: body, authorization: authorization, until: deadline) { piece in
+                var searchFrom = lineBuffer.count
                 lineBuffer.append(piece)
-                while let newline = lineBuffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = lineBuffer[lineBuffer.startIndex..<newline]
-                    lineBuffer.removeSubrange(lineBuffer.startIndex...newline)
+                while let end = lineBuffer[(lineBuffer.startIndex + searchFrom)...].firstIndex(of: newline) {
+                    let line = lineBuffer[lineBuffer.startIndex..<end]
+                    lineBuffer.removeSubrange(lineBuffer.startIndex...end)
+                    searchFrom = 0
+                    guard line.count <= limit else {
+                        failure = .badResponse("a watch message longer than the client's \(HTTPLimits.describe(limit)) limit")
+                        return false
+                    }
                     guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) else { continue }
                     do throws(EtcdError) {
                         let (events, revision) = try Self.watchEvents(Data(line))
@@ -123,10 +172,15 @@ public final class EtcdClient: @unchecked Sendable {
                     }
                     if stop { return false }
                 }
+                guard lineBuffer.count <= limit else {
+                    failure = .badResponse("a watch message longer than the client's \(HTTPLimits.describe(limit)) limit")
+                    return false
+                }
                 return true
             }
         }
         if let failure { throw failure }
+        guard status == 200 else { throw Self.failure(status: status, body: errorBody, path: "/v3/watch") }
     }
 
     // MARK: Plumbing
@@ -146,13 +200,13 @@ public final class EtcdClient: @unchecked Sendable {
                 let index = (start + offset) % endpoints.count
                 let endpoint = endpoints[index]
                 do {
-                    let result = try body(HTTPExchange(host: endpoint.host, port: endpoint.port, timeout: timeout))
+                    let result = try body(HTTPExchange(endpoint: endpoint, tls: tls, timeout: timeout, limits: limits))
                     lock.withLock { preferred = index }
                     return result
                 } catch .unavailable(let reason) {
-                    reasons.append("\(endpoint.host):\(endpoint.port): \(reason)")
+                    reasons.append("\(endpoint): \(reason)")
                 } catch .timedOut {
-                    reasons.append("\(endpoint.host):\(endpoint.port): no answer in time")
+                    reasons.append("\(endpoint): no answer in time")
                 }
             }
             guard ContinuousClock.now + .milliseconds(250) < giveUp else { break }
@@ -163,14 +217,108 @@ public final class EtcdClient: @unchecked Sendable {
 
     private func call(_ path: String, _ request: [String: Any]) throws(EtcdError) -> [String: Any] {
         let body = try Self.json(request)
-        let (status, responseBody) = try withEndpoint { (exchange) throws(EtcdError) in
-            let answer = try exchange.post(path, body: body)
+        var renewedToken = false
+        while true {
+            let authorization = try currentToken()
+            let (status, responseBody) = try post(path, body: body, authorization: authorization)
+            if status == 401, credentials != nil, !renewedToken, Self.errorMessage(responseBody).contains("invalid auth token") {
+                // Tokens expire (etcd's --auth-token-ttl): authenticate again, once.
+                forgetToken(authorization)
+                renewedToken = true
+                continue
+            }
+            guard status == 200 else { throw Self.failure(status: status, body: responseBody, path: path) }
+            return try Self.jsonObject(responseBody)
+        }
+    }
+
+    private func post(_ path: String, body: Data, authorization: String?) throws(EtcdError) -> (status: Int, body: Data) {
+        try withEndpoint { (exchange) throws(EtcdError) in
+            let answer = try exchange.post(path, body: body, authorization: authorization)
             // A member without a leader answers 503: another member may have one.
             if answer.status == 503 { throw EtcdError.unavailable("HTTP 503") }
             return answer
         }
-        guard status == 200 else { throw .badResponse("HTTP \(status) from \(path)") }
-        return try Self.jsonObject(responseBody)
+    }
+
+    // MARK: Authentication
+
+    /// The reason a watch or call carries when etcd no longer knows the token.
+    private static let expiredToken = "etcd's auth token expired"
+
+    /// The token to send (authenticating first when there is none), or nil without credentials.
+    private func currentToken() throws(EtcdError) -> String? {
+        guard let credentials else { return nil }
+        if let token = lock.withLock({ token }) { return token }
+        let request = ["name": credentials.user, "password": credentials.password]
+        let (status, body) = try post("/v3/auth/authenticate", body: try Self.json(request), authorization: nil)
+        guard status == 200 else {
+            let message = Self.errorMessage(body)
+            if message.contains("authentication failed") {
+                throw .refused("etcd rejected the user name or password for \(credentials.user) (\(message))")
+            }
+            if message.contains("authentication is not enabled") {
+                throw .refused("etcd has authentication turned off: give no user and password, or run `etcdctl auth enable`")
+            }
+            throw Self.failure(status: status, body: body, path: "/v3/auth/authenticate")
+        }
+        let object = try Self.jsonObject(body)
+        // The token goes into a header: printable ASCII only, so a server cannot inject header lines.
+        guard let token = object["token"] as? String, (1...4096).contains(token.utf8.count),
+              token.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else { throw .badResponse("an authentication answer without a usable token") }
+        lock.withLock { self.token = token }
+        return token
+    }
+
+    /// The token held now (for tests: it changes when an expired one is replaced).
+    var heldToken: String? { lock.withLock { token } }
+
+    private func forgetToken(_ expired: String?) {
+        lock.withLock { if token == expired { token = nil } }
+    }
+
+    /// An error answer as an ``EtcdError`` that says what to do.
+    static func failure(status: Int, body: Data, path: String) -> EtcdError {
+        let message = errorMessage(body)
+        if message.contains("user name is empty") {
+            return .refused("etcd requires authentication for \(path): give an etcd user and its password (keychainctl: --user)")
+        }
+        if message.contains("invalid auth token") {
+            return .refused("etcd did not accept the auth token (\(message)): authenticate again")
+        }
+        if message.contains("permission denied") {
+            return .refused("the etcd user has no permission for this request (\(path)): grant its role readwrite on the keychainkit prefix")
+        }
+        if message.contains("HTTPS server") {
+            return .refused("the endpoint speaks TLS: use https:// and the CA that signed its certificate")
+        }
+        if message.contains("CommonName of client") {
+            return .refused("""
+                etcd's JSON gateway refuses client certificates with a Common Name while authentication is enabled \
+                (\(message)): use a client certificate without a CN, or leave etcd's auth off and rely on client certificates
+                """)
+        }
+        return .badResponse("HTTP \(status) from \(path)\(message.isEmpty ? "" : ": \(message)")")
+    }
+
+    /// The message of an error body (etcd's `{"error":…,"message":…}` or plain text), as at most
+    /// 200 printable ASCII characters: what a server says is shown, never trusted or echoed raw.
+    static func errorMessage(_ body: Data) -> String {
+        var text = String(decoding: body.prefix(512), as: UTF8.self)  // a plain-text body (Go's http.Error)
+        do {
+            let object = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            if let message = (object?["message"] as? String) ?? (object?["error"] as? String) { text = message }
+        } catch {
+            // Not JSON: the plain text above is the message.
+        }
+        return printable(text)
+    }
+
+    /// `text` as at most 200 printable ASCII characters.
+    static func printable(_ text: String) -> String {
+        let printable = text.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? Character($0) : " " }
+        return String(String(printable).trimmingCharacters(in: .whitespaces).prefix(200))
     }
 
     private static func jsonObject(_ data: Data) throws(EtcdError) -> [String: Any] {
@@ -229,7 +377,12 @@ public final class EtcdClient: @unchecked Sendable {
         }
         guard let result = object["result"] as? [String: Any] else { return ([], 0) }
         if result["canceled"] as? Bool == true {
-            throw .badResponse("the watch was cancelled (compacted revision?)")
+            let reason = printable(result["cancel_reason"] as? String ?? "")
+            if reason.contains("invalid auth token") { throw .refused(expiredToken) }
+            if reason.contains("permission denied") {
+                throw .refused("the etcd user has no permission to watch this prefix: grant its role read on the keychainkit prefix")
+            }
+            throw .badResponse("the watch was cancelled (\(reason.isEmpty ? "compacted revision?" : reason))")
         }
         // Progress messages may come without a header; a revision is needed only with events.
         let revision = result["header"] == nil ? 0 : try revision(result)

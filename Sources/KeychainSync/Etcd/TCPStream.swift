@@ -7,10 +7,20 @@ import Musl
 import Darwin
 #endif
 
+/// What the HTTP exchange reads and writes: plain TCP, or TLS over it.
+protocol ByteStream: AnyObject {
+    /// Writes every byte of `data` within the stream's timeout.
+    func write(_ data: Data) throws(EtcdError)
+    /// Reads what is available (up to 64 KiB), waiting until `deadline` (nil: the stream's own
+    /// timeout) and then throwing ``EtcdError/timedOut``; empty at the end of the stream.
+    func read(deadline: ContinuousClock.Instant?) throws(EtcdError) -> Data
+}
+
 /// A TCP connection whose every wait is bounded by a deadline and whose writes never raise
 /// SIGPIPE. Closed when released. Only what the etcd client needs: connect, write all, read some.
-final class TCPStream {
-    private let descriptor: Int32
+final class TCPStream: ByteStream {
+    /// The socket (TLSStream runs OpenSSL over it).
+    let descriptor: Int32
     private let timeout: Duration
 
     /// Connects to `host:port` (a numeric address or a name), trying each resolved address.
@@ -97,7 +107,7 @@ final class TCPStream {
 
     /// Reads what is available (up to 64 KiB), waiting until `deadline`; empty at end of stream.
     /// `deadline` nil waits the stream's own timeout.
-    func read(deadline: ContinuousClock.Instant? = nil) throws(EtcdError) -> Data {
+    func read(deadline: ContinuousClock.Instant?) throws(EtcdError) -> Data {
         let limit = deadline ?? .now + timeout
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -109,7 +119,7 @@ final class TCPStream {
     }
 
     /// Waits until the descriptor is ready for `events` or the deadline passes.
-    private static func wait(_ descriptor: Int32, for events: Int16, deadline: ContinuousClock.Instant) -> Bool {
+    static func wait(_ descriptor: Int32, for events: Int16, deadline: ContinuousClock.Instant) -> Bool {
         while true {
             let remaining = deadline - .now
             guard remaining > .zero else { return false }

@@ -6,8 +6,25 @@ import Glibc
 
 /// A real etcd cluster of `size` members on loopback (Debian's etcd-server), each in its own data
 /// directory under a fresh temporary folder. Members can be killed and restarted; everything is
-/// stopped and removed when the cluster is released.
+/// stopped and removed when the cluster is released. With ``Security`` its client URLs are
+/// `https://` (peers stay plain HTTP on loopback), optionally requiring client certificates.
 public final class EtcdCluster {
+    /// TLS for the client URLs.
+    public struct Security {
+        /// The certificates (the server's, and the CA that etcd trusts for client certificates).
+        public var certificates: TestCertificates
+        /// etcd's `--client-cert-auth`: refuse clients without a certificate the CA signed.
+        public var requireClientCertificates: Bool
+        /// etcd's `--auth-token-ttl` (seconds a simple auth token lives).
+        public var authTokenTTL: Int
+
+        public init(certificates: TestCertificates, requireClientCertificates: Bool, authTokenTTL: Int = 300) {
+            self.certificates = certificates
+            self.requireClientCertificates = requireClientCertificates
+            self.authTokenTTL = authTokenTTL
+        }
+    }
+
     public struct Member {
         public var name: String
         public var clientPort: UInt16
@@ -18,12 +35,18 @@ public final class EtcdCluster {
     public static let executable = "/usr/bin/etcd"
     public let directory: URL
     public private(set) var members: [Member]
+    public let security: Security?
 
     /// Client endpoints of every member, for `EtcdClient`.
-    public var endpoints: [String] { members.map { "http://127.0.0.1:\($0.clientPort)" } }
+    public var endpoints: [String] { members.map { clientURL($0) } }
 
-    public init(size: Int = 3) throws {
+    private func clientURL(_ member: Member) -> String {
+        "\(security == nil ? "http" : "https")://127.0.0.1:\(member.clientPort)"
+    }
+
+    public init(size: Int = 3, security: Security? = nil) throws {
         try RequiredTool.require([.etcd, .etcdctl])
+        self.security = security
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-etcd-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         members = try (0..<size).map { index in
@@ -46,13 +69,20 @@ public final class EtcdCluster {
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = [
             "--name", member.name, "--data-dir", directory.appendingPathComponent(member.name).path,
-            "--listen-client-urls", "http://127.0.0.1:\(member.clientPort)",
-            "--advertise-client-urls", "http://127.0.0.1:\(member.clientPort)",
+            "--listen-client-urls", clientURL(member), "--advertise-client-urls", clientURL(member),
             "--listen-peer-urls", "http://127.0.0.1:\(member.peerPort)",
             "--initial-advertise-peer-urls", "http://127.0.0.1:\(member.peerPort)",
             "--initial-cluster", cluster, "--initial-cluster-state", "new",
             "--initial-cluster-token", directory.lastPathComponent,
         ]
+        if let security {
+            process.arguments! += ["--cert-file", security.certificates.serverCertificateFile,
+                                   "--key-file", security.certificates.serverKeyFile,
+                                   "--auth-token-ttl", String(security.authTokenTTL)]
+            if security.requireClientCertificates {
+                process.arguments! += ["--client-cert-auth", "--trusted-ca-file", security.certificates.caFile]
+            }
+        }
         let log = directory.appendingPathComponent("\(member.name).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)  // FileHandle(forWritingTo:) below throws if it was not made
         let handle = try FileHandle(forWritingTo: log)
@@ -77,27 +107,57 @@ public final class EtcdCluster {
     public func waitUntilServing(timeout: Duration = .seconds(60)) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if members.allSatisfy({ $0.process == nil || Self.answers("http://127.0.0.1:\($0.clientPort)") }) { return }
+            if members.allSatisfy({ $0.process == nil || answers(clientURL($0)) }) { return }
             usleep(100_000)
         }
         throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "etcd did not start: see \(directory.path)"])
     }
 
-    private static func answers(_ endpoint: String) -> Bool {
+    private func answers(_ endpoint: String) -> Bool {
         // A put needs a leader; a bare range can be served by a member still electing.
+        (try? etcdctl(["--endpoints", endpoint, "--command-timeout=2s", "put", "kk-health", "ok"])) != nil
+    }
+
+    /// Runs etcdctl (API v3) against this cluster with its TLS settings, `input` on its standard
+    /// input; returns its output (standard output and error together), or throws with it.
+    @discardableResult
+    public func etcdctl(_ arguments: [String], input: String = "") throws -> String {
         let task = Process()
         task.executableURL = URL(fileURLWithPath: "/usr/bin/etcdctl")
-        task.arguments = ["--endpoints", endpoint, "--command-timeout=2s", "put", "kk-health", "ok"]
-        task.environment = ["ETCDCTL_API": "3"]
-        task.standardOutput = FileHandle.nullDevice
-        task.standardError = FileHandle.nullDevice
-        do {
-            try task.run()
-        } catch {
-            return false
+        var tls: [String] = []
+        if let certificates = security?.certificates {
+            tls = ["--cacert", certificates.caFile, "--cert", certificates.clientCertificateFile, "--key", certificates.clientKeyFile]
         }
+        let endpoints = arguments.contains("--endpoints") ? [] : ["--endpoints", self.endpoints.joined(separator: ",")]
+        task.arguments = tls + endpoints + arguments
+        task.environment = ["ETCDCTL_API": "3"]
+        // One pipe for both streams: reading two pipes one after the other could block on the second.
+        let output = Pipe()
+        let stdin = Pipe()
+        task.standardOutput = output
+        task.standardError = output
+        task.standardInput = stdin
+        try task.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         task.waitUntilExit()
-        return task.terminationStatus == 0
+        guard task.terminationStatus == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "etcdctl \(arguments.joined(separator: " ")): \(text)"])
+        }
+        return text
+    }
+
+    /// Turns etcd's authentication on: a `root` user (etcd requires one) and `user`, whose role may
+    /// read and write keys under `prefix` only. Passwords go to etcdctl on its standard input.
+    public func enableAuthentication(rootPassword: String, user: String, password: String, prefix: String) throws {
+        try etcdctl(["user", "add", "root", "--interactive=false"], input: rootPassword + "\n")
+        try etcdctl(["user", "grant-role", "root", "root"])
+        try etcdctl(["user", "add", user, "--interactive=false"], input: password + "\n")
+        try etcdctl(["role", "add", "kk-sync"])
+        try etcdctl(["role", "grant-permission", "kk-sync", "--prefix=true", "readwrite", prefix])
+        try etcdctl(["user", "grant-role", user, "kk-sync"])
+        try etcdctl(["auth", "enable"])
     }
 
     /// A TCP port nothing listens on now (bound to port 0, then released).
