@@ -25,6 +25,9 @@ public final class KeychainSynchronizer {
 
     let database: KeychainDatabase
     let openTransport: SyncTransportOpener
+    /// How many earlier versions of each item this device keeps on the transport when it
+    /// replaces one (at least 1); the losing side of a merge is kept the same way.
+    public var historyDepth = KeychainSynchronizer.defaultHistoryDepth
 
     /// A synchronizer for `database` (which must be in a circle for anything but `create`/`join`),
     /// reaching its circle through `openTransport` (etcd by default).
