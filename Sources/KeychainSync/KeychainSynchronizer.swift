@@ -44,6 +44,7 @@ public final class KeychainSynchronizer {
         guard try CircleState.load(from: database) == nil else { throw .alreadyInCircle }
         let code = CircleCode.random()
         let transport = try openTransport(location, HexEncoding.string(code.circleID))
+        try Self.transport { () throws(SyncTransportError) in try transport.refresh() }  // a remote that cannot be reached fails here, before anything is made
         let identity = DeviceIdentity.generate()
         let bundle = KeyBundle.first(joinSecret: code.secret)
         let roster = try Roster(circleID: code.circleID, members: [identity.member], bundle: bundle, signer: identity)
@@ -66,7 +67,10 @@ public final class KeychainSynchronizer {
     public func join(code: CircleCode, location: String) throws(SyncError) -> String {
         guard try CircleState.load(from: database) == nil else { throw .alreadyInCircle }
         let transport = try openTransport(location, HexEncoding.string(code.circleID))
-        guard try Self.transport({ () throws(SyncTransportError) in try transport.read(CircleLayout.roster(1)) }) != nil else {
+        guard try Self.transport({ () throws(SyncTransportError) in
+            try transport.refresh()  // a git transport answers from its last fetch: fetch first
+            return try transport.read(CircleLayout.roster(1))
+        }) != nil else {
             throw .circleNotFound
         }
         let identity = DeviceIdentity.generate()

@@ -271,7 +271,8 @@ struct PersonalSyncTests {
 
     @Test("concurrent pushes: two devices that both changed different items since their last fetch both land (fetch, merge, retry)")
     func concurrentPushes() throws {
-        let (circle, _) = try Self.gitCircle(count: 2)
+        let (circle, remote) = try Self.gitCircle(count: 2)
+        defer { withExtendedLifetime(remote) {} }
         let (a, b) = (circle.devices[0], circle.devices[1])
         try a.add("one", "1")
         try b.add("two", "2")
@@ -330,7 +331,8 @@ struct PersonalSyncTests {
 
     @Test("history keeps every version of an item, the deletion included; restoring one across the deletion brings it back on every device")
     func historyAndRestoreAcrossDeletion() throws {
-        let (circle, _) = try Self.gitCircle()
+        let (circle, remote) = try Self.gitCircle()
+        defer { withExtendedLifetime(remote) {} }
         let (a, b) = (circle.devices[0], circle.devices[1])
         try a.add("mail", "m-1")
         try a.sync()
