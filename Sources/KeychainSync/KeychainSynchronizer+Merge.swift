@@ -48,6 +48,7 @@ extension KeychainSynchronizer {
             for name in Set(remote.keys).union(local.keys).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 try merger.merge(name: name, local: local[name], remote: remote[name])
             }
+            try merger.publishPending()
         } catch {
             // What was merged before the failure is remembered, so the next pass does not mistake
             // those copies for local changes; the failure is the one to report.
@@ -125,6 +126,54 @@ extension KeychainSynchronizer {
         let bundle: KeyBundle
         let identity: DeviceIdentity
         var report: SyncReport
+        /// Local versions to publish at the end of the pass, together (one git commit rather than
+        /// one per item); until ``publishPending()`` runs, merges collect them here.
+        var pending: [PendingWrite] = []
+        var collectsWrites = true
+
+        struct PendingWrite {
+            var name: Data
+            var local: LocalItemState
+            var changes: [SyncTransportChange]
+        }
+
+        /// How many items one publish carries.
+        static let publishBatch = 200
+
+        /// Publishes the collected writes in batches. A batch that meets a conflict (another
+        /// device wrote one of its records meanwhile) is merged again item by item, each record
+        /// read afresh: a transport may have applied part of it (etcd writes one key at a time),
+        /// and merging again finds those already in place.
+        mutating func publishPending() throws(SyncError) {
+            collectsWrites = false
+            let writes = pending
+            pending = []
+            for start in stride(from: 0, to: writes.count, by: Self.publishBatch) {
+                let batch = writes[start..<min(start + Self.publishBatch, writes.count)]
+                do {
+                    try session.transport.publish(batch.flatMap(\.changes))
+                } catch .conflict {
+                    report.retried += 1
+                    for write in batch {
+                        let remote = try session.read(CircleLayout.item(write.name)).map {
+                            synchronizer.open($0, name: write.name, session: session, roster: roster, bundle: bundle)
+                        }
+                        try merge(name: write.name, local: write.local, remote: remote)
+                    }
+                    continue
+                } catch {
+                    throw .transport(error)
+                }
+                for write in batch { recordPushed(write.local, name: write.name) }
+            }
+        }
+
+        private mutating func recordPushed(_ local: LocalItemState, name: Data) {
+            session.state.synced[HexEncoding.string(name)] = .init(version: local.version, localIdentity: local.entry.localIdentity,
+                                                                   isDeletion: local.entry.item == nil,
+                                                                   localModified: local.entry.item.flatMap { KeychainSynchronizer.modificationTime($0.attributes) })
+            report.pushed += 1
+        }
 
         mutating func merge(name: Data, local: LocalItemState?, remote: RemoteRecordState?) throws(SyncError) {
             var remote = remote
@@ -159,12 +208,13 @@ extension KeychainSynchronizer {
                 if let replaced = remote, let replacedRecord = replaced.record {
                     changes += try historyChanges(name: name, replaced: replaced.bytes, version: replacedRecord.version)
                 }
+                if collectsWrites {
+                    pending.append(PendingWrite(name: name, local: local, changes: changes))
+                    return
+                }
                 do {
                     try session.transport.publish(changes)
-                    session.state.synced[HexEncoding.string(name)] = .init(version: local.version, localIdentity: local.entry.localIdentity,
-                                                                           isDeletion: local.entry.item == nil,
-                                                                           localModified: local.entry.item.flatMap { KeychainSynchronizer.modificationTime($0.attributes) })
-                    report.pushed += 1
+                    recordPushed(local, name: name)
                     return
                 } catch .conflict {
                     // Another device wrote this record since it was read: read it again and merge again.
