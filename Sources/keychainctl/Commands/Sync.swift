@@ -251,7 +251,7 @@ struct SyncStatus: ParsableCommand {
             let status = try synchronizer.status()
             Console.out("circle \(status.circleID)")
             Console.out("device \(status.deviceID)")
-            Console.out("transport \(try given ?? SyncTransportLocation(stored: status.location))")
+            Console.out("transport \(given ?? SyncTransportLocation(stored: status.location))")
             guard status.epoch > 0 else {
                 Console.out("awaiting sponsorship: on a member run `keychainctl sync sponsor \(status.deviceID)`")
                 return
