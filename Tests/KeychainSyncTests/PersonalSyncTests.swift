@@ -107,6 +107,14 @@ struct PersonalSyncTests {
         #expect(Set(log.split(separator: "\n")) == ["keychainkit <keychainkit@invalid> 0 keychainkit 0 keychainkit sync"])
     }
 
+    @Test("create, join, sponsor and sync between two devices over git:// (git daemon on loopback)")
+    func twoDevicesOverGitDaemon() throws {
+        let remote = try GitRemote()
+        let daemon = try GitDaemon(serving: remote.scratch.path, log: remote.scratch.path + "/daemon.log")
+        try Self.exerciseTwoDevices(try Circle(count: 2, location: daemon.url("remote.git"), opener: Self.gitOpener))
+        withExtendedLifetime(daemon) {}
+    }
+
     @Test("create, join, sponsor and sync between two devices over a shared folder")
     func twoDevicesOverFolder() throws {
         let (circle, scratch) = try Self.folderCircle()
@@ -419,5 +427,42 @@ struct PersonalSyncTests {
         #expect(sizes.count == 1, "a 1-byte and a 240-byte secret give records of one size: \(sizes)")
         let everything = try Shell.git(remote.repository, ["log", "-p", "--format=%an%ae%at%cn%ce%ct%B", "keychainkit"])
         #expect(!everything.contains("example.com") && !everything.contains("long secret"))
+    }
+
+    @Test("history entries are verified like records: one moved to another item's history, or forged, is neither listed nor restorable")
+    func hostileHistoryEntries() throws {
+        let (circle, scratch) = try Self.folderCircle()
+        let (a, b) = (circle.devices[0], circle.devices[1])
+        try a.add("mail", "m-1")
+        try a.add("bank", "b-1")
+        try a.sync()
+        try a.update("mail", "m-2")
+        try a.update("bank", "b-2")
+        try a.sync()
+        try b.sync()
+        let before = (try b.synchronizer.history(account: "mail"), try b.synchronizer.history(account: "bank"))
+        #expect(before.0.count == 2 && before.1.count == 2)
+
+        // Someone with write access to the folder copies each item's history entries into the
+        // other's history, and plants a forged entry (a genuine one with a flipped byte).
+        let folder = try FolderTransport(folder: circle.location)
+        let names = try a.state().synced.keys.sorted()
+        var changes: [SyncTransportChange] = []
+        for (from, to) in [(names[0], names[1]), (names[1], names[0])] {
+            for (index, entry) in try folder.list(prefix: "history/\(from)/").enumerated() {
+                changes.append(SyncTransportChange(name: "history/\(to)/" + String(repeating: "\(index)", count: 32), operation: .write(entry.bytes)))
+                var forged = entry.bytes
+                forged[forged.count - 100] ^= 0x01
+                changes.append(SyncTransportChange(name: "history/\(from)/" + String(repeating: "f", count: 31) + "\(index)", operation: .write(forged)))
+            }
+        }
+        #expect(changes.count == 4, "each item has one earlier version to move and forge")
+        try folder.publish(changes)
+        #expect(try b.synchronizer.history(account: "mail") == before.0)
+        #expect(try b.synchronizer.history(account: "bank") == before.1)
+        try b.synchronizer.restore(account: "bank", version: 2)
+        #expect(try b.secret("bank") == "b-1")
+        #expect(try b.secret("mail") == "m-2")
+        withExtendedLifetime(scratch) {}
     }
 }
