@@ -37,7 +37,8 @@ extension KeychainSynchronizer {
             } else if let name = nameByIdentity[entry.localIdentity], let synced = session.state.synced[HexEncoding.string(name)] {
                 // A deletion of an item this device synchronized before.
                 let version = synced.isDeletion ? synced.version
-                    : RecordVersion(time: (entry.deletedAt ?? Date()).timeIntervalSinceReferenceDate, device: session.state.deviceID)
+                    : RecordVersion(time: Self.hybridTime((entry.deletedAt ?? Date()).timeIntervalSinceReferenceDate, after: synced.version),
+                                    device: session.state.deviceID)
                 local[name] = LocalItemState(entry: entry, version: version)
             }
         }
@@ -47,6 +48,7 @@ extension KeychainSynchronizer {
             for name in Set(remote.keys).union(local.keys).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 try merger.merge(name: name, local: local[name], remote: remote[name])
             }
+            try merger.publishPending()
         } catch {
             // What was merged before the failure is remembered, so the next pass does not mistake
             // those copies for local changes; the failure is the one to report.
@@ -62,6 +64,8 @@ extension KeychainSynchronizer {
     struct RemoteRecordState {
         var record: SyncRecord?
         var token: String
+        /// The sealed bytes as read (kept in history when a newer version replaces them).
+        var bytes = Data()
         /// Refused because it is of an epoch after this device's (its keys are not here yet):
         /// left alone rather than overwritten, since it may be a newer write.
         var isOfLaterEpoch = false
@@ -76,7 +80,7 @@ extension KeychainSynchronizer {
         do {
             let record = try SyncRecord(opening: transportRecord.bytes, name: name, circleID: session.state.circleID, bundle: bundle,
                                         roster: roster)
-            return RemoteRecordState(record: record, token: transportRecord.version)
+            return RemoteRecordState(record: record, token: transportRecord.version, bytes: transportRecord.bytes)
         } catch {
             var refused = RemoteRecordState(record: nil, token: transportRecord.version)
             do {
@@ -89,14 +93,29 @@ extension KeychainSynchronizer {
     }
 
     /// A live local item's version: the agreed one if the item is unchanged since the last sync
-    /// (same modification date), otherwise a change made here.
+    /// (same modification date), otherwise a change made here, ordered after the agreed version.
     private func localVersion(of item: KeychainItem, name: Data, state: CircleState) -> RecordVersion {
-        let modified: Double
-        if case .date(let date)? = item.attributes["mdat"] { modified = date.timeIntervalSinceReferenceDate } else { modified = 0 }
-        if let synced = state.synced[HexEncoding.string(name)], !synced.isDeletion, synced.version.time == modified {
-            return synced.version
-        }
-        return RecordVersion(time: modified, device: state.deviceID)
+        let modified = Self.modificationTime(item.attributes) ?? 0
+        guard let synced = state.synced[HexEncoding.string(name)] else { return RecordVersion(time: modified, device: state.deviceID) }
+        if !synced.isDeletion, (synced.localModified ?? synced.version.time) == modified { return synced.version }
+        return RecordVersion(time: Self.hybridTime(modified, after: synced.version), device: state.deviceID)
+    }
+
+    /// An item's modification date (seconds since 2001; its creation date when it has none, as
+    /// the keychain does when it applies a record), if it has one.
+    static func modificationTime(_ attributes: [String: AttributeValue]) -> Double? {
+        if case .date(let date)? = attributes["mdat"] ?? attributes["cdat"] { return date.timeIntervalSinceReferenceDate }
+        return nil
+    }
+
+    /// The time of a change made here after this device agreed on `agreed`: its wall-clock time,
+    /// but never earlier than just after `agreed` — a hybrid logical clock per item. A change
+    /// made after seeing a version is newer than it even when this device's clock is behind the
+    /// writer's, so a slow clock never makes its owner's later edit lose; concurrent changes
+    /// (neither device saw the other's) are ordered by their wall-clock times. How far ahead a
+    /// clock can push a version is capped where records are opened (``SyncRecord/futureAllowance``).
+    static func hybridTime(_ wallClock: Double, after agreed: RecordVersion) -> Double {
+        max(wallClock, agreed.time.nextUp)
     }
 
     /// One pass's merging of records, name by name.
@@ -107,6 +126,54 @@ extension KeychainSynchronizer {
         let bundle: KeyBundle
         let identity: DeviceIdentity
         var report: SyncReport
+        /// Local versions to publish at the end of the pass, together (one git commit rather than
+        /// one per item); until ``publishPending()`` runs, merges collect them here.
+        var pending: [PendingWrite] = []
+        var collectsWrites = true
+
+        struct PendingWrite {
+            var name: Data
+            var local: LocalItemState
+            var changes: [SyncTransportChange]
+        }
+
+        /// How many items one publish carries.
+        static let publishBatch = 200
+
+        /// Publishes the collected writes in batches. A batch that meets a conflict (another
+        /// device wrote one of its records meanwhile) is merged again item by item, each record
+        /// read afresh: a transport may have applied part of it (etcd writes one key at a time),
+        /// and merging again finds those already in place.
+        mutating func publishPending() throws(SyncError) {
+            collectsWrites = false
+            let writes = pending
+            pending = []
+            for start in stride(from: 0, to: writes.count, by: Self.publishBatch) {
+                let batch = writes[start..<min(start + Self.publishBatch, writes.count)]
+                do {
+                    try session.transport.publish(batch.flatMap(\.changes))
+                } catch .conflict {
+                    report.retried += 1
+                    for write in batch {
+                        let remote = try session.read(CircleLayout.item(write.name)).map {
+                            synchronizer.open($0, name: write.name, session: session, roster: roster, bundle: bundle)
+                        }
+                        try merge(name: write.name, local: write.local, remote: remote)
+                    }
+                    continue
+                } catch {
+                    throw .transport(error)
+                }
+                for write in batch { recordPushed(write.local, name: write.name) }
+            }
+        }
+
+        private mutating func recordPushed(_ local: LocalItemState, name: Data) {
+            session.state.synced[HexEncoding.string(name)] = .init(version: local.version, localIdentity: local.entry.localIdentity,
+                                                                   isDeletion: local.entry.item == nil,
+                                                                   localModified: local.entry.item.flatMap { KeychainSynchronizer.modificationTime($0.attributes) })
+            report.pushed += 1
+        }
 
         mutating func merge(name: Data, local: LocalItemState?, remote: RemoteRecordState?) throws(SyncError) {
             var remote = remote
@@ -115,6 +182,7 @@ extension KeychainSynchronizer {
                 let remoteVersion = remote?.record?.version
                 if let record = remote?.record, local.map({ record.version > $0.version }) ?? true {
                     do {
+                        if let local, try keepIfLosing(local, name: name) { report.kept += 1 }
                         try apply(record, local: local)
                     } catch .locked {
                         report.locked += 1  // its class is locked here: applied at a pass after the unlock
@@ -127,7 +195,8 @@ extension KeychainSynchronizer {
                 if remote?.isOfLaterEpoch == true { return }  // possibly newer: taken once this device has that epoch's keys
                 if let remoteVersion, remoteVersion == local.version {
                     session.state.synced[HexEncoding.string(name)] = .init(version: local.version, localIdentity: local.entry.localIdentity,
-                                                                           isDeletion: local.entry.item == nil)
+                                                                           isDeletion: local.entry.item == nil,
+                                                                           localModified: local.entry.item.flatMap { KeychainSynchronizer.modificationTime($0.attributes) })
                     return
                 }
                 let record = SyncRecord(name: name, protection: local.entry.item?.protection ?? .whenUnlocked,
@@ -135,11 +204,17 @@ extension KeychainSynchronizer {
                                         payload: local.entry.item.map { ItemPayload(attributes: $0.attributes, data: $0.data, accessControlFlags: nil) })
                 let sealed = try record.sealed(circleID: session.state.circleID, bundle: bundle, writer: identity)
                 let expected: String?? = .some(remote?.token)
+                var changes = [SyncTransportChange(name: CircleLayout.item(name), operation: .write(sealed), expected: expected)]
+                if let replaced = remote, let replacedRecord = replaced.record {
+                    changes += try historyChanges(name: name, replaced: replaced.bytes, version: replacedRecord.version)
+                }
+                if collectsWrites {
+                    pending.append(PendingWrite(name: name, local: local, changes: changes))
+                    return
+                }
                 do {
-                    try session.transport.publish([SyncTransportChange(name: CircleLayout.item(name), operation: .write(sealed), expected: expected)])
-                    session.state.synced[HexEncoding.string(name)] = .init(version: local.version, localIdentity: local.entry.localIdentity,
-                                                                           isDeletion: local.entry.item == nil)
-                    report.pushed += 1
+                    try session.transport.publish(changes)
+                    recordPushed(local, name: name)
                     return
                 } catch .conflict {
                     // Another device wrote this record since it was read: read it again and merge again.
@@ -153,6 +228,29 @@ extension KeychainSynchronizer {
                 }
             }
             throw .transport(.unreachable("a record kept changing while it was merged; try again"))
+        }
+
+        /// Before a remote version replaces `local`: if `local` is a change made here that the
+        /// circle never had (it lost to a concurrent, newer version), it is sealed into the item's
+        /// history, so the losing edit is kept, never dropped. True when it was kept.
+        private func keepIfLosing(_ local: LocalItemState, name: Data) throws(SyncError) -> Bool {
+            guard session.state.synced[HexEncoding.string(name)]?.version != local.version else { return false }
+            let losing = SyncRecord(name: name, protection: local.entry.item?.protection ?? .whenUnlocked,
+                                    version: local.version, isDeletion: local.entry.item == nil, itemClass: local.entry.itemClass,
+                                    payload: local.entry.item.map { ItemPayload(attributes: $0.attributes, data: $0.data, accessControlFlags: nil) })
+            let sealed = try losing.sealed(circleID: session.state.circleID, bundle: bundle, writer: identity)
+            try session.publish(try historyChanges(name: name, replaced: sealed, version: local.version))
+            return true
+        }
+
+        /// The changes that put `replaced` into the item's history and trim it to the depth.
+        private func historyChanges(name: Data, replaced: Data, version: RecordVersion) throws(SyncError) -> [SyncTransportChange] {
+            let existing = try session.list(CircleLayout.history(of: name)).map { entry -> (transportName: String, version: RecordVersion?) in
+                let opened = synchronizer.open(entry, name: name, session: session, roster: roster, bundle: bundle)
+                return (entry.name, opened.record?.version)
+            }
+            return KeychainSynchronizer.historyChanges(name: name, replaced: replaced, version: version, existing: existing,
+                                                       depth: synchronizer.historyDepth)
         }
 
         private mutating func apply(_ record: SyncRecord, local: LocalItemState?) throws(SyncError) {
@@ -176,7 +274,8 @@ extension KeychainSynchronizer {
                 try database.applySynchronizedItem(NewItem(itemClass: record.itemClass, attributes: payload.attributes, data: payload.data,
                                                            protection: record.protection))
             }
-            session.state.synced[nameHex] = .init(version: record.version, localIdentity: identity, isDeletion: false)
+            session.state.synced[nameHex] = .init(version: record.version, localIdentity: identity, isDeletion: false,
+                                                  localModified: KeychainSynchronizer.modificationTime(payload.attributes))
         }
     }
 }

@@ -25,6 +25,9 @@ public final class KeychainSynchronizer {
 
     let database: KeychainDatabase
     let openTransport: SyncTransportOpener
+    /// How many earlier versions of each item this device keeps on the transport when it
+    /// replaces one (at least 1); the losing side of a merge is kept the same way.
+    public var historyDepth = KeychainSynchronizer.defaultHistoryDepth
 
     /// A synchronizer for `database` (which must be in a circle for anything but `create`/`join`),
     /// reaching its circle through `openTransport` (etcd by default).
@@ -41,6 +44,7 @@ public final class KeychainSynchronizer {
         guard try CircleState.load(from: database) == nil else { throw .alreadyInCircle }
         let code = CircleCode.random()
         let transport = try openTransport(location, HexEncoding.string(code.circleID))
+        try Self.transport { () throws(SyncTransportError) in try transport.refresh() }  // a remote that cannot be reached fails here, before anything is made
         let identity = DeviceIdentity.generate()
         let bundle = KeyBundle.first(joinSecret: code.secret)
         let roster = try Roster(circleID: code.circleID, members: [identity.member], bundle: bundle, signer: identity)
@@ -63,7 +67,10 @@ public final class KeychainSynchronizer {
     public func join(code: CircleCode, location: String) throws(SyncError) -> String {
         guard try CircleState.load(from: database) == nil else { throw .alreadyInCircle }
         let transport = try openTransport(location, HexEncoding.string(code.circleID))
-        guard try Self.transport({ () throws(SyncTransportError) in try transport.read(CircleLayout.roster(1)) }) != nil else {
+        guard try Self.transport({ () throws(SyncTransportError) in
+            try transport.refresh()  // a git transport answers from its last fetch: fetch first
+            return try transport.read(CircleLayout.roster(1))
+        }) != nil else {
             throw .circleNotFound
         }
         let identity = DeviceIdentity.generate()

@@ -38,6 +38,14 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case tampered(String)
     /// The transport failed.
     case transport(SyncTransportError)
+    /// No synchronized item with this account is on the transport, current or in history.
+    case itemNotInHistory(String)
+    /// Several synchronized items have this account: the service tells them apart.
+    case ambiguousItem(String)
+    /// No version with this number: how many there are.
+    case noSuchVersion(Int, available: Int)
+    /// The version asked for is the item's deletion.
+    case versionIsDeletion(Int)
     /// The local keychain failed.
     case keychain(KeychainStoreError)
 
@@ -66,6 +74,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .membershipChanged: return "another member changed the circle at the same time; nothing was changed, run the command again"
         case .tampered(let what): return "\(what) did not authenticate"
         case .transport(let error): return error.description
+        case .itemNotInHistory(let account): return "no synchronized item with account \(account) in the circle or its history (check the account, or run `keychainctl sync` first)"
+        case .ambiguousItem(let account): return "several synchronized items have account \(account): give the service too (--service)"
+        case .noSuchVersion(let number, let available): return "there is no version \(number); this item has \(available) (see `keychainctl sync history`)"
+        case .versionIsDeletion(let number): return "version \(number) is the item's deletion; choose a version with contents, or delete the item"
         case .keychain(let error): return error.description
         }
     }

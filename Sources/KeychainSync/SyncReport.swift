@@ -10,6 +10,9 @@ public struct SyncReport: Sendable, Equatable {
     public var refused = 0
     /// Local synchronizable items left out because their class is locked.
     public var locked = 0
+    /// Local changes that lost to a newer version from another device: kept in the item's
+    /// history (`keychainctl sync history`), not dropped.
+    public var kept = 0
     /// Writes that lost a conditional publish race and were merged again.
     public var retried = 0
     /// The epoch of the member list and keys this pass used.

@@ -8,11 +8,17 @@ final class SyncDevice: @unchecked Sendable {  // used from one thread at a time
     let database: KeychainDatabase
     let synchronizer: KeychainSynchronizer
 
-    init(_ name: String, password: String? = nil) throws {
+    /// A device reaching its circle through etcd, or through the transport `opener` makes for
+    /// this device's folder (a git transport keeps its private clone there).
+    init(_ name: String, password: String? = nil, opener: ((URL) -> SyncTransportOpener)? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-sync-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         database = try Self.open(directory, password: password)
-        synchronizer = KeychainSynchronizer(database: database)
+        if let opener {
+            synchronizer = KeychainSynchronizer(database: database, openTransport: opener(directory))
+        } else {
+            synchronizer = KeychainSynchronizer(database: database)
+        }
     }
 
     /// A thief's copy of `other`: its keychain file and (unless `withDeviceKey` is false) its

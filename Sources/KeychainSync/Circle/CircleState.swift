@@ -16,6 +16,10 @@ struct CircleState: Codable {
         var localIdentity: Data
         /// Whether that version is a deletion.
         var isDeletion: Bool
+        /// The item's modification date here once that version was in place (seconds since
+        /// 2001), which is how a later local change is recognised: the version's own time is a
+        /// hybrid logical clock value and may differ from it. Nil in states written before.
+        var localModified: Double? = nil
     }
 
     /// 2: signed membership. (The first format had no such field; it is refused.)

@@ -61,6 +61,7 @@ struct SyncRecord {
         plaintext.appendField(version.device)
         plaintext.appendField(Data(itemClass.rawValue.utf8))
         if let payload { plaintext.appendField(payload.encoded()) }
+        plaintext.appendField(Data(count: Self.paddingLength(forBody: plaintext.data.count)))
         var body = plaintext.data
         defer { body.resetBytes(in: 0..<body.count) }
         let writerID = writer.member.id
@@ -159,7 +160,23 @@ struct SyncRecord {
                 throw .tampered("a record")
             }
         }
+        if !fields.isAtEnd {
+            // Padding (zeros) up to a size bucket; records sealed before padding have none.
+            let padding = try fields.field()
+            guard padding.allSatisfy({ $0 == 0 }) else { throw .tampered("a record") }
+        }
         guard fields.isAtEnd else { throw .tampered("a record") }
+    }
+
+    /// How many zero bytes pad a body of `length` bytes (before its 4-byte padding length) to
+    /// the next size bucket — 1 KiB, then powers of two — so that a record's size, which
+    /// the transport sees (a file in a git commit, a folder), tells only its bucket, not the
+    /// length of a name, an account or a secret.
+    static func paddingLength(forBody length: Int) -> Int {
+        let unpadded = length + 4
+        var bucket = 1024
+        while bucket < unpadded { bucket *= 2 }
+        return bucket - unpadded
     }
 
     static let syncedClasses: Set<ItemClass> = [.genericPassword, .internetPassword]

@@ -4,13 +4,14 @@ import Foundation
 import KeychainEngine
 import KeychainSync
 
-/// `sync …`: synchronizable items across devices through etcd (Linux; on Apple platforms iCloud
-/// Keychain does this). See docs/CLI.md, "Sync".
+/// `sync …`: synchronizable items across devices through etcd, a git remote or a shared folder
+/// (Linux; on Apple platforms iCloud Keychain does this). See docs/CLI.md, "Sync".
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Synchronize synchronizable items with the other devices of a circle, through etcd.",
-        subcommands: [SyncRun.self, SyncCreate.self, SyncJoin.self, SyncSponsor.self, SyncStatus.self, SyncRemoveDevice.self, SyncLeave.self],
+        abstract: "Synchronize synchronizable items with the other devices of a circle, through etcd, a git remote or a shared folder.",
+        subcommands: [SyncRun.self, SyncCreate.self, SyncJoin.self, SyncSponsor.self, SyncStatus.self, SyncRemoveDevice.self, SyncLeave.self,
+                      SyncHistory.self, SyncRestore.self],
         defaultSubcommand: SyncRun.self)
 }
 
@@ -19,23 +20,17 @@ struct SyncKeychainArgument: ParsableArguments {
     @Argument(help: "The keychain file (default: the default keychain).")
     var keychain: String?
 
-    func synchronizer() throws -> KeychainSynchronizer {
+    /// The synchronizer, reaching the circle's own transport or `location` when given
+    /// (`creating`: a shared folder's marker is made, for `sync create`).
+    func synchronizer(location: SyncTransportLocation? = nil, creating: Bool = false) throws -> KeychainSynchronizer {
         let path = keychain ?? KeychainRegistry.shared.defaultKeychainPath
         do {
-            return KeychainSynchronizer(database: try KeychainRegistry.shared.database(at: path))
+            return KeychainSynchronizer(database: try KeychainRegistry.shared.database(at: path),
+                                        openTransport: syncTransportOpener(keychainPath: path, creating: creating, override: location))
         } catch {
             throw SyncCommandFailure(message: error.description)
         }
     }
-}
-
-/// The etcd endpoints `create` and `join` take.
-struct SyncEndpointsOption: ParsableArguments {
-    @Option(help: "etcd client URLs, comma-separated (https://host:2379,…; http:// only with --insecure).")
-    var endpoints: String
-
-    /// The URLs as the circle's transport location.
-    var location: String { endpoints.split(separator: ",").joined(separator: ",") }
 }
 
 /// How `sync` reaches etcd: TLS verified against a CA you name, a client certificate, an etcd user,
@@ -141,17 +136,29 @@ func runSyncCommand(_ name: String, _ body: () throws -> Void) throws {
 struct SyncRun: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Synchronize once, or keep synchronizing with --watch.")
 
-    @Flag(help: "Keep running: watch etcd for other devices' changes and look for local ones every --interval seconds.")
+    @Flag(help: "Keep running: watch the transport for other devices' changes and look for local ones every --interval seconds.")
     var watch = false
 
     @Option(help: "With --watch: seconds between passes when nothing changes remotely.")
     var interval = 5
 
+    @Option(help: "How many earlier versions of each item to keep in the circle's history when this device replaces one.")
+    var keepVersions = KeychainSynchronizer.defaultHistoryDepth
+
+    @Flag(help: "git: accept the remote's history after sync reported that it moved backwards (only if you rewound it on purpose, for example restoring a backup).")
+    var adoptRemoteHistory = false
+
+    @OptionGroup var place: SyncTransportOptions
+
     @OptionGroup var target: SyncKeychainArgument
 
     func run() throws {
         try runSyncCommand("run") {
-            let synchronizer = try target.synchronizer()
+            let moved = try place.location()
+            let synchronizer = try target.synchronizer(location: moved)
+            synchronizer.historyDepth = max(1, keepVersions)
+            if let moved { try synchronizer.relocate(to: moved.stored) }  // the circle moved: remembered for later runs
+            if adoptRemoteHistory { try synchronizer.adoptRemoteHistory() }
             guard watch else {
                 Console.out(Self.describe(try synchronizer.synchronize()))
                 return
@@ -177,15 +184,16 @@ struct SyncRun: ParsableCommand {
         var parts = ["pushed \(report.pushed)", "pulled \(report.pulled)"]
         if report.refused > 0 { parts.append("refused \(report.refused) (did not verify)") }
         if report.locked > 0 { parts.append("skipped \(report.locked) (locked)") }
+        if report.kept > 0 { parts.append("kept \(report.kept) local edits that lost to newer ones in history (`keychainctl sync history`)") }
         return "synchronized (epoch \(report.epoch)): " + parts.joined(separator: ", ")
     }
 }
 
-/// `sync create --endpoints …`: a new circle; prints its code once.
+/// `sync create --transport …`: a new circle; prints its code once.
 struct SyncCreate: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "create", abstract: "Start a circle; print its code (shown once).")
 
-    @OptionGroup var etcd: SyncEndpointsOption
+    @OptionGroup var place: SyncTransportOptions
 
     @OptionGroup var connection: SyncConnectionOptions
 
@@ -193,20 +201,21 @@ struct SyncCreate: ParsableCommand {
 
     func run() throws {
         try runSyncCommand("create") {
-            try connection.check(try connection.connection(endpoints: etcd.location.split(separator: ",").map(String.init)))
-            let code = try target.synchronizer().create(location: etcd.location)
+            let location = try place.requiredLocation()
+            if case .etcd(let endpoints) = location { try connection.check(try connection.connection(endpoints: endpoints)) }
+            let code = try target.synchronizer(location: location, creating: true).create(location: location.stored)
             showOnce(code, "Circle created. Its code joins other devices and is shown only now; keep it like a password:")
         }
     }
 }
 
-/// `sync join --endpoints …`: joins with the code read from standard input (never from argv).
+/// `sync join --transport …`: joins with the code read from standard input (never from argv).
 struct SyncJoin: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "join",
         abstract: "Ask to join a circle (its code is read from standard input or a no-echo prompt); print this device's id for a member to sponsor.")
 
-    @OptionGroup var etcd: SyncEndpointsOption
+    @OptionGroup var place: SyncTransportOptions
 
     @OptionGroup var connection: SyncConnectionOptions
 
@@ -214,11 +223,12 @@ struct SyncJoin: ParsableCommand {
 
     func run() throws {
         try runSyncCommand("join") {
-            try connection.check(try connection.connection(endpoints: etcd.location.split(separator: ",").map(String.init)))
+            let location = try place.requiredLocation()
+            if case .etcd(let endpoints) = location { try connection.check(try connection.connection(endpoints: endpoints)) }
             var typed = try SecretInput.secret(prompt: "circle code: ")
             defer { typed.wipe() }
             let code = try CircleCode(text: String(decoding: typed, as: UTF8.self))
-            let id = try target.synchronizer().join(code: code, location: etcd.location)
+            let id = try target.synchronizer(location: location).join(code: code, location: location.stored)
             Console.error("Join requested. On a member, check that this id is the one shown here and run `keychainctl sync sponsor <id>`;")
             Console.error("then run `keychainctl sync` here. This device's id:")
             Console.out(id)
@@ -230,15 +240,18 @@ struct SyncJoin: ParsableCommand {
 struct SyncStatus: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show this keychain's circle and its members.")
 
+    @OptionGroup var place: SyncTransportOptions
+
     @OptionGroup var target: SyncKeychainArgument
 
     func run() throws {
         try runSyncCommand("status") {
-            let synchronizer = try target.synchronizer()
+            let given = try place.location()  // for this call only: `sync run` with a location moves the circle
+            let synchronizer = try target.synchronizer(location: given)
             let status = try synchronizer.status()
             Console.out("circle \(status.circleID)")
             Console.out("device \(status.deviceID)")
-            Console.out("endpoints \(status.location)")
+            Console.out("transport \(given ?? SyncTransportLocation(stored: status.location))")
             guard status.epoch > 0 else {
                 Console.out("awaiting sponsorship: on a member run `keychainctl sync sponsor \(status.deviceID)`")
                 return

@@ -293,6 +293,12 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
                                "origin", "\(commit):\(target)"], deadline: .now + networkTimeout)
         if outcome.succeeded { return .pushed }
         let report = String(decoding: outcome.output, as: UTF8.self)
+        // Another push updated the branch between the lease check and the ref update on the
+        // server ("cannot lock ref … is at X but expected Y"): a race lost, not a refusal.
+        if !outcome.timedOut, report.contains("[remote rejected]"),
+           (report + outcome.errorText).contains("cannot lock ref") || report.contains("failed to update ref") {
+            return .behind
+        }
         if !outcome.timedOut, report.contains("[remote rejected]") {
             throw .refused("\(remote.redacted) refused the push: \(Self.lastLines(report + outcome.errorText)) (a server-side hook or a protected branch: allow pushes to \(branch))")
         }
