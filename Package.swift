@@ -138,8 +138,9 @@ let package = Package(
                 "KeychainServices",
                 "CredentialStore",
                 "CredentialFiles",
-                // show-keychain-info --security (SecKeychainCopyStorageSecurity).
-                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
+                // show-keychain-info --security (SecKeychainCopyStorageSecurity); SecKeychainChangePassword
+                // (private on Apple).
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "SecretService", condition: .when(platforms: [.linux])),

@@ -6,7 +6,7 @@ import KeychainStore
 /// `SecAccessControlCreateWithFlags` and passed under `kSecAttrAccessControl`.
 public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible, AccessControlConvertible {
     /// The protection class and flags this object stands for.
-    public let accessControlPolicy: AccessControlPolicy
+    package let accessControlPolicy: AccessControlPolicy
 
     init(_ policy: AccessControlPolicy) { self.accessControlPolicy = policy }
 
@@ -59,6 +59,7 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
 
 /// Apple: `SecAccessControlCreateWithFlags`. Returns nil and sets `error` (code -50, in the
 /// OSStatus domain) for an unknown protection or an invalid combination of flags, by Apple's rules.
+@discardableResult
 public func SecAccessControlCreateWithFlags(
     _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -76,4 +77,5 @@ public func SecAccessControlCreateWithFlags(
 }
 
 /// Apple: `SecAccessControlGetTypeID`.
+@discardableResult
 public func SecAccessControlGetTypeID() -> CFTypeID { cfTypeID(forClass: SecAccessControl.self) }

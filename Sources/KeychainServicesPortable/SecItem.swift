@@ -3,6 +3,7 @@ import KeychainEngine
 import KeychainStore
 
 /// Apple: `SecItemAdd`. Adds an item to the default keychain (or the one under `kSecUseKeychain`).
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.withEngine(attributes) { engine, query in
         guard query.namesAppleObjects else { return SecItemCall.deliver(engine.add(query.dictionary), keyReturn: nil, into: result) }
@@ -22,6 +23,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 
 /// Apple: `SecItemCopyMatching`. On failure `result` is left untouched. A `kSecValueRef`
 /// SecKey, SecCertificate or SecIdentity in `query` selects the item it denotes.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.withEngine(query) { engine, query in
         guard query.namesAppleObjects else {
@@ -44,6 +46,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 
 /// Apple: `SecItemUpdate`. A `kSecValueRef` SecKey, SecCertificate or SecIdentity in `query`
 /// selects the item it denotes; an identity query updates the certificate and the private key.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.withEngine(query) { engine, query in
         guard let changes = SecItemCall.dictionary(attributesToUpdate)?.dictionary else { return errSecParam }
@@ -59,6 +62,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// Apple: `SecItemDelete`. A `kSecValueRef` SecKey, SecCertificate or SecIdentity in `query`
 /// selects the item it denotes; an identity query deletes the certificate and, unless another
 /// certificate still uses it, the private key.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.withEngine(query) { engine, query in
         guard query.namesAppleObjects else { return engine.delete(query.dictionary) }

@@ -70,10 +70,12 @@ public final class SecCertificate: Hashable, @unchecked Sendable, CustomStringCo
 }
 
 /// Apple: `SecCertificateGetTypeID()`.
+@discardableResult
 public func SecCertificateGetTypeID() -> CFTypeID { cfTypeID(forClass: SecCertificate.self) }
 
 /// Apple: `SecCertificateCreateWithData(_:_:)`. A certificate from its DER encoding, or nil
 /// when `data` is not a DER X.509 certificate. `allocator` is ignored.
+@discardableResult
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
     do {
         return try SecCertificate(derData: Data(copyingBytesOf: data))
@@ -84,21 +86,24 @@ public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFDa
 }
 
 /// Apple: `SecCertificateCopyData(_:)`. The certificate's DER encoding.
+@discardableResult
 public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData { certificate.derData as NSData }
 
 /// Apple: `SecCertificateCopySubjectSummary(_:)`. A human-readable summary of the subject: its
 /// common name, else its e-mail address, else its organisation; nil when it has none of them.
+@discardableResult
 public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
     certificate.subjectSummary.map { $0 as NSString }
 }
 
 /// Apple: `SecCertificateCopyCommonName(_:_:)`. Stores the subject's common name (the most
-/// specific one) in `commonName`; `errSecSuccess`, or as Apple `errSecInternal` (-26276) when
+/// specific one) in `commonName`; `errSecSuccess`, or as Apple -26276 (its private `errSecInternal`) when
 /// the subject has no common name.
+@discardableResult
 public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
     guard let name = certificate.subjectValue(.RDNAttributeType.commonName) else {
         commonName.pointee = nil
-        return errSecInternal
+        return -26276  // Apple's private errSecInternal (named in KeychainServicesExtras)
     }
     commonName.pointee = name as NSString
     return errSecSuccess
@@ -106,6 +111,7 @@ public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ common
 
 /// Apple: `SecCertificateCopySerialNumberData(_:_:)`. The serial number's big-endian bytes as
 /// DER encodes them (a leading zero byte keeps a positive number positive).
+@discardableResult
 public func SecCertificateCopySerialNumberData(
     _ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -114,4 +120,5 @@ public func SecCertificateCopySerialNumberData(
 
 /// Apple: `SecCertificateCopyKey(_:)`. The certificate's public key (EC P-256/384/521 or RSA),
 /// or nil for other key types.
+@discardableResult
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? { certificate.publicKey }

@@ -29,15 +29,18 @@ public final class SecIdentity: Hashable, @unchecked Sendable, CustomStringConve
 }
 
 /// Apple: `SecIdentityGetTypeID()`.
+@discardableResult
 public func SecIdentityGetTypeID() -> CFTypeID { cfTypeID(forClass: SecIdentity.self) }
 
 /// Apple: `SecIdentityCopyCertificate(_:_:)`. Stores the identity's certificate in `certificateRef`.
+@discardableResult
 public func SecIdentityCopyCertificate(_ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>) -> OSStatus {
     certificateRef.pointee = identityRef.certificate
     return errSecSuccess
 }
 
 /// Apple: `SecIdentityCopyPrivateKey(_:_:)`. Stores the identity's private key in `privateKeyRef`.
+@discardableResult
 public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>) -> OSStatus {
     privateKeyRef.pointee = identityRef.privateKey
     return errSecSuccess

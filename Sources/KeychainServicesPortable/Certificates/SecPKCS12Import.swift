@@ -27,6 +27,7 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 /// verify), `errSecDecode` (-26275) for data that is not a PKCS#12 file, `errSecUnimplemented`
 /// (-4) for encryptions not offered (the legacy RC2 / 3DES schemes of OpenSSL 1.x and
 /// `openssl pkcs12 -legacy`), `errSecParam` for a missing password.
+@discardableResult
 public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>) -> OSStatus {
     guard let password = (options as? [String: Any])?[kSecImportExportPassphrase as String] as? String else { return errSecParam }
     let archive: PKCS12Archive

@@ -194,10 +194,38 @@ public enum SecKeyOperationType: Int, Sendable {
     case keyExchange = 4
 }
 
-/// Apple: `kSecKeyKeyExchangeParameterRequestedSize`, the number of bytes a KDF-based
-/// `SecKeyCopyKeyExchangeResult` should return (CFNumber, required for those algorithms).
+/// Apple: `SecKeyKeyExchangeParameter`, the keys of `SecKeyCopyKeyExchangeResult`'s parameters
+/// dictionary (Swift's name for the C `kSecKeyKeyExchangeParameter…` constants): write
+/// `[SecKeyKeyExchangeParameter.requestedSize.rawValue: 32]`.
+public struct SecKeyKeyExchangeParameter: RawRepresentable, Hashable, @unchecked Sendable {
+    /// The dictionary key.
+    public let rawValue: CFString
+
+    /// Wraps a dictionary key.
+    public init(rawValue: CFString) { self.rawValue = rawValue }
+
+    /// Equal when the key strings are equal.
+    public static func == (lhs: SecKeyKeyExchangeParameter, rhs: SecKeyKeyExchangeParameter) -> Bool {
+        (lhs.rawValue as String) == (rhs.rawValue as String)
+    }
+
+    /// Hashes the key string.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue as String) }
+}
+
+extension SecKeyKeyExchangeParameter {
+    /// Apple: `requestedSize` (`"requestedSize"`), the number of bytes a KDF-based
+    /// `SecKeyCopyKeyExchangeResult` should return (CFNumber, required for those algorithms).
+    public static let requestedSize = SecKeyKeyExchangeParameter(rawValue: "requestedSize" as CFString)
+    /// Apple: `sharedInfo` (`"sharedInfo"`), the shared info fed to the X9.63 KDF (CFData, optional).
+    public static let sharedInfo = SecKeyKeyExchangeParameter(rawValue: "sharedInfo" as CFString)
+}
+
+/// Apple: the C name, which Swift renames (it does not compile on Apple platforms either).
+@available(*, unavailable, renamed: "SecKeyKeyExchangeParameter.requestedSize")
 nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFString = "requestedSize"
-/// Apple: `kSecKeyKeyExchangeParameterSharedInfo`, the shared info fed to the X9.63 KDF (CFData, optional).
+/// Apple: the C name, which Swift renames (it does not compile on Apple platforms either).
+@available(*, unavailable, renamed: "SecKeyKeyExchangeParameter.sharedInfo")
 nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = "sharedInfo"
 /// Apple: `kSecPrivateKeyAttrs`, the attributes of the private key in `SecKeyCreateRandomKey` parameters.
 nonisolated(unsafe) public let kSecPrivateKeyAttrs: CFString = "private"
