@@ -156,6 +156,13 @@ let package = Package(
         // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
+        // KeychainServicesPortable's public interface (swift-symbolgraph-extract) against Apple's
+        // Security as Swift imports it (../shared/reference/apple-security-api), with the reviewed list.
+        .testTarget(
+            name: "AppleAPIShapeTests",
+            dependencies: [.target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms))],
+            exclude: ["ReviewedAdditions.txt"]
+        ),
         // Black-box tests that run the built keychainctl and docker-credential-keychainkit.
         // Test support shared by two test targets (a regular target: test targets cannot depend on each other).
         .target(name: "PseudoTerminalSupport", path: "Tests/Support/PseudoTerminal"),
@@ -170,7 +177,7 @@ let package = Package(
             dependencies: ["KeychainStore", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
-        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
+        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
                                                                   .product(name: "Crypto", package: "swift-crypto")],
                     // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).

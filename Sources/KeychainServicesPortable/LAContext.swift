@@ -123,6 +123,7 @@ open class LAContext: NSObject, @unchecked Sendable {
     }
 
     /// Apple: whether a credential of `type` is set.
+    @discardableResult
     open func isCredentialSet(_ type: LACredentialType) -> Bool {
         lock.withLock { state.credentials[type] != nil }
     }

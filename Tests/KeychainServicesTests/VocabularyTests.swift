@@ -230,7 +230,9 @@ struct VocabularyTests {
         #expect(SecRandomCopyBytes(kSecRandomDefault, first.count, &first) == errSecSuccess)
         #expect(SecRandomCopyBytes(kSecRandomDefault, second.count, &second) == errSecSuccess)
         #expect(first != second)
-        #expect(kSecRandomDefault == nil)
+        // Non-optional as on Apple: nil and kSecRandomDefault both name the one generator.
+        #expect(SecRandomCopyBytes(nil, first.count, &first) == errSecSuccess)
+        #expect(first != second)
     }
 
     @Test("SecRandomCopyBytes fills requests larger than one chunk, and rejects a negative count")
