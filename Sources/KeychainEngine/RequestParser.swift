@@ -231,6 +231,10 @@ enum RequestParser {
                     || isForbiddenInternalAttribute(key))
             guard isAttribute else { throw EngineFailure(Status.noSuchAttribute) }
             if ValueCoercion.isNull(value) { throw EngineFailure(Status.param) }
+            // The token an item lives in is fixed when it is created (a Secure Enclave key never
+            // leaves the enclave, a software key never enters it): changing it is -50, as securityd
+            // refuses the other attributes that cannot change (the sharing group).
+            if key == "tkid" { throw EngineFailure(Status.param) }
             try applyAttribute(key, value, to: &request)
         }
         return request

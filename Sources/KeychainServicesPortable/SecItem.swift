@@ -17,7 +17,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         guard expansion == errSecSuccess else { return expansion }
         var keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
         keyReturn?.keyUse = (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible)
-        return SecItemCall.deliver(engine.add(dictionary), keyReturn: keyReturn, into: result)
+        // The edge may see a token-bound key's bytes only where it turns them into a SecKey.
+        return SecItemCall.deliver(engine.add(dictionary, releasingTokenKeyMaterial: keyReturn != nil), keyReturn: keyReturn, into: result)
     }
 }
 
@@ -39,7 +40,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         guard expansion == errSecSuccess else { return expansion }
         var keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
         keyReturn?.keyUse = (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible)
-        let outcome = engine.copyMatching(dictionary, deferringPrivateKeyUsage: keyReturn?.defersPrivateKeyUsage ?? false)
+        let outcome = engine.copyMatching(dictionary, deferringPrivateKeyUsage: keyReturn?.defersPrivateKeyUsage ?? false,
+                                          releasingTokenKeyMaterial: keyReturn != nil)
         return SecItemCall.deliver(outcome, keyReturn: keyReturn, into: result)
     }
 }
