@@ -129,6 +129,7 @@ enum RequestParser {
 
     private static func applyMatch(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
         request.hasMatchKey = true
+        if key != "m_Limit" || ValueCoercion.string(value) != "m_LimitAll" { request.hasMatchKeyBesidesLimitAll = true }
         switch key {
         case "m_Limit":
             if let text = ValueCoercion.string(value) {

@@ -129,7 +129,10 @@ public final class SecItemEngine: Sendable {
         run { () throws(EngineFailure) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .update)
-            if request.hasReturnKeyTrue || request.hasMatchKey || request.hasItemList || request.authenticationUI == .skip {
+            // kSecMatchLimitAll alone is macOS's idiom (wrappers send it off iOS): it asks for what
+            // an update does anyway. Other match keys are -50, as on iOS.
+            let refusedMatch = request.hasMatchKey && !request.matchKeysOnlyLimitAll
+            if request.hasReturnKeyTrue || refusedMatch || request.hasItemList || request.authenticationUI == .skip {
                 throw EngineFailure(Status.param)
             }
             let changesRequest = try RequestParser.parseChanges(attributesToUpdate, itemClass: request.itemClass)
@@ -174,7 +177,11 @@ public final class SecItemEngine: Sendable {
         run { () throws(EngineFailure) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .delete)
-            if request.hasMatchKey || request.authenticationUI == .skip { throw EngineFailure(Status.param) }
+            // kSecMatchLimitAll alone is macOS's idiom (KeychainAccess's removeAll off iOS): it asks
+            // for what a delete does anyway. kSecMatchLimitOne would delete less on macOS's file
+            // keychain and more here, so it stays -50 with every other match key, as on iOS.
+            let refusedMatch = request.hasMatchKey && !request.matchKeysOnlyLimitAll
+            if refusedMatch || request.authenticationUI == .skip { throw EngineFailure(Status.param) }
             let itemQuery = try makeQuery(request, writing: true)
             try perform { () throws(KeychainStoreError) in try database.delete(itemQuery) }
             return nil
