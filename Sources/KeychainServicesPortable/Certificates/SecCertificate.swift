@@ -109,6 +109,58 @@ public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ common
     return errSecSuccess
 }
 
+/// Apple: `SecCertificateCopyNotValidBeforeDate(_:)`. The start of the validity period.
+@discardableResult
+public func SecCertificateCopyNotValidBeforeDate(_ certificate: SecCertificate) -> CFDate? {
+    certificate.certificate.notValidBefore as NSDate
+}
+
+/// Apple: `SecCertificateCopyNotValidAfterDate(_:)`. The end of the validity period.
+@discardableResult
+public func SecCertificateCopyNotValidAfterDate(_ certificate: SecCertificate) -> CFDate? {
+    certificate.certificate.notValidAfter as NSDate
+}
+
+/// Apple: `SecCertificateCopyEmailAddresses(_:_:)`. Stores the certificate's e-mail addresses
+/// in `emailAddresses`: the subject's `emailAddress` attributes, then the subject alternative
+/// name's `rfc822Name` entries, each once (an empty array when there are none).
+/// `errSecSuccess`; a malformed subject alternative name extension is `errSecDecode`.
+@discardableResult
+public func SecCertificateCopyEmailAddresses(_ certificate: SecCertificate, _ emailAddresses: UnsafeMutablePointer<CFArray?>) -> OSStatus {
+    var addresses: [String] = []
+    for rdn in certificate.certificate.subject {
+        for attribute in rdn where attribute.type == .RDNAttributeType.emailAddress {
+            if let text = String(attribute.value), !addresses.contains(text) { addresses.append(text) }
+        }
+    }
+    do {
+        for name in try certificate.certificate.extensions.subjectAlternativeNames ?? SubjectAlternativeNames() {
+            if case .rfc822Name(let address) = name, !addresses.contains(address) { addresses.append(address) }
+        }
+    } catch {
+        emailAddresses.pointee = nil
+        return errSecDecode
+    }
+    emailAddresses.pointee = addresses as NSArray
+    return errSecSuccess
+}
+
+/// Apple: `SecCertificateCopyNormalizedIssuerSequence(_:)`. The DER `Name` SEQUENCE of the issuer,
+/// for comparing with `kSecAttrIssuer` and for `kSecMatchIssuers`. Apple normalizes the strings
+/// (case, white space); here the name is returned as the certificate encodes it, the same
+/// bytes `kSecAttrIssuer` holds (see docs/ARCHITECTURE.md, deliberate differences).
+@discardableResult
+public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
+    SecCertificate.der(of: certificate.certificate.issuer) as NSData
+}
+
+/// Apple: `SecCertificateCopyNormalizedSubjectSequence(_:)`. The DER `Name` SEQUENCE of the
+/// subject, as the certificate encodes it (see `SecCertificateCopyNormalizedIssuerSequence`).
+@discardableResult
+public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
+    SecCertificate.der(of: certificate.certificate.subject) as NSData
+}
+
 /// Apple: `SecCertificateCopySerialNumberData(_:_:)`. The serial number's big-endian bytes as
 /// DER encodes them (a leading zero byte keeps a positive number positive).
 @discardableResult

@@ -6,6 +6,10 @@ import Foundation
 
 /// Apple: `kSecImportExportPassphrase`, the file's password (CFString) in the options.
 nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = "passphrase"
+/// Apple: `kSecImportToMemoryOnly` (CFBoolean option): import into memory, not into a keychain.
+/// `SecPKCS12Import` never adds anything to a keychain here (as on iOS), so it is accepted and
+/// changes nothing.
+nonisolated(unsafe) public let kSecImportToMemoryOnly: CFString = "memory"
 /// Apple: `kSecImportItemLabel`, an item's friendly name (CFString).
 nonisolated(unsafe) public let kSecImportItemLabel: CFString = "label"
 /// Apple: `kSecImportItemKeyID`, an item's local key ID (CFData).

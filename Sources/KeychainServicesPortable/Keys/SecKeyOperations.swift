@@ -56,10 +56,10 @@ public func SecKeyCreateSignature(
         try key.authorizePrivateKeyUse()
         let data = Data(copyingBytesOf: dataToSign)
         switch (key.material, spec) {
-        case (.ecPrivate(let ecKey), .ecdsa(let hash, let isDigest)):
+        case (.ecPrivate(let ecKey), .ecdsa(let hash, let isDigest, let rawRS)):
             let digest = try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm)
             do {
-                return try ecKey.derSignature(ofDigest: digest) as NSData
+                return try (rawRS ? ecKey.rawSignature(ofDigest: digest) : ecKey.derSignature(ofDigest: digest)) as NSData
             } catch {
                 throw SecKeyFailure(status: errSecInternalComponent, message: "ECDSA signing failed")
             }
@@ -89,9 +89,11 @@ public func SecKeyVerifySignature(
         let data = Data(copyingBytesOf: signedData)
         let signatureBytes = Data(copyingBytesOf: signature)
         switch (key.publicMaterial, spec) {
-        case (.ecPublic(let ecKey), .ecdsa(let hash, let isDigest)):
+        case (.ecPublic(let ecKey), .ecdsa(let hash, let isDigest, let rawRS)):
             let digest = try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm)
-            guard ecKey.isValid(derSignature: signatureBytes, ofDigest: digest) else { throw .verification("EC") }
+            let valid = rawRS ? ecKey.isValid(rawSignature: signatureBytes, ofDigest: digest)
+                : ecKey.isValid(derSignature: signatureBytes, ofDigest: digest)
+            guard valid else { throw .verification("EC") }
             return true
         case (.rsaPublic(let rsaKey), _):
             guard let (hash, padding) = rsaSignaturePadding(spec) else { throw .unsupported(algorithm, key) }
