@@ -158,6 +158,9 @@ let package = Package(
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
         // KeychainServicesPortable's public interface (swift-symbolgraph-extract) against Apple's
         // Security as Swift imports it (../shared/reference/apple-security-api), with the reviewed list.
+        // SecItem semantics through SecItem* only: imports KeychainServices alone, so the same
+        // target builds against Apple's Security on a Mac (docs/PORTING.md says how to run it there).
+        .testTarget(name: "SecItemParityTests", dependencies: ["KeychainServices"]),
         .testTarget(
             name: "AppleAPIShapeTests",
             dependencies: [.target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms))],
