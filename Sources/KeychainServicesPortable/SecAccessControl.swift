@@ -36,14 +36,17 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     /// Apple: any enrolled biometry.
     public static let biometryAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
     /// Apple: deprecated name of `biometryAny`.
+    @available(*, deprecated, renamed: "biometryAny")
     public static let touchIDAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
     /// Apple: the biometry enrolled now; invalidated when the set changes.
     public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
     /// Apple: deprecated name of `biometryCurrentSet`.
+    @available(*, deprecated, renamed: "biometryCurrentSet")
     public static let touchIDCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
     /// Apple: the device passcode.
     public static let devicePasscode = SecAccessControlCreateFlags(rawValue: 1 << 4)
-    /// Apple: a paired watch (deprecated name).
+    /// Apple: a paired watch (deprecated name of `companion`).
+    @available(*, deprecated, renamed: "companion")
     public static let watch = SecAccessControlCreateFlags(rawValue: 1 << 5)
     /// Apple: a paired companion device.
     public static let companion = SecAccessControlCreateFlags(rawValue: 1 << 5)

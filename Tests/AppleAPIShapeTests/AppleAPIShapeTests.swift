@@ -116,6 +116,22 @@ struct AppleAPIShapeTests {
         }
     }
 
+    @Test("what Apple deprecates on every platform is deprecated here too, but for the legacy keychain calls Linux keeps")
+    func deprecationsMatchApple() throws {
+        let apple = try Self.appleDeclarations()
+        let interface = try Self.ours()
+        // macOS deprecates the file-keychain calls (SecKeychain…); on Linux they are how tools create,
+        // lock and unlock keychain files (keychainctl), so they stay undeprecated here.
+        let keptForLinux = interface.declarations.filter { $0.key.hasPrefix("func SecKeychain") }.map(\.key)
+        var undeprecated: [String] = []
+        for declaration in interface.declarations where !declaration.isDeprecated && !keptForLinux.contains(declaration.key) {
+            guard let candidates = apple[declaration.key], candidates.allSatisfy(\.isDeprecated) else { continue }
+            undeprecated.append(declaration.line)
+        }
+        #expect(undeprecated.isEmpty, "deprecated by Apple, not here:\n\(undeprecated.joined(separator: "\n"))")
+        #expect(interface.declarations.contains { $0.key == "func SecRequestSharedWebCredential(_:_:_:)" && $0.isDeprecated })
+    }
+
     @Test("every function Apple imports from C or Objective-C is @discardableResult here too")
     func importedFunctionsAreDiscardable() throws {
         let interface = try Self.ours()

@@ -76,7 +76,8 @@ struct PublicInterface {
             guard !(symbol.availability ?? []).contains(where: { $0.isUnconditionallyUnavailable == true }) else { return nil }
             let text = symbol.declarationFragments.map(\.spelling).joined()
             let container = parents[symbol.identifier.precise].flatMap { titles[$0] }
-            return SwiftDeclaration(container: container, declaration: text)
+            let isDeprecated = (symbol.availability ?? []).contains { $0.isUnconditionallyDeprecated == true }
+            return SwiftDeclaration(container: container, declaration: text, isDeprecated: isDeprecated)
         }
         self.conformances = conformances
     }
@@ -127,7 +128,10 @@ private struct SymbolGraph: Decodable {
         struct Identifier: Decodable { let precise: String }
         struct Names: Decodable { let title: String }
         struct Fragment: Decodable { let spelling: String }
-        struct Availability: Decodable { let isUnconditionallyUnavailable: Bool? }
+        struct Availability: Decodable {
+            let isUnconditionallyUnavailable: Bool?
+            let isUnconditionallyDeprecated: Bool?
+        }
         let identifier: Identifier
         let names: Names
         let declarationFragments: [Fragment]

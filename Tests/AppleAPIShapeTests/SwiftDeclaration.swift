@@ -14,6 +14,8 @@ struct SwiftDeclaration: Hashable {
     let conformances: Set<String>
     /// Whether the declaration carried `@discardableResult`.
     let isDiscardable: Bool
+    /// Whether the declaration is deprecated (`@available(*, deprecated…)`).
+    let isDeprecated: Bool
     /// Container, kind, name and argument labels: what must be unique on each side.
     let key: String
 
@@ -28,9 +30,10 @@ struct SwiftDeclaration: Hashable {
         self.init(container: container, declaration: body)
     }
 
-    init(container: String?, declaration: String) {
+    init(container: String?, declaration: String, isDeprecated: Bool? = nil) {
         self.container = container
         isDiscardable = declaration.contains("@discardableResult")
+        self.isDeprecated = isDeprecated ?? declaration.contains("@available(*, deprecated")
         var text = Self.removingAttributes(declaration)
         for modifier in ["nonisolated(unsafe) ", "final ", "override ", "open ", "public ", "convenience ", "required ", "mutating "] {
             text = text.replacingOccurrences(of: modifier, with: "")
