@@ -6,6 +6,7 @@
 import Crypto
 import Foundation
 import KeychainServices
+import RequiredToolSupport
 import Testing
 
 @Suite("Security calls wrappers make beyond SecItem")
@@ -65,8 +66,43 @@ struct WrapperAPITests {
         #expect(kSecSharedPassword as String == "spwd")
     }
 
-    // MARK: Certificates and identities
+    // MARK: RFC 4754 ECDSA
 
+    @Test("ECDSA RFC 4754 signatures are raw r‖s of the curve's size, verify, and equal the X9.62 signature re-encoded")
+    func rfc4754() throws {
+        let message = Data("signed as RFC 4754".utf8)
+        for (bits, size) in [(256, 64), (384, 96), (521, 132)] {
+            let key = try randomKey(kSecAttrKeyTypeECSECPrimeRandom, bits)
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            let signature = try #require(sign(key, .ecdsaSignatureMessageRFC4754SHA256, message).value)
+            #expect(signature.count == size)
+            #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, signature).value == true)
+            var tampered = signature
+            tampered[0] ^= 1
+            #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, tampered).value != true)
+            // The DER form of the same r and s verifies as X9.62.
+            if bits == 256 {
+                let der = try P256.Signing.ECDSASignature(rawRepresentation: signature).derRepresentation
+                #expect(verify(publicKey, .ecdsaSignatureMessageX962SHA256, message, der).value == true)
+                // A DER signature is not an RFC 4754 one.
+                #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, der).value != true)
+            }
+        }
+        // Digest variants sign a caller-computed digest.
+        let key = try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
+        let digest = Data(SHA384.hash(data: message))
+        let signature = try #require(sign(key, .ecdsaSignatureDigestRFC4754SHA384, digest).value)
+        #expect(verify(try #require(SecKeyCopyPublicKey(key)), .ecdsaSignatureMessageRFC4754SHA384, message, signature).value == true)
+        #expect(verify(try #require(SecKeyCopyPublicKey(key)), .ecdsaSignatureDigestRFC4754, digest, signature).value == true)
+        #expect(SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureDigestRFC4754SHA512))
+        #expect(SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA256.rawValue as String == "algid:sign:ECDSA:message-RFC4754:SHA256")
+        #expect(SecKeyAlgorithm.ecdsaSignatureDigestRFC4754.rawValue as String == "algid:sign:ECDSA:digest-RFC4754")
+    }
+}
+
+/// The certificate and identity calls wrappers make, against certificates the real openssl makes.
+@Suite("Certificate and identity calls wrappers make (against openssl)", .tags(.external, .openssl))
+struct WrapperCertificateTests {
     @Test("certificate dates, e-mail addresses and name sequences agree with openssl")
     func certificateProperties() throws {
         let workspace = try OpenSSLWorkspace()
@@ -152,36 +188,4 @@ struct WrapperAPITests {
         #expect(kSecImportToMemoryOnly as String == "memory")
     }
 
-    // MARK: RFC 4754 ECDSA
-
-    @Test("ECDSA RFC 4754 signatures are raw r‖s of the curve's size, verify, and equal the X9.62 signature re-encoded")
-    func rfc4754() throws {
-        let message = Data("signed as RFC 4754".utf8)
-        for (bits, size) in [(256, 64), (384, 96), (521, 132)] {
-            let key = try randomKey(kSecAttrKeyTypeECSECPrimeRandom, bits)
-            let publicKey = try #require(SecKeyCopyPublicKey(key))
-            let signature = try #require(sign(key, .ecdsaSignatureMessageRFC4754SHA256, message).value)
-            #expect(signature.count == size)
-            #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, signature).value == true)
-            var tampered = signature
-            tampered[0] ^= 1
-            #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, tampered).value != true)
-            // The DER form of the same r and s verifies as X9.62.
-            if bits == 256 {
-                let der = try P256.Signing.ECDSASignature(rawRepresentation: signature).derRepresentation
-                #expect(verify(publicKey, .ecdsaSignatureMessageX962SHA256, message, der).value == true)
-                // A DER signature is not an RFC 4754 one.
-                #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, der).value != true)
-            }
-        }
-        // Digest variants sign a caller-computed digest.
-        let key = try randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
-        let digest = Data(SHA384.hash(data: message))
-        let signature = try #require(sign(key, .ecdsaSignatureDigestRFC4754SHA384, digest).value)
-        #expect(verify(try #require(SecKeyCopyPublicKey(key)), .ecdsaSignatureMessageRFC4754SHA384, message, signature).value == true)
-        #expect(verify(try #require(SecKeyCopyPublicKey(key)), .ecdsaSignatureDigestRFC4754, digest, signature).value == true)
-        #expect(SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureDigestRFC4754SHA512))
-        #expect(SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA256.rawValue as String == "algid:sign:ECDSA:message-RFC4754:SHA256")
-        #expect(SecKeyAlgorithm.ecdsaSignatureDigestRFC4754.rawValue as String == "algid:sign:ECDSA:digest-RFC4754")
-    }
 }
