@@ -107,6 +107,7 @@ let package = Package(
             dependencies: [
                 "KeychainLinux",
                 "KeychainServices",
+                "KeychainServicesExtras",  // errSecInternal (Apple's private name for -26276)
                 "KeychainEngine",
                 "KeychainStore",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
