@@ -107,6 +107,7 @@ let package = Package(
             dependencies: [
                 "KeychainLinux",
                 "KeychainServices",
+                "KeychainServicesExtras",  // errSecInternal (Apple's private name for -26276)
                 "KeychainEngine",
                 "KeychainStore",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
@@ -138,8 +139,9 @@ let package = Package(
                 "KeychainServices",
                 "CredentialStore",
                 "CredentialFiles",
-                // show-keychain-info --security (SecKeychainCopyStorageSecurity).
-                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
+                // show-keychain-info --security (SecKeychainCopyStorageSecurity); SecKeychainChangePassword
+                // (private on Apple).
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "SecretService", condition: .when(platforms: [.linux])),
@@ -155,6 +157,16 @@ let package = Package(
         // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
+        // KeychainServicesPortable's public interface (swift-symbolgraph-extract) against Apple's
+        // Security as Swift imports it (../shared/reference/apple-security-api), with the reviewed list.
+        // SecItem semantics through SecItem* only: imports KeychainServices alone, so the same
+        // target builds against Apple's Security on a Mac (docs/PORTING.md says how to run it there).
+        .testTarget(name: "SecItemParityTests", dependencies: ["KeychainServices"]),
+        .testTarget(
+            name: "AppleAPIShapeTests",
+            dependencies: [.target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms))],
+            exclude: ["ReviewedAdditions.txt"]
+        ),
         // Black-box tests that run the built keychainctl and docker-credential-keychainkit.
         // Test support shared by two test targets (a regular target: test targets cannot depend on each other).
         .target(name: "PseudoTerminalSupport", path: "Tests/Support/PseudoTerminal"),
@@ -169,7 +181,7 @@ let package = Package(
             dependencies: ["KeychainStore", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
-        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
+        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
                                                                   .product(name: "Crypto", package: "swift-crypto")],
                     // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).

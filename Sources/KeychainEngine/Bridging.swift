@@ -4,21 +4,21 @@ import KeychainStore
 /// A value that stands for an access-control object in a query dictionary (KeychainServices'
 /// `SecAccessControl` on Linux conforms). The engine reads the policy through this protocol so
 /// it does not depend on the module that declares Apple's names.
-public protocol AccessControlConvertible {
+package protocol AccessControlConvertible {
     /// The protection class and flags.
     var accessControlPolicy: AccessControlPolicy { get }
 }
 
 extension AccessControlPolicy: AccessControlConvertible {
     /// The policy itself.
-    public var accessControlPolicy: AccessControlPolicy { self }
+    package var accessControlPolicy: AccessControlPolicy { self }
 }
 
 /// A value that stands for an authentication context (`LAContext`) under
 /// `kSecUseAuthenticationContext`. It carries an application password, the prompt text, whether
 /// prompts are allowed, and which keychains' owners it has already authenticated, so that one
 /// evaluated context is reused without a new prompt.
-public protocol AuthenticationContextConvertible: AnyObject, Sendable {
+package protocol AuthenticationContextConvertible: AnyObject, Sendable {
     /// An application password set with `setCredential(_:type: .applicationPassword)`, if any.
     var applicationPasswordCredential: Data? { get }
     /// Whether the context forbids user interaction (`interactionNotAllowed`).

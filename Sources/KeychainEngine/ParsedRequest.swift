@@ -55,6 +55,11 @@ struct ParsedRequest {
     var limit: Limit?
     /// Some `kSecMatch…` key was present.
     var hasMatchKey = false
+    /// Whether a match key other than `kSecMatchLimit` = `kSecMatchLimitAll` was given.
+    var hasMatchKeyBesidesLimitAll = false
+    /// Whether the only match key is `kSecMatchLimitAll`: what macOS strips from SecItemUpdate
+    /// and SecItemDelete, and what those calls do anyway (they reach every match).
+    var matchKeysOnlyLimitAll: Bool { hasMatchKey && !hasMatchKeyBesidesLimitAll && limit == .all }
     var hostOrSubdomainOf: String?
 
     var authenticationUI: AuthenticationUI = .allow

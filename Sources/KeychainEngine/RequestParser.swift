@@ -129,6 +129,7 @@ enum RequestParser {
 
     private static func applyMatch(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
         request.hasMatchKey = true
+        if key != "m_Limit" || ValueCoercion.string(value) != "m_LimitAll" { request.hasMatchKeyBesidesLimitAll = true }
         switch key {
         case "m_Limit":
             if let text = ValueCoercion.string(value) {
@@ -231,6 +232,10 @@ enum RequestParser {
                     || isForbiddenInternalAttribute(key))
             guard isAttribute else { throw EngineFailure(Status.noSuchAttribute) }
             if ValueCoercion.isNull(value) { throw EngineFailure(Status.param) }
+            // The token an item lives in is fixed when it is created (a Secure Enclave key never
+            // leaves the enclave, a software key never enters it): changing it is -50, as securityd
+            // refuses the other attributes that cannot change (the sharing group).
+            if key == "tkid" { throw EngineFailure(Status.param) }
             try applyAttribute(key, value, to: &request)
         }
         return request

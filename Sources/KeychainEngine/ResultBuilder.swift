@@ -7,6 +7,22 @@ struct ResultBuilder {
     let request: ParsedRequest
     /// Turns a stored policy into the object callers get under `kSecAttrAccessControl`.
     let accessControlObject: @Sendable (AccessControlPolicy) -> Any
+    /// Whether the private bytes of token-bound (Secure Enclave) keys may be returned: only to
+    /// the KeychainServices edge, which turns them into a `SecKey` that never exports them.
+    var releasesTokenKeyMaterial = false
+
+    /// The Secure Enclave token (`kSecAttrTokenIDSecureEnclave`): on Apple platforms such a
+    /// key's private half never leaves the enclave, so here its bytes never leave the engine.
+    static let secureEnclaveToken = "com.apple.setoken"
+
+    /// The data a caller may see: none for a token-bound key (empty, as securityd returns for
+    /// one), unless the caller is the edge building a reference.
+    private func releasableData(of item: KeychainItem) -> Data? {
+        if !releasesTokenKeyMaterial, item.itemClass == .key, case .string(Self.secureEnclaveToken)? = item.attributes["tkid"] {
+            return Data()
+        }
+        return item.data
+    }
 
     private var requestedCount: Int {
         [request.returnData, request.returnAttributes, request.returnRef, request.returnPersistentRef].filter { $0 }.count
@@ -18,14 +34,14 @@ struct ResultBuilder {
         case 0:
             return nil
         case 1:
-            if request.returnData { return item.data ?? Data() }
+            if request.returnData { return releasableData(of: item) ?? Data() }
             if request.returnPersistentRef { return PersistentReference.make(item.itemClass, item.persistentID) }
             if request.returnAttributes { return attributes(of: item) }
             return nil  // kSecReturnRef: passwords have no SecKeychainItem ref on iOS
         default:
             var dictionary: [String: Any] = [:]
             if request.returnAttributes || request.returnRef { dictionary = attributes(of: item) }
-            if request.returnData, let data = item.data { dictionary["v_Data"] = data }
+            if request.returnData, let data = releasableData(of: item) { dictionary["v_Data"] = data }
             if request.returnPersistentRef {
                 dictionary["v_PersistentRef"] = PersistentReference.make(item.itemClass, item.persistentID)
             }

@@ -37,8 +37,14 @@ public final class SecItemEngine: Sendable {
 
     // MARK: SecItemAdd
 
-    /// `SecItemAdd`.
+    /// `SecItemAdd`. The data of a token-bound (Secure Enclave) key is never returned.
     public func add(_ attributes: [String: Any]) -> SecItemResult {
+        add(attributes, releasingTokenKeyMaterial: false)
+    }
+
+    /// `SecItemAdd` for the KeychainServices edge, which may receive a token-bound key's bytes to
+    /// build the `SecKey` that uses (and never exports) them.
+    package func add(_ attributes: [String: Any], releasingTokenKeyMaterial: Bool) -> SecItemResult {
         run { () throws(EngineFailure) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(attributes, mode: .add)
@@ -74,7 +80,9 @@ public final class SecItemEngine: Sendable {
                                             protection: protection, accessControl: policy))
             }
             item.data = request.data  // results show the caller's secret, not its sealed form
-            return ResultBuilder(request: request, accessControlObject: accessControlObject).value(for: item)
+            var results = ResultBuilder(request: request, accessControlObject: accessControlObject)
+            results.releasesTokenKeyMaterial = releasingTokenKeyMaterial
+            return results.value(for: item)
         }
     }
 
@@ -84,7 +92,14 @@ public final class SecItemEngine: Sendable {
     /// has `.privateKeyUsage` (and no application password) are returned without authentication:
     /// their constraints guard each private-key operation instead (``authorizePrivateKeyUse``),
     /// as on Apple platforms. Only for a caller that turns the data into such a guarded key.
+    /// The data of a token-bound (Secure Enclave) key is never returned (empty data instead).
     public func copyMatching(_ query: [String: Any], deferringPrivateKeyUsage: Bool = false) -> SecItemResult {
+        copyMatching(query, deferringPrivateKeyUsage: deferringPrivateKeyUsage, releasingTokenKeyMaterial: false)
+    }
+
+    /// `SecItemCopyMatching` for the KeychainServices edge, which may receive a token-bound key's
+    /// bytes to build the `SecKey` that uses (and never exports) them.
+    package func copyMatching(_ query: [String: Any], deferringPrivateKeyUsage: Bool, releasingTokenKeyMaterial: Bool) -> SecItemResult {
         run { () throws(EngineFailure) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .copyMatching)
@@ -101,8 +116,9 @@ public final class SecItemEngine: Sendable {
             var items = try perform { () throws(KeychainStoreError) in try database.find(storeQuery, decrypt: needsContents) }
             items = try enforceAccessControl(items, request: request, deferringPrivateKeyUsage: deferringPrivateKeyUsage)
             if items.isEmpty { throw EngineFailure(Status.itemNotFound) }
-            return ResultBuilder(request: request, accessControlObject: accessControlObject)
-                .result(for: items, limitOne: limit == .one)
+            var results = ResultBuilder(request: request, accessControlObject: accessControlObject)
+            results.releasesTokenKeyMaterial = releasingTokenKeyMaterial
+            return results.result(for: items, limitOne: limit == .one)
         }
     }
 
@@ -113,7 +129,10 @@ public final class SecItemEngine: Sendable {
         run { () throws(EngineFailure) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .update)
-            if request.hasReturnKeyTrue || request.hasMatchKey || request.hasItemList || request.authenticationUI == .skip {
+            // kSecMatchLimitAll alone is macOS's idiom (wrappers send it off iOS): it asks for what
+            // an update does anyway. Other match keys are -50, as on iOS.
+            let refusedMatch = request.hasMatchKey && !request.matchKeysOnlyLimitAll
+            if request.hasReturnKeyTrue || refusedMatch || request.hasItemList || request.authenticationUI == .skip {
                 throw EngineFailure(Status.param)
             }
             let changesRequest = try RequestParser.parseChanges(attributesToUpdate, itemClass: request.itemClass)
@@ -158,7 +177,11 @@ public final class SecItemEngine: Sendable {
         run { () throws(EngineFailure) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .delete)
-            if request.hasMatchKey || request.authenticationUI == .skip { throw EngineFailure(Status.param) }
+            // kSecMatchLimitAll alone is macOS's idiom (KeychainAccess's removeAll off iOS): it asks
+            // for what a delete does anyway. kSecMatchLimitOne would delete less on macOS's file
+            // keychain and more here, so it stays -50 with every other match key, as on iOS.
+            let refusedMatch = request.hasMatchKey && !request.matchKeysOnlyLimitAll
+            if refusedMatch || request.authenticationUI == .skip { throw EngineFailure(Status.param) }
             let itemQuery = try makeQuery(request, writing: true)
             try perform { () throws(KeychainStoreError) in try database.delete(itemQuery) }
             return nil

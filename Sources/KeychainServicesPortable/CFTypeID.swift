@@ -52,6 +52,7 @@ func cfTypeID(forClass type: AnyClass) -> CFTypeID {
 
 /// Apple: `CFGetTypeID(_:)`. The CF type identifier of `cf`; 0 for `nil` (Apple requires a
 /// non-NULL object).
+@discardableResult
 public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     guard let cf else { return 0 }
     if let boolean = kCFBooleanTrue, type(of: cf) == type(of: boolean) {
@@ -71,20 +72,29 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
 }
 
 /// Apple: `CFStringGetTypeID()`.
+@discardableResult
 public func CFStringGetTypeID() -> CFTypeID { CFTypeIDs.string }
 /// Apple: `CFDataGetTypeID()`.
+@discardableResult
 public func CFDataGetTypeID() -> CFTypeID { CFTypeIDs.data }
 /// Apple: `CFDictionaryGetTypeID()`.
+@discardableResult
 public func CFDictionaryGetTypeID() -> CFTypeID { CFTypeIDs.dictionary }
 /// Apple: `CFArrayGetTypeID()`.
+@discardableResult
 public func CFArrayGetTypeID() -> CFTypeID { CFTypeIDs.array }
 /// Apple: `CFNumberGetTypeID()`. Booleans have their own identifier, `CFBooleanGetTypeID()`.
+@discardableResult
 public func CFNumberGetTypeID() -> CFTypeID { CFTypeIDs.number }
 /// Apple: `CFBooleanGetTypeID()`.
+@discardableResult
 public func CFBooleanGetTypeID() -> CFTypeID { CFTypeIDs.boolean }
 /// Apple: `CFDateGetTypeID()`.
+@discardableResult
 public func CFDateGetTypeID() -> CFTypeID { CFTypeIDs.date }
 /// Apple: `CFErrorGetTypeID()`.
+@discardableResult
 public func CFErrorGetTypeID() -> CFTypeID { CFTypeIDs.error }
 /// Apple: `CFNullGetTypeID()`.
+@discardableResult
 public func CFNullGetTypeID() -> CFTypeID { CFTypeIDs.null }

@@ -82,6 +82,7 @@ nonisolated(unsafe) public let kCFErrorDomainOSStatus: CFErrorDomain! = NSOSStat
 /// `allocator` is ignored. Returns `nil` when `domain` is `nil` (Apple treats that as a
 /// programming error). Only string keys of `userInfo` are kept, since error user-info
 /// dictionaries are keyed by strings.
+@discardableResult
 public func CFErrorCreate(
     _ allocator: CFAllocator!,
     _ domain: CFErrorDomain!,
@@ -102,12 +103,14 @@ public func CFErrorCreate(
 
 /// Apple: `CFErrorGetCode(_:)`. The error's code (for Security errors, an `OSStatus`).
 /// Returns 0 for a `nil` error.
+@discardableResult
 public func CFErrorGetCode(_ err: CFError!) -> CFIndex {
     guard let err else { return 0 }
     return err.code
 }
 
 /// Apple: `CFErrorGetDomain(_:)`. The error's domain, or `nil` for a `nil` error.
+@discardableResult
 public func CFErrorGetDomain(_ err: CFError!) -> CFErrorDomain! {
     guard let err else { return nil }
     return err.domain as NSString
@@ -115,6 +118,7 @@ public func CFErrorGetDomain(_ err: CFError!) -> CFErrorDomain! {
 
 /// Apple: `CFErrorCopyUserInfo(_:)`. The error's user-info dictionary (empty when it has none),
 /// or `nil` for a `nil` error.
+@discardableResult
 public func CFErrorCopyUserInfo(_ err: CFError!) -> CFDictionary! {
     guard let err else { return nil }
     return NSDictionary(dictionary: err.userInfo)
@@ -122,18 +126,21 @@ public func CFErrorCopyUserInfo(_ err: CFError!) -> CFDictionary! {
 
 /// Apple: `CFErrorCopyDescription(_:)`. The error's human-readable description, or `nil` for
 /// a `nil` error.
+@discardableResult
 public func CFErrorCopyDescription(_ err: CFError!) -> CFString! {
     guard let err else { return nil }
     return err.localizedDescription as NSString
 }
 
 /// Apple: `CFErrorCopyFailureReason(_:)`. Why the operation failed, if the error says.
+@discardableResult
 public func CFErrorCopyFailureReason(_ err: CFError!) -> CFString! {
     guard let reason = err?.localizedFailureReason else { return nil }
     return reason as NSString
 }
 
 /// Apple: `CFErrorCopyRecoverySuggestion(_:)`. How to recover, if the error says.
+@discardableResult
 public func CFErrorCopyRecoverySuggestion(_ err: CFError!) -> CFString! {
     guard let suggestion = err?.localizedRecoverySuggestion else { return nil }
     return suggestion as NSString

@@ -15,6 +15,7 @@ extension LAContext {
     ///
     /// It also sets `biometryType` (`.touchID` when fprintd reports a fingerprint reader) and, when
     /// biometry can be evaluated, `evaluatedPolicyDomainState`.
+    @discardableResult
     public func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool {
         let probe = probeBiometry()
         recordBiometryProbe(type: probe.type, domainState: policy == .deviceOwnerAuthenticationWithBiometrics ? probe.usableDomainState : nil)
@@ -42,6 +43,7 @@ extension LAContext {
 
     /// Apple: the async form of `evaluatePolicy(_:localizedReason:reply:)`; the prompt runs off
     /// the caller's executor.
+    @discardableResult
     public func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
             evaluatePolicy(policy, localizedReason: localizedReason) { success, error in
@@ -109,9 +111,9 @@ extension LAContext {
 
 extension LAContext: AuthenticationContextConvertible {
     /// The application password set with `setCredential(_:type: .applicationPassword)`.
-    public var applicationPasswordCredential: Data? { credential(for: .applicationPassword) }
+    package var applicationPasswordCredential: Data? { credential(for: .applicationPassword) }
     /// `interactionNotAllowed`.
-    public var forbidsInteraction: Bool { interactionNotAllowed }
+    package var forbidsInteraction: Bool { interactionNotAllowed }
     /// `localizedReason`.
-    public var authenticationReason: String { localizedReason }
+    package var authenticationReason: String { localizedReason }
 }

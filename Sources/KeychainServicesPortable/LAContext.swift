@@ -123,6 +123,7 @@ open class LAContext: NSObject, @unchecked Sendable {
     }
 
     /// Apple: whether a credential of `type` is set.
+    @discardableResult
     open func isCredentialSet(_ type: LACredentialType) -> Bool {
         lock.withLock { state.credentials[type] != nil }
     }
@@ -151,29 +152,29 @@ open class LAContext: NSObject, @unchecked Sendable {
     }
 
     /// Whether `invalidate()` has been called.
-    public var isInvalidated: Bool {
+    package var isInvalidated: Bool {
         lock.withLock { state.invalidated }
     }
 
     /// Whether this context authenticated the owner of the keychain with this identity.
-    public func hasAuthenticatedOwner(ofKeychain keychainID: Data) -> Bool {
+    package func hasAuthenticatedOwner(ofKeychain keychainID: Data) -> Bool {
         lock.withLock { !state.invalidated && state.authenticatedKeychains.contains(keychainID) }
     }
 
     /// Records an owner authentication for reuse by later calls with this context.
-    public func recordOwnerAuthentication(ofKeychain keychainID: Data) {
+    package func recordOwnerAuthentication(ofKeychain keychainID: Data) {
         lock.withLock {
             if !state.invalidated { state.authenticatedKeychains.insert(keychainID) }
         }
     }
 
     /// The biometric domain state of this context's last successful fingerprint verification.
-    public var biometricAuthenticationDomainState: Data? {
+    package var biometricAuthenticationDomainState: Data? {
         lock.withLock { state.invalidated ? nil : state.verifiedBiometricDomainState }
     }
 
     /// Records a fingerprint verification made against `domainState`, for reuse by later calls.
-    public func recordBiometricAuthentication(domainState: Data) {
+    package func recordBiometricAuthentication(domainState: Data) {
         lock.withLock {
             guard !state.invalidated else { return }
             state.verifiedBiometricDomainState = domainState

@@ -6,7 +6,7 @@ import KeychainStore
 /// `SecAccessControlCreateWithFlags` and passed under `kSecAttrAccessControl`.
 public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible, AccessControlConvertible {
     /// The protection class and flags this object stands for.
-    public let accessControlPolicy: AccessControlPolicy
+    package let accessControlPolicy: AccessControlPolicy
 
     init(_ policy: AccessControlPolicy) { self.accessControlPolicy = policy }
 
@@ -36,14 +36,17 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     /// Apple: any enrolled biometry.
     public static let biometryAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
     /// Apple: deprecated name of `biometryAny`.
+    @available(*, deprecated, renamed: "biometryAny")
     public static let touchIDAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
     /// Apple: the biometry enrolled now; invalidated when the set changes.
     public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
     /// Apple: deprecated name of `biometryCurrentSet`.
+    @available(*, deprecated, renamed: "biometryCurrentSet")
     public static let touchIDCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
     /// Apple: the device passcode.
     public static let devicePasscode = SecAccessControlCreateFlags(rawValue: 1 << 4)
-    /// Apple: a paired watch (deprecated name).
+    /// Apple: a paired watch (deprecated name of `companion`).
+    @available(*, deprecated, renamed: "companion")
     public static let watch = SecAccessControlCreateFlags(rawValue: 1 << 5)
     /// Apple: a paired companion device.
     public static let companion = SecAccessControlCreateFlags(rawValue: 1 << 5)
@@ -59,6 +62,7 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
 
 /// Apple: `SecAccessControlCreateWithFlags`. Returns nil and sets `error` (code -50, in the
 /// OSStatus domain) for an unknown protection or an invalid combination of flags, by Apple's rules.
+@discardableResult
 public func SecAccessControlCreateWithFlags(
     _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -76,4 +80,5 @@ public func SecAccessControlCreateWithFlags(
 }
 
 /// Apple: `SecAccessControlGetTypeID`.
+@discardableResult
 public func SecAccessControlGetTypeID() -> CFTypeID { cfTypeID(forClass: SecAccessControl.self) }

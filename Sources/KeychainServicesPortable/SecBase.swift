@@ -8,6 +8,7 @@
 /// The texts are those Apple's build generates from SecBase.h (the comment after each code);
 /// codes declared there without a comment give their own name, as Apple's debug table does.
 /// `reserved` is ignored, as on Apple platforms; pass `nil`.
+@discardableResult
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
     if let message = secErrorMessages[status] {
         return message as NSString
@@ -137,9 +138,6 @@ public var errSecPkcs12VerifyFailure: OSStatus { -25264 }
 public var errSecNotSigner: OSStatus { -26267 }
 /// Apple: `errSecDecode` (-26275). Data could not be decoded (for example a corrupt or foreign item).
 public var errSecDecode: OSStatus { -26275 }
-/// Apple: `errSecInternal` (-26276). An internal error occurred in the Security framework
-/// (also what `SecCertificateCopyCommonName` returns for a subject without a common name).
-public var errSecInternal: OSStatus { -26276 }
 /// Apple: `errSecServiceNotAvailable` (-67585).
 public var errSecServiceNotAvailable: OSStatus { -67585 }
 /// Apple: `errSecInsufficientClientID` (-67586).

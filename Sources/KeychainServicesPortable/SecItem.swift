@@ -3,6 +3,7 @@ import KeychainEngine
 import KeychainStore
 
 /// Apple: `SecItemAdd`. Adds an item to the default keychain (or the one under `kSecUseKeychain`).
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.withEngine(attributes) { engine, query in
         guard query.namesAppleObjects else { return SecItemCall.deliver(engine.add(query.dictionary), keyReturn: nil, into: result) }
@@ -16,12 +17,14 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         guard expansion == errSecSuccess else { return expansion }
         var keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
         keyReturn?.keyUse = (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible)
-        return SecItemCall.deliver(engine.add(dictionary), keyReturn: keyReturn, into: result)
+        // The edge may see a token-bound key's bytes only where it turns them into a SecKey.
+        return SecItemCall.deliver(engine.add(dictionary, releasingTokenKeyMaterial: keyReturn != nil), keyReturn: keyReturn, into: result)
     }
 }
 
 /// Apple: `SecItemCopyMatching`. On failure `result` is left untouched. A `kSecValueRef`
 /// SecKey, SecCertificate or SecIdentity in `query` selects the item it denotes.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.withEngine(query) { engine, query in
         guard query.namesAppleObjects else {
@@ -37,13 +40,15 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         guard expansion == errSecSuccess else { return expansion }
         var keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary)
         keyReturn?.keyUse = (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible)
-        let outcome = engine.copyMatching(dictionary, deferringPrivateKeyUsage: keyReturn?.defersPrivateKeyUsage ?? false)
+        let outcome = engine.copyMatching(dictionary, deferringPrivateKeyUsage: keyReturn?.defersPrivateKeyUsage ?? false,
+                                          releasingTokenKeyMaterial: keyReturn != nil)
         return SecItemCall.deliver(outcome, keyReturn: keyReturn, into: result)
     }
 }
 
 /// Apple: `SecItemUpdate`. A `kSecValueRef` SecKey, SecCertificate or SecIdentity in `query`
 /// selects the item it denotes; an identity query updates the certificate and the private key.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.withEngine(query) { engine, query in
         guard let changes = SecItemCall.dictionary(attributesToUpdate)?.dictionary else { return errSecParam }
@@ -59,6 +64,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// Apple: `SecItemDelete`. A `kSecValueRef` SecKey, SecCertificate or SecIdentity in `query`
 /// selects the item it denotes; an identity query deletes the certificate and, unless another
 /// certificate still uses it, the private key.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.withEngine(query) { engine, query in
         guard query.namesAppleObjects else { return engine.delete(query.dictionary) }

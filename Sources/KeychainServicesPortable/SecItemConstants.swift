@@ -359,8 +359,6 @@ nonisolated(unsafe) public let kSecUseAuthenticationUI: CFString = "u_AuthUI"
 nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = "u_AuthCtx"
 /// Apple: use key: on macOS, use the iOS-style (data protection) keychain (CFBoolean). The KeychainKit keychain always is one.
 nonisolated(unsafe) public let kSecUseDataProtectionKeychain: CFString = "nleg"
-/// Apple: use key (tvOS only): whether the item is shared with the other users of the device (CFBoolean).
-nonisolated(unsafe) public let kSecUseUserIndependentKeychain: CFString = "u_UserIndependentKeychain"
 
 // MARK: - kSecUseAuthenticationUI values
 

@@ -6,14 +6,14 @@ import KeychainStore
 /// one open keychain, and so its lock state, within the process.
 public final class SecKeychain: Hashable, @unchecked Sendable, CustomStringConvertible {
     /// The keychain file's absolute path.
-    public let path: String
+    package let path: String
 
     init(path: String) { self.path = KeychainLocation.absolute(path) }
 
     /// The open keychain, opened on first use. A keychain that does not exist is
     /// `errSecNoSuchKeychain`: handles never create files (only `SecKeychainCreate` does, and the
     /// default keychain, which is created on first use).
-    func database(createIfMissing: Bool = false) throws(KeychainStoreError) -> KeychainDatabase {
+    package func database(createIfMissing: Bool = false) throws(KeychainStoreError) -> KeychainDatabase {
         let registry = KeychainRegistry.shared
         // An open keychain also goes through `database(at:)`, which brings its lock state up to
         // date with the session's.
@@ -49,14 +49,14 @@ public struct SecKeychainSettings: Sendable, Equatable {
     /// Apple: the structure's version (`SEC_KEYCHAIN_SETTINGS_VERS1` = 1).
     public var version: UInt32
     /// Apple: lock when the machine sleeps (recorded only; Linux has no hook here).
-    public var lockOnSleep: Bool
+    public var lockOnSleep: DarwinBoolean
     /// Apple: lock after `lockInterval` seconds.
-    public var useLockInterval: Bool
+    public var useLockInterval: DarwinBoolean
     /// Apple: the auto-lock interval in seconds.
     public var lockInterval: UInt32
 
     /// Apple's memberwise initialiser.
-    public init(version: UInt32, lockOnSleep: Bool, useLockInterval: Bool, lockInterval: UInt32) {
+    public init(version: UInt32, lockOnSleep: DarwinBoolean, useLockInterval: DarwinBoolean, lockInterval: UInt32) {
         self.version = version
         self.lockOnSleep = lockOnSleep
         self.useLockInterval = useLockInterval
@@ -67,16 +67,17 @@ public struct SecKeychainSettings: Sendable, Equatable {
     public init() { self.init(version: 0, lockOnSleep: false, useLockInterval: false, lockInterval: 0) }
 }
 
-/// Apple: `SEC_KEYCHAIN_SETTINGS_VERS1`.
-public let SEC_KEYCHAIN_SETTINGS_VERS1: UInt32 = 1
+/// Apple: `SEC_KEYCHAIN_SETTINGS_VERS1`, the version of `SecKeychainSettings` (a C macro,
+/// so an `Int32`: write `UInt32(SEC_KEYCHAIN_SETTINGS_VERS1)` for the structure's `version`).
+public var SEC_KEYCHAIN_SETTINGS_VERS1: Int32 { 1 }
 
 /// Apple: `errSecNoSuchKeychain` status for a missing file, otherwise the store's status.
-private func status(_ error: KeychainStoreError) -> OSStatus {
+package func keychainCallStatus(_ error: KeychainStoreError) -> OSStatus {
     if case .unusableKeychain("no such keychain") = error { return errSecNoSuchKeychain }
     return error.osStatus
 }
 
-private func password(_ length: UInt32, _ bytes: UnsafeRawPointer?) -> Data? {
+package func passwordData(_ length: UInt32, _ bytes: UnsafeRawPointer?) -> Data? {
     guard let bytes else { return nil }
     return Data(bytes: bytes, count: Int(length))
 }
@@ -85,6 +86,7 @@ private func password(_ length: UInt32, _ bytes: UnsafeRawPointer?) -> Data? {
 /// the length is 0) and leaves it unlocked, for every process of the user (`SessionKeyring`).
 /// An existing file is `errSecDuplicateKeychain`.
 /// `promptUser` is not supported (`errSecUnimplemented`): tools prompt, then pass the password.
+@discardableResult
 public func SecKeychainCreate(
     _ pathName: UnsafePointer<CChar>, _ passwordLength: UInt32, _ password: UnsafeRawPointer?,
     _ promptUser: Bool, _ initialAccess: SecAccess?, _ keychain: UnsafeMutablePointer<SecKeychain?>
@@ -93,7 +95,7 @@ public func SecKeychainCreate(
     let path = KeychainLocation.absolute(String(cString: pathName))
     if FileManager.default.fileExists(atPath: path) { return errSecDuplicateKeychain }
     do {
-        let creatingPassword = KeychainServicesPortable.password(passwordLength, password)
+        let creatingPassword = passwordData(passwordLength, password)
         if let requirement = KeychainRegistry.shared.configuration.storageRequirement {  // KEYCHAINKIT_REQUIRE
             try requirement.check((creatingPassword?.isEmpty ?? true) ? .none : .password, path: path, creating: true)
         }
@@ -111,6 +113,7 @@ public func SecKeychainCreate(
 
 /// Apple (macOS): `SecKeychainOpen`. Always succeeds, as on macOS; a missing file is reported by
 /// the first operation that uses the handle.
+@discardableResult
 public func SecKeychainOpen(_ pathName: UnsafePointer<CChar>, _ keychain: UnsafeMutablePointer<SecKeychain?>) -> OSStatus {
     keychain.pointee = SecKeychain(path: String(cString: pathName))
     return errSecSuccess
@@ -118,12 +121,14 @@ public func SecKeychainOpen(_ pathName: UnsafePointer<CChar>, _ keychain: Unsafe
 
 /// Apple (macOS): `SecKeychainCopyDefault`: the default keychain (`SecKeychainSetDefault`, else
 /// `KEYCHAINKIT_KEYCHAIN`, else the XDG path).
+@discardableResult
 public func SecKeychainCopyDefault(_ keychain: UnsafeMutablePointer<SecKeychain?>) -> OSStatus {
     keychain.pointee = SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
     return errSecSuccess
 }
 
 /// Apple (macOS): `SecKeychainSetDefault`, for this process; nil returns to the environment's default.
+@discardableResult
 public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
     KeychainRegistry.shared.setDefaultKeychainPath(keychain?.path)
     return errSecSuccess
@@ -131,6 +136,7 @@ public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
 
 /// Apple (macOS): `SecKeychainLock`; nil locks the default keychain. The lock also withdraws
 /// the unlock shared with the user's other processes (`SessionKeyring`).
+@discardableResult
 public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
     do {
         let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
@@ -139,11 +145,12 @@ public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
         SessionKeyring.withdraw([.whenUnlocked], of: database)
         return errSecSuccess
     } catch {
-        return status(error)
+        return keychainCallStatus(error)
     }
 }
 
 /// Apple (macOS): `SecKeychainLockAll`: locks every keychain this process has open.
+@discardableResult
 public func SecKeychainLockAll() -> OSStatus {
     for database in KeychainRegistry.shared.openDatabases {
         database.lockKeychain()
@@ -157,6 +164,7 @@ public func SecKeychainLockAll() -> OSStatus {
 /// without one the call fails with `errSecInteractionNotAllowed`, unless the keychain is already
 /// unlocked. A wrong password is `errSecAuthFailed`. The unlock is shared with the user's other
 /// processes through the kernel keyring (`SessionKeyring`).
+@discardableResult
 public func SecKeychainUnlock(
     _ keychain: SecKeychain?, _ passwordLength: UInt32, _ password: UnsafeRawPointer?, _ usePassword: Bool
 ) -> OSStatus {
@@ -164,7 +172,7 @@ public func SecKeychainUnlock(
         let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
         let database = try handle.database()
         if usePassword {
-            try database.unlock(password: KeychainServicesPortable.password(passwordLength, password) ?? Data())
+            try database.unlock(password: passwordData(passwordLength, password) ?? Data())
         } else if let fromFile = try KeychainRegistry.shared.configuration.passwordFromFile() {
             try database.unlock(password: fromFile)
         } else if try database.status.isUnlocked {
@@ -177,11 +185,12 @@ public func SecKeychainUnlock(
         if try SessionKeyring.publish(database) { KeychainRegistry.shared.markUnlockSharedWithSession(database) }
         return errSecSuccess
     } catch {
-        return status(error)
+        return keychainCallStatus(error)
     }
 }
 
 /// Apple (macOS): `SecKeychainGetStatus`: unlocked, readable and writable bits.
+@discardableResult
 public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: UnsafeMutablePointer<SecKeychainStatus>) -> OSStatus {
     do {
         let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
@@ -190,7 +199,7 @@ public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: Uns
             ? kSecUnlockStateStatus | kSecReadPermStatus | kSecWritePermStatus : 0
         return errSecSuccess
     } catch {
-        return status(error)
+        return keychainCallStatus(error)
     }
 }
 
@@ -202,6 +211,7 @@ public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: Uns
 /// open). Anything else is `errSecInvalidKeychain` (-25295) and nothing is removed; a damaged
 /// keychain that no longer opens has to be removed by hand. The `-wal`/`-shm` files are removed
 /// only when they are regular files.
+@discardableResult
 public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     guard let keychain = keychainOrArray else { return errSecInvalidKeychain }
     var info = stat()
@@ -228,31 +238,9 @@ public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     return errSecSuccess
 }
 
-/// Apple (macOS SPI, `SecKeychainPriv.h`): `SecKeychainChangePassword`. Replaces the class keys
-/// and re-wraps every item key under them; payloads are not re-encrypted. A zero-length new
-/// password removes the password. The session's shared unlock is replaced with the new keys (the
-/// old ones no longer open anything), or withdrawn when the password is removed.
-public func SecKeychainChangePassword(
-    _ keychainRef: SecKeychain, _ oldPasswordLength: UInt32, _ oldPassword: UnsafeRawPointer,
-    _ newPasswordLength: UInt32, _ newPassword: UnsafeRawPointer
-) -> OSStatus {
-    do {
-        let database = try keychainRef.database()
-        try database.changePassword(from: password(oldPasswordLength, oldPassword),
-                                    to: password(newPasswordLength, newPassword))
-        if try database.status.hasPassword {
-            if try SessionKeyring.publish(database) { KeychainRegistry.shared.markUnlockSharedWithSession(database) }
-        } else {
-            SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database)
-        }
-        return errSecSuccess
-    } catch {
-        return status(error)
-    }
-}
-
 /// Apple (macOS): `SecKeychainGetPath`. `ioPathLength` holds the buffer size on entry and the
 /// path length on return; a buffer too small is `errSecBufferTooSmall`.
+@discardableResult
 public func SecKeychainGetPath(
     _ keychain: SecKeychain?, _ ioPathLength: UnsafeMutablePointer<UInt32>, _ pathName: UnsafeMutablePointer<CChar>
 ) -> OSStatus {
@@ -265,26 +253,28 @@ public func SecKeychainGetPath(
 }
 
 /// Apple (macOS): `SecKeychainCopySettings`.
+@discardableResult
 public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: UnsafeMutablePointer<SecKeychainSettings>) -> OSStatus {
     do {
         let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
         let seconds = try handle.database().status.autoLockSeconds
-        outSettings.pointee = SecKeychainSettings(version: SEC_KEYCHAIN_SETTINGS_VERS1, lockOnSleep: false,
-                                                  useLockInterval: seconds > 0, lockInterval: UInt32(clamping: seconds))
+        outSettings.pointee = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: false,
+                                                  useLockInterval: DarwinBoolean(seconds > 0), lockInterval: UInt32(clamping: seconds))
         return errSecSuccess
     } catch {
-        return status(error)
+        return keychainCallStatus(error)
     }
 }
 
 /// Apple (macOS): `SecKeychainSetSettings`: stores the auto-lock interval in the keychain file.
+@discardableResult
 public func SecKeychainSetSettings(_ keychain: SecKeychain?, _ newSettings: UnsafePointer<SecKeychainSettings>) -> OSStatus {
     do {
         let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
         let settings = newSettings.pointee
-        try handle.database().setAutoLockTimeout(seconds: settings.useLockInterval ? Int(settings.lockInterval) : 0)
+        try handle.database().setAutoLockTimeout(seconds: settings.useLockInterval.boolValue ? Int(settings.lockInterval) : 0)
         return errSecSuccess
     } catch {
-        return status(error)
+        return keychainCallStatus(error)
     }
 }

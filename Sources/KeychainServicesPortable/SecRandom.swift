@@ -17,8 +17,11 @@ import Android
 /// generator exists.
 public typealias SecRandomRef = OpaquePointer
 
-/// Apple: `kSecRandomDefault`, the default (and only) generator: a synonym for `nil`.
-nonisolated(unsafe) public let kSecRandomDefault: SecRandomRef? = nil
+/// Apple: `kSecRandomDefault`, the default (and only) generator. Non-optional, as Swift imports
+/// it on Apple platforms; `SecRandomCopyBytes` treats it, `nil` and any other reference alike.
+/// Its value is a unique non-null address (a one-byte allocation made once, never dereferenced):
+/// Swift's non-optional `OpaquePointer` cannot be null.
+nonisolated(unsafe) public let kSecRandomDefault: SecRandomRef = OpaquePointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))
 
 /// Apple: `SecRandomCopyBytes(_:_:_:)`. Fills `bytes` with `count` cryptographically secure
 /// random bytes.
@@ -26,6 +29,7 @@ nonisolated(unsafe) public let kSecRandomDefault: SecRandomRef? = nil
 /// Returns `errSecSuccess` (0) on success and -1 on failure, with `errno` describing the cause
 /// (`EINVAL` for a negative `count`). Always check the result. `rnd` is ignored: every
 /// generator is the default one, as on Apple platforms.
+@discardableResult
 public func SecRandomCopyBytes(_ rnd: SecRandomRef?, _ count: Int, _ bytes: UnsafeMutableRawPointer) -> Int32 {
     guard count >= 0 else {
         setErrno(EINVAL)

@@ -77,13 +77,14 @@ struct UpdateDeleteTests {
         #expect(engine.update(genpQuery([kSecReturnData as String: no]), [kSecAttrLabel as String: "x"]) == errSecSuccess)
     }
 
-    @Test("14 update whose query has kSecMatchLimit (any value) or another match key → errSecParam")
+    @Test("14 update whose query has kSecMatchLimitOne, a count or another match key → errSecParam; kSecMatchLimitAll alone (macOS) updates every match")
     func updateWithMatchKeys() throws {
         let engine = try makeEngine()
         engine.mustAdd(genp())
         let matchEntries: [Query] = [
-            [kSecMatchLimit as String: kSecMatchLimitOne], [kSecMatchLimit as String: kSecMatchLimitAll],
-            [kSecMatchLimit as String: 5], [kSecMatchCaseInsensitive as String: yes],
+            [kSecMatchLimit as String: kSecMatchLimitOne], [kSecMatchLimit as String: 5],
+            [kSecMatchCaseInsensitive as String: yes],
+            [kSecMatchLimit as String: kSecMatchLimitAll, kSecMatchCaseInsensitive as String: yes],
         ]
         for entries in matchEntries {
             #expect(engine.update(genpQuery(entries), [kSecAttrLabel as String: "x"]) == errSecParam)
@@ -91,6 +92,12 @@ struct UpdateDeleteTests {
         #expect(engine.update(inetQuery([kSecMatchHostOrSubdomainOfHost as String: "example.com"]),
                               [kSecAttrLabel as String: "x"]) == errSecParam)
         #expect(try #require(engine.readAttributes(genpQuery()))[kSecAttrLabel as String] == nil)
+        engine.mustAdd(genp(account: "b"))
+        let everyS: Query = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                             kSecMatchLimit as String: kSecMatchLimitAll]
+        #expect(engine.update(everyS, [kSecAttrLabel as String: "both"]) == errSecSuccess)
+        #expect(text(engine.readAttributes(genpQuery()), kSecAttrLabel) == "both")
+        #expect(text(engine.readAttributes(genpQuery([kSecAttrAccount as String: "b"])), kSecAttrLabel) == "both")
     }
 
     @Test("15/16 non-attribute keys in attributesToUpdate (class, u_CredRef, r_*, m_*, u_*) → errSecNoSuchAttr")
@@ -113,15 +120,22 @@ struct UpdateDeleteTests {
         #expect(try #require(engine.readAttributes(genpQuery()))[kSecAttrServer as String] == nil)
     }
 
-    @Test("17 delete with kSecMatchLimit (any value) → errSecParam (iOS); nothing deleted")
+    @Test("17 delete with kSecMatchLimitOne, a count or another match key → errSecParam (iOS), nothing deleted; kSecMatchLimitAll alone (macOS's removeAll idiom) deletes every match")
     func deleteWithMatchLimit() throws {
         let engine = try makeEngine()
         engine.mustAdd(genp())
-        #expect(engine.delete(genpQuery([kSecMatchLimit as String: kSecMatchLimitAll])) == errSecParam)
+        engine.mustAdd(genp(account: "b"))
         #expect(engine.delete(genpQuery([kSecMatchLimit as String: kSecMatchLimitOne])) == errSecParam)
         #expect(engine.delete(genpQuery([kSecMatchLimit as String: 1])) == errSecParam)
         #expect(engine.delete(genpQuery([kSecMatchCaseInsensitive as String: yes])) == errSecParam)
+        #expect(engine.delete(genpQuery([kSecMatchLimit as String: kSecMatchLimitAll, kSecMatchCaseInsensitive as String: yes])) == errSecParam)
         #expect(engine.status(genpQuery()) == errSecSuccess)
+        // KeychainAccess's removeAll() off iOS: every generic password of the service goes.
+        let everyS: Query = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                             kSecMatchLimit as String: kSecMatchLimitAll]
+        #expect(engine.delete(everyS) == errSecSuccess)
+        #expect(engine.status(genpQuery()) == errSecItemNotFound)
+        #expect(engine.status(genpQuery([kSecAttrAccount as String: "b"])) == errSecItemNotFound)
     }
 
     @Test("3.6 delete ignores kSecReturn* keys")

@@ -212,6 +212,60 @@ struct SecureEnclaveKeyTests {
         #expect((dictionary[kSecValueData as String] as? Data)?.isEmpty == true)
         #expect(dictionary[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
     }
+
+    @Test("an attacker cannot move a Secure Enclave key out of its token: SecItemUpdate of kSecAttrTokenID is errSecParam and the key stays bound")
+    func tokenIDIsFixed() throws {
+        let scratch = try ScratchKeychain()
+        var parameters = Self.parameters
+        parameters[kSecUseKeychain] = scratch.keychain
+        parameters[kSecPrivateKeyAttrs] = [kSecAttrIsPermanent: true, kSecAttrApplicationTag: Data("se-fixed".utf8)] as CFDictionary
+        let created = try #require(capture { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }.value)
+        let query: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: Data("se-fixed".utf8)]
+
+        // Unauthenticated updates that would strip or replace the token binding.
+        #expect(scratch.update(query, [kSecAttrTokenID: "com.example.other-token"]) == errSecParam)
+        #expect(scratch.update(query, [kSecAttrTokenID: ""]) == errSecParam)
+        #expect(scratch.update(query, [kSecAttrTokenID: kSecAttrTokenIDSecureEnclave, kSecAttrLabel: "relabel"]) == errSecParam)
+        // Nothing changed: the label update in the refused call did not happen either.
+        let attributes = try #require(scratch.copyMatching(query.merging([kSecReturnAttributes: true]) { $1 }).1 as? [String: Any])
+        #expect(attributes[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
+        #expect(attributes[kSecAttrLabel as String] as? String != "relabel")
+        // Other attributes still update, and the key stays non-exportable.
+        #expect(scratch.update(query, [kSecAttrLabel: "renamed"]) == errSecSuccess)
+        let found = try #require(scratch.copyMatching(query.merging([kSecReturnRef: true]) { $1 }).1 as? SecKey)
+        #expect(found == created)
+        #expect(capture { SecKeyCopyExternalRepresentation(found, $0) }.code == Int(errSecUnimplemented))
+        let data = scratch.copyMatching(query.merging([kSecReturnData: true]) { $1 })
+        #expect(data.0 == errSecSuccess && (data.1 as? Data)?.isEmpty == true)
+
+        // A software key cannot be moved into the token either.
+        _ = try scratch.permanentKey(tag: "software")
+        let software: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: Data("software".utf8)]
+        #expect(scratch.update(software, [kSecAttrTokenID: kSecAttrTokenIDSecureEnclave]) == errSecParam)
+    }
+
+    @Test("a Secure Enclave key's bytes are not returned by any query shape: persistent reference, class-less, identity-free")
+    func bytesNeverReturned() throws {
+        let scratch = try ScratchKeychain()
+        var parameters = Self.parameters
+        parameters[kSecUseKeychain] = scratch.keychain
+        parameters[kSecPrivateKeyAttrs] = [kSecAttrIsPermanent: true, kSecAttrApplicationTag: Data("se-bytes".utf8)] as CFDictionary
+        _ = try #require(capture { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }.value)
+        let query: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: Data("se-bytes".utf8)]
+        let reference = try #require(scratch.copyMatching(query.merging([kSecReturnPersistentRef: true]) { $1 }).1 as? Data)
+
+        // By persistent reference alone (no kSecClass): the engine answers directly.
+        let byReference = scratch.copyMatching([kSecValuePersistentRef: reference, kSecReturnData: true])
+        #expect(byReference.0 == errSecSuccess && (byReference.1 as? Data)?.isEmpty == true)
+        let withAttributes = scratch.copyMatching([kSecValuePersistentRef: reference, kSecReturnData: true, kSecReturnAttributes: true])
+        let dictionary = try #require(withAttributes.1 as? [String: Any])
+        #expect((dictionary[kSecValueData as String] as? Data)?.isEmpty == true)
+        // Every key, all at once.
+        let all = scratch.copyMatching([kSecClass: kSecClassKey, kSecMatchLimit: kSecMatchLimitAll, kSecReturnData: true,
+                                        kSecAttrTokenID: kSecAttrTokenIDSecureEnclave])
+        let items = try #require(all.1 as? [Data])
+        #expect(!items.isEmpty && items.allSatisfy(\.isEmpty))
+    }
 }
 
 @Suite("Key item data returns")

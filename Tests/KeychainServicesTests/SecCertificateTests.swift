@@ -3,6 +3,7 @@
 
 import Foundation
 import KeychainServices
+import KeychainServicesExtras
 import Testing
 import RequiredToolSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainServices
+import KeychainServicesExtras
 import Testing
 
 /// The keychain code of a typical iOS tutorial, unchanged but for its import line.
@@ -222,11 +223,11 @@ struct SecItemOnDefaultKeychainTests {
             #expect(SecKeychainOpen("/nonexistent/dir/none.keychain-db", &missing) == errSecSuccess)
             #expect(SecKeychainLock(missing) == errSecNoSuchKeychain)
 
-            var settings = SecKeychainSettings(version: SEC_KEYCHAIN_SETTINGS_VERS1, lockOnSleep: false, useLockInterval: true, lockInterval: 600)
+            var settings = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: false, useLockInterval: true, lockInterval: 600)
             #expect(SecKeychainSetSettings(keychain, &settings) == errSecSuccess)
             var read = SecKeychainSettings()
             #expect(SecKeychainCopySettings(keychain, &read) == errSecSuccess)
-            #expect(read.lockInterval == 600 && read.useLockInterval)
+            #expect(read.lockInterval == 600 && read.useLockInterval.boolValue && !read.lockOnSleep.boolValue)
 
             var buffer = [CChar](repeating: 0, count: 1024)
             var length = UInt32(buffer.count)

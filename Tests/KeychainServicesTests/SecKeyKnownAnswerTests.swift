@@ -79,8 +79,8 @@ struct SecKeyKnownAnswerTests {
         let peer = try #require(importKey(Self.ephemeralPublicKey, type: kSecAttrKeyTypeECSECPrimeRandom, privateClass: false).value)
         let raw = capture { SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandard, peer, [:] as CFDictionary, $0) }
         #expect(raw.value as Data? == Data(hex: "567ef5a386dd0ec9f7ac42cfab08052cfa324cc744f6b298de0be2e6e5d80ae8"))
-        let parameters: [CFString: Any] = [kSecKeyKeyExchangeParameterRequestedSize: 42,
-                                           kSecKeyKeyExchangeParameterSharedInfo: Data("KeychainKit".utf8)]
+        let parameters: [CFString: Any] = [SecKeyKeyExchangeParameter.requestedSize.rawValue: 42,
+                                           SecKeyKeyExchangeParameter.sharedInfo.rawValue: Data("KeychainKit".utf8)]
         let derived = capture { SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandardX963SHA256, peer, parameters as CFDictionary, $0) }
         #expect(derived.value as Data? == Data(hex: "417b4767dbdf2e452880c1fd52d19c4b5ecaa196f034ded141249e16c5d7d4fe612fd793e33b6a2a9756"))
     }

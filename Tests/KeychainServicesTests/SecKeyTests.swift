@@ -253,8 +253,8 @@ struct SecKeyTests {
         let raw = try #require(exchange(alice, bobPublic, .ecdhKeyExchangeStandard, [:]).value as Data?)
         #expect(raw.count == 48)
         #expect(exchange(bob, alicePublic, .ecdhKeyExchangeCofactor, [:]).value as Data? == raw)
-        let parameters: [CFString: Any] = [kSecKeyKeyExchangeParameterRequestedSize: 32,
-                                           kSecKeyKeyExchangeParameterSharedInfo: Data("info".utf8)]
+        let parameters: [CFString: Any] = [SecKeyKeyExchangeParameter.requestedSize.rawValue: 32,
+                                           SecKeyKeyExchangeParameter.sharedInfo.rawValue: Data("info".utf8)]
         let derived = try #require(exchange(alice, bobPublic, .ecdhKeyExchangeStandardX963SHA256, parameters).value as Data?)
         #expect(derived.count == 32 && derived != raw.prefix(32))
         #expect(exchange(bob, alicePublic, .ecdhKeyExchangeStandardX963SHA256, parameters).value as Data? == derived)
@@ -279,8 +279,8 @@ struct SecKeyTests {
         #expect(SecKeyAlgorithm.ecdhKeyExchangeStandardX963SHA256.rawValue as String == "algid:keyexchange:ECDH:KDFX963:SHA256")
         #expect(SecKeyAlgorithm.ecdhKeyExchangeCofactor.rawValue as String == "algid:keyexchange:ECDHC")
         #expect(kSecPrivateKeyAttrs as String == "private" && kSecPublicKeyAttrs as String == "public")
-        #expect(kSecKeyKeyExchangeParameterRequestedSize as String == "requestedSize")
-        #expect(kSecKeyKeyExchangeParameterSharedInfo as String == "sharedInfo")
+        #expect(SecKeyKeyExchangeParameter.requestedSize.rawValue as String == "requestedSize")
+        #expect(SecKeyKeyExchangeParameter.sharedInfo.rawValue as String == "sharedInfo")
         #expect(SecKeyOperationType.keyExchange.rawValue == 4)
     }
 }

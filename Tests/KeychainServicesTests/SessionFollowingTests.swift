@@ -83,7 +83,7 @@ struct SessionFollowingTests {
     func followsAutoLock() throws {
         try withSharedKeychain { (keychain, _) throws in
             #expect(add(keychain) == errSecSuccess)
-            var settings = SecKeychainSettings(version: SEC_KEYCHAIN_SETTINGS_VERS1, lockOnSleep: false, useLockInterval: true, lockInterval: 1)
+            var settings = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: false, useLockInterval: true, lockInterval: 1)
             #expect(SecKeychainSetSettings(keychain, &settings) == errSecSuccess)
             let password = Array("follow-pw".utf8)
             #expect(password.withUnsafeBytes { SecKeychainUnlock(keychain, UInt32(password.count), $0.baseAddress, true) } == errSecSuccess)

@@ -230,7 +230,24 @@ struct VocabularyTests {
         #expect(SecRandomCopyBytes(kSecRandomDefault, first.count, &first) == errSecSuccess)
         #expect(SecRandomCopyBytes(kSecRandomDefault, second.count, &second) == errSecSuccess)
         #expect(first != second)
-        #expect(kSecRandomDefault == nil)
+        // Non-optional as on Apple: nil and kSecRandomDefault both name the one generator.
+        #expect(SecRandomCopyBytes(nil, first.count, &first) == errSecSuccess)
+        #expect(first != second)
+    }
+
+    @Test("noErr and DarwinBoolean as Apple's Darwin overlay declares them")
+    func darwinTypes() {
+        let status: OSStatus = noErr
+        #expect(status == errSecSuccess)
+        let yes: DarwinBoolean = true
+        let no = DarwinBoolean(false)
+        #expect(yes.boolValue && !no.boolValue)
+        #expect(yes != no && yes == DarwinBoolean(true))
+        #expect("\(yes) \(no)" == "true false")
+        // The legacy keychain settings take C Booleans and the Int32 version macro, as on macOS.
+        let settings = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: true, useLockInterval: false, lockInterval: 5)
+        #expect(settings.version == 1 && settings.lockOnSleep.boolValue && !settings.useLockInterval.boolValue)
+        #expect(SecKeychainSettings().lockOnSleep == false)
     }
 
     @Test("SecRandomCopyBytes fills requests larger than one chunk, and rejects a negative count")

@@ -23,7 +23,7 @@ extension SecItemEngine {
     /// `kSecUseAuthenticationContext` given at lookup). Reads no secret. Returns `errSecSuccess`,
     /// the authentication failure (-128, -25293, -25308), or `errSecItemNotFound` when the
     /// item is gone.
-    public func authorizePrivateKeyUse(persistentReference: Data, context: AuthenticationContextConvertible?) -> Int32 {
+    package func authorizePrivateKeyUse(persistentReference: Data, context: AuthenticationContextConvertible?) -> Int32 {
         run { () throws(EngineFailure) -> Any? in
             var query: [String: Any] = ["v_PersistentRef": persistentReference, "r_Attributes": true]
             if let context { query["u_AuthCtx"] = context }

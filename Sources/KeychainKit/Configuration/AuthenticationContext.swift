@@ -1,11 +1,12 @@
-// The one platform-dependent file of KeychainKit. `LAContext` exists where LocalAuthentication
-// does (iOS, macOS, Mac Catalyst, visionOS, watchOS) and, off Apple platforms, in
-// KeychainServices; tvOS has no LocalAuthentication, so there the type exists without an
-// initializer and no item can ask for authentication.
+// The one platform-dependent file of KeychainKit. `LAContext` exists on iOS, macOS, Mac
+// Catalyst, visionOS and watchOS and, off Apple platforms, in KeychainServices. tvOS has the
+// LocalAuthentication module (so `canImport` is true there) but marks `LAContext` unavailable,
+// so the test is on the OS: on tvOS the type exists without an initializer and no item can ask
+// for authentication.
 
 import KeychainServices
 
-#if canImport(LocalAuthentication) || !canImport(Security)
+#if (canImport(LocalAuthentication) && !os(tvOS)) || !canImport(Security)
 
 /// The authentication context KeychainKit passes with every read, write and delete
 /// (`kSecUseAuthenticationContext`): the prompt text, and one `LAContext` reused across calls so
@@ -76,8 +77,8 @@ public final class AuthenticationContext: @unchecked Sendable {
 
 #else
 
-/// An authentication context. tvOS has no LocalAuthentication: this type has no initializer
-/// there, so no keychain asks for authentication.
+/// An authentication context. tvOS has no `LAContext`: this type has no initializer there, so
+/// no keychain asks for authentication.
 public final class AuthenticationContext: Sendable {
     private init() {}
 

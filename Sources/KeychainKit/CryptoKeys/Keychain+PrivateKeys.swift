@@ -81,8 +81,8 @@ public struct KeychainAgreementKey: @unchecked Sendable, CustomStringConvertible
         guard let peer = SecKeyCreateWithData(peerPublicKey as CFData, attributes as CFDictionary, &error) else {
             throw StoredPrivateKeys.failure(error, context: "\(context) (the peer key is not a P-256 public key)")
         }
-        let parameters: [String: Any] = [kSecKeyKeyExchangeParameterRequestedSize as String: byteCount,
-                                         kSecKeyKeyExchangeParameterSharedInfo as String: sharedInfo]
+        let parameters: [String: Any] = [SecKeyKeyExchangeParameter.requestedSize.rawValue as String: byteCount,
+                                         SecKeyKeyExchangeParameter.sharedInfo.rawValue as String: sharedInfo]
         guard let secret = SecKeyCopyKeyExchangeResult(privateKey, .ecdhKeyExchangeStandardX963SHA256, peer,
                                                        parameters as CFDictionary, &error) else {
             throw StoredPrivateKeys.failure(error, context: context)

@@ -233,7 +233,8 @@ enum IdentityItems {
             keyQuery[kSecReturnAttributes as String] = true
             keyQuery[kSecReturnPersistentRef as String] = true
             if withKeyData { keyQuery[kSecReturnData as String] = true }
-            let key = engine.copyMatching(keyQuery, deferringPrivateKeyUsage: deferringPrivateKeyUsage)
+            // The private key becomes the identity's SecKey (whose token-bound bytes are never exported).
+            let key = engine.copyMatching(keyQuery, deferringPrivateKeyUsage: deferringPrivateKeyUsage, releasingTokenKeyMaterial: true)
             if key.status == errSecItemNotFound { continue }
             guard key.status == errSecSuccess, let keyItem = key.value as? [String: Any] else { return (key.status, []) }
             if let identity = dictionary[kSecValueRef as String] as? SecIdentity,

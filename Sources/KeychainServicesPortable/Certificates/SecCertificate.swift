@@ -70,10 +70,12 @@ public final class SecCertificate: Hashable, @unchecked Sendable, CustomStringCo
 }
 
 /// Apple: `SecCertificateGetTypeID()`.
+@discardableResult
 public func SecCertificateGetTypeID() -> CFTypeID { cfTypeID(forClass: SecCertificate.self) }
 
 /// Apple: `SecCertificateCreateWithData(_:_:)`. A certificate from its DER encoding, or nil
 /// when `data` is not a DER X.509 certificate. `allocator` is ignored.
+@discardableResult
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
     do {
         return try SecCertificate(derData: Data(copyingBytesOf: data))
@@ -84,28 +86,84 @@ public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFDa
 }
 
 /// Apple: `SecCertificateCopyData(_:)`. The certificate's DER encoding.
+@discardableResult
 public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData { certificate.derData as NSData }
 
 /// Apple: `SecCertificateCopySubjectSummary(_:)`. A human-readable summary of the subject: its
 /// common name, else its e-mail address, else its organisation; nil when it has none of them.
+@discardableResult
 public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
     certificate.subjectSummary.map { $0 as NSString }
 }
 
 /// Apple: `SecCertificateCopyCommonName(_:_:)`. Stores the subject's common name (the most
-/// specific one) in `commonName`; `errSecSuccess`, or as Apple `errSecInternal` (-26276) when
+/// specific one) in `commonName`; `errSecSuccess`, or as Apple -26276 (its private `errSecInternal`) when
 /// the subject has no common name.
+@discardableResult
 public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
     guard let name = certificate.subjectValue(.RDNAttributeType.commonName) else {
         commonName.pointee = nil
-        return errSecInternal
+        return -26276  // Apple's private errSecInternal (named in KeychainServicesExtras)
     }
     commonName.pointee = name as NSString
     return errSecSuccess
 }
 
+/// Apple: `SecCertificateCopyNotValidBeforeDate(_:)`. The start of the validity period.
+@discardableResult
+public func SecCertificateCopyNotValidBeforeDate(_ certificate: SecCertificate) -> CFDate? {
+    certificate.certificate.notValidBefore as NSDate
+}
+
+/// Apple: `SecCertificateCopyNotValidAfterDate(_:)`. The end of the validity period.
+@discardableResult
+public func SecCertificateCopyNotValidAfterDate(_ certificate: SecCertificate) -> CFDate? {
+    certificate.certificate.notValidAfter as NSDate
+}
+
+/// Apple: `SecCertificateCopyEmailAddresses(_:_:)`. Stores the certificate's e-mail addresses
+/// in `emailAddresses`: the subject's `emailAddress` attributes, then the subject alternative
+/// name's `rfc822Name` entries, each once (an empty array when there are none).
+/// `errSecSuccess`; a malformed subject alternative name extension is `errSecDecode`.
+@discardableResult
+public func SecCertificateCopyEmailAddresses(_ certificate: SecCertificate, _ emailAddresses: UnsafeMutablePointer<CFArray?>) -> OSStatus {
+    var addresses: [String] = []
+    for rdn in certificate.certificate.subject {
+        for attribute in rdn where attribute.type == .RDNAttributeType.emailAddress {
+            if let text = String(attribute.value), !addresses.contains(text) { addresses.append(text) }
+        }
+    }
+    do {
+        for name in try certificate.certificate.extensions.subjectAlternativeNames ?? SubjectAlternativeNames() {
+            if case .rfc822Name(let address) = name, !addresses.contains(address) { addresses.append(address) }
+        }
+    } catch {
+        emailAddresses.pointee = nil
+        return errSecDecode
+    }
+    emailAddresses.pointee = addresses as NSArray
+    return errSecSuccess
+}
+
+/// Apple: `SecCertificateCopyNormalizedIssuerSequence(_:)`. The DER `Name` SEQUENCE of the issuer,
+/// for comparing with `kSecAttrIssuer` and for `kSecMatchIssuers`. Apple normalizes the strings
+/// (case, white space); here the name is returned as the certificate encodes it, the same
+/// bytes `kSecAttrIssuer` holds (see docs/ARCHITECTURE.md, deliberate differences).
+@discardableResult
+public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
+    SecCertificate.der(of: certificate.certificate.issuer) as NSData
+}
+
+/// Apple: `SecCertificateCopyNormalizedSubjectSequence(_:)`. The DER `Name` SEQUENCE of the
+/// subject, as the certificate encodes it (see `SecCertificateCopyNormalizedIssuerSequence`).
+@discardableResult
+public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
+    SecCertificate.der(of: certificate.certificate.subject) as NSData
+}
+
 /// Apple: `SecCertificateCopySerialNumberData(_:_:)`. The serial number's big-endian bytes as
 /// DER encodes them (a leading zero byte keeps a positive number positive).
+@discardableResult
 public func SecCertificateCopySerialNumberData(
     _ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -114,4 +172,5 @@ public func SecCertificateCopySerialNumberData(
 
 /// Apple: `SecCertificateCopyKey(_:)`. The certificate's public key (EC P-256/384/521 or RSA),
 /// or nil for other key types.
+@discardableResult
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? { certificate.publicKey }

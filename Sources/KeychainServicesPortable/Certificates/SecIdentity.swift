@@ -29,15 +29,27 @@ public final class SecIdentity: Hashable, @unchecked Sendable, CustomStringConve
 }
 
 /// Apple: `SecIdentityGetTypeID()`.
+@discardableResult
 public func SecIdentityGetTypeID() -> CFTypeID { cfTypeID(forClass: SecIdentity.self) }
 
+/// Apple: `SecIdentityCreate(_:_:_:)`. An identity pairing `certificate` with `privateKey`, or
+/// nil when `privateKey` is not a private key whose public half is the certificate's public key
+/// (Apple pairs any two objects; a mismatched identity would only fail later, in a TLS handshake
+/// or a signature check). `allocator` is ignored.
+@discardableResult
+public func SecIdentityCreate(_ allocator: CFAllocator?, _ certificate: SecCertificate, _ privateKey: SecKey) -> SecIdentity? {
+    SecIdentity(certificate: certificate, privateKey: privateKey)
+}
+
 /// Apple: `SecIdentityCopyCertificate(_:_:)`. Stores the identity's certificate in `certificateRef`.
+@discardableResult
 public func SecIdentityCopyCertificate(_ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>) -> OSStatus {
     certificateRef.pointee = identityRef.certificate
     return errSecSuccess
 }
 
 /// Apple: `SecIdentityCopyPrivateKey(_:_:)`. Stores the identity's private key in `privateKeyRef`.
+@discardableResult
 public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>) -> OSStatus {
     privateKeyRef.pointee = identityRef.privateKey
     return errSecSuccess

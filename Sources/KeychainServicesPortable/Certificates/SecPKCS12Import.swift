@@ -6,6 +6,10 @@ import Foundation
 
 /// Apple: `kSecImportExportPassphrase`, the file's password (CFString) in the options.
 nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = "passphrase"
+/// Apple: `kSecImportToMemoryOnly` (CFBoolean option): import into memory, not into a keychain.
+/// `SecPKCS12Import` never adds anything to a keychain here (as on iOS), so it is accepted and
+/// changes nothing.
+nonisolated(unsafe) public let kSecImportToMemoryOnly: CFString = "memory"
 /// Apple: `kSecImportItemLabel`, an item's friendly name (CFString).
 nonisolated(unsafe) public let kSecImportItemLabel: CFString = "label"
 /// Apple: `kSecImportItemKeyID`, an item's local key ID (CFData).
@@ -27,6 +31,7 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 /// verify), `errSecDecode` (-26275) for data that is not a PKCS#12 file, `errSecUnimplemented`
 /// (-4) for encryptions not offered (the legacy RC2 / 3DES schemes of OpenSSL 1.x and
 /// `openssl pkcs12 -legacy`), `errSecParam` for a missing password.
+@discardableResult
 public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>) -> OSStatus {
     guard let password = (options as? [String: Any])?[kSecImportExportPassphrase as String] as? String else { return errSecParam }
     let archive: PKCS12Archive

@@ -119,6 +119,16 @@ enum ECPrivateKey: Sendable {
         }
     }
 
+    /// The RFC 4754 ECDSA signature of `digest`: r and s, big-endian, each the curve's size.
+    func rawSignature(ofDigest digest: [UInt8]) throws -> Data {
+        let digest = CallerDigest(bytes: digest)
+        switch self {
+        case .p256(let key): return try key.signature(for: digest).rawRepresentation
+        case .p384(let key): return try key.signature(for: digest).rawRepresentation
+        case .p521(let key): return try key.signature(for: digest).rawRepresentation
+        }
+    }
+
     /// The DER (X9.62) ECDSA signature of `digest`.
     func derSignature(ofDigest digest: [UInt8]) throws -> Data {
         let digest = CallerDigest(bytes: digest)
@@ -177,6 +187,21 @@ enum ECPublicKey: Sendable {
         case .p256(let key): key.x963Representation
         case .p384(let key): key.x963Representation
         case .p521(let key): key.x963Representation
+        }
+    }
+
+    /// Whether `raw` is a valid RFC 4754 (r‖s) ECDSA signature of `digest`; false for a wrong size too.
+    func isValid(rawSignature raw: Data, ofDigest digest: [UInt8]) -> Bool {
+        let digest = CallerDigest(bytes: digest)
+        do {
+            switch self {
+            case .p256(let key): return key.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: raw), for: digest)
+            case .p384(let key): return key.isValidSignature(try P384.Signing.ECDSASignature(rawRepresentation: raw), for: digest)
+            case .p521(let key): return key.isValidSignature(try P521.Signing.ECDSASignature(rawRepresentation: raw), for: digest)
+            }
+        } catch {
+            // A signature of the wrong size is simply not a valid signature.
+            return false
         }
     }
 

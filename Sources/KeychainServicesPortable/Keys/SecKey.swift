@@ -132,4 +132,5 @@ public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertibl
 }
 
 /// Apple: `SecKeyGetTypeID()`, the CF type identifier of `SecKey` objects.
+@discardableResult
 public func SecKeyGetTypeID() -> CFTypeID { cfTypeID(forClass: SecKey.self) }

@@ -70,8 +70,32 @@ extension SecKeyAlgorithm {
     public static let rsaSignatureMessagePSSSHA384 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:message-PSS:SHA384:SHA384:48" as CFString)
     /// Apple: `rsaSignatureMessagePSSSHA512` (`"algid:sign:RSA:message-PSS:SHA512:SHA512:64"`). RSA-PSS signature (MGF1 with SHA512, salt as long as the digest) of a message hashed with SHA512.
     public static let rsaSignatureMessagePSSSHA512 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:message-PSS:SHA512:SHA512:64" as CFString)
-    /// Apple: `ecdsaSignatureRFC4754` (`"algid:sign:ECDSA:RFC4754"`). ECDSA signature as raw r‖s of caller-provided data.
+    /// Apple: `ecdsaSignatureRFC4754` (`"algid:sign:ECDSA:RFC4754"`, deprecated by Apple for
+    /// `ecdsaSignatureDigestRFC4754`). ECDSA signature as raw r‖s of a caller-computed digest.
+    @available(*, deprecated, message: "use ecdsaSignatureDigestRFC4754")
     public static let ecdsaSignatureRFC4754 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:RFC4754" as CFString)
+    /// Apple: `ecdsaSignatureDigestRFC4754` (`"algid:sign:ECDSA:digest-RFC4754"`). ECDSA signature as raw r‖s (RFC 4754) of a caller-computed digest of any length.
+    public static let ecdsaSignatureDigestRFC4754 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:digest-RFC4754" as CFString)
+    /// Apple: `ecdsaSignatureDigestRFC4754SHA1` (`"algid:sign:ECDSA:digest-RFC4754:SHA1"`). ECDSA signature as raw r‖s (RFC 4754) of a SHA1 digest.
+    public static let ecdsaSignatureDigestRFC4754SHA1 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:digest-RFC4754:SHA1" as CFString)
+    /// Apple: `ecdsaSignatureDigestRFC4754SHA224` (`"algid:sign:ECDSA:digest-RFC4754:SHA224"`). ECDSA signature as raw r‖s (RFC 4754) of a SHA224 digest (not supported here: swift-crypto has no SHA-224).
+    public static let ecdsaSignatureDigestRFC4754SHA224 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:digest-RFC4754:SHA224" as CFString)
+    /// Apple: `ecdsaSignatureDigestRFC4754SHA256` (`"algid:sign:ECDSA:digest-RFC4754:SHA256"`). ECDSA signature as raw r‖s (RFC 4754) of a SHA256 digest.
+    public static let ecdsaSignatureDigestRFC4754SHA256 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:digest-RFC4754:SHA256" as CFString)
+    /// Apple: `ecdsaSignatureDigestRFC4754SHA384` (`"algid:sign:ECDSA:digest-RFC4754:SHA384"`). ECDSA signature as raw r‖s (RFC 4754) of a SHA384 digest.
+    public static let ecdsaSignatureDigestRFC4754SHA384 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:digest-RFC4754:SHA384" as CFString)
+    /// Apple: `ecdsaSignatureDigestRFC4754SHA512` (`"algid:sign:ECDSA:digest-RFC4754:SHA512"`). ECDSA signature as raw r‖s (RFC 4754) of a SHA512 digest.
+    public static let ecdsaSignatureDigestRFC4754SHA512 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:digest-RFC4754:SHA512" as CFString)
+    /// Apple: `ecdsaSignatureMessageRFC4754SHA1` (`"algid:sign:ECDSA:message-RFC4754:SHA1"`). ECDSA signature as raw r‖s (RFC 4754) of a message hashed with SHA1.
+    public static let ecdsaSignatureMessageRFC4754SHA1 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:message-RFC4754:SHA1" as CFString)
+    /// Apple: `ecdsaSignatureMessageRFC4754SHA224` (`"algid:sign:ECDSA:message-RFC4754:SHA224"`). ECDSA signature as raw r‖s (RFC 4754) of a message hashed with SHA224 (not supported here: swift-crypto has no SHA-224).
+    public static let ecdsaSignatureMessageRFC4754SHA224 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:message-RFC4754:SHA224" as CFString)
+    /// Apple: `ecdsaSignatureMessageRFC4754SHA256` (`"algid:sign:ECDSA:message-RFC4754:SHA256"`). ECDSA signature as raw r‖s (RFC 4754) of a message hashed with SHA256.
+    public static let ecdsaSignatureMessageRFC4754SHA256 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:message-RFC4754:SHA256" as CFString)
+    /// Apple: `ecdsaSignatureMessageRFC4754SHA384` (`"algid:sign:ECDSA:message-RFC4754:SHA384"`). ECDSA signature as raw r‖s (RFC 4754) of a message hashed with SHA384.
+    public static let ecdsaSignatureMessageRFC4754SHA384 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:message-RFC4754:SHA384" as CFString)
+    /// Apple: `ecdsaSignatureMessageRFC4754SHA512` (`"algid:sign:ECDSA:message-RFC4754:SHA512"`). ECDSA signature as raw r‖s (RFC 4754) of a message hashed with SHA512.
+    public static let ecdsaSignatureMessageRFC4754SHA512 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:message-RFC4754:SHA512" as CFString)
     /// Apple: `ecdsaSignatureDigestX962` (`"algid:sign:ECDSA:digest-X962"`). ECDSA DER signature of a caller-provided digest of any length.
     public static let ecdsaSignatureDigestX962 = SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:digest-X962" as CFString)
     /// Apple: `ecdsaSignatureDigestX962SHA1` (`"algid:sign:ECDSA:digest-X962:SHA1"`). ECDSA DER (X9.62) signature of a SHA1 digest.
@@ -194,10 +218,38 @@ public enum SecKeyOperationType: Int, Sendable {
     case keyExchange = 4
 }
 
-/// Apple: `kSecKeyKeyExchangeParameterRequestedSize`, the number of bytes a KDF-based
-/// `SecKeyCopyKeyExchangeResult` should return (CFNumber, required for those algorithms).
+/// Apple: `SecKeyKeyExchangeParameter`, the keys of `SecKeyCopyKeyExchangeResult`'s parameters
+/// dictionary (Swift's name for the C `kSecKeyKeyExchangeParameter…` constants): write
+/// `[SecKeyKeyExchangeParameter.requestedSize.rawValue: 32]`.
+public struct SecKeyKeyExchangeParameter: RawRepresentable, Hashable, @unchecked Sendable {
+    /// The dictionary key.
+    public let rawValue: CFString
+
+    /// Wraps a dictionary key.
+    public init(rawValue: CFString) { self.rawValue = rawValue }
+
+    /// Equal when the key strings are equal.
+    public static func == (lhs: SecKeyKeyExchangeParameter, rhs: SecKeyKeyExchangeParameter) -> Bool {
+        (lhs.rawValue as String) == (rhs.rawValue as String)
+    }
+
+    /// Hashes the key string.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue as String) }
+}
+
+extension SecKeyKeyExchangeParameter {
+    /// Apple: `requestedSize` (`"requestedSize"`), the number of bytes a KDF-based
+    /// `SecKeyCopyKeyExchangeResult` should return (CFNumber, required for those algorithms).
+    public static let requestedSize = SecKeyKeyExchangeParameter(rawValue: "requestedSize" as CFString)
+    /// Apple: `sharedInfo` (`"sharedInfo"`), the shared info fed to the X9.63 KDF (CFData, optional).
+    public static let sharedInfo = SecKeyKeyExchangeParameter(rawValue: "sharedInfo" as CFString)
+}
+
+/// Apple: the C name, which Swift renames (it does not compile on Apple platforms either).
+@available(*, unavailable, renamed: "SecKeyKeyExchangeParameter.requestedSize")
 nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFString = "requestedSize"
-/// Apple: `kSecKeyKeyExchangeParameterSharedInfo`, the shared info fed to the X9.63 KDF (CFData, optional).
+/// Apple: the C name, which Swift renames (it does not compile on Apple platforms either).
+@available(*, unavailable, renamed: "SecKeyKeyExchangeParameter.sharedInfo")
 nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = "sharedInfo"
 /// Apple: `kSecPrivateKeyAttrs`, the attributes of the private key in `SecKeyCreateRandomKey` parameters.
 nonisolated(unsafe) public let kSecPrivateKeyAttrs: CFString = "private"

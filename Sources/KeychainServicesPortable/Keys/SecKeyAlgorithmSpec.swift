@@ -53,8 +53,9 @@ enum KeyHash: Sendable {
 
 /// The operation an algorithm identifier names, for the algorithms this implementation performs.
 enum KeyAlgorithmSpec: Sendable {
-    /// ECDSA, DER (X9.62) signature. `hash` nil with `isDigest` means a digest of any length.
-    case ecdsa(hash: KeyHash?, isDigest: Bool)
+    /// ECDSA: a DER (X9.62) signature, or with `rawRS` the fixed-size r‖s of RFC 4754. `hash`
+    /// nil with `isDigest` means a digest of any length.
+    case ecdsa(hash: KeyHash?, isDigest: Bool, rawRS: Bool)
     /// RSA PKCS#1 v1.5 signature of a message.
     case rsaPKCS1v15Message(KeyHash)
     /// RSA-PSS signature of a message (MGF1 with the same hash, salt as long as the digest).
@@ -75,10 +76,12 @@ enum KeyAlgorithmSpec: Sendable {
         case ("sign", "ECDSA"):
             guard parts.count >= 4 else { return nil }
             switch (parts[3], parts.count) {
-            case ("digest-X962", 4): self = .ecdsa(hash: nil, isDigest: true)
-            case ("digest-X962", 5), ("message-X962", 5):
+            case ("digest-X962", 4): self = .ecdsa(hash: nil, isDigest: true, rawRS: false)
+            // Apple's deprecated ecdsaSignatureRFC4754 signs a caller-computed digest, as digest-RFC4754.
+            case ("digest-RFC4754", 4), ("RFC4754", 4): self = .ecdsa(hash: nil, isDigest: true, rawRS: true)
+            case ("digest-X962", 5), ("message-X962", 5), ("digest-RFC4754", 5), ("message-RFC4754", 5):
                 guard let hash = KeyHash(name: parts[4]) else { return nil }
-                self = .ecdsa(hash: hash, isDigest: parts[3] == "digest-X962")
+                self = .ecdsa(hash: hash, isDigest: parts[3].hasPrefix("digest-"), rawRS: parts[3].hasSuffix("RFC4754"))
             default: return nil
             }
         case ("sign", "RSA"):

@@ -21,6 +21,7 @@ import Foundation
 /// `kSecAttrTokenIDSecureEnclave` gives a P-256 key whose private half cannot be exported
 /// (`SecKeyCopyExternalRepresentation` fails), only used. Linux has no Secure Enclave: the key
 /// is software-bound — kept inside the keychain's encryption, refused for export by this library.
+@discardableResult
 public func SecKeyCreateRandomKey(
     _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
@@ -88,6 +89,7 @@ private func store(_ key: SecKey, with storageAttributes: [String: Any]) throws(
 ///
 /// Returns nil and sets `error` to `errSecParam` (OSStatus domain) when the attributes are
 /// incomplete or the data is not a key of that type and class.
+@discardableResult
 public func SecKeyCreateWithData(
     _ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
@@ -127,6 +129,7 @@ extension SecKey {
 }
 
 /// Apple: `SecKeyCopyPublicKey(_:)`. The public half of `key` (a public key returns itself).
+@discardableResult
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     key.isPrivate ? SecKey(key.publicMaterial, applicationTag: key.applicationTag, label: key.label) : key
 }
@@ -135,6 +138,7 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
 /// representation (see `SecKeyCreateWithData`). The result of a private key is secret: keep it
 /// out of logs and files. The private half of a `kSecAttrTokenIDSecureEnclave` key is not
 /// exportable: nil, with `errSecUnimplemented` in `error`.
+@discardableResult
 public func SecKeyCopyExternalRepresentation(
     _ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -148,6 +152,7 @@ public func SecKeyCopyExternalRepresentation(
 
 /// Apple: `SecKeyGetBlockSize(_:)`. Bytes of a coordinate for EC keys (32, 48, 66), of the
 /// modulus for RSA keys.
+@discardableResult
 public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
 
 /// Apple: `SecKeyCopyAttributes(_:)`. The key's attributes: `kSecAttrKeyType`,
@@ -155,6 +160,7 @@ public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
 /// `kSecAttrApplicationLabel` (SHA-1 of the public key), the `kSecAttrCan…` usage flags,
 /// `kSecAttrIsPermanent`, the tag and label it was created with, and for public keys
 /// `kSecValueData` (the external representation). Private key bytes are never included.
+@discardableResult
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     let isPrivate = key.isPrivate
     var attributes: [String: Any] = [

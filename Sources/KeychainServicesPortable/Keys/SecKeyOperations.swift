@@ -10,6 +10,7 @@ import Foundation
 /// Apple: `SecKeyIsAlgorithmSupported(_:_:_:)`. Whether `key` can perform `algorithm` for
 /// `operation`. Signing, decryption and key exchange need a private key; verifying and
 /// encryption a public key (as Apple's, whose private keys do neither).
+@discardableResult
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     guard let spec = KeyAlgorithmSpec(algorithm) else { return false }
     return spec.supports(operation, isEllipticCurve: key.isEllipticCurve, isPrivate: key.isPrivate)
@@ -46,6 +47,7 @@ private func rsaSignaturePadding(_ spec: KeyAlgorithmSpec) -> (KeyHash, _RSA.Sig
 /// Apple: `SecKeyCreateSignature(_:_:_:_:)`. Signs `dataToSign` with the private `key`:
 /// ECDSA (message or digest, DER X9.62 output) or RSA PKCS#1 v1.5 / PSS over a message.
 /// Returns nil and sets `error` on failure.
+@discardableResult
 public func SecKeyCreateSignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -54,10 +56,10 @@ public func SecKeyCreateSignature(
         try key.authorizePrivateKeyUse()
         let data = Data(copyingBytesOf: dataToSign)
         switch (key.material, spec) {
-        case (.ecPrivate(let ecKey), .ecdsa(let hash, let isDigest)):
+        case (.ecPrivate(let ecKey), .ecdsa(let hash, let isDigest, let rawRS)):
             let digest = try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm)
             do {
-                return try ecKey.derSignature(ofDigest: digest) as NSData
+                return try (rawRS ? ecKey.rawSignature(ofDigest: digest) : ecKey.derSignature(ofDigest: digest)) as NSData
             } catch {
                 throw SecKeyFailure(status: errSecInternalComponent, message: "ECDSA signing failed")
             }
@@ -77,6 +79,7 @@ public func SecKeyCreateSignature(
 /// Apple: `SecKeyVerifySignature(_:_:_:_:_:)`. Whether `signature` is `key`'s signature of
 /// `signedData` under `algorithm`. On a mismatch returns false and sets `error` to
 /// `errSecVerifyFailed` (-67808), as Apple does.
+@discardableResult
 public func SecKeyVerifySignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -86,9 +89,11 @@ public func SecKeyVerifySignature(
         let data = Data(copyingBytesOf: signedData)
         let signatureBytes = Data(copyingBytesOf: signature)
         switch (key.publicMaterial, spec) {
-        case (.ecPublic(let ecKey), .ecdsa(let hash, let isDigest)):
+        case (.ecPublic(let ecKey), .ecdsa(let hash, let isDigest, let rawRS)):
             let digest = try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm)
-            guard ecKey.isValid(derSignature: signatureBytes, ofDigest: digest) else { throw .verification("EC") }
+            let valid = rawRS ? ecKey.isValid(rawSignature: signatureBytes, ofDigest: digest)
+                : ecKey.isValid(derSignature: signatureBytes, ofDigest: digest)
+            guard valid else { throw .verification("EC") }
             return true
         case (.rsaPublic(let rsaKey), _):
             guard let (hash, padding) = rsaSignaturePadding(spec) else { throw .unsupported(algorithm, key) }
@@ -105,6 +110,7 @@ public func SecKeyVerifySignature(
 /// Apple: `SecKeyCreateEncryptedData(_:_:_:_:)`. Encrypts `plaintext` to the public `key`
 /// (a private key is refused with `errSecParam`, as by Apple): RSA-OAEP (SHA-1, SHA-256) or ECIES (`eciesEncryption…X963SHA…AESGCM`, output
 /// ephemeral public key ‖ ciphertext ‖ 16-byte tag).
+@discardableResult
 public func SecKeyCreateEncryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -136,6 +142,7 @@ public func SecKeyCreateEncryptedData(
 /// Apple: `SecKeyCreateDecryptedData(_:_:_:_:)`. Decrypts what `SecKeyCreateEncryptedData`
 /// made for this private key. Returns nil and sets `error` to `errSecParam` when the
 /// ciphertext is malformed, altered or meant for another key.
+@discardableResult
 public func SecKeyCreateDecryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -161,8 +168,9 @@ public func SecKeyCreateDecryptedData(
 
 /// Apple: `SecKeyCopyKeyExchangeResult(_:_:_:_:_:)`. ECDH between the private key and
 /// `publicKey` (same curve). With an `…X963SHA…` algorithm the shared secret goes through the
-/// X9.63 KDF: `parameters` must give `kSecKeyKeyExchangeParameterRequestedSize` and may give
-/// `kSecKeyKeyExchangeParameterSharedInfo`. The result is secret key material.
+/// X9.63 KDF: `parameters` must give `SecKeyKeyExchangeParameter.requestedSize` and may give
+/// `SecKeyKeyExchangeParameter.sharedInfo`. The result is secret key material.
+@discardableResult
 public func SecKeyCopyKeyExchangeResult(
     _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -184,14 +192,14 @@ public func SecKeyCopyKeyExchangeResult(
         }
         guard let hash else { return secret.withUnsafeBytes { Data($0) } as NSData }
         let options = parameters as? [String: Any] ?? [:]
-        guard let size = (options[kSecKeyKeyExchangeParameterRequestedSize as String] as? NSNumber)?.intValue, size > 0 else {
-            throw .parameter("kSecKeyKeyExchangeParameterRequestedSize is missing")
+        guard let size = (options[SecKeyKeyExchangeParameter.requestedSize.rawValue as String] as? NSNumber)?.intValue, size > 0 else {
+            throw .parameter("SecKeyKeyExchangeParameter.requestedSize is missing")
         }
         let sharedInfo: Data
-        switch options[kSecKeyKeyExchangeParameterSharedInfo as String] {
+        switch options[SecKeyKeyExchangeParameter.sharedInfo.rawValue as String] {
         case nil: sharedInfo = Data()
         case let data as Data: sharedInfo = data
-        default: throw .parameter("kSecKeyKeyExchangeParameterSharedInfo must be data")
+        default: throw .parameter("SecKeyKeyExchangeParameter.sharedInfo must be data")
         }
         return hash.x963Derive(secret, sharedInfo: sharedInfo, outputByteCount: size) as NSData
     }

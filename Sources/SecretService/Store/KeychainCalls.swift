@@ -1,5 +1,6 @@
 import Foundation
 import KeychainServices
+import KeychainServicesExtras
 
 /// Apple's SecItem/SecKeychain calls on one keychain file, with their `OSStatus` turned into
 /// ``SecretServiceError`` (item not found → `noSuchObject`, duplicate → `alreadyExists`,

@@ -70,7 +70,7 @@ struct FindIdentity: KeychainCommand {
             status = SecItemCopyMatching(query as CFDictionary, &result)
             return status == errSecItemNotFound ? errSecSuccess : status
         }
-        let identities = (result as? [Any] ?? []).compactMap { $0 as? SecIdentity }
+        let identities = (result as? [Any] ?? []).compactMap(KeychainReference.identity)
         var output = ""
         for (index, identity) in identities.enumerated() {
             var certificate: SecCertificate?
@@ -96,7 +96,7 @@ enum CertificateSearch {
             let status = SecItemCopyMatching(query as CFDictionary, &result)
             return status == errSecItemNotFound ? errSecSuccess : status
         }
-        return (result as? [Any] ?? []).compactMap { $0 as? SecCertificate }
+        return (result as? [Any] ?? []).compactMap(KeychainReference.certificate)
     }
 
     /// The SHA-1 of the certificate's DER in upper-case hex, as security(1) prints it.

@@ -80,9 +80,9 @@ struct ExportItems: KeychainCommand {
         try target.performUnlocking("SecItemCopyMatching") { SecItemCopyMatching(query as CFDictionary, &result) }
         var output = ""
         for object in result as? [Any] ?? [] {
-            if let certificate = object as? SecCertificate {
+            if let certificate = KeychainReference.certificate(object) {
                 output += KeyMaterialFiles.pem(certificate)
-            } else if let key = object as? SecKey {
+            } else if let key = KeychainReference.key(object) {
                 output += try KeyMaterialFiles.publicKeyPEM(key)
             }
         }

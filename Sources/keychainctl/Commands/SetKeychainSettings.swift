@@ -28,8 +28,9 @@ struct SetKeychainSettings: KeychainCommand {
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
         let interval = timeout ?? (useTimeout ? 300 : 0)
-        var settings = SecKeychainSettings(version: SEC_KEYCHAIN_SETTINGS_VERS1, lockOnSleep: lockOnSleep,
-                                           useLockInterval: interval > 0, lockInterval: interval)
+        // SecKeychainSettings is a C structure: an UInt32 version (the macro is an Int32) and C Booleans.
+        var settings = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: DarwinBoolean(lockOnSleep),
+                                           useLockInterval: DarwinBoolean(interval > 0), lockInterval: interval)
         try require(SecKeychainSetSettings(target.keychain, &settings), "SecKeychainSetSettings")
     }
 }

@@ -33,19 +33,19 @@ struct ShowKeychainInfo: KeychainCommand {
         #endif
         let target = try KeychainTarget.open(keychain)
         var settings = SecKeychainSettings()
-        settings.version = SEC_KEYCHAIN_SETTINGS_VERS1
+        settings.version = UInt32(SEC_KEYCHAIN_SETTINGS_VERS1)  // a C macro: Int32 in Swift
         try require(SecKeychainCopySettings(target.keychain, &settings), "SecKeychainCopySettings")
         let locked = try target.isLocked()
-        let timeout = settings.useLockInterval ? Int(settings.lockInterval) : 0
+        let timeout = settings.useLockInterval.boolValue ? Int(settings.lockInterval) : 0
         if output.json {
-            var info: [String: Any] = ["keychain": target.path, "locked": locked, "lockOnSleep": settings.lockOnSleep,
+            var info: [String: Any] = ["keychain": target.path, "locked": locked, "lockOnSleep": settings.lockOnSleep.boolValue,
                                        "timeout": timeout]
             #if canImport(KeychainServicesExtras)
             info["storageSecurity"] = protection.json
             #endif
             Console.out(try ItemFormatter.serialise(info))
         } else {
-            let lockOnSleep = settings.lockOnSleep ? " lock-on-sleep" : ""
+            let lockOnSleep = settings.lockOnSleep.boolValue ? " lock-on-sleep" : ""
             let interval = timeout > 0 ? " timeout=\(timeout)s" : " no-timeout"
             Console.out("Keychain \"\(target.path)\"\(lockOnSleep)\(interval) \(locked ? "locked" : "unlocked")")
             #if canImport(KeychainServicesExtras)

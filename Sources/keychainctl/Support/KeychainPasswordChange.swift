@@ -1,5 +1,8 @@
 import Foundation
 import KeychainServices
+#if !canImport(Security)
+import KeychainServicesExtras
+#endif
 
 /// Changing a keychain's password: `SecKeychainChangePassword` is private on macOS (SPI, not in
 /// the SDK headers), so this is the one call keychainctl cannot make there.
