@@ -20,7 +20,10 @@ extension KeychainSynchronizer {
         var remote: [Data: RemoteRecordState] = [:]
         for record in try session.list(CircleLayout.itemsPrefix) {
             guard let name = CircleLayout.name(fromItem: record.name) else { continue }
-            remote[name] = open(record, name: name, session: session, roster: roster, bundle: bundle)
+            let candidate = open(record, name: name, session: session, roster: roster, bundle: bundle)
+            // A transport may hold several candidates under one name (a shared folder's conflict
+            // copies): the merge sees the one its own authenticated fields rank first.
+            remote[name] = remote[name].map { candidate.ranks(before: $0) ? candidate : $0 } ?? candidate
         }
 
         // Local: every synchronizable item and tombstone, named.
@@ -69,6 +72,18 @@ extension KeychainSynchronizer {
         /// Refused because it is of an epoch after this device's (its keys are not here yet):
         /// left alone rather than overwritten, since it may be a newer write.
         var isOfLaterEpoch = false
+
+        /// Whether this candidate is preferred to `other` for the same name: a verified record over
+        /// one that is not, the newer verified version between two, and a record of a later epoch
+        /// (possibly newer, not verifiable yet) over a refused one. Never the transport's order.
+        func ranks(before other: RemoteRecordState) -> Bool {
+            switch (record, other.record) {
+            case let (mine?, theirs?): return theirs.version < mine.version
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return isOfLaterEpoch && !other.isOfLaterEpoch
+            }
+        }
     }
 
     struct LocalItemState {

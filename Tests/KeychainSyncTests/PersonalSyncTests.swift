@@ -373,6 +373,34 @@ struct PersonalSyncTests {
         #expect(try a.synchronizer.history(account: "mail").map(\.isDeletion) == [false, true, false, false])
     }
 
+    @Test("a sync tool's conflict copy beside a record: the newest verified version wins, whichever file holds it")
+    func conflictCopyCandidates() throws {
+        for newestInCopy in [true, false] {
+            let (circle, scratch) = try Self.folderCircle(count: 3)
+            let (a, b, c) = (circle.devices[0], circle.devices[1], circle.devices[2])
+            try a.add("mail", "base")
+            try circle.syncAll()
+            let name = "items/" + (try #require(try a.state().synced.first?.key))
+            let file = URL(fileURLWithPath: circle.location + "/" + name)
+            try a.update("mail", "older")
+            try a.sync()
+            let older = try Data(contentsOf: file)
+            try b.sync()
+            try b.update("mail", "newest")
+            try b.sync()
+            let newest = try Data(contentsOf: file)
+            #expect(newest != older)
+            // What Syncthing leaves after two devices wrote the file while apart: one version in
+            // the file, the other in a conflict copy beside it.
+            let copy = URL(fileURLWithPath: file.path + ".sync-conflict-20261125-153000-ABCDEFG")
+            try (newestInCopy ? older : newest).write(to: file)
+            try (newestInCopy ? newest : older).write(to: copy)
+            try c.sync()
+            #expect(try c.secret("mail") == "newest", "newest in the conflict copy: \(newestInCopy)")
+            withExtendedLifetime(scratch) {}
+        }
+    }
+
     @Test("a local edit that loses to a concurrent newer one is kept in history, not dropped; history is trimmed to its depth")
     func losingEditKeptAndDepth() throws {
         let (circle, scratch) = try Self.folderCircle()
