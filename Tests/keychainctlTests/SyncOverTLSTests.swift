@@ -51,6 +51,12 @@ struct SyncOverTLSTests {
                 #expect(refused.stderr.contains("does not verify against the CA in \(caFile)"), "\(refused.stderr)")
                 #expect(!refused.stdout.contains("synchronized"))
 
+                // A move to settings that cannot connect is refused and not recorded.
+                let badMove = try sandbox.keychainctl(["sync", "run", "--endpoints", endpoint, "--cacert", pki.otherCAFile,
+                                                       "--cert", pki.clientCertificateFile, "--key", pki.clientKeyFile, a])
+                #expect(badMove.status == 1 && badMove.stderr.contains("does not verify against the CA in \(pki.otherCAFile)"), "\(badMove.stderr)")
+                #expect(!(try sandbox.keychainctl(["sync", "status", a]).stdout.contains(pki.otherCAFile)))
+
                 // The fix the docs give: name the right CA once with the location; it is recorded for later runs.
                 let moved = try sandbox.keychainctl(["sync", "run", "--endpoints", endpoint, "--cacert", pki.caFile,
                                                      "--cert", pki.clientCertificateFile, "--key", pki.clientKeyFile, a])

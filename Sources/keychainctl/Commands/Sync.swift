@@ -87,6 +87,8 @@ struct SyncRun: ParsableCommand {
             let moved = try place.location()
             let synchronizer = try target.synchronizer(location: moved)
             synchronizer.historyDepth = max(1, keepVersions)
+            // etcd settings that cannot connect are named and not recorded.
+            if case .etcd(let settings)? = moved { try place.connection.check(settings, password: target.etcdPassword) }
             if let moved { try synchronizer.relocate(to: moved.stored) }  // the circle moved: remembered for later runs
             if adoptRemoteHistory { try synchronizer.adoptRemoteHistory() }
             guard watch else {
