@@ -18,14 +18,25 @@ public final class EtcdTransport: SyncTransport, @unchecked Sendable {  // EtcdC
         self.location = location
     }
 
-    /// Opens the transport a circle's state names: `location` is its etcd endpoints, comma-separated.
-    public static func open(location: String, circleID: String) throws(SyncError) -> any SyncTransport {
-        let endpoints = location.split(separator: ",").map(String.init)
+    /// Opens the circle `circleID` (hex) on the etcd `connection` (TLS, client certificate, etcd
+    /// user), described as `location`. Settings that cannot work (an `https://` endpoint without a
+    /// CA, `http://` without ``EtcdConnection/insecure``, an unreadable certificate) are refused
+    /// with etcd's message, which names the fix.
+    public static func open(_ connection: EtcdConnection, circleID: String, location: String) throws(SyncError) -> any SyncTransport {
         do {
-            return EtcdTransport(client: try EtcdClient(endpoints: endpoints), circleID: circleID, location: location)
+            return EtcdTransport(client: try EtcdClient(connection: connection), circleID: circleID, location: location)
         } catch {
             throw .transport(Self.translate(error))
         }
+    }
+
+    /// Opens the transport a circle's state names when `location` is a bare list of etcd endpoints,
+    /// comma-separated: plain `http://` as circles made that way always reached etcd (see
+    /// ``EtcdClient/init(endpoints:timeout:)``). Circles that use TLS are opened with
+    /// ``open(_:circleID:location:)``.
+    public static func open(location: String, circleID: String) throws(SyncError) -> any SyncTransport {
+        try open(EtcdConnection(endpoints: location.split(separator: ",").map(String.init), insecure: true),
+                 circleID: circleID, location: location)
     }
 
     /// True: every conditional change is a compare-and-swap on the key's mod revision.
@@ -119,8 +130,13 @@ public final class EtcdTransport: SyncTransport, @unchecked Sendable {  // EtcdC
         }
     }
 
-    private static func translate(_ error: EtcdError) -> SyncTransportError {
-        if case .badResponse = error { return .malformed(error.description) }
-        return .unreachable(error.description)
+    /// etcd's failures as a transport's: settings etcd refused or that cannot work are not a
+    /// passing outage (retrying will not help), so they are ``SyncTransportError/refused(_:)``.
+    static func translate(_ error: EtcdError) -> SyncTransportError {
+        switch error {
+        case .badResponse: return .malformed(error.description)
+        case .refused, .invalidConfiguration: return .refused(error.description)
+        case .unavailable, .timedOut: return .unreachable(error.description)
+        }
     }
 }

@@ -20,86 +20,16 @@ struct SyncKeychainArgument: ParsableArguments {
     @Argument(help: "The keychain file (default: the default keychain).")
     var keychain: String?
 
+    @OptionGroup var etcdPassword: SyncEtcdPasswordOption
+
     /// The synchronizer, reaching the circle's own transport or `location` when given
     /// (`creating`: a shared folder's marker is made, for `sync create`).
     func synchronizer(location: SyncTransportLocation? = nil, creating: Bool = false) throws -> KeychainSynchronizer {
         let path = keychain ?? KeychainRegistry.shared.defaultKeychainPath
         do {
             return KeychainSynchronizer(database: try KeychainRegistry.shared.database(at: path),
-                                        openTransport: syncTransportOpener(keychainPath: path, creating: creating, override: location))
-        } catch {
-            throw SyncCommandFailure(message: error.description)
-        }
-    }
-}
-
-/// How `sync` reaches etcd: TLS verified against a CA you name, a client certificate, an etcd user,
-/// and whether plain HTTP is allowed. Passwords never come from the command line.
-struct SyncConnectionOptions: ParsableArguments {
-    /// The environment variable an etcd password may come from.
-    static let passwordVariable = "KEYCHAINKIT_ETCD_PASSWORD"
-
-    @Option(name: .customLong("cacert"), help: ArgumentHelp(
-        "The CA certificate (PEM) etcd's server certificates must chain to; required for https:// endpoints.",
-        valueName: "file"))
-    var caFile: String?
-
-    @Option(name: .customLong("cert"), help: ArgumentHelp("A client certificate (PEM), for etcd's --client-cert-auth.", valueName: "file"))
-    var certificateFile: String?
-
-    @Option(name: .customLong("key"), help: ArgumentHelp("The client certificate's private key (PEM, unencrypted).", valueName: "file"))
-    var keyFile: String?
-
-    @Option(help: ArgumentHelp(
-        "An etcd user (etcd with auth enabled). Its password comes from --password-file, $KEYCHAINKIT_ETCD_PASSWORD or a no-echo prompt.",
-        valueName: "name"))
-    var user: String?
-
-    @Option(help: ArgumentHelp("A file whose first line is the etcd user's password.", valueName: "file"))
-    var passwordFile: String?
-
-    @Flag(help: """
-        Allow plain http:// endpoints. Records stay end-to-end encrypted, but the etcd password and token, key names, \
-        record sizes and timing cross the network in the clear, and anyone on the path can drop, delay or replay requests.
-        """)
-    var insecure = false
-
-    /// The settings for `endpoints`, with the password read now (file, environment, or prompt).
-    func connection(endpoints: [String]) throws -> EtcdConnection {
-        var credentials: EtcdConnection.Credentials?
-        if let user {
-            credentials = EtcdConnection.Credentials(user: user, password: try password(for: user))
-        } else if passwordFile != nil {
-            throw SyncCommandFailure(message: "--password-file needs --user")
-        }
-        return EtcdConnection(endpoints: endpoints, caFile: caFile, clientCertificateFile: certificateFile, clientKeyFile: keyFile,
-                              credentials: credentials, insecure: insecure)
-    }
-
-    private func password(for user: String) throws -> String {
-        if let passwordFile {
-            let contents: Data
-            do {
-                contents = try Data(contentsOf: URL(fileURLWithPath: passwordFile))
-            } catch {
-                throw SyncCommandFailure(message: "cannot read the etcd password from \(passwordFile): \(error.localizedDescription)")
-            }
-            return String(decoding: contents.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
-        }
-        if let fromEnvironment = ProcessInfo.processInfo.environment[Self.passwordVariable] { return fromEnvironment }
-        guard SecretInput.isInteractive else {
-            throw SyncCommandFailure(message: "no password for etcd user \(user): give --password-file FILE or set $\(Self.passwordVariable)")
-        }
-        var typed = try SecretInput.secret(prompt: "etcd password for \(user): ")
-        defer { typed.wipe() }
-        return String(decoding: typed, as: UTF8.self)
-    }
-
-    /// Reaches etcd with `connection` (a read under keychainkit's prefix), so that a TLS, certificate
-    /// or password mistake is named before anything is written.
-    func check(_ connection: EtcdConnection) throws {
-        do {
-            _ = try EtcdClient(connection: connection).get(Data("/keychainkit/".utf8))
+                                        openTransport: syncTransportOpener(keychainPath: path, creating: creating, override: location,
+                                                                                   password: etcdPassword.cached()))
         } catch {
             throw SyncCommandFailure(message: error.description)
         }
@@ -157,6 +87,8 @@ struct SyncRun: ParsableCommand {
             let moved = try place.location()
             let synchronizer = try target.synchronizer(location: moved)
             synchronizer.historyDepth = max(1, keepVersions)
+            // etcd settings that cannot connect are named and not recorded.
+            if case .etcd(let settings)? = moved { try place.connection.check(settings, password: target.etcdPassword) }
             if let moved { try synchronizer.relocate(to: moved.stored) }  // the circle moved: remembered for later runs
             if adoptRemoteHistory { try synchronizer.adoptRemoteHistory() }
             guard watch else {
@@ -195,14 +127,12 @@ struct SyncCreate: ParsableCommand {
 
     @OptionGroup var place: SyncTransportOptions
 
-    @OptionGroup var connection: SyncConnectionOptions
-
     @OptionGroup var target: SyncKeychainArgument
 
     func run() throws {
         try runSyncCommand("create") {
             let location = try place.requiredLocation()
-            if case .etcd(let endpoints) = location { try connection.check(try connection.connection(endpoints: endpoints)) }
+            if case .etcd(let settings) = location { try place.connection.check(settings, password: target.etcdPassword) }
             let code = try target.synchronizer(location: location, creating: true).create(location: location.stored)
             showOnce(code, "Circle created. Its code joins other devices and is shown only now; keep it like a password:")
         }
@@ -217,14 +147,12 @@ struct SyncJoin: ParsableCommand {
 
     @OptionGroup var place: SyncTransportOptions
 
-    @OptionGroup var connection: SyncConnectionOptions
-
     @OptionGroup var target: SyncKeychainArgument
 
     func run() throws {
         try runSyncCommand("join") {
             let location = try place.requiredLocation()
-            if case .etcd(let endpoints) = location { try connection.check(try connection.connection(endpoints: endpoints)) }
+            if case .etcd(let settings) = location { try place.connection.check(settings, password: target.etcdPassword) }
             var typed = try SecretInput.secret(prompt: "circle code: ")
             defer { typed.wipe() }
             let code = try CircleCode(text: String(decoding: typed, as: UTF8.self))
@@ -251,7 +179,7 @@ struct SyncStatus: ParsableCommand {
             let status = try synchronizer.status()
             Console.out("circle \(status.circleID)")
             Console.out("device \(status.deviceID)")
-            Console.out("transport \(given ?? SyncTransportLocation(stored: status.location))")
+            Console.out("transport \(try given ?? SyncTransportLocation(stored: status.location))")
             guard status.epoch > 0 else {
                 Console.out("awaiting sponsorship: on a member run `keychainctl sync sponsor \(status.deviceID)`")
                 return

@@ -11,8 +11,8 @@ enum SyncTransportKind: String, ExpressibleByArgument, CaseIterable, Codable, Se
 /// Where a circle's records live: what `sync create` and `sync join` are told, what the circle
 /// keeps, and what `sync run` and `sync status` use (or are told again, to move a circle).
 enum SyncTransportLocation: Equatable, Codable, Sendable, CustomStringConvertible {
-    /// An etcd cluster: its client URLs.
-    case etcd(endpoints: [String])
+    /// An etcd cluster: its client URLs and how to reach them (TLS, client certificate, user).
+    case etcd(SyncEtcdSettings)
     /// A branch of a git remote (any URL git accepts).
     case git(remote: String, branch: String)
     /// A shared folder (absolute path).
@@ -24,32 +24,32 @@ enum SyncTransportLocation: Equatable, Codable, Sendable, CustomStringConvertibl
     /// For `sync status`: the kind and where, without credentials in a git URL.
     var description: String {
         switch self {
-        case .etcd(let endpoints): return "etcd \(endpoints.joined(separator: ","))"
+        case .etcd(let settings): return settings.description
         case .git(let remote, let branch):
             return "git \(GitTransport.redacted(remote: remote)) branch \(branch)"
         case .folder(let path): return "folder \(path)"
         }
     }
 
-    /// The text a circle keeps for its location: `git <branch> <url>`, `folder <path>`, or, for
-    /// etcd, the comma-separated endpoints alone (what circles made before other transports keep).
+    /// The text a circle keeps for its location: `git <branch> <url>`, `folder <path>`, or
+    /// `etcd {json}` (``SyncEtcdSettings/stored``; circles made before TLS keep a bare endpoint list).
     var stored: String {
         switch self {
-        case .etcd(let endpoints): return endpoints.joined(separator: ",")
+        case .etcd(let settings): return settings.stored
         case .git(let remote, let branch): return "git \(branch) \(remote)"
         case .folder(let path): return "folder \(path)"
         }
     }
 
     /// The location a circle kept (see ``stored``).
-    init(stored: String) {
+    init(stored: String) throws {
         let parts = stored.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         if parts.count == 3, parts[0] == "git" {
             self = .git(remote: parts[2], branch: parts[1])
         } else if parts.count >= 2, parts[0] == "folder" {
             self = .folder(path: String(stored.dropFirst("folder ".count)))
         } else {
-            self = .etcd(endpoints: stored.split(separator: ",").map(String.init))
+            self = .etcd(try SyncEtcdSettings(stored: stored))
         }
     }
 
@@ -63,10 +63,10 @@ enum SyncTransportLocation: Equatable, Codable, Sendable, CustomStringConvertibl
     /// its marker are made); `etcd` builds the etcd transport (with the TLS and authentication
     /// options the etcd commands take).
     func makeTransport(keychainPath: String, creating: Bool,
-                       etcd: ([String]) throws -> any SyncTransport) throws -> any SyncTransport {
+                       etcd: (SyncEtcdSettings) throws -> any SyncTransport) throws -> any SyncTransport {
         switch self {
-        case .etcd(let endpoints):
-            return try etcd(endpoints)
+        case .etcd(let settings):
+            return try etcd(settings)
         case .git(let remote, let branch):
             return try GitTransport(remote: remote, repositoryPath: Self.sideDirectory(forKeychain: keychainPath) + "/git",
                                     branch: branch)
@@ -95,20 +95,27 @@ struct SyncTransportOptions: ParsableArguments {
     @Option(help: ArgumentHelp("folder: the shared folder's path (a folder of its own, inside the synced one).", valueName: "path"))
     var folder: String?
 
+    @OptionGroup var connection: SyncConnectionOptions
+
     /// The location given, or nil when none was (run and status then use the circle's own).
     func location() throws -> SyncTransportLocation? {
         let given = [endpoints != nil ? SyncTransportKind.etcd : nil, remote != nil ? .git : nil, folder != nil ? .folder : nil].compactMap { $0 }
         guard given.count <= 1 else {
             throw ValidationError("give one location: --endpoints (etcd), --remote (git) or --folder (folder), not several")
         }
-        guard let kind = transport ?? given.first else { return nil }
+        guard let kind = transport ?? given.first else {
+            if connection.namesSettings {
+                throw ValidationError("--cacert, --cert, --key, --user and --insecure go with --endpoints (the circle keeps them from create or join; give --endpoints to change them)")
+            }
+            return nil
+        }
         if let other = given.first, other != kind {
             throw ValidationError("--transport \(kind.rawValue) takes \(Self.locationOption(kind)), not \(Self.locationOption(other))")
         }
         switch kind {
         case .etcd:
             guard let endpoints, !endpoints.isEmpty else { throw ValidationError("--transport etcd needs --endpoints https://host:2379,…") }
-            return .etcd(endpoints: endpoints.split(separator: ",").map(String.init))
+            return .etcd(connection.settings(endpoints: endpoints.split(separator: ",").map(String.init)))
         case .git:
             guard let remote, !remote.isEmpty else { throw ValidationError("--transport git needs --remote URL (for example ssh://host/~/keychain.git)") }
             return .git(remote: remote, branch: branch)
