@@ -128,7 +128,11 @@ public final class KeychainDatabase: @unchecked Sendable {
             throw .io("the keychain file could be opened only read-only")
         }
         // The file SQLite opened is the one checked above only if the name still leads to it.
-        if let fileIdentity, fileIdentity.state(of: path) != .same { throw .keychainReplaced(path) }
+        switch fileIdentity?.state(of: path) {
+        case nil, .same?: break
+        case .replaced?: throw .keychainReplaced(path)
+        case .uninspectable(let code)?: throw SecureFile.failure(code, "cannot inspect \(path)")
+        }
         connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         // Several processes creating or converting one new file at once can get SQLITE_BUSY
         // without SQLite's busy handler being consulted (switching to WAL, lock upgrades that
