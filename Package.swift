@@ -184,9 +184,12 @@ let package = Package(
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
                                                                    "RequiredToolSupport"]),
+        // One UserDefaults-migration step per process, for the migration tests (issue 24; not a product).
+        .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
             name: "KeychainKitTests",
-            dependencies: ["KeychainKit", "KeychainKitTesting", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["KeychainKit", "KeychainKitTesting", "keychainkit-migration-probe",
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]
 )
