@@ -37,6 +37,9 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
     /// open: its name no longer leads to the file the handle reads and writes, so a write would
     /// land in a file nobody opens again (`errSecNoSuchKeychain`). The text names the path.
     case keychainReplaced(String)
+    /// There is no keychain file at the path, and the call only reads or changes items, so none
+    /// was created (`errSecItemNotFound`: nothing is stored there). The text names the path.
+    case keychainMissing(String)
     /// The keychain file is read-only (`errSecReadOnly`).
     case readOnly
     /// The disk is full (`errSecDiskFull`).
@@ -58,6 +61,7 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
         case .undecodable, .rolledBack: return -26275
         case .notAvailable, .unusableKeychain: return -25291
         case .keychainReplaced: return -25294
+        case .keychainMissing: return -25300
         case .invalidParameter: return -50
         case .readOnly: return -25292
         case .diskFull: return -34
@@ -85,6 +89,9 @@ extension KeychainStoreError: CustomStringConvertible {
         case .keychainReplaced(let path):
             return "The keychain file \(path) was deleted or replaced while open; nothing was read or written. "
                 + "Restore the file if that was a mistake; the next call opens whatever keychain is at that path now."
+        case .keychainMissing(let path):
+            return "There is no keychain at \(path): nothing was read and nothing was created. Storing an item (or "
+                + "keychainctl create-keychain) creates it; if this is not the path you meant, check KEYCHAINKIT_KEYCHAIN."
         case .readOnly: return "The keychain file is read-only."
         case .diskFull: return "The disk is full."
         case .io(let what): return "I/O error: \(what)"

@@ -93,7 +93,7 @@ public final class KeychainDatabase: @unchecked Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         let exists = try SecureFile.validateExisting(path)
         if !exists {
-            guard options.createIfMissing else { throw .unusableKeychain("no keychain at \(path)") }
+            guard options.createIfMissing else { throw .keychainMissing(path) }
             try SecureFile.ensureDirectory(directory.isEmpty ? "." : directory)
             try SecureFile.createEmpty(path)
         } else {
