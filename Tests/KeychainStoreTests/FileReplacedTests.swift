@@ -80,3 +80,35 @@ extension KeychainDatabase {
         do { return try checkpointAndTruncateLog(waitingAtMost: 1000) } catch { return false }
     }
 }
+
+/// Issue 24 (3d): a zero-byte file at a keychain path is not a keychain. It used to be silently
+/// initialised as a new, empty keychain (hiding whatever truncated it); it is now refused with
+/// the reason and the fix, and left as it is. New keychains get their name only once complete.
+@Suite("Empty keychain file")
+struct EmptyKeychainFileTests {
+    @Test("a zero-byte file is refused as not a keychain and stays untouched")
+    func emptyFileRefused() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        #expect(FileManager.default.createFile(atPath: keychain.path, contents: Data(), attributes: [.posixPermissions: 0o600]))
+        let error = storeError { _ = try keychain.open() }
+        guard case .unusableKeychain(let reason) = error else {
+            Issue.record("expected unusableKeychain, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("is empty (0 bytes): it is not a keychain"), "\(reason)")
+        let size = try FileManager.default.attributesOfItem(atPath: keychain.path)[.size] as? Int
+        #expect(size == 0)
+    }
+
+    @Test("a new keychain appears complete under its name, with no temporary file left beside it")
+    func creationLeavesOnlyTheKeychain() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        let database = try keychain.open(password: "pw")
+        _ = try database.insert(genericPassword(account: "a", secret: "s"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: keychain.directory.path)
+        #expect(!names.contains { $0.contains(".creating-") }, "\(names)")
+        #expect(try readSecret(keychain.open(password: "pw"), account: "a") == "s")
+    }
+}

@@ -92,10 +92,12 @@ public final class KeychainDatabase: @unchecked Sendable {
     public static func open(path: String, password: Data?, options: Options) throws(KeychainStoreError) -> KeychainDatabase {
         let directory = (path as NSString).deletingLastPathComponent
         let exists = try SecureFile.validateExisting(path)
+        var deviceKey: SymmetricKey?
         if !exists {
             guard options.createIfMissing else { throw .keychainMissing(path) }
             try SecureFile.ensureDirectory(directory.isEmpty ? "." : directory)
-            try SecureFile.createEmpty(path)
+            deviceKey = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
+            try KeychainFileCreation.create(at: path, deviceKey: deviceKey, password: password, options: options)
         } else {
             _ = try SecureFile.validateDirectory(directory.isEmpty ? "." : directory)
         }
@@ -103,9 +105,15 @@ public final class KeychainDatabase: @unchecked Sendable {
         // name swapped since the check above is caught) and no planted -wal/-shm beside it.
         let verified = try SecureFile.openVerified(path)
         let identity = FileIdentity.of(descriptor: verified)
+        let size = SecureFile.size(of: verified)
         IOSeam.close(verified)
+        // New keychains get their name only once complete (`KeychainFileCreation`): an empty
+        // file is not a keychain, and initialising it would hide whatever emptied it.
+        if size == 0 { throw .unusableKeychain(SecureFile.emptyFileReason(path)) }
         try SecureFile.refusePlantedCompanions(of: path)
-        let deviceKey: SymmetricKey? = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
+        if exists {
+            deviceKey = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
+        }
         return try open(connectionTo: path, deviceKey: deviceKey, password: password, options: options, fileIdentity: identity)
     }
 

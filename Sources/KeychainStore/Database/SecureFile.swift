@@ -132,6 +132,19 @@ enum SecureFile {
         return true
     }
 
+    /// The size of the open file `descriptor` (nil if it cannot be inspected).
+    static func size(of descriptor: Int32) -> Int64? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Why an empty file at a keychain path is refused, with the fix.
+    static func emptyFileReason(_ path: String) -> String {
+        "\(path) is empty (0 bytes): it is not a keychain (a keychain file is never empty). If it should hold "
+            + "your keychain, restore it from a backup; otherwise remove it, and the next item stored creates a new keychain there"
+    }
+
     /// Creates the (empty) file at `path` with mode 0600 unless it exists.
     static func createEmpty(_ path: String) throws(KeychainStoreError) {
         let fd = IOSeam.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
