@@ -93,6 +93,8 @@ let package = Package(
             name: "KeychainKit",
             dependencies: [
                 "KeychainServices",
+                // KeychainError.reason: the cause behind a failed status (KeychainFailureDetails).
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
                 "KeychainEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -123,6 +125,8 @@ let package = Package(
             name: "CredentialStore",
             dependencies: [
                 "KeychainServices",
+                // The reason behind a failed status (KeychainFailureDetails), shown by the tools.
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
             ]
         ),
@@ -132,6 +136,8 @@ let package = Package(
             name: "keychainctl",
             dependencies: [
                 "KeychainServices",
+                // Damaged items a read left out (KeychainFailureDetails), reported by find and dump.
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
                 "CredentialStore",
                 "CredentialFiles",
                 // show-keychain-info --security (SecKeychainCopyStorageSecurity).

@@ -292,7 +292,7 @@ public final class SecItemEngine: Sendable {
         do {
             return try body()
         } catch {
-            throw EngineFailure(error.osStatus)
+            throw EngineFailure(error)
         }
     }
 
@@ -300,6 +300,7 @@ public final class SecItemEngine: Sendable {
         do {
             return SecItemResult(status: Status.success, value: try body())
         } catch {
+            if let reason = error.reason { FailureReport.fail(reason) }
             return SecItemResult(status: error.status)
         }
     }

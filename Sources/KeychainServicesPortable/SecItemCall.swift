@@ -39,6 +39,7 @@ enum SecItemCall {
     /// missing; reads, updates and deletes never create a file or a directory.
     static func withEngine(_ cfDictionary: CFDictionary, creatingKeychain: Bool = false,
                            _ body: (SecItemEngine, Query) -> OSStatus) -> OSStatus {
+        FailureReport.beginCall()
         guard var query = dictionary(cfDictionary) else { return errSecParam }
         do {
             guard query.selectsKeychain else {
@@ -47,6 +48,7 @@ enum SecItemCall {
             let database = try keychain(for: &query.dictionary, creatingDefault: creatingKeychain)
             return body(engine(for: database), query)
         } catch {
+            FailureReport.fail(error)
             return error.osStatus
         }
     }

@@ -15,6 +15,7 @@ public final class SecKeychain: Hashable, @unchecked Sendable, CustomStringConve
     /// default keychain, which is created by the first item stored in it: `creatingDefault`).
     /// A missing default keychain is `.keychainMissing` (errSecItemNotFound) for anything else.
     func database(createIfMissing: Bool = false, creatingDefault: Bool = false) throws(KeychainStoreError) -> KeychainDatabase {
+        FailureReport.beginCall()
         let registry = KeychainRegistry.shared
         // An open keychain also goes through `database(at:)`, which brings its lock state up to
         // date with the session's.
@@ -75,6 +76,7 @@ public let SEC_KEYCHAIN_SETTINGS_VERS1: UInt32 = 1
 
 /// Apple: `errSecNoSuchKeychain` status for a missing file, otherwise the store's status.
 private func status(_ error: KeychainStoreError) -> OSStatus {
+    FailureReport.fail(error)
     if case .unusableKeychain("no such keychain") = error { return errSecNoSuchKeychain }
     // A SecKeychain call names a keychain: a missing one is "no such keychain" here, not the
     // "no such item" a SecItem read on a not yet created default keychain answers.
@@ -111,7 +113,7 @@ public func SecKeychainCreate(
         keychain.pointee = SecKeychain(path: path)
         return errSecSuccess
     } catch {
-        return error.osStatus
+        return status(error)
     }
 }
 

@@ -102,6 +102,34 @@ extension KeychainStoreError: CustomStringConvertible {
 }
 
 extension KeychainStoreError {
+    /// The largest item (value and attributes) a keychain stores: 16 MiB.
+    package static let maximumItemSize = 16 << 20
+
+    /// The refusal of a value (or item) of `size` bytes, over ``maximumItemSize``.
+    package static func valueTooLarge(_ size: Int, what: String = "value") -> KeychainStoreError {
+        let tenths = (size + 50_000) / 100_000
+        return .invalidParameter("the \(what) is \(tenths / 10).\(tenths % 10) MB; the limit is 16 MiB (16.8 MB)")
+    }
+}
+
+extension KeychainStoreError {
+    /// The cause and the fix for people, when the error knows more than its status says (Apple's
+    /// text for the status is the rest); nil for the failures the status alone names. Contains no
+    /// secret. keychainctl, the helpers, the Secret Service provider and `KeychainError` show it.
+    public var reason: String? {
+        switch self {
+        case .itemNotFound, .duplicateItem, .wrongPassword, .outOfMemory, .diskFull:
+            return nil
+        case .locked:
+            return "The keychain is locked: unlock it first (keychainctl unlock-keychain, or SecKeychainUnlock)."
+        case .accessControlNotSatisfied, .undecodable, .rolledBack, .notAvailable, .invalidParameter,
+             .unusableKeychain, .keychainReplaced, .keychainMissing, .readOnly, .io, .internalFailure:
+            return description
+        }
+    }
+}
+
+extension KeychainStoreError {
     /// Maps a SQLite failure to the status Apple's client maps the same SQLite code to.
     init(_ error: SQLiteError) {
         // SQLite reports a failed open as SQLITE_CANTOPEN and a failed shared-memory or other

@@ -26,7 +26,7 @@ struct GitCredential: KeychainCommand {
         do {
             try perform()
         } catch let error as KeychainCallError where error.status == errSecInteractionNotAllowed {
-            throw UsageFailure(message: "\(error.message) The keychain is locked: run keychainctl unlock-keychain first.",
+            throw UsageFailure(message: "\(error.appleMessage) The keychain is locked: run keychainctl unlock-keychain first.",
                                exitCode: error.exitCode)
         }
     }
