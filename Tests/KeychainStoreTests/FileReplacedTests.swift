@@ -63,6 +63,24 @@ struct FileReplacedTests {
         #expect(try readSecret(reopened, account: "original") == nil)
     }
 
+    @Test("a new keychain at the path of a deleted one is not mixed with the old one's log, nor harmed when the old handle goes")
+    func newKeychainAfterDeletion() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        var old: KeychainDatabase? = try keychain.open()
+        _ = try old?.insert(genericPassword(account: "old", secret: "one"))  // in the old file's -wal
+        #expect(unlink(keychain.path) == 0)
+        #expect(storeError { _ = try old?.insert(genericPassword(account: "x", secret: "x")) } != nil)
+
+        let new = try keychain.open()
+        _ = try new.insert(genericPassword(account: "new", secret: "two"))
+        #expect(try readSecret(new, account: "old") == nil)
+        // SQLite closing the old handle would delete the -wal and -shm by name: the new ones.
+        old = nil
+        #expect(try readSecret(new, account: "new") == "two")
+        #expect(try readSecret(keychain.open(), account: "new") == "two")
+    }
+
     @Test("a handle whose file is untouched keeps working (the check refuses nothing else)")
     func untouchedFile() throws {
         let keychain = try TestKeychain()

@@ -495,10 +495,24 @@ public final class KeychainDatabase: @unchecked Sendable {
             switch fileIdentity.state(of: path) {
             case .same: return
             case .uninspectable(let code): throw SecureFile.failure(code, "cannot inspect \(path)")
-            case .replaced: fileWasReplaced = true
+            case .replaced:
+                fileWasReplaced = true
+                AbandonedConnections.keep(connection)
             }
         }
         throw .keychainReplaced(path)
+    }
+
+    /// Connections whose file was deleted or replaced, kept open until the process ends: SQLite
+    /// closing one would delete its `-wal` and `-shm` files *by name* — by then the companions of
+    /// whatever keychain the path names now — and checkpoint into them.
+    private enum AbandonedConnections {
+        private static let lock = NSLock()
+        nonisolated(unsafe) private static var connections: [SQLiteConnection] = []
+
+        static func keep(_ connection: SQLiteConnection) {
+            lock.withLock { connections.append(connection) }
+        }
     }
 
     /// Whether the path was found to name another file than this handle's (see `fileWasReplaced`).

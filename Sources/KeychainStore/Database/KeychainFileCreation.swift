@@ -22,7 +22,12 @@ enum KeychainFileCreation {
         try SecureFile.createEmpty(temporary)
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { _ = unlink(temporary + suffix) } }
         try initialise(temporary, deviceKey: deviceKey, password: password, options: options)
-        try moveIntoPlace(temporary, path)
+        if try moveIntoPlace(temporary, path) {
+            // The path named nothing until this moment, so a -wal or -shm beside it belongs to a
+            // keychain deleted there earlier (perhaps still open in a process): SQLite would
+            // replay its pages into the new file. They are removed before anyone opens it.
+            for suffix in ["-wal", "-shm"] { _ = unlink(path + suffix) }
+        }
         let directory = (path as NSString).deletingLastPathComponent
         let directoryFD = IOSeam.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directoryFD >= 0 else { throw SecureFile.failure(errno, "cannot open \(directory)") }
@@ -53,16 +58,19 @@ enum KeychainFileCreation {
     /// Gives `temporary` the name `path` unless `path` exists. `renameat2(RENAME_NOREPLACE)`
     /// where the C library has it; else `link` then `unlink`, whose moment with two names
     /// another opener would refuse as a hard-linked file (and succeed at its next try).
-    private static func moveIntoPlace(_ temporary: String, _ path: String) throws(KeychainStoreError) {
+    /// Returns whether this call put the file there (false: another process was first).
+    private static func moveIntoPlace(_ temporary: String, _ path: String) throws(KeychainStoreError) -> Bool {
         if let renameNoReplace = Self.renameNoReplace {
-            if renameNoReplace(AT_FDCWD, temporary, AT_FDCWD, path, 1 /* RENAME_NOREPLACE */) == 0 { return }
+            if renameNoReplace(AT_FDCWD, temporary, AT_FDCWD, path, 1 /* RENAME_NOREPLACE */) == 0 { return true }
             switch errno {
-            case EEXIST: return  // another process created the keychain first: its file stays
+            case EEXIST: return false  // another process created the keychain first: its file stays
             case EINVAL, ENOSYS: break  // the file system cannot: link below
             default: throw SecureFile.failure(errno, "cannot create \(path)")
             }
         }
-        if link(temporary, path) != 0, errno != EEXIST { throw SecureFile.failure(errno, "cannot create \(path)") }
+        if link(temporary, path) == 0 { return true }
+        if errno == EEXIST { return false }
+        throw SecureFile.failure(errno, "cannot create \(path)")
     }
 
     private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
