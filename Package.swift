@@ -107,6 +107,8 @@ let package = Package(
             dependencies: [
                 "KeychainLinux",
                 "KeychainServices",
+                // The cause behind a failed status in D-Bus error replies (KeychainFailureDetails).
+                "KeychainServicesExtras",
                 "KeychainEngine",
                 "KeychainStore",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.

@@ -20,8 +20,9 @@ package enum SecretServiceError: Error, Equatable, Sendable, CustomStringConvert
     case wrongPassword
     /// Something the spec allows that this provider does not do (`org.freedesktop.DBus.Error.NotSupported`).
     case notSupported(String)
-    /// The keychain call failed with this `OSStatus`.
-    case storage(status: Int32)
+    /// The keychain call failed with this `OSStatus`; `reason` is the cause and the fix when the
+    /// keychain knew more than the status says (never a secret).
+    case storage(status: Int32, reason: String? = nil)
 
     /// A message for logs and D-Bus error replies, never with secret material.
     package var description: String {
@@ -33,7 +34,7 @@ package enum SecretServiceError: Error, Equatable, Sendable, CustomStringConvert
         case .alreadyExists: "The object already exists"
         case .wrongPassword: "Wrong password"
         case .notSupported(let what): "Not supported: \(what)"
-        case .storage(let status): "Keychain error \(status)"
+        case .storage(let status, let reason): "Keychain error \(status)" + (reason.map { ": " + $0 } ?? "")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainServices
+import KeychainServicesExtras
 
 /// Apple's SecItem/SecKeychain calls on one keychain file, with their `OSStatus` turned into
 /// ``SecretServiceError`` (item not found → `noSuchObject`, duplicate → `alreadyExists`,
@@ -25,7 +26,7 @@ struct KeychainCalls {
         case errSecDuplicateItem: .alreadyExists
         case errSecInteractionNotAllowed: .isLocked
         case errSecAuthFailed: .wrongPassword
-        default: .storage(status: status)
+        default: .storage(status: status, reason: KeychainFailureDetails.reason(for: status))
         }
     }
 
