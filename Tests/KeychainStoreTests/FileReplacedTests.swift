@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 @testable import KeychainStore
 import Testing
@@ -128,5 +129,32 @@ struct EmptyKeychainFileTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: keychain.directory.path)
         #expect(!names.contains { $0.contains(".creating-") }, "\(names)")
         #expect(try readSecret(keychain.open(password: "pw"), account: "a") == "s")
+    }
+}
+
+/// Issue 24: a keychain without a password whose keychain identity was altered used to be
+/// reported as "the password is not correct" (there is none); it is reported as damage.
+@Suite("Altered keychain identity without a password")
+struct AlteredIdentityTests {
+    @Test("a flipped keychain_id on a password-less keychain is undecodable, not a wrong password")
+    func flippedIdentityIsDamage() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        do {
+            let database = try keychain.open()
+            _ = try database.insert(genericPassword(account: "a", secret: "s"))
+            #expect(database.checkpointAndTruncateLogForTests())
+        }
+        let rowID = try withRawDatabase(keychain.path) { db -> Int64 in
+            var statement: OpaquePointer?
+            sqlite3_prepare_v2(db, "SELECT rowid FROM meta WHERE key = 'keychain_id'", -1, &statement, nil)
+            defer { sqlite3_finalize(statement) }
+            guard sqlite3_step(statement) == SQLITE_ROW else { return -1 }
+            return sqlite3_column_int64(statement, 0)
+        }
+        try flipByte(keychain.path, table: "meta", column: "value", rowID: rowID, at: 3)
+        let error = storeError { _ = try readSecret(keychain.open(), account: "a") }
+        #expect(error != .wrongPassword, "\(String(describing: error))")
+        #expect(error?.osStatus == -26275, "errSecDecode: \(String(describing: error))")
     }
 }

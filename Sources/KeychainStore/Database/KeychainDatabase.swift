@@ -301,7 +301,12 @@ public final class KeychainDatabase: @unchecked Sendable {
         guard let verifier = stored[.whenUnlocked] else { throw .undecodable("the keybag (missing class key)") }
         do {
             keys[.whenUnlocked] = try keybag.unwrap(verifier.wrapped, for: .whenUnlocked, passwordKey: passwordKey)
-        } catch .undecodable {
+        } catch .undecodable(let what) {
+            // Without a password no password was wrong: the file itself no longer opens with its
+            // own keys (its identity or keybag was altered, or it was put together from two files).
+            guard keybag.passwordKDF != nil else {
+                throw .undecodable("\(what) of a keychain without a password (its keychain identity or keybag was altered)")
+            }
             throw .wrongPassword
         }
         for protection in ProtectionClass.allCases where protection.isPasswordProtected && protection != .whenUnlocked {
