@@ -21,7 +21,13 @@ enum KeychainFileCreation {
         let temporary = path + ".creating-\(getpid())-\(UInt64.random(in: 0 ... .max))"
         try SecureFile.createEmpty(temporary)
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { _ = unlink(temporary + suffix) } }
-        try initialise(temporary, deviceKey: deviceKey, password: password, options: options)
+        do {
+            try initialise(temporary, deviceKey: deviceKey, password: password, options: options)
+        } catch .readOnly {
+            // The temporary file is this process's own, created writable: SQLite reporting it
+            // read-only means it could not open its log or index files (an I/O failure).
+            throw .io("the new keychain file \(temporary) could not be written")
+        }
         if try moveIntoPlace(temporary, path) {
             // The path named nothing until this moment, so a -wal or -shm beside it belongs to a
             // keychain deleted there earlier (perhaps still open in a process): SQLite would
@@ -49,9 +55,20 @@ enum KeychainFileCreation {
         } catch {
             throw KeychainStoreError(error)
         }
+        // SQLite retries a failed read-write open read-only (an I/O error): nothing could be written.
+        if connection.isReadOnly { throw .io("the new keychain file \(temporary) could be opened only read-only") }
         _ = try Bootstrap.loadOrCreate(connection: connection, deviceKey: deviceKey, password: password, options: options)
-        // The connection is released here: the last connection to close checkpoints the log
-        // into the file (synced: synchronous = FULL) and deletes it.
+        // Everything goes from the log into the file (synced: synchronous = FULL) before the file
+        // gets its name, checked here: the checkpoint SQLite runs when closing reports no error.
+        let result: [[Int64]]
+        do {
+            result = try connection.query("PRAGMA wal_checkpoint(TRUNCATE)") { [$0.int64(0), $0.int64(1), $0.int64(2)] }
+        } catch let error as SQLiteError {
+            throw KeychainStoreError(error)
+        } catch {
+            throw .internalFailure("checkpoint of a new keychain")
+        }
+        guard result.first == [0, 0, 0] else { throw .io("the new keychain file \(temporary) could not be written completely") }
         withExtendedLifetime(connection) {}
     }
 
