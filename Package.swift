@@ -138,11 +138,10 @@ let package = Package(
             name: "keychainctl",
             dependencies: [
                 "KeychainServices",
-                // Damaged items a read left out (KeychainFailureDetails), reported by find and dump.
-                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
                 "CredentialStore",
                 "CredentialFiles",
-                // show-keychain-info --security (SecKeychainCopyStorageSecurity).
+                // show-keychain-info --security (SecKeychainCopyStorageSecurity); damaged items a
+                // read left out (KeychainFailureDetails), reported by find and dump.
                 .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
