@@ -95,6 +95,8 @@ let package = Package(
             name: "KeychainKit",
             dependencies: [
                 "KeychainServices",
+                // KeychainError.reason: the cause behind a failed status (KeychainFailureDetails).
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
                 "KeychainEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -107,7 +109,9 @@ let package = Package(
             dependencies: [
                 "KeychainLinux",
                 "KeychainServices",
-                "KeychainServicesExtras",  // errSecInternal (Apple's private name for -26276)
+                // errSecInternal (Apple's private name for -26276); the cause behind a failed status in
+                // D-Bus error replies (KeychainFailureDetails).
+                "KeychainServicesExtras",
                 "KeychainEngine",
                 "KeychainStore",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
@@ -128,6 +132,8 @@ let package = Package(
             name: "CredentialStore",
             dependencies: [
                 "KeychainServices",
+                // The reason behind a failed status (KeychainFailureDetails), shown by the tools.
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
             ]
         ),
@@ -140,7 +146,8 @@ let package = Package(
                 "CredentialStore",
                 "CredentialFiles",
                 // show-keychain-info --security (SecKeychainCopyStorageSecurity); SecKeychainChangePassword
-                // (private on Apple).
+                // (private on Apple); damaged items a read left out (KeychainFailureDetails), reported by
+                // find and dump.
                 .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
@@ -204,9 +211,12 @@ let package = Package(
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
                                                                    "RequiredToolSupport"]),
+        // One UserDefaults-migration step per process, for the migration tests (issue 24; not a product).
+        .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
             name: "KeychainKitTests",
-            dependencies: ["KeychainKit", "KeychainKitTesting", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["KeychainKit", "KeychainKitTesting", "keychainkit-migration-probe",
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]
 )

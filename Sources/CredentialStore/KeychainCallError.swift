@@ -1,5 +1,8 @@
 import Foundation
 import KeychainServices
+#if canImport(KeychainServicesExtras)
+import KeychainServicesExtras
+#endif
 
 /// A Keychain Services call that did not succeed: the function, its `OSStatus` and Apple's message.
 public struct KeychainCallError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -7,16 +10,31 @@ public struct KeychainCallError: Error, Sendable, Equatable, CustomStringConvert
     public let status: OSStatus
     /// The Keychain Services function that returned it (`SecItemAdd`, …).
     public let function: String
+    /// The cause and the fix, when the keychain knew more than the status says (Linux:
+    /// `KeychainFailureDetails`, read on the calling thread right after the call); never a secret.
+    public let reason: String?
 
-    /// An error for `status` returned by `function`.
+    /// An error for `status` returned by `function`, just now on this thread (its reason is read
+    /// from the keychain's record of that call).
     public init(_ status: OSStatus, in function: String) {
         self.status = status
         self.function = function
+        #if canImport(KeychainServicesExtras)
+        self.reason = KeychainFailureDetails.reason(for: status)
+        #else
+        self.reason = nil
+        #endif
     }
 
     /// Apple's message for the status (`SecCopyErrorMessageString`).
-    public var message: String {
+    public var appleMessage: String {
         SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "OSStatus \(status)"
+    }
+
+    /// Apple's message, then the reason and its fix when known.
+    public var message: String {
+        guard let reason else { return appleMessage }
+        return appleMessage + " " + reason
     }
 
     /// The exit status `security(1)` uses: the low byte of the `OSStatus` (44 not found, …).

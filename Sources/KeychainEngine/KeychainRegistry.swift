@@ -199,7 +199,11 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// With `KEYCHAINKIT_REQUIRE` set, a keychain below it is refused (`notAvailable`) before it
     /// is created or registered, unless `enforcingRequirement` is false (the storage-security query,
     /// which must be able to describe a weak keychain).
-    public func database(at path: String, enforcingRequirement: Bool = true) throws(KeychainStoreError) -> KeychainDatabase {
+    ///
+    /// With `createIfMissing` false (every call that only reads or changes items), a keychain
+    /// that does not exist is `.keychainMissing` and nothing is created: no file, no directory.
+    public func database(at path: String, enforcingRequirement: Bool = true,
+                         createIfMissing: Bool = true) throws(KeychainStoreError) -> KeychainDatabase {
         let path = KeychainLocation.absolute(path)
         if let open = lock.withLock({ databases[path] }) {
             if !open.wasReplaced {
@@ -214,13 +218,14 @@ public final class KeychainRegistry: @unchecked Sendable {
                 generation &+= 1
             }
         }
+        if !createIfMissing, !Self.fileExists(path) { throw .keychainMissing(path) }
         let configuration = self.configuration
         let password = try configuration.passwordFromFile()
         let requirement = enforcingRequirement ? configuration.storageRequirement : nil
         if let requirement, password == nil, !FileManager.default.fileExists(atPath: path) {
             try requirement.check(.none, path: path, creating: true)  // it would be created without a password
         }
-        let database = try KeychainDatabase.open(path: path, password: password, options: options())
+        let database = try KeychainDatabase.open(path: path, password: password, options: options(createIfMissing: createIfMissing))
         if let requirement {
             try requirement.check(try StorageSecurity.of(database, configuration: configuration).keySource, path: path, creating: false)
         }
@@ -234,6 +239,12 @@ public final class KeychainRegistry: @unchecked Sendable {
         }
         checkpointAtExit()
         return registered
+    }
+
+    /// Whether `path` names anything (a symlink too: the open refuses it with its reason).
+    private static func fileExists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 || errno != ENOENT
     }
 
     /// Marks `database`'s unlock as the session's (it was published or adopted), so that a lock or

@@ -198,10 +198,16 @@ enum RequestParser {
         }
     }
 
+    /// A value over the item size limit is refused here, before any encryption or I/O, with its size.
+    private static func refuseOversized(_ bytes: Data) throws(EngineFailure) {
+        guard bytes.count <= KeychainStoreError.maximumItemSize else { throw EngineFailure(.valueTooLarge(bytes.count)) }
+    }
+
     private static func applyValue(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
         switch key {
         case "v_Data":
             guard let bytes = ValueCoercion.data(value) else { throw EngineFailure(Status.param) }
+            try refuseOversized(bytes)
             request.data = bytes
             request.hasDataKey = true
         case "v_PersistentRef":
@@ -223,6 +229,7 @@ enum RequestParser {
             guard let value = dictionary[key] else { continue }
             if key == "v_Data" {
                 guard !ValueCoercion.isNull(value), let bytes = ValueCoercion.data(value) else { throw EngineFailure(Status.param) }
+                try refuseOversized(bytes)
                 request.data = bytes
                 request.hasDataKey = true
                 continue

@@ -315,7 +315,7 @@ public final class SecItemEngine: Sendable {
         do {
             return try body()
         } catch {
-            throw EngineFailure(error.osStatus)
+            throw EngineFailure(error)
         }
     }
 
@@ -323,6 +323,7 @@ public final class SecItemEngine: Sendable {
         do {
             return SecItemResult(status: Status.success, value: try body())
         } catch {
+            if let reason = error.reason { FailureReport.fail(reason) }
             return SecItemResult(status: error.status)
         }
     }

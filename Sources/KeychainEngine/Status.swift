@@ -1,3 +1,4 @@
+import KeychainStore
 /// The `OSStatus` values the engine returns, by Apple's names (the public constants are
 /// declared by KeychainServices; the engine must not depend on it).
 enum Status {
@@ -16,7 +17,17 @@ enum Status {
 /// A request the engine refuses, carrying the status to return.
 struct EngineFailure: Error {
     let status: Int32
-    init(_ status: Int32) { self.status = status }
+    /// The store's error behind the status, when there is one: its reason reaches the caller's
+    /// tools through `FailureReport`.
+    let reason: KeychainStoreError?
+    init(_ status: Int32) {
+        self.status = status
+        self.reason = nil
+    }
+    init(_ error: KeychainStoreError) {
+        self.status = error.osStatus
+        self.reason = error
+    }
 }
 
 /// The outcome of `SecItemAdd` and `SecItemCopyMatching`: a status and, on success, the value

@@ -17,8 +17,9 @@ final class DefaultKeychainEngine: @unchecked Sendable {
     private let lock = NSLock()
     private var cached: (generation: UInt64, engine: SecItemEngine)?
 
-    /// The engine for the default keychain, opening the keychain on first use.
-    func engine() throws(KeychainStoreError) -> SecItemEngine {
+    /// The engine for the default keychain, opening the keychain on first use. Only a call that
+    /// stores (`creatingKeychain`) creates a missing keychain; any other is `.keychainMissing`.
+    func engine(creatingKeychain: Bool) throws(KeychainStoreError) -> SecItemEngine {
         let registry = KeychainRegistry.shared
         // Read before the keychain is resolved: a change made meanwhile makes the next call
         // resolve again instead of keeping an engine derived from older settings.
@@ -29,7 +30,7 @@ final class DefaultKeychainEngine: @unchecked Sendable {
             try registry.followSession(cached.engine.database)
             return cached.engine
         }
-        let engine = SecItemCall.engine(for: try registry.database(at: registry.defaultKeychainPath))
+        let engine = SecItemCall.engine(for: try registry.database(at: registry.defaultKeychainPath, createIfMissing: creatingKeychain))
         lock.withLock { cached = (generation, engine) }
         return engine
     }

@@ -18,12 +18,32 @@ enum DictionaryEntries {
         var direct = make()
         if readDirectly(dictionary, into: &direct, add) { return direct }
         var result = make()
-        let count = dictionary.count
+        // Data values are taken out and copied at once: getObjects and object(forKey:) bridge
+        // NSData to Data byte by byte in swift-corelibs-foundation (about 4 s for a 10 MB value,
+        // issue 24). Only Foundation's own classes pair allKeys with allValues (see readDirectly).
+        var rest = dictionary
+        if type(of: dictionary) === NSDictionary.self || type(of: dictionary) === NSMutableDictionary.self {
+            let keys = dictionary.allKeys
+            let values = dictionary.allValues
+            if keys.count == values.count, values.contains(where: { type(of: $0) == NSData.self }) {
+                let others = NSMutableDictionary()
+                for index in keys.indices {
+                    guard let name = keys[index] as? NSString else { return nil }  // keys must be text, as below
+                    if type(of: values[index]) == NSData.self, let data = values[index] as? NSData {
+                        add(&result, name as String, Data(copyingBytesOf: data))
+                    } else {
+                        others.setObject(values[index], forKey: name)
+                    }
+                }
+                rest = others
+            }
+        }
+        let count = rest.count
         var keys: [Any] = []
         var values: [Any] = []
         keys.reserveCapacity(count)
         values.reserveCapacity(count)
-        dictionary.getObjects(&values, andKeys: &keys, count: count)
+        rest.getObjects(&values, andKeys: &keys, count: count)
         guard keys.count == values.count else { return nil }
         for index in keys.indices {
             guard let key = keys[index] as? String else { return nil }

@@ -5,7 +5,7 @@ import KeychainStore
 /// Apple: `SecItemAdd`. Adds an item to the default keychain (or the one under `kSecUseKeychain`).
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemCall.withEngine(attributes) { engine, query in
+    SecItemCall.withEngine(attributes, creatingKeychain: true) { engine, query in
         guard query.namesAppleObjects else { return SecItemCall.deliver(engine.add(query.dictionary), keyReturn: nil, into: result) }
         var dictionary = query.dictionary
         if let identity = dictionary[kSecValueRef as String] as? SecIdentity {

@@ -34,14 +34,21 @@ enum SecItemCall {
     }
 
     /// Converts the CF dictionary, picks the keychain (`kSecUseKeychain`, the first of
-    /// `kSecMatchSearchList`, else the default), and runs `body` with an engine for it.
-    static func withEngine(_ cfDictionary: CFDictionary, _ body: (SecItemEngine, Query) -> OSStatus) -> OSStatus {
+    /// `kSecMatchSearchList`, else the default), and runs `body` with an engine for it. Only a
+    /// call that stores (`creatingKeychain`, SecItemAdd) creates the default keychain if it is
+    /// missing; reads, updates and deletes never create a file or a directory.
+    static func withEngine(_ cfDictionary: CFDictionary, creatingKeychain: Bool = false,
+                           _ body: (SecItemEngine, Query) -> OSStatus) -> OSStatus {
+        FailureReport.beginCall()
         guard var query = dictionary(cfDictionary) else { return errSecParam }
         do {
-            guard query.selectsKeychain else { return body(try DefaultKeychainEngine.shared.engine(), query) }
-            let database = try keychain(for: &query.dictionary)
+            guard query.selectsKeychain else {
+                return body(try DefaultKeychainEngine.shared.engine(creatingKeychain: creatingKeychain), query)
+            }
+            let database = try keychain(for: &query.dictionary, creatingDefault: creatingKeychain)
             return body(engine(for: database), query)
         } catch {
+            FailureReport.fail(error)
             return error.osStatus
         }
     }
@@ -81,20 +88,20 @@ enum SecItemCall {
     private static let kSecClassInternetPasswordName = "inet"
 
     /// Removes the macOS keychain-selection keys and opens the keychain they name.
-    private static func keychain(for dictionary: inout [String: Any]) throws(KeychainStoreError) -> KeychainDatabase {
+    private static func keychain(for dictionary: inout [String: Any], creatingDefault: Bool) throws(KeychainStoreError) -> KeychainDatabase {
         let useKeychain = dictionary.removeValue(forKey: EdgeKey.useKeychain)
         let searchList = dictionary.removeValue(forKey: EdgeKey.matchSearchList)
         if let useKeychain {
             guard let keychain = useKeychain as? SecKeychain else { throw .invalidParameter("kSecUseKeychain must be a SecKeychain") }
-            return try keychain.database()
+            return try keychain.database(creatingDefault: creatingDefault)
         }
         if let searchList {
             guard let keychains = searchList as? [SecKeychain] ?? (searchList as? NSArray)?.compactMap({ $0 as? SecKeychain }),
                   let first = keychains.first
             else { throw .invalidParameter("kSecMatchSearchList must be an array of SecKeychain") }
-            return try first.database()
+            return try first.database(creatingDefault: creatingDefault)
         }
-        return try KeychainRegistry.shared.database(at: KeychainRegistry.shared.defaultKeychainPath)
+        return try KeychainRegistry.shared.database(at: KeychainRegistry.shared.defaultKeychainPath, createIfMissing: creatingDefault)
     }
 
     /// Stores a successful outcome in `result` (SecKey objects rebuilt for a key request with

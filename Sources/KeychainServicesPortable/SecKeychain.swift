@@ -12,12 +12,16 @@ public final class SecKeychain: Hashable, @unchecked Sendable, CustomStringConve
 
     /// The open keychain, opened on first use. A keychain that does not exist is
     /// `errSecNoSuchKeychain`: handles never create files (only `SecKeychainCreate` does, and the
-    /// default keychain, which is created on first use).
-    package func database(createIfMissing: Bool = false) throws(KeychainStoreError) -> KeychainDatabase {
+    /// default keychain, which is created by the first item stored in it: `creatingDefault`).
+    /// A missing default keychain is `.keychainMissing` (errSecItemNotFound) for anything else.
+    package func database(createIfMissing: Bool = false, creatingDefault: Bool = false) throws(KeychainStoreError) -> KeychainDatabase {
+        FailureReport.beginCall()
         let registry = KeychainRegistry.shared
         // An open keychain also goes through `database(at:)`, which brings its lock state up to
         // date with the session's.
-        if registry.openDatabase(at: path) != nil || path == registry.defaultKeychainPath { return try registry.database(at: path) }
+        if registry.openDatabase(at: path) != nil || path == registry.defaultKeychainPath {
+            return try registry.database(at: path, createIfMissing: createIfMissing || creatingDefault)
+        }
         guard FileManager.default.fileExists(atPath: path) || createIfMissing else {
             throw .unusableKeychain("no such keychain")
         }
@@ -73,7 +77,11 @@ public var SEC_KEYCHAIN_SETTINGS_VERS1: Int32 { 1 }
 
 /// Apple: `errSecNoSuchKeychain` status for a missing file, otherwise the store's status.
 package func keychainCallStatus(_ error: KeychainStoreError) -> OSStatus {
+    FailureReport.fail(error)
     if case .unusableKeychain("no such keychain") = error { return errSecNoSuchKeychain }
+    // A SecKeychain call names a keychain: a missing one is "no such keychain" here, not the
+    // "no such item" a SecItem read on a not yet created default keychain answers.
+    if case .keychainMissing = error { return errSecNoSuchKeychain }
     return error.osStatus
 }
 
@@ -107,7 +115,7 @@ public func SecKeychainCreate(
         keychain.pointee = SecKeychain(path: path)
         return errSecSuccess
     } catch {
-        return error.osStatus
+        return keychainCallStatus(error)
     }
 }
 

@@ -37,6 +37,9 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
     /// open: its name no longer leads to the file the handle reads and writes, so a write would
     /// land in a file nobody opens again (`errSecNoSuchKeychain`). The text names the path.
     case keychainReplaced(String)
+    /// There is no keychain file at the path, and the call only reads or changes items, so none
+    /// was created (`errSecItemNotFound`: nothing is stored there). The text names the path.
+    case keychainMissing(String)
     /// The keychain file is read-only (`errSecReadOnly`).
     case readOnly
     /// The disk is full (`errSecDiskFull`).
@@ -58,6 +61,7 @@ public enum KeychainStoreError: Error, Sendable, Equatable {
         case .undecodable, .rolledBack: return -26275
         case .notAvailable, .unusableKeychain: return -25291
         case .keychainReplaced: return -25294
+        case .keychainMissing: return -25300
         case .invalidParameter: return -50
         case .readOnly: return -25292
         case .diskFull: return -34
@@ -85,11 +89,42 @@ extension KeychainStoreError: CustomStringConvertible {
         case .keychainReplaced(let path):
             return "The keychain file \(path) was deleted or replaced while open; nothing was read or written. "
                 + "Restore the file if that was a mistake; the next call opens whatever keychain is at that path now."
+        case .keychainMissing(let path):
+            return "There is no keychain at \(path): nothing was read and nothing was created. Storing an item (or "
+                + "keychainctl create-keychain) creates it; if this is not the path you meant, check KEYCHAINKIT_KEYCHAIN."
         case .readOnly: return "The keychain file is read-only."
         case .diskFull: return "The disk is full."
         case .io(let what): return "I/O error: \(what)"
         case .outOfMemory: return "Out of memory."
         case .internalFailure(let what): return "Internal error: \(what)"
+        }
+    }
+}
+
+extension KeychainStoreError {
+    /// The largest item (value and attributes) a keychain stores: 16 MiB.
+    package static let maximumItemSize = 16 << 20
+
+    /// The refusal of a value (or item) of `size` bytes, over ``maximumItemSize``.
+    package static func valueTooLarge(_ size: Int, what: String = "value") -> KeychainStoreError {
+        let tenths = (size + 50_000) / 100_000
+        return .invalidParameter("the \(what) is \(tenths / 10).\(tenths % 10) MB; the limit is 16 MiB (16.8 MB)")
+    }
+}
+
+extension KeychainStoreError {
+    /// The cause and the fix for people, when the error knows more than its status says (Apple's
+    /// text for the status is the rest); nil for the failures the status alone names. Contains no
+    /// secret. keychainctl, the helpers, the Secret Service provider and `KeychainError` show it.
+    public var reason: String? {
+        switch self {
+        case .itemNotFound, .duplicateItem, .wrongPassword, .outOfMemory, .diskFull:
+            return nil
+        case .locked:
+            return "The keychain is locked: unlock it first (keychainctl unlock-keychain, or SecKeychainUnlock)."
+        case .accessControlNotSatisfied, .undecodable, .rolledBack, .notAvailable, .invalidParameter,
+             .unusableKeychain, .keychainReplaced, .keychainMissing, .readOnly, .io, .internalFailure:
+            return description
         }
     }
 }

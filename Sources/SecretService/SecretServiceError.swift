@@ -20,8 +20,9 @@ package enum SecretServiceError: Error, Equatable, Sendable, CustomStringConvert
     case wrongPassword
     /// Something the spec allows that this provider does not do (`org.freedesktop.DBus.Error.NotSupported`).
     case notSupported(String)
-    /// The keychain call failed with this `OSStatus`.
-    case storage(status: Int32)
+    /// The keychain call failed with this `OSStatus`; `reason` is the cause and the fix when the
+    /// keychain knew more than the status says (never a secret).
+    case storage(status: Int32, reason: String? = nil)
     /// The collection's keychain file (at this path) was deleted or replaced while the provider
     /// had it open: nothing is read from or written to it any more.
     case keychainFileGone(path: String)
@@ -36,7 +37,7 @@ package enum SecretServiceError: Error, Equatable, Sendable, CustomStringConvert
         case .alreadyExists: "The object already exists"
         case .wrongPassword: "Wrong password"
         case .notSupported(let what): "Not supported: \(what)"
-        case .storage(let status): "Keychain error \(status)"
+        case .storage(let status, let reason): "Keychain error \(status)" + (reason.map { ": " + $0 } ?? "")
         case .keychainFileGone(let path):
             "The keychain file \(path) was deleted or replaced while the Secret Service provider was running; nothing was stored. "
                 + "Restore the file, or restart the provider (keychainctl secret-service) to use the file the path names now"

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 @testable import KeychainStore
 import Testing
@@ -63,6 +64,24 @@ struct FileReplacedTests {
         #expect(try readSecret(reopened, account: "original") == nil)
     }
 
+    @Test("a new keychain at the path of a deleted one is not mixed with the old one's log, nor harmed when the old handle goes")
+    func newKeychainAfterDeletion() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        var old: KeychainDatabase? = try keychain.open()
+        _ = try old?.insert(genericPassword(account: "old", secret: "one"))  // in the old file's -wal
+        #expect(unlink(keychain.path) == 0)
+        #expect(storeError { _ = try old?.insert(genericPassword(account: "x", secret: "x")) } != nil)
+
+        let new = try keychain.open()
+        _ = try new.insert(genericPassword(account: "new", secret: "two"))
+        #expect(try readSecret(new, account: "old") == nil)
+        // SQLite closing the old handle would delete the -wal and -shm by name: the new ones.
+        old = nil
+        #expect(try readSecret(new, account: "new") == "two")
+        #expect(try readSecret(keychain.open(), account: "new") == "two")
+    }
+
     @Test("a handle whose file is untouched keeps working (the check refuses nothing else)")
     func untouchedFile() throws {
         let keychain = try TestKeychain()
@@ -78,5 +97,64 @@ extension KeychainDatabase {
     /// Empties the write-ahead log so the main file holds every change (the test moves it alone).
     func checkpointAndTruncateLogForTests() -> Bool {
         do { return try checkpointAndTruncateLog(waitingAtMost: 1000) } catch { return false }
+    }
+}
+
+/// Issue 24 (3d): a zero-byte file at a keychain path is not a keychain. It used to be silently
+/// initialised as a new, empty keychain (hiding whatever truncated it); it is now refused with
+/// the reason and the fix, and left as it is. New keychains get their name only once complete.
+@Suite("Empty keychain file")
+struct EmptyKeychainFileTests {
+    @Test("a zero-byte file is refused as not a keychain and stays untouched")
+    func emptyFileRefused() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        #expect(FileManager.default.createFile(atPath: keychain.path, contents: Data(), attributes: [.posixPermissions: 0o600]))
+        let error = storeError { _ = try keychain.open() }
+        guard case .unusableKeychain(let reason) = error else {
+            Issue.record("expected unusableKeychain, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("is empty (0 bytes): it is not a keychain"), "\(reason)")
+        let size = try FileManager.default.attributesOfItem(atPath: keychain.path)[.size] as? Int
+        #expect(size == 0)
+    }
+
+    @Test("a new keychain appears complete under its name, with no temporary file left beside it")
+    func creationLeavesOnlyTheKeychain() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        let database = try keychain.open(password: "pw")
+        _ = try database.insert(genericPassword(account: "a", secret: "s"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: keychain.directory.path)
+        #expect(!names.contains { $0.contains(".creating-") }, "\(names)")
+        #expect(try readSecret(keychain.open(password: "pw"), account: "a") == "s")
+    }
+}
+
+/// Issue 24: a keychain without a password whose keychain identity was altered used to be
+/// reported as "the password is not correct" (there is none); it is reported as damage.
+@Suite("Altered keychain identity without a password")
+struct AlteredIdentityTests {
+    @Test("a flipped keychain_id on a password-less keychain is undecodable, not a wrong password")
+    func flippedIdentityIsDamage() throws {
+        let keychain = try TestKeychain()
+        defer { keychain.remove() }
+        do {
+            let database = try keychain.open()
+            _ = try database.insert(genericPassword(account: "a", secret: "s"))
+            #expect(database.checkpointAndTruncateLogForTests())
+        }
+        let rowID = try withRawDatabase(keychain.path) { db -> Int64 in
+            var statement: OpaquePointer?
+            sqlite3_prepare_v2(db, "SELECT rowid FROM meta WHERE key = 'keychain_id'", -1, &statement, nil)
+            defer { sqlite3_finalize(statement) }
+            guard sqlite3_step(statement) == SQLITE_ROW else { return -1 }
+            return sqlite3_column_int64(statement, 0)
+        }
+        try flipByte(keychain.path, table: "meta", column: "value", rowID: rowID, at: 3)
+        let error = storeError { _ = try readSecret(keychain.open(), account: "a") }
+        #expect(error != .wrongPassword, "\(String(describing: error))")
+        #expect(error?.osStatus == -26275, "errSecDecode: \(String(describing: error))")
     }
 }

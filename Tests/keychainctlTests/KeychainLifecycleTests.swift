@@ -47,7 +47,8 @@ struct KeychainLifecycleTests {
             #expect(!find.timedOut, "a locked keychain must never make a script hang")
             #expect(find.status == 36)
             #expect(find.stdout.isEmpty)
-            #expect(find.stderr == "keychainctl: find-generic-password: User interaction is not allowed.\n")
+            #expect(find.stderr == "keychainctl: find-generic-password: User interaction is not allowed. "
+                    + "The keychain is locked: unlock it first (keychainctl unlock-keychain, or SecKeychainUnlock).\n")
 
             let add = try sandbox.keychainctl(["add-generic-password", "-a", "b", "-s", "s", path, "-w"], stdin: "x\n")
             #expect(add.status == 36)
@@ -195,7 +196,10 @@ struct KeychainLifecycleTests {
             }
             let refused = try sandbox.keychainctl(["find-generic-password", "-a", "first", "-w"], environment: anchored)
             #expect(refused.status != 0)
-            #expect(refused.stderr == "keychainctl: find-generic-password: Unable to decode the provided data.\n")
+            // Apple's text, then the cause: a rolled-back file, told apart from a tampered one.
+            #expect(refused.stderr.hasPrefix("keychainctl: find-generic-password: Unable to decode the provided data. "
+                                              + "The keychain file was rolled back to an older copy"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("delete the anchor to accept this file"))
             #expect(refused.stdout.isEmpty)
 
             // Without the variable the anchor is not consulted (detection is opt-in).

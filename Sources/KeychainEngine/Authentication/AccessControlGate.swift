@@ -75,7 +75,7 @@ final class AccessControlGate {
         } catch let failure as OwnerAuthenticationFailure {
             throw EngineFailure(failure.osStatus)
         } catch let failure as KeychainStoreError {
-            throw EngineFailure(failure.osStatus)
+            throw EngineFailure(failure)
         } catch {
             throw EngineFailure(-26276)
         }

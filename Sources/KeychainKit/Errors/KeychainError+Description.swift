@@ -13,6 +13,9 @@ extension KeychainError: LocalizedError {
             text += "\(context) failed: "
         }
         text += kindMessage
+        if let reason {
+            text += " " + reason
+        }
         text += " (OSStatus \(status))"
         return text
     }
@@ -62,6 +65,7 @@ extension KeychainError: CustomDebugStringConvertible {
 extension KeychainError: CustomReflectable {
     /// A mirror of the status, the kind and the context only, so that `dump` shows nothing else.
     public var customMirror: Mirror {
-        Mirror(self, children: ["status": status, "kind": kind, "context": context as Any], displayStyle: .struct)
+        Mirror(self, children: ["status": status, "kind": kind, "context": context as Any, "reason": reason as Any],
+               displayStyle: .struct)
     }
 }

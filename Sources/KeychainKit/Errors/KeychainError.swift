@@ -1,4 +1,7 @@
 import KeychainServices
+#if canImport(KeychainServicesExtras)
+import KeychainServicesExtras
+#endif
 
 /// The error every KeychainKit operation throws.
 ///
@@ -37,6 +40,13 @@ public struct KeychainError: Error {
     /// What KeychainKit was doing, naming the item (service and key) but never its value.
     public let context: String?
 
+    /// Why the keychain failed and what to do, when it knew more than ``status`` says — for
+    /// example "the directory /tmp is shared (mode 1777): … keep keychains in a directory only
+    /// you can write". On Linux it comes from the keychain's record of the failed call
+    /// (`KeychainFailureDetails`); nil on Apple platforms and when the status says it all.
+    /// Never contains a stored value.
+    public let reason: String?
+
     /// Creates an error from a result code returned by the Security framework.
     ///
     /// - Parameters:
@@ -53,9 +63,24 @@ public struct KeychainError: Error {
     ///   - kind: Where the failure was detected.
     ///   - context: What was being done, naming the item but never its value.
     public init(status: OSStatus, kind: Kind, context: String? = nil) {
+        self.init(status: status, kind: kind, context: context,
+                  reason: kind == .securityFramework ? Self.recordedReason(for: status) : nil)
+    }
+
+    private init(status: OSStatus, kind: Kind, context: String?, reason: String?) {
         self.status = status
         self.kind = kind
         self.context = context
+        self.reason = reason
+    }
+
+    /// The reason the keychain recorded for the call that just returned `status` on this thread.
+    private static func recordedReason(for status: OSStatus) -> String? {
+        #if canImport(KeychainServicesExtras)
+        return KeychainFailureDetails.reason(for: status)
+        #else
+        return nil
+        #endif
     }
 
     /// Returns a copy of this error with a different context.
@@ -63,7 +88,7 @@ public struct KeychainError: Error {
     /// - Parameter context: What was being done, naming the item but never its value.
     /// - Returns: The same status and kind with the new context.
     public func withContext(_ context: String) -> KeychainError {
-        KeychainError(status: status, kind: kind, context: context)
+        KeychainError(status: status, kind: kind, context: context, reason: reason)
     }
 }
 

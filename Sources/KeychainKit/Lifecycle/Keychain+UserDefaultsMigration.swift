@@ -1,4 +1,5 @@
 import Foundation
+import KeychainServices
 
 extension Keychain {
     /// Moves secrets that an earlier version kept in `UserDefaults` into this keychain.
@@ -14,6 +15,12 @@ extension Keychain {
     /// If a keychain write fails, the keys moved before it stay moved, the failing key and the
     /// rest stay in `defaults`, and the error is thrown; run the migration again later.
     ///
+    /// The defaults are saved (`synchronize()`) before the keys are read, so a value another
+    /// process has already migrated is seen as gone, and again after the removals, before the
+    /// call returns: a removal that did not reach the disk would let the next launch migrate the
+    /// old value again over a newer one. If saving fails, the call throws `errSecIO` naming the
+    /// keys whose values are in the keychain but still in the defaults file.
+    ///
     /// Values come from `defaults.object(forKey:)`: do not `register(defaults:)` values for the
     /// migrated keys, or they would be moved again on every launch.
     ///
@@ -28,6 +35,9 @@ extension Keychain {
     /// - Throws: ``KeychainError``.
     @discardableResult
     public func migrateFromUserDefaults(_ keys: [String], defaults: UserDefaults) throws(KeychainError) -> [String] {
+        // Another process may have migrated (and removed) these keys since this one read the
+        // defaults: saving also reads the file again.
+        _ = defaults.synchronize()  // a failure here shows again, and is reported, at the save below
         var pending: [(key: String, data: Data)] = []
         for key in keys {
             switch defaults.object(forKey: key) {
@@ -44,10 +54,23 @@ extension Keychain {
             }
         }
         var moved: [String] = []
-        for (key, data) in pending {
-            try setData(data, forKey: key)
-            defaults.removeObject(forKey: key)
-            moved.append(key)
+        do throws(KeychainError) {
+            for (key, data) in pending {
+                try setData(data, forKey: key)
+                defaults.removeObject(forKey: key)
+                moved.append(key)
+            }
+        } catch {
+            // The keys moved before the failure are removed durably too; the write's error is
+            // the one to report (a failed save would be reported by the next run).
+            if !moved.isEmpty { _ = defaults.synchronize() }
+            throw error
+        }
+        if !moved.isEmpty, !defaults.synchronize() {
+            throw KeychainError(status: errSecIO, context:
+                "Migrating \(moved.map { "'\($0)'" }.joined(separator: ", ")) from UserDefaults into service '\(service)': "
+                + "the values are in the keychain, but their removal from UserDefaults could not be saved, so a later launch "
+                + "would migrate the old values again; make the UserDefaults file writable, then run the migration again")
         }
         return moved
     }

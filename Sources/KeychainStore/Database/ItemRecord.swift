@@ -87,7 +87,7 @@ struct BlindIndexKey {
 /// Encryption, associated data and blind indexes of item records.
 enum ItemRecord {
     /// Largest encoded payload (attributes plus data) an item may have: 16 MiB.
-    static let maximumPayloadSize = 16 << 20
+    static let maximumPayloadSize = KeychainStoreError.maximumItemSize
 
     /// Associated data binding an item's ciphertexts to its row: format version, class,
     /// protection class, persistent identity, primary-key digest and tombstone flag. A live item
@@ -260,9 +260,7 @@ enum ItemRecord {
                      randomness: SealRandomness) throws(KeychainStoreError) -> (wrappedKey: Data, ciphertext: Data) {
         var plaintext = payload.encoded()
         defer { Sealing.zero(&plaintext) }
-        guard plaintext.count <= maximumPayloadSize else {
-            throw .invalidParameter("the item is larger than the 16 MiB limit")
-        }
+        guard plaintext.count <= maximumPayloadSize else { throw .valueTooLarge(plaintext.count, what: "item (value and attributes)") }
         let ciphertext = try Sealing.seal(plaintext, using: randomness.itemKey, nonce: randomness.payloadNonce, binding: associatedData)
         var keyBytes = Sealing.bytes(of: randomness.itemKey)
         defer { Sealing.zero(&keyBytes) }

@@ -190,6 +190,9 @@ extension KeychainDatabase {
         }
         var items: [KeychainItem] = []
         var firstFailure: KeychainStoreError? = malformed
+        // Skipped items are reported beside the result (`FailureReport`): the caller's tools say so.
+        var unreadable = 0
+        defer { FailureReport.skippedUnreadable(unreadable + (malformed == nil ? 0 : 1)) }
         for row in rows {
             if let limit = query.limit, items.count >= limit { break }
             let item: KeychainItem
@@ -201,6 +204,7 @@ extension KeychainDatabase {
                 // An item that cannot be decrypted is skipped, as Apple skips corrupt items; its
                 // error is reported only if nothing else matched.
                 if firstFailure == nil { firstFailure = error }
+                unreadable += 1
                 continue
             }
             // Re-check every filter on the decrypted attributes: a blind index edited on disk

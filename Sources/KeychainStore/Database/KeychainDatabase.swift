@@ -92,10 +92,12 @@ public final class KeychainDatabase: @unchecked Sendable {
     public static func open(path: String, password: Data?, options: Options) throws(KeychainStoreError) -> KeychainDatabase {
         let directory = (path as NSString).deletingLastPathComponent
         let exists = try SecureFile.validateExisting(path)
+        var deviceKey: SymmetricKey?
         if !exists {
-            guard options.createIfMissing else { throw .unusableKeychain("no keychain at \(path)") }
+            guard options.createIfMissing else { throw .keychainMissing(path) }
             try SecureFile.ensureDirectory(directory.isEmpty ? "." : directory)
-            try SecureFile.createEmpty(path)
+            deviceKey = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
+            try KeychainFileCreation.create(at: path, deviceKey: deviceKey, password: password, options: options)
         } else {
             _ = try SecureFile.validateDirectory(directory.isEmpty ? "." : directory)
         }
@@ -103,9 +105,15 @@ public final class KeychainDatabase: @unchecked Sendable {
         // name swapped since the check above is caught) and no planted -wal/-shm beside it.
         let verified = try SecureFile.openVerified(path)
         let identity = FileIdentity.of(descriptor: verified)
+        let size = SecureFile.size(of: verified)
         IOSeam.close(verified)
+        // New keychains get their name only once complete (`KeychainFileCreation`): an empty
+        // file is not a keychain, and initialising it would hide whatever emptied it.
+        if size == 0 { throw .unusableKeychain(SecureFile.emptyFileReason(path)) }
         try SecureFile.refusePlantedCompanions(of: path)
-        let deviceKey: SymmetricKey? = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
+        if exists {
+            deviceKey = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
+        }
         return try open(connectionTo: path, deviceKey: deviceKey, password: password, options: options, fileIdentity: identity)
     }
 
@@ -128,7 +136,11 @@ public final class KeychainDatabase: @unchecked Sendable {
             throw .io("the keychain file could be opened only read-only")
         }
         // The file SQLite opened is the one checked above only if the name still leads to it.
-        if let fileIdentity, fileIdentity.state(of: path) != .same { throw .keychainReplaced(path) }
+        switch fileIdentity?.state(of: path) {
+        case nil, .same?: break
+        case .replaced?: throw .keychainReplaced(path)
+        case .uninspectable(let code)?: throw SecureFile.failure(code, "cannot inspect \(path)")
+        }
         connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         // Several processes creating or converting one new file at once can get SQLITE_BUSY
         // without SQLite's busy handler being consulted (switching to WAL, lock upgrades that
@@ -289,7 +301,12 @@ public final class KeychainDatabase: @unchecked Sendable {
         guard let verifier = stored[.whenUnlocked] else { throw .undecodable("the keybag (missing class key)") }
         do {
             keys[.whenUnlocked] = try keybag.unwrap(verifier.wrapped, for: .whenUnlocked, passwordKey: passwordKey)
-        } catch .undecodable {
+        } catch .undecodable(let what) {
+            // Without a password no password was wrong: the file itself no longer opens with its
+            // own keys (its identity or keybag was altered, or it was put together from two files).
+            guard keybag.passwordKDF != nil else {
+                throw .undecodable("\(what) of a keychain without a password (its keychain identity or keybag was altered)")
+            }
             throw .wrongPassword
         }
         for protection in ProtectionClass.allCases where protection.isPasswordProtected && protection != .whenUnlocked {
@@ -483,10 +500,24 @@ public final class KeychainDatabase: @unchecked Sendable {
             switch fileIdentity.state(of: path) {
             case .same: return
             case .uninspectable(let code): throw SecureFile.failure(code, "cannot inspect \(path)")
-            case .replaced: fileWasReplaced = true
+            case .replaced:
+                fileWasReplaced = true
+                AbandonedConnections.keep(connection)
             }
         }
         throw .keychainReplaced(path)
+    }
+
+    /// Connections whose file was deleted or replaced, kept open until the process ends: SQLite
+    /// closing one would delete its `-wal` and `-shm` files *by name* — by then the companions of
+    /// whatever keychain the path names now — and checkpoint into them.
+    private enum AbandonedConnections {
+        private static let lock = NSLock()
+        nonisolated(unsafe) private static var connections: [SQLiteConnection] = []
+
+        static func keep(_ connection: SQLiteConnection) {
+            lock.withLock { connections.append(connection) }
+        }
     }
 
     /// Whether the path was found to name another file than this handle's (see `fileWasReplaced`).

@@ -48,11 +48,18 @@ enum SecureFile {
             throw .unusableKeychain("\(directory) is not a directory (symlinks are refused)")
         }
         guard info.st_uid == geteuid() else {
-            throw .unusableKeychain("the directory \(directory) belongs to another user; keep keychain files in a directory of your own")
+            throw .unusableKeychain("the directory \(directory) belongs to another user; keep keychains in a directory of your own, "
+                                    + "e.g. ~/.local/share/keychainkit")
         }
         guard info.st_mode & 0o022 == 0 else {
-            throw .unusableKeychain("the directory \(directory) is writable by group or others (mode "
-                                    + "\(String(info.st_mode & 0o7777, radix: 8))); run chmod go-w on it")
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            if info.st_mode & S_ISVTX != 0 {
+                // A shared directory like /tmp: others may create files there, and it is not ours to tighten.
+                throw .unusableKeychain("the directory \(directory) is shared (mode \(mode)): others can create files beside "
+                                        + "the keychain; keep keychains in a directory only you can write, e.g. ~/.local/share/keychainkit")
+            }
+            throw .unusableKeychain("the directory \(directory) is writable by group or others (mode \(mode)); run chmod go-w on it, "
+                                    + "or keep keychains in a directory only you can write, e.g. ~/.local/share/keychainkit")
         }
         return true
     }
@@ -130,6 +137,19 @@ enum SecureFile {
                 "\(path) is accessible by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
         }
         return true
+    }
+
+    /// The size of the open file `descriptor` (nil if it cannot be inspected).
+    static func size(of descriptor: Int32) -> Int64? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Why an empty file at a keychain path is refused, with the fix.
+    static func emptyFileReason(_ path: String) -> String {
+        "\(path) is empty (0 bytes): it is not a keychain (a keychain file is never empty). If it should hold "
+            + "your keychain, restore it from a backup; otherwise remove it, and the next item stored creates a new keychain there"
     }
 
     /// Creates the (empty) file at `path` with mode 0600 unless it exists.

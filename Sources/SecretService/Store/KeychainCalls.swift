@@ -33,7 +33,7 @@ struct KeychainCalls {
         case errSecDuplicateItem: .alreadyExists
         case errSecInteractionNotAllowed: .isLocked
         case errSecAuthFailed: .wrongPassword
-        default: .storage(status: status)
+        default: .storage(status: status, reason: KeychainFailureDetails.reason(for: status))
         }
     }
 

@@ -9,7 +9,14 @@ struct DumpKeychain: KeychainCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump-keychain",
         abstract: "Print every item's attributes; with -d also the secrets.",
-        discussion: "A locked keychain is unlocked at a terminal prompt first; without a terminal the command fails (exit 36).")
+        discussion: """
+            A locked keychain is unlocked at a terminal prompt first; without a terminal the command fails (exit 36). \
+            Items that cannot be decrypted (damaged, or altered on disk) make the command fail (exit 93) after \
+            naming how many; --skip-damaged lists the others and only warns.
+            """)
+
+    @Flag(name: .customLong("skip-damaged"), help: "List the readable items even if some cannot be decrypted (a warning names how many).")
+    var skipDamaged = false
 
     @Flag(name: .customShort("d"), help: "Also print each item's secret.")
     var dumpData = false
@@ -22,8 +29,20 @@ struct DumpKeychain: KeychainCommand {
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
         var objects: [[String: Any]] = []
+        var found: [(items: [[String: Any]], itemClass: String)] = []
+        var unreadable = 0
         for (itemClass, shortName) in [(kSecClassGenericPassword, "genp"), (kSecClassInternetPassword, "inet")] {
-            let items = try ItemSearch.items([kSecClass as String: itemClass], in: target, all: true, withData: dumpData)
+            let result = try ItemSearch.search([kSecClass as String: itemClass], in: target, all: true, withData: dumpData)
+            unreadable += result.unreadable
+            found.append((result.items, shortName))
+        }
+        // A listing that silently left items out would look complete: refuse unless asked.
+        if unreadable > 0 && !skipDamaged {
+            throw UsageFailure(message: ItemSearch.unreadableSentence(unreadable) + " (--skip-damaged lists the others)",
+                               exitCode: 93)
+        }
+        ItemSearch.warnAboutUnreadable(unreadable)
+        for (items, shortName) in found {
             if output.json {
                 objects += items.map { item in
                     ItemFormatter.json(item, itemClass: shortName, keychainPath: target.path,

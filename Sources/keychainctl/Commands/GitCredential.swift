@@ -26,9 +26,18 @@ struct GitCredential: KeychainCommand {
         do {
             try perform()
         } catch let error as KeychainCallError where error.status == errSecInteractionNotAllowed {
-            throw UsageFailure(message: "\(error.message) The keychain is locked: run keychainctl unlock-keychain first.",
+            throw UsageFailure(message: "\(error.appleMessage) The keychain is locked: run keychainctl unlock-keychain first.",
                                exitCode: error.exitCode)
         }
+    }
+
+    /// Which of the two values ("username" or "password") holds a character that would break git's
+    /// line protocol (LF, CR or NUL), if any.
+    static func fieldBreakingTheProtocol(username: String, password: String) -> String? {
+        let breaking: (Unicode.Scalar) -> Bool = { $0 == "\n" || $0 == "\r" || $0 == "\0" }
+        if username.unicodeScalars.contains(where: breaking) { return "username" }
+        if password.unicodeScalars.contains(where: breaking) { return "password" }
+        return nil
     }
 
     private func perform() throws {
@@ -43,9 +52,20 @@ struct GitCredential: KeychainCommand {
             guard let found = try InternetCredentialStore.find(query, exactLocation: true).first, let secret = found.secret,
                   let password = String(data: secret, encoding: .utf8)
             else { return }
+            // A value with a line break would add lines of its own to the answer (`host=`,
+            // `protocol=`…), which git would adopt: such a credential is never printed.
+            if let field = Self.fieldBreakingTheProtocol(username: found.account ?? "", password: password) {
+                throw UsageFailure(message: "the stored \(field) for \(hostAndPort) contains a line break or NUL, which git's "
+                                   + "credential protocol cannot carry; it is not given to git. Replace it with keychainctl "
+                                   + "add-internet-password -U")
+            }
             FileHandle.standardOutput.write(Data("username=\(found.account ?? "")\npassword=\(password)\n".utf8))
         case "store":
             guard query.account != nil, let password = message["password"] else { return }
+            if let field = Self.fieldBreakingTheProtocol(username: query.account ?? "", password: password) {
+                throw UsageFailure(message: "the \(field) contains a carriage return or NUL, which git's credential protocol "
+                                   + "cannot carry back; it was not stored")
+            }
             query.secret = Data(password.utf8)
             query.label = hostAndPort
             try InternetCredentialStore.save(query)

@@ -1,6 +1,9 @@
 import CredentialStore
 import Foundation
 import KeychainServices
+#if canImport(KeychainServicesExtras)
+import KeychainServicesExtras
+#endif
 
 /// `SecItemCopyMatching` for the find, delete and dump commands: every access group, synchronizable
 /// or not, unlocking at a terminal prompt if the keychain is locked.
@@ -8,20 +11,64 @@ enum ItemSearch {
     /// The items matching `query` in `target` (the first only unless `all`), as attribute
     /// dictionaries with the persistent reference, and the secret under `kSecValueData` when
     /// `withData`. None found is `errSecItemNotFound`, unless `all` (then an empty array).
+    /// A warning on standard error names the matching items that could not be decrypted and
+    /// were left out (Apple's API skips them silently).
     static func items(_ query: [String: Any], in target: KeychainTarget, all: Bool, withData: Bool) throws -> [[String: Any]] {
+        let found = try search(query, in: target, all: all, withData: withData)
+        warnAboutUnreadable(found.unreadable)
+        return found.items
+    }
+
+    /// What a search found, and how many matching items it left out because they could not be
+    /// decrypted (damaged, or altered on disk).
+    struct Found {
+        var items: [[String: Any]]
+        var unreadable: Int
+    }
+
+    /// `items(…)` without the warning: the caller decides what unreadable items mean.
+    static func search(_ query: [String: Any], in target: KeychainTarget, all: Bool, withData: Bool) throws -> Found {
         var search = searching(query, in: target, limit: all ? kSecMatchLimitAll : kSecMatchLimitOne)
         search[kSecReturnAttributes as String] = true
         search[kSecReturnPersistentRef as String] = true
         if withData { search[kSecReturnData as String] = true }
         var result: CFTypeRef?
+        var unreadable = 0
         do {
-            try target.performUnlocking("SecItemCopyMatching") { SecItemCopyMatching(search as CFDictionary, &result) }
+            try target.performUnlocking("SecItemCopyMatching") {
+                let status = SecItemCopyMatching(search as CFDictionary, &result)
+                unreadable = unreadableInLastRead()
+                return status
+            }
         } catch let error as KeychainCallError where all && error.status == errSecItemNotFound {
-            return []
+            return Found(items: [], unreadable: unreadable)
+        } catch let error as KeychainCallError where all && error.status == errSecDecode && unreadable > 0 {
+            return Found(items: [], unreadable: unreadable)  // every matching item was damaged
         }
-        if all, let items = result as? [[String: Any]] { return items }
-        if !all, let item = result as? [String: Any] { return [item] }
+        if all, let items = result as? [[String: Any]] { return Found(items: items, unreadable: unreadable) }
+        if !all, let item = result as? [String: Any] { return Found(items: [item], unreadable: unreadable) }
         throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching")
+    }
+
+    /// How many matching items the last read on this thread left out as undecryptable.
+    private static func unreadableInLastRead() -> Int {
+        #if canImport(KeychainServicesExtras)
+        return KeychainFailureDetails.unreadableItemsInLastRead
+        #else
+        return 0
+        #endif
+    }
+
+    /// The words for `count` unreadable items, and what to do about them.
+    static func unreadableSentence(_ count: Int) -> String {
+        "\(count) matching item\(count == 1 ? "" : "s") could not be decrypted (damaged, or altered on disk) and "
+            + "\(count == 1 ? "is" : "are") not shown; restore the keychain from a backup, or delete the damaged items"
+    }
+
+    /// Warns on standard error when a read left items out.
+    static func warnAboutUnreadable(_ count: Int) {
+        guard count > 0 else { return }
+        Console.error("keychainctl: warning: " + unreadableSentence(count))
     }
 
     /// The secret of the first item matching `query` in `target`: `find-… -w`, which prints the
@@ -33,7 +80,13 @@ enum ItemSearch {
         var search = searching(query, in: target, limit: kSecMatchLimitOne)
         search[kSecReturnData as String] = true
         var result: CFTypeRef?
-        try target.performUnlocking("SecItemCopyMatching") { SecItemCopyMatching(search as CFDictionary, &result) }
+        var unreadable = 0
+        try target.performUnlocking("SecItemCopyMatching") {
+            let status = SecItemCopyMatching(search as CFDictionary, &result)
+            unreadable = unreadableInLastRead()
+            return status
+        }
+        warnAboutUnreadable(unreadable)
         // A class cast (no bridging search), and the bytes copied at once.
         guard let data = result as? NSData else { throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching") }
         return Data(bytes: data.bytes, count: data.length)

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Issue 24: what a user sees when things go wrong. The precise cause and its fix reach the
+/// command's message (not only Apple's text for the status), and a listing never leaves damaged
+/// items out silently (3c).
+@Suite("keychainctl: failure reasons and damaged items")
+struct FailureReasonTests {
+    /// Overwrites the payload of the first stored item with zeros (python3's sqlite3 module).
+    private func damageFirstItem(_ path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("UPDATE items SET payload = zeroblob(length(payload)) WHERE id = (SELECT min(id) FROM items)")
+            db.commit()
+            db.close()
+            """, path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "python3 with its sqlite3 module is needed to damage an item")
+    }
+
+    @Test("dump-keychain fails (exit 93) naming the damaged items; --skip-damaged lists the rest and warns; find warns")
+    func damagedItemsAreReported() throws {
+        try withSandbox { (sandbox) throws in
+            for account in ["first", "second"] {
+                let add = try sandbox.keychainctl(["add-generic-password", "-s", "svc", "-a", account, "-w", "pw-\(account)"])
+                #expect(add.status == 0, "\(add.stderr)")
+            }
+            try damageFirstItem(sandbox.keychainPath)
+
+            let dump = try sandbox.keychainctl(["dump-keychain"])
+            #expect(dump.status == 93, "\(dump.stderr)")
+            #expect(dump.stderr.contains("1 matching item could not be decrypted"), "\(dump.stderr)")
+            #expect(!dump.stdout.contains("\"second\""), "nothing listed without --skip-damaged")
+            let json = try sandbox.keychainctl(["dump-keychain", "--json"])
+            #expect(json.status == 93, "\(json.stderr)")
+
+            let skipping = try sandbox.keychainctl(["dump-keychain", "--skip-damaged"])
+            #expect(skipping.status == 0, "\(skipping.stderr)")
+            #expect(skipping.stdout.contains("\"acct\"<blob>=\"second\""))
+            #expect(!skipping.stdout.contains("\"acct\"<blob>=\"first\""))
+            #expect(skipping.stderr.contains("warning: 1 matching item could not be decrypted"), "\(skipping.stderr)")
+
+            let find = try sandbox.keychainctl(["find-generic-password", "-s", "svc"])
+            #expect(find.status == 0, "\(find.stderr)")
+            #expect(find.stdout.contains("\"acct\"<blob>=\"second\""))
+            #expect(find.stderr.contains("warning: 1 matching item could not be decrypted"), "\(find.stderr)")
+            #expect(!find.stderr.contains("pw-"), "no secret in the warning")
+        }
+    }
+
+    @Test("a keychain in a directory others can write names the cause and the fix, not only Apple's message")
+    func looseDirectoryReason() throws {
+        try withSandbox { (sandbox) throws in
+            let shared = sandbox.directory + "/shared"
+            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+            #expect(chmod(shared, 0o777) == 0)  // whatever the umask
+            let add = try sandbox.keychainctl(["add-generic-password", "-s", "svc", "-a", "a", "-w", "secret-value"],
+                                              environment: ["KEYCHAINKIT_KEYCHAIN": shared + "/login.keychain-db"])
+            #expect(add.status == 53, "\(add.stderr)")
+            #expect(add.stderr.contains("No keychain is available"), "Apple's text stays: \(add.stderr)")
+            #expect(add.stderr.contains("is writable by group or others"), "\(add.stderr)")
+            #expect(add.stderr.contains("chmod go-w"), "\(add.stderr)")
+            #expect(!add.stderr.contains("secret-value"))
+
+            // A sticky shared directory (like /tmp) is not ours to tighten: the fix is to move.
+            #expect(chmod(shared, 0o1777) == 0)
+            let sticky = try sandbox.keychainctl(["find-generic-password", "-s", "svc"],
+                                                 environment: ["KEYCHAINKIT_KEYCHAIN": shared + "/login.keychain-db"])
+            _ = sticky  // a read of a missing keychain creates nothing and needs no directory check
+            let stickyAdd = try sandbox.keychainctl(["add-generic-password", "-s", "svc", "-a", "a", "-w", "x"],
+                                                    environment: ["KEYCHAINKIT_KEYCHAIN": shared + "/login.keychain-db"])
+            #expect(stickyAdd.status == 53)
+            #expect(stickyAdd.stderr.contains("keep keychains in a directory only you can write"), "\(stickyAdd.stderr)")
+        }
+    }
+
+    @Test("a read of a keychain that does not exist says so (exit 44) and names the path")
+    func missingKeychainReason() throws {
+        try withSandbox { (sandbox) throws in
+            let find = try sandbox.keychainctl(["find-generic-password", "-s", "svc"])
+            #expect(find.status == 44)
+            #expect(find.stderr.contains("There is no keychain at \(sandbox.keychainPath)"), "\(find.stderr)")
+        }
+    }
+}
