@@ -23,7 +23,7 @@ let editCount = numbers.dropFirst().first ?? 1000
 let recordBytes = 1024
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("kk-sync-bench-\(UUID().uuidString)").path
 try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(atPath: scratch) }
+defer { try? FileManager.default.removeItem(atPath: scratch) }  // scratch records of random bytes, no secret
 
 func randomBytes(_ count: Int) -> Data {
     var generator = SystemRandomNumberGenerator()

@@ -151,6 +151,7 @@ struct ImportCredentials: KeychainCommand {
         var info = stat()
         guard lstat(path, &info) == 0 else { throw UsageFailure(message: "\(path): \(String(cString: strerror(errno)))") }
         if info.st_mode & S_IFMT == S_IFLNK {
+            // The link's target only names the file to use in the message; the refusal stands either way.
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "another file"
             throw UsageFailure(message: "\(path) is a symbolic link to \(target): --remove-source would remove the link and leave the "
                                + "secrets in the file; name that file instead. Nothing was stored.")

@@ -68,7 +68,12 @@ enum TPMSeal {
 
     /// The secret sealed in `folder`, unsealed by this machine's TPM.
     static func unseal(from folder: String) throws -> Data {
-        let pcrs = (try? String(contentsOfFile: folder + "/pcrs", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        // No `pcrs` file: sealed without a PCR policy. One that exists but cannot be read is an
+        // error with its cause, never taken as "no policy".
+        let pcrsPath = folder + "/pcrs"
+        let pcrs = FileManager.default.fileExists(atPath: pcrsPath)
+            ? try String(contentsOfFile: pcrsPath, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            : nil
         return try withScratch { scratch in
             try createPrimary(scratch)
             try run("tpm2_load", ["-C", scratch + "/primary.ctx", "-u", folder + "/seal.pub", "-r", folder + "/seal.priv",
