@@ -16,7 +16,8 @@ let syncFuzzTarget = { (name: String) -> Target in
 
 /// A fuzz target for one reader of `keychainctl import-credentials`.
 let credentialFileTarget = { (name: String) -> Target in
-    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "CredentialFiles", package: "KeychainKit")])
+    .executableTarget(name: name, dependencies: ["CFuzzDriver", "CredentialFileFuzzing",
+                                                 .product(name: "CredentialFiles", package: "KeychainKit")])
 }
 
 let package = Package(
@@ -39,6 +40,8 @@ let package = Package(
         // Signed member lists and join requests.
         syncFuzzTarget("FuzzRoster"),
         // The plain-text credential file readers of `keychainctl import-credentials` (CredentialFiles).
+        // The invariants the five credential-file targets check, in one place.
+        .target(name: "CredentialFileFuzzing", dependencies: [.product(name: "CredentialFiles", package: "KeychainKit")]),
         credentialFileTarget("FuzzNetrc"),
         credentialFileTarget("FuzzGitCredentials"),
         credentialFileTarget("FuzzDockerConfig"),

@@ -1,39 +1,19 @@
 import CFuzzDriver
+import CredentialFileFuzzing
 import CredentialFiles
 import Foundation
 
-/// The GitHub CLI hosts.yml reader of `keychainctl import-credentials` on arbitrary bytes: it returns
-/// credentials or a `CredentialFileError`, never crashes; an error names a line of the input;
-/// every credential starts on a line of the input.
-func fuzzGitHubHosts(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
-    guard let bytes else { return 0 }
-    let data = Data(bytes: bytes, count: count)
-    let lineCount = data.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-    let parsed: ParsedCredentialFile
-    do {
-        parsed = try GitHubHostsParser.parse(data, file: "fuzz")
-    } catch {
-        guard (1...lineCount).contains(error.line), error.file == "fuzz" else { fatalError("an error names no line of the input") }
-        return 0
-    }
-    for credential in parsed.credentials where !(1...lineCount).contains(credential.line) {
-        fatalError("a credential at a line the input does not have")
-    }
-    // The file rewritten without its secrets must parse again, with no credential left in it.
-    let rewritten: Data
-    do { rewritten = try GitHubHostsParser.removingTokens(data, file: "fuzz") } catch { fatalError("a file that parsed could not be rewritten: \(error)") }
-    let again: ParsedCredentialFile
-    do { again = try GitHubHostsParser.parse(rewritten, file: "fuzz") } catch { fatalError("the rewritten file does not parse: \(error)") }
-    guard again.credentials.isEmpty else { fatalError("the rewritten file still holds credentials") }
-
-    return 0
-}
-
+/// The GitHub CLI hosts.yml reader of `keychainctl import-credentials` on arbitrary bytes, checked against the
+/// invariants every credential-file reader keeps (``checkCredentialReader(_:_:parse:removingSecrets:)``).
 @main
 struct FuzzGitHubHostsMain {
     static func main() {
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { bytes, count in fuzzGitHubHosts(bytes, count) })
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { bytes, count in
+            checkCredentialReader(bytes, count,
+                                  parse: { (data: Data) throws(CredentialFileError) in try GitHubHostsParser.parse(data, file: "fuzz") },
+                                  removingSecrets: { (data: Data) throws(CredentialFileError) in try GitHubHostsParser.removingTokens(data, file: "fuzz") })
+        })
     }
 }
