@@ -120,6 +120,9 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The access log's vocabulary: who read or wrote which item, through what, with what decision
+        // (recorded by the Secret Service provider and keychainctl; never a secret).
+        .target(name: "KeychainAudit", dependencies: ["KeychainLinux"]),
         // Synchronizable items across devices on etcd (issue 14): the etcd client, the circle's
         // keys and the end-to-end encrypted records.
         // COpenSSL: TLS to etcd (the system OpenSSL; Debian: libssl-dev to build, libssl3 to run).

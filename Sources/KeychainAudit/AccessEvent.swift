@@ -1,0 +1,95 @@
+import Foundation
+import KeychainLinux
+
+/// One access to a secret, as the access log records it: who (the caller's executable and its
+/// parent chain), what (the item's non-secret names), how (the operation and the channel it came
+/// through) and what was decided. Never the secret.
+package struct AccessEvent: Sendable, Equatable {
+    /// What was done to the item.
+    package enum Operation: String, Sendable, Codable, CaseIterable {
+        /// The secret was read (or a read was refused: see ``AccessEvent/decision``).
+        case read
+        /// An item was created.
+        case create
+        /// An item's secret or attributes were changed.
+        case update
+        /// An item was deleted.
+        case delete
+    }
+
+    /// The way the request reached the keychain.
+    package enum Channel: String, Sendable, Codable, CaseIterable {
+        /// A D-Bus client of the Secret Service provider (`keychainctl secret-service`).
+        case secretService = "secret-service"
+        /// A `keychainctl` command run by the user (or a script).
+        case keychainctl
+        /// `keychainctl git-credential`, run by git.
+        case gitCredentialHelper = "git-credential"
+        /// `docker-credential-keychainkit`, run by Docker.
+        case dockerCredentialHelper = "docker-credential"
+    }
+
+    /// What the access policy decided.
+    package enum Decision: String, Sendable, Codable, CaseIterable {
+        /// Allowed: the caller is on the item's list of trusted applications, or it made the item.
+        case trusted
+        /// Allowed by the `allow` policy although the caller is not on the item's list (logged so the
+        /// user can see who reads what).
+        case allowedByPolicy = "allowed-by-policy"
+        /// Allowed this once by the user at a prompt.
+        case confirmedOnce = "confirmed-once"
+        /// Allowed by the user at a prompt, and the caller added to the item's list.
+        case confirmedAlways = "confirmed-always"
+        /// Refused by the user at a prompt, or because no prompt could be shown.
+        case deniedByUser = "denied-by-user"
+        /// Refused by the `deny` policy.
+        case deniedByPolicy = "denied-by-policy"
+        /// Not subject to per-application access (a channel the user drives directly, e.g. keychainctl).
+        case notApplicable = "not-applicable"
+    }
+
+    /// The item's non-secret names, as the user knows it.
+    package struct Item: Sendable, Equatable {
+        /// The item's label (`kSecAttrLabel`), if it has one.
+        package var label: String?
+        /// The service (`kSecAttrService`) or server (`kSecAttrServer`), if it has one.
+        package var service: String?
+        /// The account (`kSecAttrAccount`), if it has one.
+        package var account: String?
+
+        /// Creates an item description.
+        package init(label: String?, service: String?, account: String?) {
+            self.label = label
+            self.service = service
+            self.account = account
+        }
+    }
+
+    /// When the access happened.
+    package var time: Date
+    /// What was done.
+    package var operation: Operation
+    /// Which item.
+    package var item: Item
+    /// Who asked: the calling process and its parents (for the Secret Service, the D-Bus peer's
+    /// process as the bus reports it).
+    package var caller: ProcessLineage
+    /// The caller's user id (as the bus or the kernel reports it).
+    package var callerUID: UInt32
+    /// Through what.
+    package var channel: Channel
+    /// What was decided.
+    package var decision: Decision
+
+    /// Creates an event.
+    package init(time: Date, operation: Operation, item: Item, caller: ProcessLineage, callerUID: UInt32,
+                 channel: Channel, decision: Decision) {
+        self.time = time
+        self.operation = operation
+        self.item = item
+        self.caller = caller
+        self.callerUID = callerUID
+        self.channel = channel
+        self.decision = decision
+    }
+}
