@@ -13,8 +13,8 @@ private func createAccessControl(_ protection: CFTypeRef, _ flags: SecAccessCont
     return (object, code)
 }
 
-/// SecAccessControlCreateWithFlags and kSecAttrAccessControl in SecItem dictionaries
-/// (§5, items 47–52).
+/// The policy SecAccessControlCreateWithFlags records and the engine enforces (§5). Items 47–52
+/// as callers see them are checked through SecItem* in Tests/SecItemParityTests.
 @Suite("Conformance: access control")
 struct AccessControlTests {
     @Test("47 (dk, 0) → an object; a null or non-string protection → nil with errSecParam")
@@ -50,62 +50,6 @@ struct AccessControlTests {
             #expect(object?.accessControlPolicy.flags == UInt64(flags.rawValue))
             #expect(code == nil)
         }
-    }
-
-    @Test("49 UserPresence|BiometryAny → nil; UserPresence|ApplicationPassword|PrivateKeyUsage → an object")
-    func userPresenceCombinations() {
-        let (refused, code) = createAccessControl(accessibleAlways, [.userPresence, .biometryAny])
-        #expect(refused == nil)
-        #expect(code == CFIndex(errSecParam))
-        let (accepted, acceptedCode) = createAccessControl(accessibleAlways,
-                                                           [.userPresence, .applicationPassword, .privateKeyUsage])
-        #expect(accepted != nil)
-        #expect(acceptedCode == nil)
-        #expect(createAccessControl(accessibleAlways, [.userPresence, .devicePasscode]).0 == nil)
-    }
-
-    @Test("50 Or|And, BiometryAny|BiometryCurrentSet, or protection \"bogus\" → nil with errSecParam")
-    func invalidCombinations() {
-        let cases: [(CFString, SecAccessControlCreateFlags)] = [
-            (kSecAttrAccessibleWhenUnlocked, [.or, .and, .devicePasscode]),
-            (kSecAttrAccessibleWhenUnlocked, [.biometryAny, .biometryCurrentSet]),
-            ("bogus" as CFString, []),
-        ]
-        for (protection, flags) in cases {
-            let (object, code) = createAccessControl(protection, flags)
-            #expect(object == nil)
-            #expect(code == CFIndex(errSecParam))
-        }
-        // A nil error pointer is allowed.
-        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.or, .and], nil) == nil)
-    }
-
-    @Test("51 kSecAttrAccessible and kSecAttrAccessControl together → errSecParam (even when they agree)")
-    func accessibleAndAccessControl() throws {
-        let engine = try makeEngine()
-        let accessControl = try #require(createAccessControl(kSecAttrAccessibleWhenUnlocked, []).0)
-        #expect(engine.add(genp([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked,
-                                 kSecAttrAccessControl as String: accessControl])).status == errSecParam)
-        #expect(engine.status(genpQuery()) == errSecItemNotFound)
-        engine.mustAdd(genp())
-        #expect(engine.update(genpQuery(), [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
-                                            kSecAttrAccessControl as String: accessControl]) == errSecParam)
-        #expect(text(engine.readAttributes(genpQuery()), kSecAttrAccessible) == "ak")
-    }
-
-    @Test("52 any kSecAttrAccessControl with kSecAttrSynchronizable = true → errSecParam (add and update)")
-    func accessControlAndSync() throws {
-        let engine = try makeEngine()
-        let accessControl = try #require(createAccessControl(kSecAttrAccessibleAfterFirstUnlock, []).0)
-        #expect(engine.add(genp([kSecAttrAccessControl as String: accessControl,
-                                 kSecAttrSynchronizable as String: yes])).status == errSecParam)
-        #expect(engine.status(genpQuery([kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])) == errSecItemNotFound)
-        // With sync = false it is an ordinary item.
-        #expect(engine.add(genp([kSecAttrAccessControl as String: accessControl,
-                                 kSecAttrSynchronizable as String: no])).status == errSecSuccess)
-        #expect(engine.update(genpQuery(), [kSecAttrAccessControl as String: accessControl,
-                                            kSecAttrSynchronizable as String: yes]) == errSecParam)
-        #expect(engine.status(genpQuery()) == errSecSuccess)
     }
 
     @Test("5.3 an access control sets the item's accessibility and is returned under kSecAttrAccessControl")

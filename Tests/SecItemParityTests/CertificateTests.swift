@@ -1,0 +1,95 @@
+// Certificate items: added by kSecValueRef, returned as SecCertificate objects, data and
+// persistent references. The fixture certificate is labelled with the test's service, which is how
+// each test finds (and, on Apple platforms, removes) its own.
+
+import Foundation
+import KeychainServices
+import Testing
+
+extension SecItemParity {
+    @Suite("Certificate items")
+    struct Certificates {
+        private func certificate() throws -> SecCertificate {
+            try #require(SecCertificateCreateWithData(nil, fixtureCertificateDER as CFData))
+        }
+
+        private func item(_ keychain: ParityKeychain, _ extra: [CFString: Any] = [:]) throws -> [CFString: Any] {
+            [kSecClass: kSecClassCertificate, kSecValueRef: try certificate(), kSecAttrLabel: keychain.service].merging(extra) { $1 }
+        }
+
+        private func query(_ keychain: ParityKeychain, _ extra: [CFString: Any] = [:]) -> [CFString: Any] {
+            [kSecClass: kSecClassCertificate, kSecAttrLabel: keychain.service].merging(extra) { $1 }
+        }
+
+        @Test("5 a key attribute (kSecAttrApplicationTag) with a certificate is errSecNoSuchAttr in add and delete")
+        func foreignAttribute() throws {
+            let keychain = try ParityKeychain()
+            let withTag = try item(keychain, [kSecAttrApplicationTag: bytes("tag")])
+            #expect(keychain.add(withTag).status == errSecNoSuchAttr)
+            #expect(keychain.delete(withTag) == errSecNoSuchAttr)
+            #expect(keychain.status(query(keychain)) == errSecItemNotFound)
+        }
+
+        @Test("19 a certificate's persistent reference from add finds its DER with kSecReturnData")
+        func persistentReferenceToData() throws {
+            let keychain = try ParityKeychain()
+            let reference = try #require(keychain.add(try item(keychain, [kSecReturnPersistentRef: true])).result as? Data)
+            #expect(keychain.data([kSecValuePersistentRef: reference]) == fixtureCertificateDER)
+            #expect(keychain.add(try item(keychain)).status == errSecDuplicateItem)
+        }
+
+        @Test("21 add of a certificate with kSecReturnAttributes: no data, object or reference; type and encoding are numbers")
+        func returnAttributes() throws {
+            let keychain = try ParityKeychain()
+            let added = keychain.add(try item(keychain, [kSecReturnAttributes: true]))
+            #expect(added.status == errSecSuccess)
+            let attributes = try #require(added.result as? [String: Any])
+            for key in [kSecValueData, kSecValueRef, kSecValuePersistentRef] {
+                #expect(attributes[key as String] == nil, "unexpected \(key)")
+            }
+            #expect(attributes[kSecAttrCertificateType as String] is NSNumber)
+            #expect(attributes[kSecAttrCertificateEncoding as String] is NSNumber)
+            #expect(text(attributes, kSecAttrLabel) == keychain.service)
+        }
+
+        @Test("22 add of a certificate with all four kSecReturn* keys: data, object, persistent reference and class in one dictionary")
+        func returnEverything() throws {
+            let keychain = try ParityKeychain()
+            let added = keychain.add(try item(keychain, [kSecReturnData: true, kSecReturnAttributes: true, kSecReturnRef: true,
+                                                         kSecReturnPersistentRef: true]))
+            #expect(added.status == errSecSuccess)
+            let dictionary = try #require(added.result as? [String: Any])
+            #expect(dictionary[kSecValueData as String] as? Data == fixtureCertificateDER)
+            #expect(dictionary[kSecValuePersistentRef as String] is Data)
+            #expect(dictionary[kSecClass as String] as? String == kSecClassCertificate as String)
+            let object = try #require(dictionary[kSecValueRef as String] as AnyObject?)
+            #expect(CFGetTypeID(object) == SecCertificateGetTypeID())
+        }
+
+        @Test("24 kSecReturnRef of a certificate is a SecCertificate with the stored DER")
+        func returnRef() throws {
+            let keychain = try ParityKeychain()
+            keychain.mustAdd(try item(keychain))
+            let object = try #require(keychain.copy(query(keychain, [kSecReturnRef: true])).result)
+            #expect(CFGetTypeID(object) == SecCertificateGetTypeID())
+            let found = unsafeDowncast(object as AnyObject, to: SecCertificate.self)
+            #expect(SecCertificateCopyData(found) as Data == fixtureCertificateDER)
+        }
+
+        @Test("40 a synchronizable certificate can be added and deleted")
+        func synchronizableCertificate() throws {
+            let keychain = try ParityKeychain()
+            #expect(keychain.add(try item(keychain, [kSecAttrSynchronizable: true])).status == errSecSuccess)
+            #expect(keychain.status(query(keychain)) == errSecItemNotFound)
+            #expect(keychain.delete(query(keychain, [kSecAttrSynchronizable: true])) == errSecSuccess)
+            #expect(keychain.status(query(keychain, [kSecAttrSynchronizable: kSecAttrSynchronizableAny])) == errSecItemNotFound)
+        }
+
+        @Test("54 a certificate added without accessibility is accessible always (\"dk\", the deprecated kSecAttrAccessibleAlways)")
+        func defaultAccessibility() throws {
+            let keychain = try ParityKeychain()
+            keychain.mustAdd(try item(keychain))
+            #expect(text(keychain.attributes(query(keychain)), kSecAttrAccessible) == "dk")
+        }
+    }
+}
