@@ -15,7 +15,7 @@ import Testing
 /// Whether this run compares with Apple's listing: CI names it with KEYCHAINKIT_APPLE_API_REFERENCE
 /// (.ci/run), and then a missing directory fails the run; a newcomer's machine without the listing
 /// (and no variable) skips the suite.
-private let appleListingExpected = ProcessInfo.processInfo.environment["KEYCHAINKIT_APPLE_API_REFERENCE"] != nil
+let appleListingExpected = ProcessInfo.processInfo.environment["KEYCHAINKIT_APPLE_API_REFERENCE"] != nil
     || FileManager.default.fileExists(atPath: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/reference/apple-security-api").path)
 
