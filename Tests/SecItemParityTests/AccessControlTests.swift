@@ -30,6 +30,20 @@ extension SecItemParity {
             #expect(CFGetTypeID(accessControl) == SecAccessControlGetTypeID())
         }
 
+        @Test("§4 every accessibility value is stored and returned as given, and selects its items")
+        func everyAccessibility() throws {
+            let keychain = try ParityKeychain(passcode: true)
+            let values = [kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                          kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly]
+            for (index, value) in values.enumerated() {
+                #expect(keychain.add(keychain.password("\(index)", [kSecAttrAccessible: value, kSecValueData: bytes("\(index)")])).status == errSecSuccess,
+                        "\(value)")
+                #expect(text(keychain.attributes(keychain.password("\(index)")), kSecAttrAccessible) == value as String)
+                #expect(keychain.data(keychain.password("\(index)")) == bytes("\(index)"))
+                #expect(keychain.count(keychain.everyPassword([kSecAttrAccessible: value])) == 1)
+            }
+        }
+
         @Test("47 every accessibility value is a valid protection with no flags; a null, number or data protection is nil with errSecParam")
         func protections() {
             for protection in [kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,

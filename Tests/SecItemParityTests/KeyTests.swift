@@ -1,0 +1,60 @@
+// Key items: a SecKey added by kSecValueRef, found again as a SecKey, unique by its key attributes.
+// Each test's keys carry its service as their application tag, which is how it finds (and, on
+// Apple platforms, removes) its own.
+
+import Foundation
+import KeychainServices
+import Testing
+
+extension SecItemParity {
+    @Suite("Key items")
+    struct Keys {
+        /// A new P-256 private key, not stored.
+        private func newKey() throws -> SecKey {
+            var error: Unmanaged<CFError>?
+            let parameters: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256]
+            let key = SecKeyCreateRandomKey(parameters as CFDictionary, &error)
+            if let error { Issue.record("SecKeyCreateRandomKey: \(error.takeRetainedValue())") }
+            return try #require(key)
+        }
+
+        /// The X9.63 bytes of `key`'s public key.
+        private func publicBytes(_ key: SecKey) -> Data? {
+            SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) } as Data?
+        }
+
+        @Test("1.5 a private key added by kSecValueRef is found by its tag as a SecKey of the same key pair; the same key again is errSecDuplicateItem")
+        func addAndFind() throws {
+            let keychain = try ParityKeychain()
+            let key = try newKey()
+            let tag = bytes(keychain.service)
+            let item: [CFString: Any] = [kSecClass: kSecClassKey, kSecValueRef: key, kSecAttrApplicationTag: tag]
+            #expect(keychain.add(item).status == errSecSuccess)
+            #expect(keychain.add(item).status == errSecDuplicateItem)
+            let query: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: tag, kSecAttrKeyClass: kSecAttrKeyClassPrivate]
+            let object = try #require(keychain.copy(query.merging([kSecReturnRef: true]) { $1 }).result)
+            #expect(CFGetTypeID(object) == SecKeyGetTypeID())
+            let found = unsafeDowncast(object as AnyObject, to: SecKey.self)
+            #expect(publicBytes(found) == publicBytes(key))
+            #expect(publicBytes(key)?.count == 65)
+            // Apple fills the application label with the SHA-1 of the public key.
+            let attributes = try #require(keychain.attributes(query))
+            #expect((attributes[kSecAttrApplicationLabel as String] as? Data)?.count == 20)
+            #expect(attributes[kSecAttrApplicationTag as String] as? Data == tag)
+            // Another key with the same tag is another item (the application label differs).
+            #expect(keychain.add([kSecClass: kSecClassKey, kSecValueRef: try newKey(), kSecAttrApplicationTag: tag]).status == errSecSuccess)
+            #expect(keychain.count(query) == 2)
+            #expect(keychain.delete(query) == errSecSuccess)
+            #expect(keychain.status(query) == errSecItemNotFound)
+        }
+
+        @Test("6 a password attribute in a key item is errSecNoSuchAttr")
+        func foreignAttribute() throws {
+            let keychain = try ParityKeychain()
+            let item: [CFString: Any] = [kSecClass: kSecClassKey, kSecValueRef: try newKey(), kSecAttrApplicationTag: bytes(keychain.service),
+                                         kSecAttrService: "not a key attribute"]
+            #expect(keychain.add(item).status == errSecNoSuchAttr)
+            #expect(keychain.status([kSecClass: kSecClassKey, kSecAttrApplicationTag: bytes(keychain.service)]) == errSecItemNotFound)
+        }
+    }
+}
