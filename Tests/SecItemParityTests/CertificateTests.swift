@@ -85,6 +85,35 @@ extension SecItemParity {
             #expect(keychain.status(query(keychain, [kSecAttrSynchronizable: kSecAttrSynchronizableAny])) == errSecItemNotFound)
         }
 
+        @Test("1.5 a stored certificate and its stored private key make an identity: found by the certificate's label as a SecIdentity of both; deleting the identity deletes both")
+        func identity() throws {
+            let keychain = try ParityKeychain()
+            var error: Unmanaged<CFError>?
+            let key = SecKeyCreateWithData(fixturePrivateKeyX963 as CFData, [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom,
+                                                                              kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary, &error)
+            let privateKey = try #require(key, "SecKeyCreateWithData: \(String(describing: error?.takeRetainedValue()))")
+            let tag = bytes(keychain.service)
+            keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: privateKey, kSecAttrApplicationTag: tag])
+            let identityQuery: [CFString: Any] = [kSecClass: kSecClassIdentity, kSecAttrLabel: keychain.service]
+            // A certificate alone is no identity.
+            #expect(keychain.status(identityQuery) == errSecItemNotFound)
+            keychain.mustAdd(try item(keychain))
+            let object = try #require(keychain.copy(identityQuery.merging([kSecReturnRef: true]) { $1 }).result)
+            #expect(CFGetTypeID(object) == SecIdentityGetTypeID())
+            let identity = unsafeDowncast(object as AnyObject, to: SecIdentity.self)
+            var certificate: SecCertificate?
+            #expect(SecIdentityCopyCertificate(identity, &certificate) == errSecSuccess)
+            #expect(certificate.map { SecCertificateCopyData($0) as Data } == fixtureCertificateDER)
+            var identityKey: SecKey?
+            #expect(SecIdentityCopyPrivateKey(identity, &identityKey) == errSecSuccess)
+            let publicBytes = { (key: SecKey?) in key.flatMap(SecKeyCopyPublicKey).flatMap { SecKeyCopyExternalRepresentation($0, nil) } as Data? }
+            #expect(publicBytes(identityKey) == publicBytes(privateKey))
+            #expect(publicBytes(identityKey) == fixturePrivateKeyX963.prefix(65))
+            #expect(keychain.delete(identityQuery) == errSecSuccess)
+            #expect(keychain.status(query(keychain)) == errSecItemNotFound)
+            #expect(keychain.status([kSecClass: kSecClassKey, kSecAttrApplicationTag: tag]) == errSecItemNotFound)
+        }
+
         @Test("54 a certificate added without accessibility is accessible always (\"dk\", the deprecated kSecAttrAccessibleAlways)")
         func defaultAccessibility() throws {
             let keychain = try ParityKeychain()

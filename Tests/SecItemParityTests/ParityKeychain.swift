@@ -247,3 +247,10 @@ func parityKeychainRoundTrip() throws {
     #expect(keychain.data(keychain.password("probe")) == bytes("probe"))
     #expect(keychain.delete(keychain.password("probe")) == errSecSuccess)
 }
+
+/// The private key of `fixtureCertificateDER` (X9.63: the public point, then the scalar), for the
+/// identity tests. A test key, never used for anything else.
+let fixturePrivateKeyX963 = Data(base64Encoded: """
+    BNTXJTO5wkclHrSGcwhFvmcRxMUMjeaJiqVmhw6dt+5L0mVi3ndnsnO0A1/xEr70Cx6SnFmDcFK18nZbkSzUnQkVSmg00ePFf4X009FKqjoNbLmt2Y2JR9DF\
+    je6E4LE7Zw==
+    """)!
