@@ -68,13 +68,6 @@ func inetQuery(server: String = "example.com", account: String = "alice", _ extr
 /// `query` plus extra entries.
 func with(_ query: Query, _ extra: Query) -> Query { query.merging(extra) { _, new in new } }
 
-/// `query` without the given keys.
-func without(_ query: Query, _ keys: CFString...) -> Query {
-    var copy = query
-    for key in keys { copy[key as String] = nil }
-    return copy
-}
-
 /// Apple's deprecated constants, spelt by value to keep the build free of deprecation warnings:
 /// `kSecAttrAccessibleAlways`, `kSecAttrAccessibleAlwaysThisDeviceOnly`,
 /// `kSecUseAuthenticationUIFail`, `kSecUseNoAuthenticationUI`.
@@ -132,14 +125,4 @@ func text(_ dictionary: [String: Any]?, _ key: CFString) -> String? {
     case let value as Data: return String(data: value, encoding: .utf8)
     default: return nil
     }
-}
-
-/// A number attribute of a result dictionary.
-func number(_ dictionary: [String: Any]?, _ key: CFString) -> Int? {
-    (dictionary?[key as String] as? NSNumber)?.intValue
-}
-
-/// A date attribute of a result dictionary.
-func date(_ dictionary: [String: Any]?, _ key: CFString) -> Date? {
-    dictionary?[key as String] as? Date
 }
