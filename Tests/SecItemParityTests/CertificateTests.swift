@@ -76,6 +76,18 @@ extension SecItemParity {
             #expect(SecCertificateCopyData(found) as Data == fixtureCertificateDER)
         }
 
+        @Test("3.2 a SecCertificate as kSecValueRef selects its item in SecItemCopyMatching, SecItemUpdate and SecItemDelete")
+        func certificateAsQuery() throws {
+            let keychain = try ParityKeychain()
+            keychain.mustAdd(try item(keychain))
+            let reference: [CFString: Any] = [kSecClass: kSecClassCertificate, kSecValueRef: try certificate()]
+            #expect(keychain.status(reference) == errSecSuccess)
+            #expect(keychain.update(reference, [kSecAttrLabel: keychain.service + ".renamed"]) == errSecSuccess)
+            #expect(text(keychain.attributes(reference), kSecAttrLabel) == keychain.service + ".renamed")
+            #expect(keychain.delete(reference) == errSecSuccess)
+            #expect(keychain.status(reference) == errSecItemNotFound)
+        }
+
         @Test("40 a synchronizable certificate can be added and deleted")
         func synchronizableCertificate() throws {
             let keychain = try ParityKeychain()

@@ -48,6 +48,25 @@ extension SecItemParity {
             #expect(keychain.status(query) == errSecItemNotFound)
         }
 
+        @Test("3.2 a SecKey as kSecValueRef selects its own item in SecItemCopyMatching, SecItemUpdate and SecItemDelete")
+        func keyAsQuery() throws {
+            let keychain = try ParityKeychain()
+            let tag = bytes(keychain.service)
+            let first = try newKey(), second = try newKey()
+            keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: first, kSecAttrApplicationTag: tag, kSecAttrLabel: "first"])
+            keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: second, kSecAttrApplicationTag: tag, kSecAttrLabel: "second"])
+            #expect(text(keychain.attributes([kSecValueRef: first]), kSecAttrLabel) == "first")
+            let object = try #require(keychain.copy([kSecClass: kSecClassKey, kSecValueRef: second, kSecReturnRef: true]).result)
+            #expect(publicBytes(unsafeDowncast(object as AnyObject, to: SecKey.self)) == publicBytes(second))
+            #expect(keychain.update([kSecValueRef: first], [kSecAttrLabel: "renamed"]) == errSecSuccess)
+            #expect(text(keychain.attributes([kSecValueRef: first]), kSecAttrLabel) == "renamed")
+            #expect(text(keychain.attributes([kSecValueRef: second]), kSecAttrLabel) == "second")
+            #expect(keychain.delete([kSecValueRef: first]) == errSecSuccess)
+            #expect(keychain.status([kSecValueRef: first]) == errSecItemNotFound)
+            #expect(keychain.delete([kSecValueRef: first]) == errSecItemNotFound)
+            #expect(keychain.status([kSecValueRef: second]) == errSecSuccess)
+        }
+
         @Test("6 a password attribute in a key item is errSecNoSuchAttr")
         func foreignAttribute() throws {
             let keychain = try ParityKeychain()
