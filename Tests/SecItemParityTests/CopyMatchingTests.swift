@@ -336,6 +336,7 @@ extension SecItemParity {
             let attributes = keychain.copy([kSecClass: kSecClassInternetPassword, kSecMatchHostOrSubdomainOfHost: parent,
                                             kSecReturnAttributes: true, kSecMatchLimit: kSecMatchLimitOne]).result as? [String: Any]
             #expect(text(attributes, kSecAttrServer) == "origin." + parent)
+            #expect(keychain.delete([kSecClass: kSecClassInternetPassword, kSecAttrServer: "origin." + parent]) == errSecSuccess)
         }
 
         @Test("66 kSecMatchHostOrSubdomainOfHost on a generic password query is errSecUnimplemented")

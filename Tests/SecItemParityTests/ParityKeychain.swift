@@ -2,8 +2,9 @@
 // file imports only KeychainServices and names only Apple's Security (and LocalAuthentication and
 // Core Foundation) symbols, so the same files compile against Apple's Security on a Mac and
 // against KeychainServices on Linux (AppleAPIShapeTests checks the names against Apple's listing).
-// - Linux: a new passwordless keychain file per test, in a temporary directory, named in every
-//   call (kSecUseKeychain), so no test touches the user's default keychain or another test's items.
+// - Linux: a new keychain file per test (without a password unless the test needs what a device
+//   passcode gives), in a temporary directory, named in every call (kSecUseKeychain), so no test
+//   touches the user's default keychain or another test's items.
 // - Apple platforms: the data-protection keychain (kSecUseDataProtectionKeychain), which needs a
 //   test host signed with a keychain-access-groups entitlement (docs/PORTING.md, "Running the
 //   parity suite on a Mac"); every item a test makes carries a service, server, label or tag
