@@ -108,6 +108,8 @@ let package = Package(
             name: "SecretService",
             dependencies: [
                 "KeychainLinux",
+                // Per-application access records each decision (AccessEvent, AccessEventRecorder).
+                "KeychainAudit",
                 "KeychainServices",
                 // errSecInternal (Apple's private name for -26276); the cause behind a failed status in
                 // D-Bus error replies (KeychainFailureDetails).

@@ -4,6 +4,9 @@ import Foundation
 package enum PinentryFailure: Error, Equatable {
     /// The user cancelled (Escape, Ctrl-D, the Cancel button).
     case cancelled
+    /// The user pressed the third button of a question (`NOTOK`, error code 114 "not confirmed"),
+    /// offered only by ``Pinentry/choose(title:description:ok:notOK:cancel:)``.
+    case notConfirmed
     /// The program could not be started or broke the protocol.
     case unavailable(String)
 }
@@ -117,6 +120,7 @@ struct AssuanReader {
                 let fields = String(decoding: line, as: UTF8.self).split(separator: " ")
                 let code = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
                 if code & 0xFFFF == 99 || code & 0xFFFF == 277 { throw .cancelled }
+                if code & 0xFFFF == 114 { throw .notConfirmed }
                 throw .unavailable("pinentry error \(code)")
             }
             if line.starts(with: Data("D ".utf8)) {

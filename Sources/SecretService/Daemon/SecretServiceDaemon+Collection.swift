@@ -6,7 +6,8 @@ extension SecretServiceDaemon {
     static let collectionInterface = "org.freedesktop.Secret.Collection"
 
     func handleCollection(_ member: String, interface: String?, _ arguments: DBusArguments,
-                          collection: String, sender: String) throws(DBusError) -> [DBusValue] {
+                          collection: String, call: DBusMessage) throws(DBusError) -> [DBusValue]? {
+        let sender = call.sender ?? ""
         guard interface == nil || interface == Self.collectionInterface else {
             throw .unknownMethod("a collection has no interface \(interface ?? "")")
         }
@@ -40,8 +41,29 @@ extension SecretServiceDaemon {
             }
             let secret = try payload(from: arguments.values[1], sender: sender)
             guard !(try backend.collection(collection).locked) else { throw .isLocked("the collection is locked") }
-            let address = try backend.createItem(in: collection, label: label, attributes: attributes, secret: secret,
-                                                 replace: try arguments.boolean(2))
+            let replace = try arguments.boolean(2)
+            let caller = caller(sender)
+            let requested = attributes
+            // Replacing an existing item is a change to it: its list and policy decide, as for SetSecret.
+            if replace, let target = try backend.replacementTarget(in: collection, attributes: attributes, contentType: secret.contentType) {
+                return try authorize([ItemAccess(address: target, operation: .update)], caller: caller, call: call) { [self] () throws(DBusError) in
+                    let address = try backend.createItem(in: collection, label: label, attributes: requested, secret: secret, replace: true)
+                    let itemPath = Self.path(of: address)
+                    emit(Self.collectionInterface, address == target ? "ItemChanged" : "ItemCreated", from: path, [.objectPath(itemPath)])
+                    return [.objectPath(itemPath), .objectPath(SecretObjectPath.none)]
+                }
+            }
+            let address = try backend.createItem(in: collection, label: label, attributes: attributes, secret: secret, replace: replace)
+            try recordCreator(caller, of: address)
+            do throws(DBusError) {
+                try record(ItemAccess(address: address, operation: .create), .trusted, caller: caller)
+            } catch {
+                // Not recorded, so not kept: nothing reaches the keychain unlogged.
+                do { try backend.deleteItem(address) } catch let removal {
+                    report("a new item \(Self.path(of: address)) was not recorded and could not be removed: \(removal.message)")
+                }
+                throw error
+            }
             let itemPath = Self.path(of: address)
             emit(Self.collectionInterface, "ItemCreated", from: path, [.objectPath(itemPath)])
             return [.objectPath(itemPath), .objectPath(SecretObjectPath.none)]
@@ -56,7 +78,8 @@ extension SecretServiceDaemon {
     static let itemInterface = "org.freedesktop.Secret.Item"
 
     func handleItem(_ member: String, interface: String?, _ arguments: DBusArguments,
-                    item address: SecretItemAddress, sender: String) throws(DBusError) -> [DBusValue] {
+                    item address: SecretItemAddress, call: DBusMessage) throws(DBusError) -> [DBusValue]? {
+        let sender = call.sender ?? ""
         guard interface == nil || interface == Self.itemInterface else {
             throw .unknownMethod("an item has no interface \(interface ?? "")")
         }
@@ -65,19 +88,27 @@ extension SecretServiceDaemon {
         switch member {
         case "Delete":
             try arguments.require("")
-            try backend.deleteItem(address)
-            emit(Self.collectionInterface, "ItemDeleted", from: collectionPath, [.objectPath(path)])
-            return [.objectPath(SecretObjectPath.none)]
+            return try authorize([ItemAccess(address: address, operation: .delete)], caller: caller(sender), call: call) { [self] () throws(DBusError) in
+                try backend.deleteItem(address)
+                forgetApplicationList(of: address)
+                emit(Self.collectionInterface, "ItemDeleted", from: collectionPath, [.objectPath(path)])
+                return [.objectPath(SecretObjectPath.none)]
+            }
         case "GetSecret":
             try arguments.require("o")
             let session = try arguments.objectPath(0)
             let coding = try transferSession(session, sender: sender)
-            return [try secretStructure(try backend.secret(of: address), session: session, coding: coding)]
+            return try authorize([ItemAccess(address: address, operation: .read)], caller: caller(sender), call: call) { [self] () throws(DBusError) in
+                [try secretStructure(try backend.secret(of: address), session: session, coding: coding)]
+            }
         case "SetSecret":
             try arguments.require("(oayays)")
-            try backend.setSecret(try payload(from: arguments.values[0], sender: sender), of: address)
-            emit(Self.collectionInterface, "ItemChanged", from: collectionPath, [.objectPath(path)])
-            return []
+            let secret = try payload(from: arguments.values[0], sender: sender)
+            return try authorize([ItemAccess(address: address, operation: .update)], caller: caller(sender), call: call) { [self] () throws(DBusError) in
+                try backend.setSecret(secret, of: address)
+                emit(Self.collectionInterface, "ItemChanged", from: collectionPath, [.objectPath(path)])
+                return []
+            }
         default:
             throw .unknownMethod("an item has no method \(member)")
         }

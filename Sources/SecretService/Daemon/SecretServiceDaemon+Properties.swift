@@ -3,7 +3,7 @@ import KeychainLinux
 
 /// `org.freedesktop.DBus.Properties` for the service, collections and items.
 extension SecretServiceDaemon {
-    func handleProperties(_ member: String, _ arguments: DBusArguments, path: String) throws(DBusError) -> [DBusValue] {
+    func handleProperties(_ member: String, _ arguments: DBusArguments, path: String, call: DBusMessage) throws(DBusError) -> [DBusValue]? {
         guard let object = SecretObjectPath(path) else { throw .unknownObject("no object at \(path)") }
         switch member {
         case "Get":
@@ -19,8 +19,8 @@ extension SecretServiceDaemon {
             return [.array(elementSignature: "{sv}", entries)]
         case "Set":
             try arguments.require("ssv")
-            try setProperty(of: object, interface: try arguments.string(0), name: try arguments.string(1), value: try arguments.variant(2))
-            return []
+            return try setProperty(of: object, interface: try arguments.string(0), name: try arguments.string(1),
+                                   value: try arguments.variant(2), call: call)
         default:
             throw .unknownMethod("Properties has no method \(member)")
         }
@@ -50,7 +50,9 @@ extension SecretServiceDaemon {
         }
     }
 
-    private func setProperty(of object: SecretObjectPath, interface: String, name: String, value: DBusValue) throws(DBusError) {
+    /// Sets a property: nil when a prompt thread answers (an item's change waiting for a person).
+    private func setProperty(of object: SecretObjectPath, interface: String, name: String, value: DBusValue,
+                             call: DBusMessage) throws(DBusError) -> [DBusValue]? {
         switch (object, name) {
         case (.collection, "Label"), (.alias, "Label"):
             try expect(interface, Self.collectionInterface)
@@ -59,18 +61,25 @@ extension SecretServiceDaemon {
             try backend.setCollectionLabel(label, of: collection)
             emit(Self.serviceInterface, "CollectionChanged", from: SecretObjectPath.servicePath,
                  [.objectPath(SecretObjectPath.collection(collection).path)])
+            return []
         case (.item, "Label"), (.aliasItem, "Label"):
             try expect(interface, Self.itemInterface)
             guard case .string(let label) = value else { throw .invalidArgs("Label is a string") }
             let address = try itemAddress(of: object)
-            try backend.setItemLabel(label, of: address)
-            itemChanged(address)
+            return try authorize([ItemAccess(address: address, operation: .update)], caller: caller(call.sender ?? ""), call: call) { [self] () throws(DBusError) in
+                try backend.setItemLabel(label, of: address)
+                itemChanged(address)
+                return []
+            }
         case (.item, "Attributes"), (.aliasItem, "Attributes"):
             try expect(interface, Self.itemInterface)
             guard let attributes = DBusArguments.stringDictionary(value) else { throw .invalidArgs("Attributes is a{ss}") }
             let address = try itemAddress(of: object)
-            try backend.setItemAttributes(attributes, of: address)
-            itemChanged(address)
+            return try authorize([ItemAccess(address: address, operation: .update)], caller: caller(call.sender ?? ""), call: call) { [self] () throws(DBusError) in
+                try backend.setItemAttributes(attributes, of: address)
+                itemChanged(address)
+                return []
+            }
         case (.item, _), (.aliasItem, _), (.collection, _), (.alias, _), (.service, _):
             throw .propertyReadOnly("\(name) cannot be set")
         case (.session, _), (.prompt, _):

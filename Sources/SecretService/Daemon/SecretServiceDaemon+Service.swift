@@ -34,7 +34,7 @@ extension SecretServiceDaemon {
             return [.objectPaths(try lock(try arguments.objectPaths(0))), .objectPath(SecretObjectPath.none)]
         case "GetSecrets":
             try arguments.require("aoo")
-            return [try secrets(of: try arguments.objectPaths(0), session: try arguments.objectPath(1), sender: sender)]
+            return try secrets(of: try arguments.objectPaths(0), session: try arguments.objectPath(1), call: call)
         case "ReadAlias":
             try arguments.require("s")
             let name = try backend.readAlias(try arguments.string(0))
@@ -199,22 +199,31 @@ extension SecretServiceDaemon {
         return [.objectPaths(unlocked), .objectPath(prompt)]
     }
 
-    /// The secrets of the unlocked items among `paths` (locked ones are left out), for `session`.
-    private func secrets(of paths: [String], session: String, sender: String) throws(DBusError) -> DBusValue {
+    /// The secrets of the unlocked items among `paths` (locked ones are left out), for `session`,
+    /// once per-application access allows every one of them (else `AccessDenied`); nil when a
+    /// prompt thread answers.
+    private func secrets(of paths: [String], session: String, call: DBusMessage) throws(DBusError) -> [DBusValue]? {
+        let sender = call.sender ?? ""
         let coding = try transferSession(session, sender: sender)
-        var entries: [DBusValue] = []
+        var items: [(path: String, address: SecretItemAddress)] = []
         for path in paths {
             guard let object = SecretObjectPath(path) else { throw .noSuchObject("no object at \(path)") }
-            let address = try itemAddress(of: object)
-            let payload: SecretPayload
-            do {
-                payload = try backend.secret(of: address)
-            } catch where error.name == DBusError.isLockedName {
-                continue
-            }
-            entries.append(.dictEntry(key: .objectPath(path), value: try secretStructure(payload, session: session, coding: coding)))
+            items.append((path, try itemAddress(of: object)))
         }
-        return .array(elementSignature: "{o(oayays)}", entries)
+        let accesses = items.map { ItemAccess(address: $0.address, operation: .read) }
+        return try authorize(accesses, caller: caller(sender), call: call) { [self, items] () throws(DBusError) in
+            var entries: [DBusValue] = []
+            for (path, address) in items {
+                let payload: SecretPayload
+                do throws(DBusError) {
+                    payload = try backend.secret(of: address)
+                } catch where error.name == DBusError.isLockedName {
+                    continue
+                }
+                entries.append(.dictEntry(key: .objectPath(path), value: try secretStructure(payload, session: session, coding: coding)))
+            }
+            return [.array(elementSignature: "{o(oayays)}", entries)]
+        }
     }
 
     /// The open session at `path`, which must belong to `sender` (`NoSession` otherwise).

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAudit
 import KeychainLinux
 
 /// The Secret Service provider (`org.freedesktop.secrets`) on a D-Bus connection: it takes method
@@ -23,6 +24,13 @@ package final class SecretServiceDaemon: @unchecked Sendable {
     /// Writes one line for the person running the provider (its standard error): failures of
     /// the keychain itself, which a client's error alone would leave unnoticed. Never a secret.
     let report: @Sendable (String) -> Void
+    /// Asks a person whether an application not on an item's list may use it (the `confirm`
+    /// policy), or nil when nobody can be asked: such accesses are then denied at once.
+    let askApplicationAccess: ApplicationAccessAsker?
+    /// Where every decision on a secret read or an item change is recorded.
+    let recorder: any AccessEventRecorder
+    /// The clients identified so far.
+    let callers = SecretServiceCallerRegistry()
 
     /// Guards `sessions`, `prompts`, `runningPrompts` and `nextObjectNumber` (prompt threads
     /// finish prompts).
@@ -38,14 +46,18 @@ package final class SecretServiceDaemon: @unchecked Sendable {
     static let writeTimeout = 5.0
 
     /// A daemon serving `backend` on `connection`; `askPassword` answers unlock prompts,
-    /// `askConfirmation` confirmations (re-pointing the `default` alias); `report` gets a line for
-    /// each failure of the keychain itself.
+    /// `askConfirmation` confirmations (re-pointing the `default` alias), `askApplicationAccess`
+    /// per-application access questions; `recorder` records every access decision; `report` gets
+    /// a line for each failure of the keychain itself.
     package init(connection: DBusConnection, backend: any SecretServiceBackend, askPassword: PasswordAsker?,
-                 askConfirmation: ConfirmationAsker? = nil, report: @escaping @Sendable (String) -> Void = { _ in }) {
+                 askConfirmation: ConfirmationAsker? = nil, askApplicationAccess: ApplicationAccessAsker? = nil,
+                 recorder: any AccessEventRecorder, report: @escaping @Sendable (String) -> Void = { _ in }) {
         self.connection = connection
         self.backend = backend
         self.askPassword = askPassword
         self.askConfirmation = askConfirmation
+        self.askApplicationAccess = askApplicationAccess
+        self.recorder = recorder
         self.report = report
     }
 
@@ -146,7 +158,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
             default: throw .unknownMethod("no method \(member) in Peer")
             }
         case "org.freedesktop.DBus.Properties":
-            return try handleProperties(member, arguments, path: path)
+            return try handleProperties(member, arguments, path: path, call: call)
         default:
             break
         }
@@ -155,9 +167,9 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         case .service:
             return try handleService(member, interface: call.interface, arguments, call: call)
         case .collection, .alias:
-            return try handleCollection(member, interface: call.interface, arguments, collection: try collectionName(of: object), sender: sender)
+            return try handleCollection(member, interface: call.interface, arguments, collection: try collectionName(of: object), call: call)
         case .item, .aliasItem:
-            return try handleItem(member, interface: call.interface, arguments, item: try itemAddress(of: object), sender: sender)
+            return try handleItem(member, interface: call.interface, arguments, item: try itemAddress(of: object), call: call)
         case .session(let number):
             return try handleSession(member, interface: call.interface, number: number, sender: sender)
         case .prompt(let number):
@@ -188,6 +200,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         defer { stateLock.unlock() }
         sessions = sessions.filter { $0.value.owner != uniqueName }
         prompts = prompts.filter { $0.value.owner != uniqueName }
+        callers.forget(uniqueName)
     }
 
     /// Reserves one of the prompt threads for `client`, or throws `LimitsExceeded` when the

@@ -138,6 +138,20 @@ package final class KeychainSecretBackend: SecretServiceBackend {
         return (TransferCoding(session: opened.session), opened.output)
     }
 
+    package func applicationAccessRecord(of collection: String) throws(DBusError) -> ApplicationAccessRecord {
+        try mapped { () throws(SecretServiceError) in try store.applicationAccessRecord(of: try Self.collectionID(collection)) }
+    }
+
+    package func changeApplicationList(of address: SecretItemAddress, _ change: @escaping (inout ItemApplicationList?) -> Void) throws(DBusError) {
+        try mapped { () throws(SecretServiceError) in try store.changeApplicationList(of: try Self.itemRef(address), change) }
+    }
+
+    package func replacementTarget(in collection: String, attributes: [String: String], contentType: String) throws(DBusError) -> SecretItemAddress? {
+        try mapped { () throws(SecretServiceError) in
+            try store.replacementTarget(in: try Self.collectionID(collection), attributes: attributes, contentType: contentType).map(Self.address(of:))
+        }
+    }
+
     /// Runs `body`, turning a store failure into its D-Bus error.
     private func mapped<T>(_ body: () throws(SecretServiceError) -> T) throws(DBusError) -> T {
         do {

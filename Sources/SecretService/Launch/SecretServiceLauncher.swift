@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAudit
 import KeychainLinux
 
 /// Starts the Secret Service provider: connects to the bus, takes `org.freedesktop.secrets`, and
@@ -19,10 +20,13 @@ package enum SecretServiceLauncher {
     }
 
     /// Serves `backend` on the bus at `busAddress` until `isStopped` turns true; `replace` takes
-    /// the name from a provider that allows it. `askPassword` and `askConfirmation` show prompts;
-    /// `report` gets a line for each failure of the keychain itself. `onReady` runs once the name is ours.
+    /// the name from a provider that allows it. `askPassword`, `askConfirmation` and
+    /// `askApplicationAccess` show prompts; `recorder` records every access decision (a failed
+    /// record fails the access); `report` gets a line for each failure of the keychain itself.
+    /// `onReady` runs once the name is ours.
     package static func serve(busAddress: String, backend: any SecretServiceBackend, replace: Bool,
                               askPassword: PasswordAsker?, askConfirmation: ConfirmationAsker? = nil,
+                              askApplicationAccess: ApplicationAccessAsker? = nil, recorder: any AccessEventRecorder,
                               report: @escaping @Sendable (String) -> Void = { _ in }, onReady: () -> Void,
                               isStopped: @escaping () -> Bool) throws(Failure) {
         let connection: DBusConnection
@@ -32,7 +36,8 @@ package enum SecretServiceLauncher {
             throw Failure(description: "cannot connect to the D-Bus session bus at \(busAddress): \(error)")
         }
         let daemon = SecretServiceDaemon(connection: connection, backend: backend, askPassword: askPassword,
-                                         askConfirmation: askConfirmation, report: report)
+                                         askConfirmation: askConfirmation, askApplicationAccess: askApplicationAccess,
+                                         recorder: recorder, report: report)
         do {
             try daemon.claimName(replace: replace)
         } catch .unavailable(let reason) {

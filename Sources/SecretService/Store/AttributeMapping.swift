@@ -42,7 +42,8 @@ enum AttributeMapping {
     /// for generic passwords, the stored dictionary. Nil when there is none (use ``fallback``).
     static func natural(_ attributes: [String: String], contentType: String) throws(SecretServiceError) -> [String: Any]? {
         if let internet = internetAttributes(attributes, contentType: contentType) { return internet }
-        guard let service = attributes["service"], let username = attributes["username"] else { return nil }
+        guard let service = attributes["service"], let username = attributes["username"],
+              service != ApplicationAccessStore.service else { return nil }
         return [
             kSecClass as String: kSecClassGenericPassword as String,
             kSecAttrService as String: service,

@@ -56,6 +56,8 @@ struct KeychainCalls {
             for case let item as [String: Any] in (result as? [Any]) ?? [] {
                 var attributes = item
                 attributes[kSecClass as String] = itemClass as String
+                // The per-application access record is the provider's own, never a client's item.
+                guard !ApplicationAccessStore.isRecord(attributes) else { continue }
                 items.append(attributes)
             }
         }

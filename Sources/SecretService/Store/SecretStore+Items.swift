@@ -62,6 +62,7 @@ extension SecretStore {
             // is found and decrypted once.
             let reference = try checkedReference(ref)
             let item = try keychain(ref.collection).attributesAndData(of: reference)
+            guard !ApplicationAccessStore.isRecord(item.attributes) else { throw .noSuchObject }
             return SecretValue(bytes: Array(item.data), contentType: AttributeMapping.decode(item.attributes).contentType)
         }
     }
@@ -178,6 +179,7 @@ extension SecretStore {
     package func deleteItem(_ ref: SecretItemRef) throws(SecretServiceError) {
         try locked { () throws(SecretServiceError) in
             guard !(try lockedState(ref.collection)) else { throw .isLocked }
+            _ = try attributes(ref)  // An item of a client's, not the access record.
             try keychain(ref.collection).delete(ref.item.persistentReference)
             try touch(ref.collection)
         }
@@ -186,8 +188,11 @@ extension SecretStore {
     // MARK: - Helpers
 
     /// An item's keychain attributes; `isLocked` while its collection is locked.
+    /// The per-application access record is not an item to clients: `noSuchObject`.
     func attributes(_ ref: SecretItemRef) throws(SecretServiceError) -> [String: Any] {
-        try keychain(ref.collection).attributes(of: try checkedReference(ref))
+        let item = try keychain(ref.collection).attributes(of: try checkedReference(ref))
+        guard !ApplicationAccessStore.isRecord(item) else { throw .noSuchObject }
+        return item
     }
 
     /// An item's persistent reference, once its collection is known to be unlocked (`isLocked`
@@ -209,7 +214,7 @@ extension SecretStore {
 
     /// The item `CreateItem(replace: true)` replaces, if any: exactly the same attributes, else
     /// a synthesized item (no stored dictionary) in the natural slot.
-    private func replaceable(in calls: KeychainCalls, attributes: [String: String], natural: [String: Any]?)
+    func replaceable(in calls: KeychainCalls, attributes: [String: String], natural: [String: Any]?)
         throws(SecretServiceError) -> (item: SecretItemID, itemClass: String)?
     {
         var slotOwner: (item: SecretItemID, itemClass: String)?
@@ -251,7 +256,8 @@ extension SecretStore {
         var changes: [String: Any] = [
             kSecAttrGeneric as String: try AttributeMapping.encode(.init(attributes: attributes, contentType: contentType)),
         ]
-        if let service = attributes["service"], let username = attributes["username"] {
+        // The access record's service is never a client's slot (a client must not reach the lists).
+        if let service = attributes["service"], let username = attributes["username"], service != ApplicationAccessStore.service {
             changes[kSecAttrService as String] = service
             changes[kSecAttrAccount as String] = username
         }

@@ -34,11 +34,15 @@ struct SecretServiceCommand: ParsableCommand {
         StopSignal.install()
         do {
             let backend = try KeychainSecretBackend()
+            let report: @Sendable (String) -> Void = { Console.error("keychainctl: secret-service: \($0)") }
             try SecretServiceLauncher.serve(
                 busAddress: address, backend: backend, replace: replace,
                 askPassword: PinentryPasswordAsker.fromEnvironment(),
                 askConfirmation: PinentryPasswordAsker.confirmationFromEnvironment(),
-                report: { Console.error("keychainctl: secret-service: \($0)") },
+                askApplicationAccess: PinentryApplicationAccessAsker.fromEnvironment(),
+                // Every access decision, one line each on standard error (the access log replaces this).
+                recorder: ReportingAccessRecorder(report: report),
+                report: report,
                 onReady: { Console.error("keychainctl: secret-service: serving org.freedesktop.secrets on \(address)") },
                 isStopped: StopSignal.isRaised)
         } catch let failure as SecretServiceLauncher.Failure {

@@ -1,0 +1,197 @@
+import Foundation
+import KeychainAudit
+import KeychainLinux
+
+/// Per-application access: before a client reads an item's secret or changes or deletes an
+/// existing item, the item's list of trusted applications (its creator and the applications
+/// allowed since) and its collection's policy decide; every decision is recorded (a failed
+/// record fails the access) before the secret is handed out or the change made.
+extension SecretServiceDaemon {
+    /// One access to one item that needs a decision.
+    struct ItemAccess {
+        var address: SecretItemAddress
+        var operation: AccessEvent.Operation
+    }
+
+    /// Items one call may have confirmed at once (`GetSecrets` of many items the person would be
+    /// asked about one by one): beyond it the call is refused with `LimitsExceeded`.
+    static let confirmationsPerCall = 8
+
+    /// The caller `sender`, identified once per connection (see ``SecretServiceCallerRegistry``).
+    func caller(_ sender: String) -> SecretServiceCaller {
+        callers.caller(sender, on: connection)
+    }
+
+    /// Decides `accesses` for `caller` and then runs `body` (the read or the change), returning
+    /// its reply; or, when a person must be asked, asks on a prompt thread that answers `call`
+    /// itself (nil returned). Items of locked collections are left to `body` (which skips them or
+    /// answers `IsLocked`). A refusal is `AccessDenied`, naming the item and the reason.
+    func authorize(_ accesses: [ItemAccess], caller: SecretServiceCaller, call: DBusMessage,
+                   then body: @escaping @Sendable () throws(DBusError) -> [DBusValue]) throws(DBusError) -> [DBusValue]? {
+        var decided: [(ItemAccess, AccessEvent.Decision)] = []
+        var asking: [ItemAccess] = []
+        var records: [String: ApplicationAccessRecord] = [:]
+        for access in accesses {
+            let collection = access.address.collection
+            let record: ApplicationAccessRecord
+            if let known = records[collection] {
+                record = known
+            } else {
+                do {
+                    record = try backend.applicationAccessRecord(of: collection)
+                } catch where error.name == DBusError.isLockedName {
+                    continue
+                }
+                records[collection] = record
+            }
+            if let executable = caller.executable, record.list(of: access.address.item).trusts(executable) {
+                decided.append((access, .trusted))
+                continue
+            }
+            switch record.policy {
+            case .allow: decided.append((access, .allowedByPolicy))
+            case .deny: decided.append((access, .deniedByPolicy))
+            case .confirm: asking.append(access)
+            }
+        }
+        if asking.isEmpty || decided.contains(where: { $0.1.isRefusal }) {
+            return try finish(decided, caller: caller, body)
+        }
+        guard asking.count <= Self.confirmationsPerCall else {
+            throw .limitsExceeded("\(asking.count) items need a confirmation; ask for at most \(Self.confirmationsPerCall) at once")
+        }
+        guard let askApplicationAccess else {
+            // Nobody can be asked (no terminal, no display): denied at once, never left waiting.
+            return try finish(decided + asking.map { ($0, .deniedByUser) }, caller: caller, body,
+                              reason: "the policy is confirm and no prompt can be shown (no terminal or display)")
+        }
+        let client = call.sender ?? ""
+        try reservePromptThread(for: client)
+        runOnPromptThread(for: client) { [self, decided, asking] in
+            var all = decided
+            for access in asking {
+                let decision = ask(askApplicationAccess, about: access, caller: caller)
+                all.append((access, decision))
+                if decision.isRefusal { break }
+            }
+            do throws(DBusError) {
+                send(try finish(all, caller: caller, body), to: call)
+            } catch {
+                send(error, to: call)
+            }
+        }
+        return nil
+    }
+
+    /// Records `decisions` and, unless one refused, runs `body`.
+    private func finish(_ decisions: [(ItemAccess, AccessEvent.Decision)], caller: SecretServiceCaller,
+                        _ body: () throws(DBusError) -> [DBusValue], reason: String? = nil) throws(DBusError) -> [DBusValue] {
+        let refused = decisions.filter { $0.1.isRefusal }
+        // A refused call reads or changes nothing: only its refusals are recorded.
+        for (access, decision) in refused.isEmpty ? decisions : refused {
+            try record(access, decision, caller: caller)
+        }
+        if let (access, decision) = refused.first {
+            let why = reason ?? (decision == .deniedByPolicy
+                ? "the keychain's per-application policy is deny"
+                : "the person denied it at the prompt")
+            throw .accessDenied("\(caller.executable ?? "an unidentified application") is not trusted by the item "
+                                + "\(Self.path(of: access.address)): \(why); allow it with keychainctl app-access trust")
+        }
+        return try body()
+    }
+
+    /// Asks the person about one access; `always` puts the caller on the item's list first (an
+    /// unidentified caller cannot be put on a list: always counts as once).
+    private func ask(_ asker: ApplicationAccessAsker, about access: ItemAccess, caller: SecretServiceCaller) -> AccessEvent.Decision {
+        let what: String
+        switch access.operation {
+        case .read: what = "read the secret of"
+        case .delete: what = "delete"
+        case .create, .update: what = "change"
+        }
+        let item = eventItem(access.address)
+        let keychain: String
+        do {
+            keychain = try backend.keychainPath(of: access.address.collection)
+        } catch {
+            return .deniedByUser
+        }
+        let question = "The application \(caller.summary)\nasks to \(what) the item "
+            + "\u{201C}\(DisplayText.clean(item.label ?? ""))\u{201D}"
+            + (item.service.map { " (service \u{201C}\(DisplayText.clean($0))\u{201D})" } ?? "")
+            + "\nKeychain file: \(keychain)\nIt is not on this item's list of trusted applications."
+        switch asker(question) {
+        case .deny:
+            return .deniedByUser
+        case .once:
+            return .confirmedOnce
+        case .always:
+            guard let executable = caller.executable else { return .confirmedOnce }
+            do {
+                try backend.changeApplicationList(of: access.address) { list in
+                    var changed = list ?? ItemApplicationList(creator: nil)
+                    if !changed.trusts(executable) { changed.trusted.append(executable) }
+                    list = changed
+                }
+            } catch {
+                report("could not add \(executable) to the trusted applications of \(Self.path(of: access.address)): \(error.message)")
+                return .confirmedOnce
+            }
+            return .confirmedAlways
+        }
+    }
+
+    /// Records one decision; a failure to record fails the access (nothing is read unlogged).
+    func record(_ access: ItemAccess, _ decision: AccessEvent.Decision, caller: SecretServiceCaller) throws(DBusError) {
+        let event = AccessEvent(time: Date(), operation: access.operation, item: eventItem(access.address), caller: caller.lineage,
+                                callerUID: caller.uid ?? UInt32.max, channel: .secretService, decision: decision)
+        do {
+            try recorder.record(event)
+        } catch {
+            throw .failed("the access could not be recorded in the access log, so it was not done: \(error)")
+        }
+    }
+
+    /// The item's non-secret names for the log (empty when it cannot be read, e.g. locked).
+    private func eventItem(_ address: SecretItemAddress) -> AccessEvent.Item {
+        do {
+            let snapshot = try backend.item(address)
+            let attributes = snapshot.attributes
+            return AccessEvent.Item(label: snapshot.label, service: attributes["service"] ?? attributes["server"],
+                                    account: attributes["username"] ?? attributes["user"])
+        } catch {
+            return AccessEvent.Item(label: nil, service: nil, account: nil)
+        }
+    }
+
+    /// Puts the creator of a new item on its list; when that fails the item is removed again (an
+    /// item its creator could not use is no success).
+    func recordCreator(_ caller: SecretServiceCaller, of address: SecretItemAddress) throws(DBusError) {
+        guard let executable = caller.executable else { return }
+        do {
+            try backend.changeApplicationList(of: address) { $0 = ItemApplicationList(creator: executable) }
+        } catch {
+            do {
+                try backend.deleteItem(address)
+            } catch let removal {
+                report("a new item \(Self.path(of: address)) has no creator recorded and could not be removed: \(removal.message)")
+            }
+            throw .failed("the item's creator could not be recorded, so it was not stored: \(error.message)")
+        }
+    }
+
+    /// Removes a deleted item's list (ids are never reused, so a leftover list only takes room).
+    func forgetApplicationList(of address: SecretItemAddress) {
+        do {
+            try backend.changeApplicationList(of: address) { $0 = nil }
+        } catch {
+            report("the list of trusted applications of the deleted item \(Self.path(of: address)) was not removed: \(error.message)")
+        }
+    }
+}
+
+extension AccessEvent.Decision {
+    /// Whether the access was refused.
+    var isRefusal: Bool { self == .deniedByPolicy || self == .deniedByUser }
+}
