@@ -33,6 +33,7 @@ struct Keychainctl: ParsableCommand {
         #endif
         #if canImport(SecretService)
         commands.append(SecretServiceCommand.self)
+        commands.append(AppAccess.self)
         #endif
         return commands
     }

@@ -1,0 +1,269 @@
+#if canImport(SecretService)
+import ArgumentParser
+import CredentialStore
+import Foundation
+import KeychainEngine
+import KeychainLinux
+import KeychainServices
+import KeychainServicesExtras
+import SecretService
+
+/// `app-access`: shows and manages the Secret Service provider's per-application access — each
+/// item's trusted applications and the keychain's policy for the others (docs/CLI.md,
+/// "Per-application access").
+struct AppAccess: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app-access",
+        abstract: "Show and manage which applications may use each Secret Service item, and the policy for the others.",
+        discussion: """
+            Applications are named by their executable's absolute path (symbolic links resolved). \
+            Loosening (trust, or a looser policy) needs you: the keychain password when the keychain has one, \
+            else a confirmation through pinentry; untrust and a stricter policy need nothing.
+            """,
+        subcommands: [AppAccessList.self, AppAccessTrust.self, AppAccessUntrust.self, AppAccessPolicy.self])
+}
+
+/// `app-access list [--item id] [keychain]`.
+struct AppAccessList: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Print the policy and each item's creator and trusted applications.")
+
+    @Option(help: "Only this item (its id or D-Bus object path, as list prints it).")
+    var item: String?
+
+    @Argument(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    func execute() throws {
+        let target = try KeychainTarget.open(keychain)
+        let record = try AppAccessSupport.record(in: target)
+        let wanted = try item.map(AppAccessSupport.itemID(from:))
+        Console.out("keychain: \"\(target.path)\"")
+        Console.out("policy for applications not on an item's list: \(record.policy.rawValue)")
+        var shown = 0
+        for entry in try AppAccessSupport.items(in: target) where wanted == nil || entry.id == wanted {
+            let list = record.list(of: entry.id)
+            Console.out("item \(entry.id)")
+            Console.out("    label: \"\(entry.label)\"\(entry.service.map { "  service: \"\($0)\"" } ?? "")\(entry.account.map { "  account: \"\($0)\"" } ?? "")")
+            Console.out("    creator: \(list.creator ?? "(none recorded)")")
+            Console.out("    trusted: \(list.trusted.isEmpty ? "(none)" : list.trusted.joined(separator: ", "))")
+            shown += 1
+        }
+        if let wanted, shown == 0 { throw UsageFailure(message: "no item \(wanted) in \(target.path)") }
+    }
+}
+
+/// `app-access trust --item id application [keychain]`.
+struct AppAccessTrust: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trust",
+        abstract: "Let an application read and change an item without being asked (needs your password or confirmation).")
+
+    @Option(help: "The item (its id or D-Bus object path, as list prints it).")
+    var item: String
+
+    @Argument(help: "The application's executable, an absolute path (e.g. /usr/bin/python3.11).")
+    var application: String
+
+    @Argument(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    func execute() throws {
+        let target = try KeychainTarget.open(keychain)
+        let id = try AppAccessSupport.itemID(from: item)
+        let executable = try AppAccessSupport.executable(application)
+        guard try AppAccessSupport.items(in: target).contains(where: { $0.id == id }) else {
+            throw UsageFailure(message: "no item \(id) in \(target.path) (keychainctl app-access list shows the ids)")
+        }
+        if try AppAccessSupport.record(in: target).list(of: id).trusts(executable) { return }
+        try AppAccessSupport.requireOwner(target, toAllow: "let \(executable) read and change the item \(id) without asking")
+        var record = try AppAccessSupport.record(in: target)
+        var list = record.list(of: id)
+        if !list.trusts(executable) { list.trusted.append(executable) }
+        record.items[id] = list
+        try AppAccessSupport.write(record, to: target)
+    }
+}
+
+/// `app-access untrust --item id application [keychain]`.
+struct AppAccessUntrust: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "untrust",
+        abstract: "Take an application off an item's list (the creator too: it then follows the policy).")
+
+    @Option(help: "The item (its id or D-Bus object path, as list prints it).")
+    var item: String
+
+    @Argument(help: "The application's executable, an absolute path.")
+    var application: String
+
+    @Argument(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    func execute() throws {
+        let target = try KeychainTarget.open(keychain)
+        let id = try AppAccessSupport.itemID(from: item)
+        let executable = try AppAccessSupport.executable(application)
+        var record = try AppAccessSupport.record(in: target)
+        var list = record.list(of: id)
+        guard list.trusts(executable) else {
+            throw UsageFailure(message: "\(executable) is not on the list of the item \(id); nothing changed")
+        }
+        list.trusted.removeAll { $0 == executable }
+        if list.creator == executable { list.creator = nil }
+        record.items[id] = list
+        try AppAccessSupport.write(record, to: target)
+    }
+}
+
+/// `app-access policy [allow|confirm|deny] [--keychain path]`.
+struct AppAccessPolicy: KeychainCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policy",
+        abstract: "Print or set what happens to applications not on an item's list: allow (and record), confirm (ask), or deny.")
+
+    @Argument(help: "allow, confirm or deny (none: print the current policy).")
+    var policy: String?
+
+    @Option(help: "The keychain file (default: the default keychain).")
+    var keychain: String?
+
+    func execute() throws {
+        let target = try KeychainTarget.open(keychain)
+        let current = try AppAccessSupport.record(in: target).policy
+        guard let policy else { return Console.out(current.rawValue) }
+        guard let wanted = ApplicationAccessPolicy(rawValue: policy) else {
+            throw UsageFailure(message: "unknown policy \"\(policy)\": use allow, confirm or deny")
+        }
+        guard wanted != current else { return }
+        if wanted.isLooser(than: current) {
+            try AppAccessSupport.requireOwner(target, toAllow: "change the per-application policy of this keychain from \(current.rawValue) to \(wanted.rawValue)")
+        }
+        var record = try AppAccessSupport.record(in: target)
+        record.policy = wanted
+        try AppAccessSupport.write(record, to: target)
+    }
+}
+
+/// What the `app-access` commands share.
+enum AppAccessSupport {
+    /// One Secret Service item as `list` shows it.
+    struct Entry {
+        var id: String
+        var label: String
+        var service: String?
+        var account: String?
+    }
+
+    static func record(in target: KeychainTarget) throws -> ApplicationAccessRecord {
+        try unlocked(target)
+        do {
+            return try store(target).read()
+        } catch {
+            throw UsageFailure(message: "the per-application access settings of \(target.path) could not be read: \(error)")
+        }
+    }
+
+    static func write(_ record: ApplicationAccessRecord, to target: KeychainTarget) throws {
+        do {
+            try store(target).write(record)
+        } catch {
+            throw UsageFailure(message: "the per-application access settings of \(target.path) could not be saved: \(error); nothing was changed")
+        }
+    }
+
+    private static func store(_ target: KeychainTarget) throws -> ApplicationAccessStore {
+        do {
+            return try ApplicationAccessStore(keychainPath: target.path)
+        } catch {
+            throw UsageFailure(message: "cannot open \(target.path): \(error)")
+        }
+    }
+
+    /// The record is a secret: a locked keychain is unlocked first (at a terminal prompt).
+    private static func unlocked(_ target: KeychainTarget) throws {
+        try target.performUnlocking("SecKeychainUnlock") { SecKeychainUnlock(target.keychain, 0, nil, false) }
+    }
+
+    /// The generic and internet passwords of the keychain (the record itself left out), with their ids.
+    static func items(in target: KeychainTarget) throws -> [Entry] {
+        var entries: [Entry] = []
+        for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword] {
+            let found = try ItemSearch.items([kSecClass as String: itemClass as String], in: target, all: true, withData: false)
+            for item in found {
+                guard let reference = item[kSecValuePersistentRef as String] as? Data else { continue }
+                let service = text(item[kSecAttrService as String]) ?? text(item[kSecAttrServer as String])
+                guard service != ApplicationAccessStore.service else { continue }
+                entries.append(Entry(id: ApplicationAccessStore.itemID(persistentReference: reference),
+                                     label: text(item[kSecAttrLabel as String]) ?? "", service: service,
+                                     account: text(item[kSecAttrAccount as String])))
+            }
+        }
+        return entries
+    }
+
+    private static func text(_ value: Any?) -> String? {
+        if let string = value as? String { return string }
+        if let data = value as? Data { return String(data: data, encoding: .utf8) }
+        return nil
+    }
+
+    /// An item id from an id or a D-Bus object path (its last element).
+    static func itemID(from argument: String) throws -> String {
+        let id = argument.split(separator: "/").last.map(String.init) ?? argument
+        guard id.count == 40, id.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+            throw UsageFailure(message: "\"\(argument)\" is not an item id (40 lower-case hex digits, as keychainctl app-access list prints)")
+        }
+        return id
+    }
+
+    /// An application's name: an absolute path, symbolic links resolved as the kernel reports a
+    /// process's executable (so `/usr/bin/python3` becomes `/usr/bin/python3.11`).
+    static func executable(_ path: String) throws -> String {
+        guard path.hasPrefix("/") else {
+            throw UsageFailure(message: "\"\(path)\" is not an absolute path: name the application's executable, e.g. $(command -v python3)")
+        }
+        guard let resolved = realpath(path, nil) else {
+            // Not here (yet): kept as given, so a list can name a program installed later.
+            return path
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Loosening needs the person, not just a shell: a keychain with a typed password asks for it
+    /// (on the terminal, else one line of standard input) and checks it; any other keychain asks
+    /// for a confirmation through pinentry. Nobody to ask is a refusal, never a silent yes.
+    static func requireOwner(_ target: KeychainTarget, toAllow action: String) throws {
+        if try keySource(target) == "password" {
+            var password = try SecretInput.secret(prompt: "keychain password of \"\(target.path)\" to \(action): ")
+            let status = password.withUnsafeBytes { SecKeychainUnlock(target.keychain, UInt32($0.count), $0.baseAddress, true) }
+            password.wipe()
+            if status == errSecAuthFailed { throw UsageFailure(message: "wrong keychain password; nothing was changed") }
+            try require(status, "SecKeychainUnlock")
+            return
+        }
+        guard let configuration = PinentryConfiguration.fromEnvironment() else {
+            throw UsageFailure(message: "this needs your confirmation and no prompt can be shown (no terminal or display); "
+                               + "run it in a terminal; nothing was changed")
+        }
+        let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
+                                responseTimeout: configuration.responseTimeout)
+        let confirmed: Bool
+        do {
+            confirmed = try pinentry.confirm(title: "Keychain", description: "keychainctl asks to \(action).\nKeychain file: \(target.path)",
+                                             yes: "Allow", no: "Deny")
+        } catch {
+            throw UsageFailure(message: "the confirmation could not be shown (\(error)); nothing was changed")
+        }
+        guard confirmed else { throw UsageFailure(message: "not confirmed; nothing was changed") }
+    }
+
+    private static func keySource(_ target: KeychainTarget) throws -> String? {
+        var security: CFDictionary?
+        try require(SecKeychainCopyStorageSecurity(target.keychain, &security), "SecKeychainCopyStorageSecurity")
+        return (security as? [String: Any])?[kSecKeychainStorageKeySource as String] as? String
+    }
+}
+#endif
