@@ -206,8 +206,9 @@ let package = Package(
         // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
         // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
         .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport"], path: "Tests/Support/SecretServiceHarness"),
+        // PseudoTerminalSupport: pinentry-tty answering per-application access prompts.
         .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
-                                                                   "RequiredToolSupport"]),
+                                                                   "RequiredToolSupport", "PseudoTerminalSupport"]),
         // PrivateBusSupport: `git daemon` and `sshd` for the git transport tests; Crypto: the folder's version digests.
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport",
                                                              "PrivateBusSupport", .product(name: "Crypto", package: "swift-crypto")]),

@@ -1,0 +1,238 @@
+import EtcdClusterSupport
+import Foundation
+import PseudoTerminalSupport
+import RequiredToolSupport
+import SecretServiceHarness
+import Testing
+
+/// Per-application access (issue 23, item 5) with two real applications on a private bus:
+/// `secret-tool` stores an item (so it is the item's creator) and Python's secretstorage, a
+/// different executable, reads it. What the second one gets depends on the keychain's policy —
+/// allow (read and recorded), deny (AccessDenied naming the reason), confirm (the real
+/// pinentry-tty on a pseudo-terminal answered once / always / deny; no terminal: denied at once) —
+/// and nothing a client can do through the Secret Service API puts it on a list.
+@Suite("Secret Service provider: per-application access", .tags(.external, .dbus, .python, .pinentry), .timeLimit(.minutes(5)))
+struct ApplicationAccessTests {
+    static let service = "kk-app-access"
+    static let secret = "s3cret for secret-tool only"
+    /// Python as the kernel names it (/usr/bin/python3 is a symbolic link).
+    static let pythonExecutable: String = {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: SecretServiceHarness.python))  // test code only
+            .map { $0.hasPrefix("/") ? $0 : "/usr/bin/" + $0 } ?? SecretServiceHarness.python
+    }()
+
+    /// Reads the item with attribute service=argv[1] with secretstorage; prints {"secret": …} or
+    /// {"error": the D-Bus error name and message}. With argv[2] = a name, first renames its own
+    /// process (`comm`) to it, as a spoofing client would.
+    static let reader = """
+        import json, sys, ctypes, secretstorage
+        if len(sys.argv) > 2:
+            ctypes.CDLL(None).prctl(15, sys.argv[2].encode(), 0, 0, 0)
+        connection = secretstorage.dbus_init()
+        items = list(secretstorage.search_items(connection, {"service": sys.argv[1]}))
+        out = {"path": items[0].item_path if items else None}
+        try:
+            out["secret"] = items[0].get_secret().decode()
+        except Exception as error:
+            out["error"] = type(error).__name__ + ": " + str(error)
+        print(json.dumps(out))
+        """
+
+    /// Stores the test item with secret-tool (its creator).
+    static func storeWithSecretTool(_ harness: SecretServiceHarness) throws {
+        let stored = try harness.secretTool(["store", "--label=App access", "service", service, "username", "alice"], stdin: secret.bytes)
+        try #require(stored.status == 0, "\(stored)")
+    }
+
+    static func read(_ harness: SecretServiceHarness, spoofing name: String? = nil) throws -> [String: Any] {
+        try jsonObject(try harness.python(reader, [service] + (name.map { [$0] } ?? [])))
+    }
+
+    static func setPolicy(_ harness: SecretServiceHarness, _ policy: String) throws {
+        let run = try harness.keychainctl(["app-access", "policy", policy])
+        try #require(run.status == 0, "\(run)")
+    }
+
+    @Test("allow (the default): the other application reads, and the read is recorded with its executable; the creator's reads are trusted")
+    func allowRecords() async throws {
+        try await withProvider(.keychainKit) { harness in
+            try Self.storeWithSecretTool(harness)
+            let lookup = try harness.secretTool(["lookup", "service", Self.service, "username", "alice"])
+            #expect(lookup.stdoutBytes == Self.secret.bytes, "\(lookup)")
+            let out = try Self.read(harness)
+            #expect(out["secret"] as? String == Self.secret, "\(out)")
+            let log = harness.providerLog
+            #expect(log.contains("access: create \u{201C}App access\u{201D}, service \(Self.service), account alice by /usr/bin/secret-tool"), "\(log)")
+            #expect(log.contains("by /usr/bin/secret-tool") && log.contains(": trusted"), "\(log)")
+            #expect(log.contains("access: read \u{201C}App access\u{201D}, service \(Self.service), account alice by \(Self.pythonExecutable)")
+                    && log.contains(": allowed-by-policy"), "\(log)")
+            #expect(!log.contains(Self.secret), "the secret never reaches the log")
+        }
+    }
+
+    @Test("deny: the other application gets AccessDenied naming the reason, a renamed process (comm) too; the creator still reads")
+    func denyRefuses() async throws {
+        try await withProvider(.keychainKit) { harness in
+            try Self.storeWithSecretTool(harness)
+            try Self.setPolicy(harness, "deny")
+            let out = try Self.read(harness)
+            #expect(out["secret"] == nil)
+            let error = out["error"] as? String ?? ""
+            #expect(error.contains("org.freedesktop.DBus.Error.AccessDenied") && error.contains("policy is deny")
+                    && error.contains(Self.pythonExecutable), "\(out)")
+            let spoofed = try Self.read(harness, spoofing: "secret-tool")
+            #expect(spoofed["secret"] == nil && (spoofed["error"] as? String ?? "").contains("AccessDenied"), "\(spoofed)")
+            let lookup = try harness.secretTool(["lookup", "service", Self.service, "username", "alice"])
+            #expect(lookup.stdoutBytes == Self.secret.bytes, "the creator is always trusted: \(lookup)")
+            #expect(harness.providerLog.contains(": denied-by-policy"), "\(harness.providerLog)")
+        }
+    }
+
+    @Test("a client cannot put itself on a list: not through item attributes, not by taking the record's slot; loosening by keychainctl needs a person")
+    func noSelfService() async throws {
+        try await withProvider(.keychainKit) { harness in
+            try Self.storeWithSecretTool(harness)
+            try Self.setPolicy(harness, "deny")
+            // The attacker stores an item in the access record's slot, then rewrites the victim's
+            // attributes naming itself; neither reaches the lists or the policy.
+            let attack = """
+                import json, secretstorage
+                connection = secretstorage.dbus_init()
+                collection = secretstorage.get_default_collection(connection)
+                mine = collection.create_item("x", {"service": "org.keychainkit.SecretService.ApplicationAccess", "username": "record"},
+                    b'{"version":1,"policy":"allow","items":{}}', replace=True)
+                out = {"mine": mine.get_attributes()}
+                victim = list(collection.search_items({"service": "\(Self.service)"}))[0]
+                try:
+                    victim.set_attributes({"service": "\(Self.service)", "username": "alice", "trusted": "/usr/bin/python3.11"})
+                    out["set"] = "done"
+                except Exception as error:
+                    out["set"] = str(error)
+                print(json.dumps(out))
+                """
+            let attacked = try jsonObject(try harness.python(attack))
+            #expect((attacked["set"] as? String ?? "").contains("AccessDenied"), "changing another's item follows the policy: \(attacked)")
+            let policy = try harness.keychainctl(["app-access", "policy"])
+            #expect(policy.stdout == "deny\n", "\(policy)")
+            let out = try Self.read(harness)
+            #expect((out["error"] as? String ?? "").contains("AccessDenied"), "\(out)")
+
+            // keychainctl run without a terminal or display (as a script or an agent runs it)
+            // cannot loosen anything: there is nobody to confirm.
+            let loosen = try harness.keychainctl(["app-access", "policy", "allow"])
+            #expect(loosen.status != 0 && loosen.stderr.contains("needs your confirmation"), "\(loosen)")
+            let path = try #require(out["path"] as? String)
+            let trust = try harness.keychainctl(["app-access", "trust", "--item", path, SecretServiceHarness.python])
+            #expect(trust.status != 0, "\(trust)")
+            #expect(try harness.keychainctl(["app-access", "policy"]).stdout == "deny\n")
+            // Tightening needs nobody.
+            let list = try harness.keychainctl(["app-access", "list"])
+            #expect(list.status == 0 && list.stdout.contains("creator: /usr/bin/secret-tool")
+                    && !list.stdout.contains(Self.pythonExecutable), "\(list)")
+        }
+    }
+
+    @Test("confirm without a terminal or display: denied at once, never left waiting")
+    func confirmWithoutPrompt() async throws {
+        try await withProvider(.keychainKit) { harness in
+            try Self.storeWithSecretTool(harness)
+            try Self.setPolicy(harness, "confirm")
+            let run = try harness.python(Self.reader, [Self.service])
+            #expect(!run.timedOut)
+            let out = try jsonObject(run)
+            #expect((out["error"] as? String ?? "").contains("no prompt can be shown"), "\(out)")
+            #expect(harness.providerLog.contains(": denied-by-user"), "\(harness.providerLog)")
+        }
+    }
+
+    @Test("confirm with pinentry-tty: deny, once, always (then no prompt), the prompt names python and its parents; keychainctl trust confirmed there too")
+    func confirmThroughPinentry() async throws {
+        try RequiredTool.require([.pinentryTTY])
+        try await onDedicatedThread {
+            let terminal = try PseudoTerminal()
+            let pinentry = ["KEYCHAINKIT_PINENTRY": "/usr/bin/pinentry-tty", "KEYCHAINKIT_PINENTRY_TTY": terminal.devicePath]
+            let harness = try SecretServiceHarness(.keychainKit, providerEnvironment: pinentry)
+            defer { harness.stop() }
+            try Self.storeWithSecretTool(harness)
+            try Self.setPolicy(harness, "confirm")
+            let prompt = "[oda]?"
+
+            func readAnswering(_ key: String?, occurrence: Int) throws -> [String: Any] {
+                let reader = Background { try harness.python(Self.reader, [Self.service]) }
+                if let key {
+                    #expect(Self.wait(for: prompt, occurrence: occurrence, on: terminal), "no prompt: \(terminal.text)\n\(harness.providerLog)")
+                    #expect(terminal.answer(after: prompt, occurrence: occurrence, with: key))
+                }
+                return try jsonObject(try reader.result())
+            }
+
+            let denied = try readAnswering("d", occurrence: 1)
+            #expect((denied["error"] as? String ?? "").contains("AccessDenied") && (denied["error"] as? String ?? "").contains("denied it"), "\(denied)")
+            let screen = terminal.text
+            #expect(screen.contains(Self.pythonExecutable) && screen.contains("started by") && screen.contains("App access")
+                    && screen.contains("Keychain file: \(harness.keychainPath)"), "\(screen)")
+
+            let once = try readAnswering("o", occurrence: 2)
+            #expect(once["secret"] as? String == Self.secret, "\(once)")
+            let always = try readAnswering("a", occurrence: 3)
+            #expect(always["secret"] as? String == Self.secret, "\(always)")
+            let trusted = try readAnswering(nil, occurrence: 3)
+            #expect(trusted["secret"] as? String == Self.secret, "\(trusted)")
+            #expect(terminal.text.components(separatedBy: prompt).count - 1 == 3, "no fourth prompt")
+            let lookup = try harness.secretTool(["lookup", "service", Self.service, "username", "alice"])
+            #expect(lookup.stdoutBytes == Self.secret.bytes, "the creator is never asked: \(lookup)")
+            let log = harness.providerLog
+            for decision in ["denied-by-user", "confirmed-once", "confirmed-always", "trusted"] {
+                #expect(log.contains(": \(decision)"), "\(decision): \(log)")
+            }
+            let list = try harness.keychainctl(["app-access", "list"])
+            #expect(list.stdout.contains("trusted: \(Self.pythonExecutable)"), "\(list)")
+
+            // keychainctl's loosening through the same pinentry: confirmed on the terminal.
+            let untrust = try harness.keychainctl(["app-access", "untrust", "--item", try #require(trusted["path"] as? String), Self.pythonExecutable])
+            #expect(untrust.status == 0, "\(untrust)")
+            let item = try #require(trusted["path"] as? String)
+            let trusting = Background {
+                try harness.run([SecretServiceHarness.keychainctlPath, "app-access", "trust", "--item", item, SecretServiceHarness.python],
+                                environment: harness.keychainEnvironment.merging(pinentry) { _, new in new })
+            }
+            #expect(Self.wait(for: "[ad]?", occurrence: 1, on: terminal), "\(terminal.text)")
+            #expect(terminal.answer(after: "[ad]?", with: "a"))
+            let confirmed = try trusting.result()
+            #expect(confirmed.status == 0, "\(confirmed)")
+            #expect(try harness.keychainctl(["app-access", "list"]).stdout.contains("trusted: \(Self.pythonExecutable)"))
+            #expect(harness.providerIsRunning, "\(harness.providerLog)")
+        }
+    }
+
+    /// Waits up to 90 s (a loaded machine starts Python slowly) for `marker` to have been drawn `occurrence` times.
+    static func wait(for marker: String, occurrence: Int, on terminal: PseudoTerminal) -> Bool {
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline {
+            if terminal.text.components(separatedBy: marker).count - 1 >= occurrence { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+}
+
+/// A client run on a thread of its own while the test answers its prompt.
+final class Background: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcome: Result<ClientRun, any Error>?
+
+    init(_ body: @escaping @Sendable () throws -> ClientRun) {
+        Thread { [self] in
+            let result = Result { try body() }
+            lock.withLock { outcome = result }
+        }.start()
+    }
+
+    /// Waits for the client to finish (it has its own deadline) and returns what it did.
+    func result() throws -> ClientRun {
+        while true {
+            if let outcome = lock.withLock({ outcome }) { return try outcome.get() }
+            usleep(20_000)
+        }
+    }
+}
