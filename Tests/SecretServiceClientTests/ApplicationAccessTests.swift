@@ -101,7 +101,7 @@ struct ApplicationAccessTests {
                 collection = secretstorage.get_default_collection(connection)
                 mine = collection.create_item("x", {"service": "org.keychainkit.SecretService.ApplicationAccess", "username": "record"},
                     b'{"version":1,"policy":"allow","items":{}}', replace=True)
-                out = {"mine": mine.get_attributes()}
+                out = {"mine": mine.get_attributes(), "labels": [item.get_label() for item in collection.get_all_items()]}
                 victim = list(collection.search_items({"service": "\(Self.service)"}))[0]
                 try:
                     victim.set_attributes({"service": "\(Self.service)", "username": "alice", "trusted": "/usr/bin/python3.11"})
@@ -112,6 +112,8 @@ struct ApplicationAccessTests {
                 """
             let attacked = try jsonObject(try harness.python(attack))
             #expect((attacked["set"] as? String ?? "").contains("AccessDenied"), "changing another's item follows the policy: \(attacked)")
+            let labels = attacked["labels"] as? [String] ?? []
+            #expect(labels.sorted() == ["App access", "x"], "the record is no client's item: \(labels)")
             let policy = try harness.keychainctl(["app-access", "policy"])
             #expect(policy.stdout == "deny\n", "\(policy)")
             let out = try Self.read(harness)
@@ -125,10 +127,12 @@ struct ApplicationAccessTests {
             let trust = try harness.keychainctl(["app-access", "trust", "--item", path, SecretServiceHarness.python])
             #expect(trust.status != 0, "\(trust)")
             #expect(try harness.keychainctl(["app-access", "policy"]).stdout == "deny\n")
-            // Tightening needs nobody.
-            let list = try harness.keychainctl(["app-access", "list"])
+            // The victim's list is as secret-tool left it (the attacker is the creator of its own item only).
+            let list = try harness.keychainctl(["app-access", "list", "--item", path])
             #expect(list.status == 0 && list.stdout.contains("creator: /usr/bin/secret-tool")
-                    && !list.stdout.contains(Self.pythonExecutable), "\(list)")
+                    && list.stdout.contains("trusted: (none)") && !list.stdout.contains(Self.pythonExecutable), "\(list)")
+            let all = try harness.keychainctl(["app-access", "list"])
+            #expect(all.stdout.contains("creator: \(Self.pythonExecutable)"), "\(all)")
         }
     }
 
