@@ -82,9 +82,36 @@ struct ApplicationAccessTests {
                     && error.contains(Self.pythonExecutable), "\(out)")
             let spoofed = try Self.read(harness, spoofing: "secret-tool")
             #expect(spoofed["secret"] == nil && (spoofed["error"] as? String ?? "").contains("AccessDenied"), "\(spoofed)")
+            // Changes follow the same policy: neither the secret, the label nor the item itself can be
+            // replaced or removed by the other application, not even by storing over it with replace.
+            let writer = """
+                import json, secretstorage
+                connection = secretstorage.dbus_init()
+                collection = secretstorage.get_default_collection(connection)
+                item = list(collection.search_items({"service": "\(Self.service)"}))[0]
+                out = {}
+                for name, action in [("set_secret", lambda: item.set_secret(b"overwritten")),
+                                     ("set_label", lambda: item.set_label("mine now")),
+                                     ("replace", lambda: collection.create_item("mine", {"service": "\(Self.service)", "username": "alice"},
+                                                                                b"overwritten", replace=True)),
+                                     ("delete", lambda: item.delete())]:
+                    try:
+                        action()
+                        out[name] = "done"
+                    except Exception as error:
+                        out[name] = str(error)
+                print(json.dumps(out))
+                """
+            let writes = try jsonObject(try harness.python(writer))
+            for name in ["set_secret", "set_label", "replace", "delete"] {
+                #expect((writes[name] as? String ?? "").contains("AccessDenied"), "\(name): \(writes)")
+            }
             let lookup = try harness.secretTool(["lookup", "service", Self.service, "username", "alice"])
-            #expect(lookup.stdoutBytes == Self.secret.bytes, "the creator is always trusted: \(lookup)")
+            #expect(lookup.stdoutBytes == Self.secret.bytes, "the creator is always trusted, and the item is unchanged: \(lookup)")
             #expect(harness.providerLog.contains(": denied-by-policy"), "\(harness.providerLog)")
+            let cleared = try harness.secretTool(["clear", "service", Self.service, "username", "alice"])
+            #expect(cleared.status == 0, "the creator may delete it: \(cleared)")
+            #expect(try harness.secretTool(["lookup", "service", Self.service, "username", "alice"]).stdoutBytes.isEmpty)
         }
     }
 
