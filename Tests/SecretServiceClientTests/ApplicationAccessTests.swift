@@ -109,6 +109,32 @@ struct ApplicationAccessTests {
             let lookup = try harness.secretTool(["lookup", "service", Self.service, "username", "alice"])
             #expect(lookup.stdoutBytes == Self.secret.bytes, "the creator is always trusted, and the item is unchanged: \(lookup)")
             #expect(harness.providerLog.contains(": denied-by-policy"), "\(harness.providerLog)")
+            // Deleting a whole collection deletes its items: refused too while one is not the deleter's.
+            let made = try jsonObject(try harness.python("""
+                import json, secretstorage
+                print(json.dumps({"path": secretstorage.create_collection(secretstorage.dbus_init(), "Work").collection_path}))
+                """))
+            let work = try #require(made["path"] as? String)
+            let stored = try harness.secretTool(["store", "--label=Work item", "--collection=\(work)", "service", "kk-work", "username", "bob"],
+                                                stdin: "work secret".bytes)
+            try #require(stored.status == 0, "\(stored)")
+            // Each keychain (collection) has its own policy.
+            let workFile = (harness.keychainPath as NSString).deletingLastPathComponent + "/Work.keychain-db"
+            let workPolicy = try harness.keychainctl(["app-access", "policy", "deny", "--keychain", workFile])
+            try #require(workPolicy.status == 0, "\(workPolicy)")
+            let deleting = try jsonObject(try harness.python("""
+                import json, secretstorage
+                collection = secretstorage.Collection(secretstorage.dbus_init(), "\(work)")
+                try:
+                    collection.delete()
+                    print(json.dumps({"delete": "done"}))
+                except Exception as error:
+                    print(json.dumps({"delete": str(error)}))
+                """))
+            #expect((deleting["delete"] as? String ?? "").contains("AccessDenied"), "\(deleting)")
+            let workItem = try harness.secretTool(["lookup", "service", "kk-work", "username", "bob"])
+            #expect(workItem.stdoutBytes == "work secret".bytes, "the collection and its item are still there: \(workItem)")
+
             let cleared = try harness.secretTool(["clear", "service", Self.service, "username", "alice"])
             #expect(cleared.status == 0, "the creator may delete it: \(cleared)")
             #expect(try harness.secretTool(["lookup", "service", Self.service, "username", "alice"]).stdoutBytes.isEmpty)

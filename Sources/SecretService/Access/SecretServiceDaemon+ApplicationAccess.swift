@@ -22,12 +22,24 @@ extension SecretServiceDaemon {
         callers.caller(sender, on: connection)
     }
 
-    /// Decides `accesses` for `caller` and then runs `body` (the read or the change), returning
-    /// its reply; or, when a person must be asked, asks on a prompt thread that answers `call`
-    /// itself (nil returned). Items of locked collections are left to `body` (which skips them or
-    /// answers `IsLocked`). A refusal is `AccessDenied`, naming the item and the reason.
-    func authorize(_ accesses: [ItemAccess], caller: SecretServiceCaller, call: DBusMessage,
+    /// Decides one access and then runs `body`, as ``authorize(_:caller:call:then:)`` does; an item
+    /// whose collection was locked when it was decided is `IsLocked` (it was not decided, so it is
+    /// not touched even if another client unlocks it meanwhile).
+    func authorize(_ access: ItemAccess, caller: SecretServiceCaller, call: DBusMessage,
                    then body: @escaping @Sendable () throws(DBusError) -> [DBusValue]) throws(DBusError) -> [DBusValue]? {
+        try authorize([access], caller: caller, call: call) { (allowed) throws(DBusError) in
+            guard allowed.contains(access.address) else { throw .isLocked("the collection is locked") }
+            return try body()
+        }
+    }
+
+    /// Decides `accesses` for `caller` and then runs `body` (the read or the change) with the
+    /// items it may touch, returning its reply; or, when a person must be asked, asks on a prompt
+    /// thread that answers `call` itself (nil returned). Items of collections locked at the time
+    /// of the decision are not decided and not given to `body` (`GetSecrets` leaves them out). A
+    /// refusal is `AccessDenied`, naming the item and the reason.
+    func authorize(_ accesses: [ItemAccess], caller: SecretServiceCaller, call: DBusMessage,
+                   then body: @escaping @Sendable (_ allowed: Set<SecretItemAddress>) throws(DBusError) -> [DBusValue]) throws(DBusError) -> [DBusValue]? {
         var decided: [(ItemAccess, AccessEvent.Decision)] = []
         var asking: [ItemAccess] = []
         var records: [String: ApplicationAccessRecord] = [:]
@@ -85,7 +97,7 @@ extension SecretServiceDaemon {
 
     /// Records `decisions` and, unless one refused, runs `body`.
     private func finish(_ decisions: [(ItemAccess, AccessEvent.Decision)], caller: SecretServiceCaller,
-                        _ body: () throws(DBusError) -> [DBusValue], reason: String? = nil) throws(DBusError) -> [DBusValue] {
+                        _ body: (Set<SecretItemAddress>) throws(DBusError) -> [DBusValue], reason: String? = nil) throws(DBusError) -> [DBusValue] {
         let refused = decisions.filter { $0.1.isRefusal }
         // A refused call reads or changes nothing: only its refusals are recorded.
         for (access, decision) in refused.isEmpty ? decisions : refused {
@@ -98,7 +110,7 @@ extension SecretServiceDaemon {
             throw .accessDenied("\(caller.executable ?? "an unidentified application") is not trusted by the item "
                                 + "\(Self.path(of: access.address)): \(why); allow it with keychainctl app-access trust")
         }
-        return try body()
+        return try body(Set(decisions.map(\.0.address)))
     }
 
     /// Asks the person about one access; `always` puts the caller on the item's list first (an

@@ -20,9 +20,13 @@ extension SecretServiceDaemon {
             guard !(try backend.collection(collection).locked) else {
                 throw .isLocked("the collection is locked: unlock it (Service.Unlock) before deleting it")
             }
-            try backend.deleteCollection(collection)
-            emit(Self.serviceInterface, "CollectionDeleted", from: SecretObjectPath.servicePath, [.objectPath(path)])
-            return [.objectPath(SecretObjectPath.none)]
+            // Deleting a collection deletes each of its items: per-application access decides for each.
+            let items = try backend.itemNames(in: collection).map { ItemAccess(address: SecretItemAddress(collection: collection, item: $0), operation: .delete) }
+            return try authorize(items, caller: caller(sender), call: call) { [self] (_) throws(DBusError) in
+                try backend.deleteCollection(collection)
+                emit(Self.serviceInterface, "CollectionDeleted", from: SecretObjectPath.servicePath, [.objectPath(path)])
+                return [.objectPath(SecretObjectPath.none)]
+            }
         case "SearchItems":
             try arguments.require("a{ss}")
             let found = try backend.searchItems(try arguments.stringDictionary(0))
@@ -46,7 +50,7 @@ extension SecretServiceDaemon {
             let requested = attributes
             // Replacing an existing item is a change to it: its list and policy decide, as for SetSecret.
             if replace, let target = try backend.replacementTarget(in: collection, attributes: attributes, contentType: secret.contentType) {
-                return try authorize([ItemAccess(address: target, operation: .update)], caller: caller, call: call) { [self] () throws(DBusError) in
+                return try authorize(ItemAccess(address: target, operation: .update), caller: caller, call: call) { [self] () throws(DBusError) in
                     let address = try backend.createItem(in: collection, label: label, attributes: requested, secret: secret, replace: true)
                     let itemPath = Self.path(of: address)
                     emit(Self.collectionInterface, address == target ? "ItemChanged" : "ItemCreated", from: path, [.objectPath(itemPath)])
@@ -88,7 +92,7 @@ extension SecretServiceDaemon {
         switch member {
         case "Delete":
             try arguments.require("")
-            return try authorize([ItemAccess(address: address, operation: .delete)], caller: caller(sender), call: call) { [self] () throws(DBusError) in
+            return try authorize(ItemAccess(address: address, operation: .delete), caller: caller(sender), call: call) { [self] () throws(DBusError) in
                 try backend.deleteItem(address)
                 forgetApplicationList(of: address)
                 emit(Self.collectionInterface, "ItemDeleted", from: collectionPath, [.objectPath(path)])
@@ -98,13 +102,13 @@ extension SecretServiceDaemon {
             try arguments.require("o")
             let session = try arguments.objectPath(0)
             let coding = try transferSession(session, sender: sender)
-            return try authorize([ItemAccess(address: address, operation: .read)], caller: caller(sender), call: call) { [self] () throws(DBusError) in
+            return try authorize(ItemAccess(address: address, operation: .read), caller: caller(sender), call: call) { [self] () throws(DBusError) in
                 [try secretStructure(try backend.secret(of: address), session: session, coding: coding)]
             }
         case "SetSecret":
             try arguments.require("(oayays)")
             let secret = try payload(from: arguments.values[0], sender: sender)
-            return try authorize([ItemAccess(address: address, operation: .update)], caller: caller(sender), call: call) { [self] () throws(DBusError) in
+            return try authorize(ItemAccess(address: address, operation: .update), caller: caller(sender), call: call) { [self] () throws(DBusError) in
                 try backend.setSecret(secret, of: address)
                 emit(Self.collectionInterface, "ItemChanged", from: collectionPath, [.objectPath(path)])
                 return []

@@ -66,7 +66,7 @@ extension SecretServiceDaemon {
             try expect(interface, Self.itemInterface)
             guard case .string(let label) = value else { throw .invalidArgs("Label is a string") }
             let address = try itemAddress(of: object)
-            return try authorize([ItemAccess(address: address, operation: .update)], caller: caller(call.sender ?? ""), call: call) { [self] () throws(DBusError) in
+            return try authorize(ItemAccess(address: address, operation: .update), caller: caller(call.sender ?? ""), call: call) { [self] () throws(DBusError) in
                 try backend.setItemLabel(label, of: address)
                 itemChanged(address)
                 return []
@@ -75,7 +75,7 @@ extension SecretServiceDaemon {
             try expect(interface, Self.itemInterface)
             guard let attributes = DBusArguments.stringDictionary(value) else { throw .invalidArgs("Attributes is a{ss}") }
             let address = try itemAddress(of: object)
-            return try authorize([ItemAccess(address: address, operation: .update)], caller: caller(call.sender ?? ""), call: call) { [self] () throws(DBusError) in
+            return try authorize(ItemAccess(address: address, operation: .update), caller: caller(call.sender ?? ""), call: call) { [self] () throws(DBusError) in
                 try backend.setItemAttributes(attributes, of: address)
                 itemChanged(address)
                 return []

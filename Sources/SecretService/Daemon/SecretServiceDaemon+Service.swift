@@ -211,9 +211,9 @@ extension SecretServiceDaemon {
             items.append((path, try itemAddress(of: object)))
         }
         let accesses = items.map { ItemAccess(address: $0.address, operation: .read) }
-        return try authorize(accesses, caller: caller(sender), call: call) { [self, items] () throws(DBusError) in
+        return try authorize(accesses, caller: caller(sender), call: call) { [self, items] (allowed) throws(DBusError) in
             var entries: [DBusValue] = []
-            for (path, address) in items {
+            for (path, address) in items where allowed.contains(address) {
                 let payload: SecretPayload
                 do throws(DBusError) {
                     payload = try backend.secret(of: address)
