@@ -27,10 +27,20 @@ extension SecretServiceDaemon {
     /// not touched even if another client unlocks it meanwhile).
     func authorize(_ access: ItemAccess, caller: SecretServiceCaller, call: DBusMessage,
                    then body: @escaping @Sendable () throws(DBusError) -> [DBusValue]) throws(DBusError) -> [DBusValue]? {
-        try authorize([access], caller: caller, call: call) { (allowed) throws(DBusError) in
-            guard allowed.contains(access.address) else { throw .isLocked("the collection is locked") }
+        try authorize([access], caller: caller, call: call) { (grant) throws(DBusError) in
+            guard grant.allows(access.address) else { throw .isLocked("the collection is locked") }
             return try body()
         }
+    }
+
+    /// Reads an item's secret for a call ``authorize(_:caller:call:then:)`` allowed, recording the
+    /// read (by the names the same query returned) before the secret can be handed out.
+    func readSecret(of address: SecretItemAddress, _ grant: AccessGrant) throws(DBusError) -> SecretPayload {
+        let read = try backend.secretAndNames(of: address)
+        guard let decision = grant.reads[address] else { throw .isLocked("the collection is locked") }
+        try record(ItemAccess(address: address, operation: .read), decision, caller: grant.caller,
+                   item: Self.eventItem(label: read.label, attributes: read.attributes))
+        return read.secret
     }
 
     /// Decides `accesses` for `caller` and then runs `body` (the read or the change) with the
@@ -39,7 +49,7 @@ extension SecretServiceDaemon {
     /// of the decision are not decided and not given to `body` (`GetSecrets` leaves them out). A
     /// refusal is `AccessDenied`, naming the item and the reason.
     func authorize(_ accesses: [ItemAccess], caller: SecretServiceCaller, call: DBusMessage,
-                   then body: @escaping @Sendable (_ allowed: Set<SecretItemAddress>) throws(DBusError) -> [DBusValue]) throws(DBusError) -> [DBusValue]? {
+                   then body: @escaping @Sendable (_ grant: AccessGrant) throws(DBusError) -> [DBusValue]) throws(DBusError) -> [DBusValue]? {
         var decided: [(ItemAccess, AccessEvent.Decision)] = []
         var asking: [ItemAccess] = []
         var records: [String: ApplicationAccessRecord] = [:]
@@ -97,10 +107,12 @@ extension SecretServiceDaemon {
 
     /// Records `decisions` and, unless one refused, runs `body`.
     private func finish(_ decisions: [(ItemAccess, AccessEvent.Decision)], caller: SecretServiceCaller,
-                        _ body: (Set<SecretItemAddress>) throws(DBusError) -> [DBusValue], reason: String? = nil) throws(DBusError) -> [DBusValue] {
+                        _ body: (AccessGrant) throws(DBusError) -> [DBusValue], reason: String? = nil) throws(DBusError) -> [DBusValue] {
         let refused = decisions.filter { $0.1.isRefusal }
-        // A refused call reads or changes nothing: only its refusals are recorded.
-        for (access, decision) in refused.isEmpty ? decisions : refused {
+        // A refused call reads or changes nothing: only its refusals are recorded. A change is
+        // recorded before it is made; a read by ``readSecret(of:_:)``, once the secret is read and
+        // before it is handed out.
+        for (access, decision) in refused.isEmpty ? decisions.filter({ $0.0.operation != .read }) : refused {
             try record(access, decision, caller: caller)
         }
         if let (access, decision) = refused.first {
@@ -110,7 +122,9 @@ extension SecretServiceDaemon {
             throw .accessDenied("\(caller.executable ?? "an unidentified application") is not trusted by the item "
                                 + "\(Self.path(of: access.address)): \(why); allow it with keychainctl app-access trust")
         }
-        return try body(Set(decisions.map(\.0.address)))
+        var reads: [SecretItemAddress: AccessEvent.Decision] = [:]
+        for (access, decision) in decisions where access.operation == .read { reads[access.address] = decision }
+        return try body(AccessGrant(addresses: Set(decisions.map(\.0.address)), reads: reads, caller: caller))
     }
 
     /// Asks the person about one access; `always` puts the caller on the item's list first (an
@@ -154,9 +168,11 @@ extension SecretServiceDaemon {
         }
     }
 
-    /// Records one decision; a failure to record fails the access (nothing is read unlogged).
-    func record(_ access: ItemAccess, _ decision: AccessEvent.Decision, caller: SecretServiceCaller) throws(DBusError) {
-        let event = AccessEvent(time: Date(), operation: access.operation, item: eventItem(access.address), caller: caller.lineage,
+    /// Records one decision (`item`: the item's names, read from the keychain when not given); a
+    /// failure to record fails the access (nothing is read unlogged).
+    func record(_ access: ItemAccess, _ decision: AccessEvent.Decision, caller: SecretServiceCaller,
+                item: AccessEvent.Item? = nil) throws(DBusError) {
+        let event = AccessEvent(time: Date(), operation: access.operation, item: item ?? eventItem(access.address), caller: caller.lineage,
                                 callerUID: caller.uid ?? UInt32.max, channel: .secretService, decision: decision)
         do {
             try recorder.record(event)
@@ -169,12 +185,17 @@ extension SecretServiceDaemon {
     private func eventItem(_ address: SecretItemAddress) -> AccessEvent.Item {
         do {
             let snapshot = try backend.item(address)
-            let attributes = snapshot.attributes
-            return AccessEvent.Item(label: snapshot.label, service: attributes["service"] ?? attributes["server"],
-                                    account: attributes["username"] ?? attributes["user"])
+            return Self.eventItem(label: snapshot.label, attributes: snapshot.attributes)
         } catch {
             return AccessEvent.Item(label: nil, service: nil, account: nil)
         }
+    }
+
+    /// An item's names for the log: its label, and the service (or server) and account (or user)
+    /// attributes that Python keyring, secret-tool and git's libsecret helper set.
+    static func eventItem(label: String, attributes: [String: String]) -> AccessEvent.Item {
+        AccessEvent.Item(label: label, service: attributes["service"] ?? attributes["server"],
+                         account: attributes["username"] ?? attributes["user"])
     }
 
     /// Puts the creator of a new item on its list; when that fails the item is removed again (an
@@ -201,6 +222,20 @@ extension SecretServiceDaemon {
             report("the list of trusted applications of the deleted item \(Self.path(of: address)) was not removed: \(error.message)")
         }
     }
+}
+
+/// What a call may touch once per-application access has decided: the items decided (not refused),
+/// and for reads the decision each read is recorded with.
+struct AccessGrant: Sendable {
+    /// The items decided and allowed.
+    let addresses: Set<SecretItemAddress>
+    /// The reads among them, with their decisions.
+    let reads: [SecretItemAddress: AccessEvent.Decision]
+    /// Who asked.
+    let caller: SecretServiceCaller
+
+    /// Whether the call may touch `address`.
+    func allows(_ address: SecretItemAddress) -> Bool { addresses.contains(address) }
 }
 
 extension AccessEvent.Decision {

@@ -112,6 +112,9 @@ package protocol SecretServiceBackend: AnyObject {
     func item(_ address: SecretItemAddress) throws(DBusError) -> SecretItemSnapshot
     /// An item's secret (`IsLocked` while its collection is locked).
     func secret(of address: SecretItemAddress) throws(DBusError) -> SecretPayload
+    /// An item's secret with its label and attributes, read together (`IsLocked` while its
+    /// collection is locked).
+    func secretAndNames(of address: SecretItemAddress) throws(DBusError) -> (secret: SecretPayload, label: String, attributes: [String: String])
     /// Creates an item, or with `replace` replaces the one with the same attributes; returns it.
     func createItem(in collection: String, label: String, attributes: [String: String], secret: SecretPayload,
                     replace: Bool) throws(DBusError) -> SecretItemAddress

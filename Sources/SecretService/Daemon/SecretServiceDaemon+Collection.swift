@@ -102,8 +102,9 @@ extension SecretServiceDaemon {
             try arguments.require("o")
             let session = try arguments.objectPath(0)
             let coding = try transferSession(session, sender: sender)
-            return try authorize(ItemAccess(address: address, operation: .read), caller: caller(sender), call: call) { [self] () throws(DBusError) in
-                [try secretStructure(try backend.secret(of: address), session: session, coding: coding)]
+            return try authorize([ItemAccess(address: address, operation: .read)], caller: caller(sender), call: call) { [self] (grant) throws(DBusError) in
+                guard grant.allows(address) else { throw .isLocked("the collection is locked") }
+                return [try secretStructure(try readSecret(of: address, grant), session: session, coding: coding)]
             }
         case "SetSecret":
             try arguments.require("(oayays)")

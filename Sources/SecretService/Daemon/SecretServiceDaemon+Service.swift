@@ -211,12 +211,12 @@ extension SecretServiceDaemon {
             items.append((path, try itemAddress(of: object)))
         }
         let accesses = items.map { ItemAccess(address: $0.address, operation: .read) }
-        return try authorize(accesses, caller: caller(sender), call: call) { [self, items] (allowed) throws(DBusError) in
+        return try authorize(accesses, caller: caller(sender), call: call) { [self, items] (grant) throws(DBusError) in
             var entries: [DBusValue] = []
-            for (path, address) in items where allowed.contains(address) {
+            for (path, address) in items where grant.allows(address) {
                 let payload: SecretPayload
                 do throws(DBusError) {
-                    payload = try backend.secret(of: address)
+                    payload = try readSecret(of: address, grant)
                 } catch where error.name == DBusError.isLockedName {
                     continue
                 }

@@ -86,6 +86,11 @@ package final class KeychainSecretBackend: SecretServiceBackend {
         return SecretPayload(value: Data(value.bytes), contentType: value.contentType)
     }
 
+    package func secretAndNames(of address: SecretItemAddress) throws(DBusError) -> (secret: SecretPayload, label: String, attributes: [String: String]) {
+        let read = try mapped { () throws(SecretServiceError) in try store.secretAndInfo(try Self.itemRef(address)) }
+        return (SecretPayload(value: Data(read.secret.bytes), contentType: read.secret.contentType), read.label, read.attributes)
+    }
+
     package func createItem(in collection: String, label: String, attributes: [String: String], secret: SecretPayload,
                             replace: Bool) throws(DBusError) -> SecretItemAddress {
         let ref = try mapped { () throws(SecretServiceError) in

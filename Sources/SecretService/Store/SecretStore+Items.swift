@@ -67,6 +67,19 @@ extension SecretStore {
         }
     }
 
+    /// An item's secret with its label and attributes, from the same single keychain query (what a
+    /// read needs to be recorded by name before the secret is handed out).
+    package func secretAndInfo(_ ref: SecretItemRef) throws(SecretServiceError) -> (secret: SecretValue, label: String, attributes: [String: String]) {
+        try locked { () throws(SecretServiceError) in
+            let reference = try checkedReference(ref)
+            let item = try keychain(ref.collection).attributesAndData(of: reference)
+            guard !ApplicationAccessStore.isRecord(item.attributes) else { throw .noSuchObject }
+            let decoded = AttributeMapping.decode(item.attributes)
+            return (SecretValue(bytes: Array(item.data), contentType: decoded.contentType),
+                    AttributeMapping.text(item.attributes[kSecAttrLabel as String]) ?? "", decoded.attributes)
+        }
+    }
+
     /// `CreateItem`: stores a secret with a label and attributes in a collection.
     ///
     /// With `replace`, an item of that collection whose attributes are exactly `attributes` is
