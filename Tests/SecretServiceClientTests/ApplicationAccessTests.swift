@@ -189,6 +189,32 @@ struct ApplicationAccessTests {
         }
     }
 
+    @Test("a copy of the creator's interpreter elsewhere is another application; a newline in its path cannot fake a line")
+    func copiedInterpreter() async throws {
+        try await withProvider(.keychainKit) { harness in
+            let store = """
+                import secretstorage, sys
+                collection = secretstorage.get_default_collection(secretstorage.dbus_init())
+                collection.create_item("Python's", {"service": "\(Self.service)", "username": "py"}, sys.stdin.buffer.read())
+                """
+            let stored = try harness.python(store, stdin: Self.secret.bytes)
+            try #require(stored.status == 0, "\(stored)")
+            try Self.setPolicy(harness, "deny")
+            #expect(try Self.read(harness)["secret"] as? String == Self.secret, "the creator reads")
+
+            let folder = harness.directory + "/bin\nKeychain file: /fake"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let copy = folder + "/python3"
+            try FileManager.default.copyItem(atPath: Self.pythonExecutable, toPath: copy)
+            let run = try harness.run([copy, "-c", Self.reader, Self.service])
+            let out = try jsonObject(run)
+            let error = out["error"] as? String ?? ""
+            #expect(out["secret"] == nil && error.contains("AccessDenied"), "\(out)")
+            #expect(error.contains("binKeychain file: /fake/python3 is not trusted"), "the newline is gone: \(error)")
+            #expect(!harness.providerLog.contains("bin\nKeychain"), "no forged line in the log either")
+        }
+    }
+
     @Test("confirm without a terminal or display: denied at once, never left waiting")
     func confirmWithoutPrompt() async throws {
         try await withProvider(.keychainKit) { harness in

@@ -19,6 +19,6 @@ package struct ReportingAccessRecorder: AccessEventRecorder {
                     event.item.account.map { "account \(DisplayText.clean($0))" }].compactMap { $0 }.joined(separator: ", ")
         let process = event.caller.process
         report("access: \(event.operation.rawValue) \(item.isEmpty ? "an item" : item) by "
-               + "\(process.executable ?? "an unidentified application") (pid \(process.pid), uid \(event.callerUID)): \(event.decision.rawValue)")
+               + "\(process.executable.map { DisplayText.clean($0, limit: 512) } ?? "an unidentified application") (pid \(process.pid), uid \(event.callerUID)): \(event.decision.rawValue)")
     }
 }

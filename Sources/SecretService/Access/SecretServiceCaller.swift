@@ -24,11 +24,12 @@ package struct SecretServiceCaller: Sendable {
     /// and its parents' executables.
     package var summary: String {
         let process = lineage.process
-        var text = executable ?? "an unidentified application"
+        // A path may hold any byte but NUL and '/' runs: a newline in it must not fake a line of the prompt.
+        var text = executable.map { DisplayText.clean($0, limit: 512) } ?? "an unidentified application"
         text += " (pid \(process.pid)"
         if let name = process.commandName { text += ", calls itself \u{201C}\(DisplayText.clean(name, limit: 16))\u{201D}" }
         text += ")"
-        let parents = lineage.ancestors.prefix(8).map { $0.executable ?? "pid \($0.pid)" }
+        let parents = lineage.ancestors.prefix(8).map { $0.executable.map { DisplayText.clean($0, limit: 512) } ?? "pid \($0.pid)" }
         if !parents.isEmpty { text += ", started by " + parents.joined(separator: " \u{2190} ") }
         return text
     }

@@ -119,7 +119,7 @@ extension SecretServiceDaemon {
             let why = reason ?? (decision == .deniedByPolicy
                 ? "the keychain's per-application policy is deny"
                 : "the person denied it at the prompt")
-            throw .accessDenied("\(caller.executable ?? "an unidentified application") is not trusted by the item "
+            throw .accessDenied("\(caller.executable.map { DisplayText.clean($0, limit: 512) } ?? "an unidentified application") is not trusted by the item "
                                 + "\(Self.path(of: access.address)): \(why); allow it with keychainctl app-access trust")
         }
         var reads: [SecretItemAddress: AccessEvent.Decision] = [:]
