@@ -206,8 +206,7 @@ struct ApplicationAccessTests {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let copy = folder + "/python3"
             try FileManager.default.copyItem(atPath: Self.pythonExecutable, toPath: copy)
-            let run = try harness.run([copy, "-c", Self.reader, Self.service])
-            let out = try jsonObject(run)
+            let out = try jsonObject(try Self.runFreshCopy { try harness.run([copy, "-c", Self.reader, Self.service]) })
             let error = out["error"] as? String ?? ""
             #expect(out["secret"] == nil && error.contains("AccessDenied"), "\(out)")
             #expect(error.contains("binKeychain file: /fake/python3 is not trusted"), "the newline is gone: \(error)")
@@ -285,6 +284,20 @@ struct ApplicationAccessTests {
             #expect(confirmed.status == 0, "\(confirmed)")
             #expect(try harness.keychainctl(["app-access", "list"]).stdout.contains("trusted: \(Self.pythonExecutable)"))
             #expect(harness.providerIsRunning, "\(harness.providerLog)")
+        }
+    }
+
+    /// Runs a just-copied executable. Another test's thread may fork while the copy's descriptor is
+    /// still open for writing, and the kernel then refuses to run the file until that child execs
+    /// ("Text file busy"): such a start is tried again, for up to 10 s.
+    static func runFreshCopy(_ start: () throws -> ClientRun) throws -> ClientRun {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            do {
+                return try start()
+            } catch where "\(error)".contains("Text file busy") && Date() < deadline {
+                usleep(100_000)
+            }
         }
     }
 
