@@ -214,6 +214,32 @@ struct ApplicationAccessTests {
         }
     }
 
+    @Test("a keychain with a password: loosening needs that password (a wrong one changes nothing), not a prompt")
+    func looseningNeedsThePassword() async throws {
+        try await onDedicatedThread {
+            let harness = try SecretServiceHarness(.keychainKit, providerEnvironment: ["KEYCHAINKIT_SESSION_KEYRING": "off"]) { harness in
+                try ProtocolEdgeTests.createPasswordKeychain(harness, password: "correct horse")
+            }
+            defer { harness.stop() }
+            let policy = ["app-access", "policy"]
+            let tighten = try harness.keychainctl(policy + ["deny"], stdin: "correct horse\n".bytes)
+            #expect(tighten.status == 0, "\(tighten)")
+            let wrong = try harness.keychainctl(policy + ["allow"], stdin: "battery staple\n".bytes)
+            #expect(wrong.status != 0 && wrong.stderr.contains("wrong keychain password"), "\(wrong)")
+            let none = try harness.keychainctl(policy + ["allow"])
+            #expect(none.status != 0, "no password, no change: \(none)")
+            #expect(try harness.keychainctl(policy, stdin: "correct horse\n".bytes).stdout == "deny\n")
+            let right = try harness.keychainctl(policy + ["allow"], stdin: "correct horse\n".bytes)
+            #expect(right.status == 0, "\(right)")
+            #expect(!right.stderr.contains("correct horse") && !wrong.stderr.contains("battery staple"), "the password is never echoed")
+            // Reading the policy needs the keychain unlocked (the record is a secret); keychainctl
+            // asks only on a terminal, so the test unlocks it first.
+            let unlock = try harness.keychainctl(["unlock-keychain", harness.keychainPath, "-p"], stdin: "correct horse\n".bytes)
+            #expect(unlock.status == 0, "\(unlock)")
+            #expect(try harness.keychainctl(policy).stdout == "allow\n")
+        }
+    }
+
     @Test("confirm without a terminal or display: denied at once, never left waiting")
     func confirmWithoutPrompt() async throws {
         try await withProvider(.keychainKit) { harness in

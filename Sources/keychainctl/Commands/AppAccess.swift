@@ -73,11 +73,13 @@ struct AppAccessTrust: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let id = try AppAccessSupport.itemID(from: item)
         let executable = try AppAccessSupport.executable(application)
+        let action = "let \(executable) read and change the item \(id) without asking"
+        let typedPassword = try AppAccessSupport.checkPasswordIfAny(target, toAllow: action)
         guard try AppAccessSupport.items(in: target).contains(where: { $0.id == id }) else {
             throw UsageFailure(message: "no item \(id) in \(target.path) (keychainctl app-access list shows the ids)")
         }
         if try AppAccessSupport.record(in: target).list(of: id).trusts(executable) { return }
-        try AppAccessSupport.requireOwner(target, toAllow: "let \(executable) read and change the item \(id) without asking")
+        if !typedPassword { try AppAccessSupport.confirmThroughPinentry(target, toAllow: action) }
         var record = try AppAccessSupport.record(in: target)
         var list = record.list(of: id)
         if !list.trusts(executable) { list.trusted.append(executable) }
@@ -131,15 +133,17 @@ struct AppAccessPolicy: KeychainCommand {
 
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
-        let current = try AppAccessSupport.record(in: target).policy
-        guard let policy else { return Console.out(current.rawValue) }
+        guard let policy else { return Console.out(try AppAccessSupport.record(in: target).policy.rawValue) }
         guard let wanted = ApplicationAccessPolicy(rawValue: policy) else {
             throw UsageFailure(message: "unknown policy \"\(policy)\": use allow, confirm or deny")
         }
+        let action = "set the per-application policy of this keychain to \(wanted.rawValue)"
+        // A keychain with a password asks for it first (setting any policy), so that the record can
+        // be read; a looser policy then needs nothing more.
+        let typedPassword = try AppAccessSupport.checkPasswordIfAny(target, toAllow: action)
+        let current = try AppAccessSupport.record(in: target).policy
         guard wanted != current else { return }
-        if wanted.isLooser(than: current) {
-            try AppAccessSupport.requireOwner(target, toAllow: "change the per-application policy of this keychain from \(current.rawValue) to \(wanted.rawValue)")
-        }
+        if wanted.isLooser(than: current) && !typedPassword { try AppAccessSupport.confirmThroughPinentry(target, toAllow: action) }
         var record = try AppAccessSupport.record(in: target)
         record.policy = wanted
         try AppAccessSupport.write(record, to: target)
@@ -232,18 +236,22 @@ enum AppAccessSupport {
         return String(cString: resolved)
     }
 
-    /// Loosening needs the person, not just a shell: a keychain with a typed password asks for it
-    /// (on the terminal, else one line of standard input) and checks it; any other keychain asks
-    /// for a confirmation through pinentry. Nobody to ask is a refusal, never a silent yes.
-    static func requireOwner(_ target: KeychainTarget, toAllow action: String) throws {
-        if try keySource(target) == "password" {
-            var password = try SecretInput.secret(prompt: "keychain password of \"\(target.path)\" to \(action): ")
-            let status = password.withUnsafeBytes { SecKeychainUnlock(target.keychain, UInt32($0.count), $0.baseAddress, true) }
-            password.wipe()
-            if status == errSecAuthFailed { throw UsageFailure(message: "wrong keychain password; nothing was changed") }
-            try require(status, "SecKeychainUnlock")
-            return
-        }
+    /// Loosening needs the person, not just a shell. A keychain with a typed password: asks for it
+    /// (on the terminal, else one line of standard input), checks it and unlocks with it; returns
+    /// true. Any other keychain: returns false, and the caller asks through pinentry
+    /// (``confirmThroughPinentry(_:toAllow:)``) if the change loosens anything.
+    static func checkPasswordIfAny(_ target: KeychainTarget, toAllow action: String) throws -> Bool {
+        guard try keySource(target) == "password" else { return false }
+        var password = try SecretInput.secret(prompt: "keychain password of \"\(target.path)\" to \(action): ")
+        let status = password.withUnsafeBytes { SecKeychainUnlock(target.keychain, UInt32($0.count), $0.baseAddress, true) }
+        password.wipe()
+        if status == errSecAuthFailed { throw UsageFailure(message: "wrong keychain password; nothing was changed") }
+        try require(status, "SecKeychainUnlock")
+        return true
+    }
+
+    /// Asks for a confirmation through pinentry; nobody to ask is a refusal, never a silent yes.
+    static func confirmThroughPinentry(_ target: KeychainTarget, toAllow action: String) throws {
         guard let configuration = PinentryConfiguration.fromEnvironment() else {
             throw UsageFailure(message: "this needs your confirmation and no prompt can be shown (no terminal or display); "
                                + "run it in a terminal; nothing was changed")
