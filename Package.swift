@@ -215,8 +215,9 @@ let package = Package(
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
+        // PrivateBusSupport, KeychainAudit: the daemon in the test process, recording to the test (AccessRecordingTests).
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
-                                                                   "RequiredToolSupport"]),
+                                                                   "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit"]),
         // One UserDefaults-migration step per process, for the migration tests (issue 24; not a product).
         .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
