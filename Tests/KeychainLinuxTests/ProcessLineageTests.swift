@@ -67,12 +67,16 @@ import Testing
     @Test func commandNameWithParenthesesAndSpacesDoesNotConfuseTheParser() throws {
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // Copy sleep to a name that looks like the end of the command field.
+        // Run sleep under a name that looks like the end of the command field: the kernel takes the
+        // command name from the path given to exec (here a symbolic link), the executable from its
+        // target. A link, not a copy: a copied file still open for writing in a process another test
+        // forks at that moment cannot be executed ("Text file busy").
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lineage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let trick = directory.appendingPathComponent("x) S 1 1")
-        try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: trick.path)
+        let sleep = URL(fileURLWithPath: "/bin/sleep").resolvingSymlinksInPath().path
+        try FileManager.default.createSymbolicLink(atPath: trick.path, withDestinationPath: sleep)
         shell.executableURL = trick
         shell.arguments = ["30"]
         try shell.run()
@@ -83,6 +87,6 @@ import Testing
         let lineage = try ProcessLineage.of(pid: shell.processIdentifier)
         #expect(lineage.process.parentPID == getpid())
         #expect(lineage.process.commandName == "x) S 1 1")
-        #expect(lineage.process.executable == trick.path)
+        #expect(lineage.process.executable == sleep)
     }
 }
