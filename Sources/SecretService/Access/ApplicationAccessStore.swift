@@ -39,17 +39,67 @@ package struct ApplicationAccessStore {
     /// - Throws: `isLocked` while the keychain is locked; `storage` when the record does not decode
     ///   (never read as empty: that would drop every list).
     package func read() throws(SecretServiceError) -> ApplicationAccessRecord {
-        guard let data = try storedData() else { return .empty }
+        try readVersioned().record
+    }
+
+    /// Replaces the keychain's record with `record`, whatever it holds now.
+    package func write(_ record: ApplicationAccessRecord) throws(SecretServiceError) {
+        try update { $0 = record }
+    }
+
+    /// Reads the record, lets `change` edit it, and writes it back — as one step even when the
+    /// provider and `keychainctl` (other processes) change the record at the same moment: the write
+    /// succeeds only if the record is still the version read, and otherwise starts again from the
+    /// newer record, so no change (an application taken off a list, a stricter policy) is lost.
+    package func update(_ change: (inout ApplicationAccessRecord) -> Void) throws(SecretServiceError) {
+        for _ in 0..<Self.maximumAttempts {
+            let current = try readVersioned()
+            var record = current.record
+            change(&record)
+            if try replace(version: current.version, with: record) { return }
+        }
+        throw .storage(status: errSecInternal, reason: "the per-application access record of \(calls.path) kept changing "
+                       + "under this change (\(Self.maximumAttempts) attempts); nothing was changed: try again")
+    }
+
+    /// How often ``update(_:)`` starts again when another process changed the record meanwhile.
+    private static let maximumAttempts = 32
+
+    /// What the stored record's version is: `kSecAttrGeneric` holds a random tag, new with every
+    /// write, that a write must match.
+    private enum StoredVersion {
+        /// No record is stored yet: a write adds it (and fails if another process added it first).
+        case absent
+        /// A record with this tag.
+        case tagged(Data)
+        /// A record written without a tag: replaced unconditionally, once, and tagged from then on.
+        case untagged
+    }
+
+    private func readVersioned() throws(SecretServiceError) -> (record: ApplicationAccessRecord, version: StoredVersion) {
+        var query = baseQuery()
+        query[kSecReturnData as String] = true
+        query[kSecReturnAttributes as String] = true
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecItemNotFound { return (.empty, .absent) }
+        guard status == errSecSuccess, let item = result as? [String: Any],
+              let stored = item[kSecValueData as String] as? NSData else {
+            throw calls.error(status == errSecSuccess ? errSecInternal : status)
+        }
+        let data = Data(copyingBytesOf: stored)
+        let version: StoredVersion = (item[kSecAttrGeneric as String] as? NSData).map { .tagged(Data(copyingBytesOf: $0)) } ?? .untagged
         do {
-            return try JSONDecoder().decode(ApplicationAccessRecord.self, from: data)
+            return (try JSONDecoder().decode(ApplicationAccessRecord.self, from: data), version)
         } catch {
             throw .storage(status: errSecDecode, reason: "the per-application access record of \(calls.path) is damaged: "
                            + "\(error); set it again with keychainctl app-access")
         }
     }
 
-    /// Replaces the keychain's record with `record`.
-    package func write(_ record: ApplicationAccessRecord) throws(SecretServiceError) {
+    /// Stores `record` if the stored record is still `version`; false when another process wrote
+    /// first (the caller reads again).
+    private func replace(version: StoredVersion, with record: ApplicationAccessRecord) throws(SecretServiceError) -> Bool {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data: Data
@@ -58,34 +108,27 @@ package struct ApplicationAccessStore {
         } catch {
             throw .invalidArgument("the per-application access record cannot be encoded: \(error)")
         }
-        let query = baseQuery()
-        let status = SecItemUpdate(query as CFDictionary, [kSecValueData as String: data] as CFDictionary)
-        if status == errSecItemNotFound {
-            var attributes = query
-            attributes[kSecAttrLabel as String] = Self.label
-            attributes[kSecValueData as String] = data
-            let added = SecItemAdd(attributes as CFDictionary, nil)
-            guard added == errSecSuccess else { throw calls.error(added) }
-            return
-        }
-        guard status == errSecSuccess else { throw calls.error(status) }
-    }
-
-    /// Reads the record, lets `change` edit it, and writes it back.
-    package func update(_ change: (inout ApplicationAccessRecord) -> Void) throws(SecretServiceError) {
-        var record = try read()
-        change(&record)
-        try write(record)
-    }
-
-    private func storedData() throws(SecretServiceError) -> Data? {
+        let newTag = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
         var query = baseQuery()
-        query[kSecReturnData as String] = true
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess, let data = result as? NSData else { throw calls.error(status == errSecSuccess ? errSecInternal : status) }
-        return Data(copyingBytesOf: data)
+        switch version {
+        case .absent:
+            query[kSecAttrLabel as String] = Self.label
+            query[kSecValueData as String] = data
+            query[kSecAttrGeneric as String] = newTag
+            let added = SecItemAdd(query as CFDictionary, nil)
+            if added == errSecDuplicateItem { return false }
+            guard added == errSecSuccess else { throw calls.error(added) }
+            return true
+        case .tagged(let tag):
+            query[kSecAttrGeneric as String] = tag
+        case .untagged:
+            break
+        }
+        let status = SecItemUpdate(query as CFDictionary,
+                                   [kSecValueData as String: data, kSecAttrGeneric as String: newTag] as CFDictionary)
+        if status == errSecItemNotFound { return false }
+        guard status == errSecSuccess else { throw calls.error(status) }
+        return true
     }
 
     private func baseQuery() -> [String: Any] {

@@ -80,11 +80,11 @@ struct AppAccessTrust: KeychainCommand {
         }
         if try AppAccessSupport.record(in: target).list(of: id).trusts(executable) { return }
         if !typedPassword { try AppAccessSupport.confirmThroughPinentry(target, toAllow: action) }
-        var record = try AppAccessSupport.record(in: target)
-        var list = record.list(of: id)
-        if !list.trusts(executable) { list.trusted.append(executable) }
-        record.items[id] = list
-        try AppAccessSupport.write(record, to: target)
+        try AppAccessSupport.update(target) { record in
+            var list = record.list(of: id)
+            if !list.trusts(executable) { list.trusted.append(executable) }
+            record.items[id] = list
+        }
     }
 }
 
@@ -107,15 +107,15 @@ struct AppAccessUntrust: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let id = try AppAccessSupport.itemID(from: item)
         let executable = try AppAccessSupport.executable(application)
-        var record = try AppAccessSupport.record(in: target)
-        var list = record.list(of: id)
-        guard list.trusts(executable) else {
+        guard try AppAccessSupport.record(in: target).list(of: id).trusts(executable) else {
             throw UsageFailure(message: "\(executable) is not on the list of the item \(id); nothing changed")
         }
-        list.trusted.removeAll { $0 == executable }
-        if list.creator == executable { list.creator = nil }
-        record.items[id] = list
-        try AppAccessSupport.write(record, to: target)
+        try AppAccessSupport.update(target) { record in
+            var list = record.list(of: id)
+            list.trusted.removeAll { $0 == executable }
+            if list.creator == executable { list.creator = nil }
+            record.items[id] = list
+        }
     }
 }
 
@@ -144,9 +144,7 @@ struct AppAccessPolicy: KeychainCommand {
         let current = try AppAccessSupport.record(in: target).policy
         guard wanted != current else { return }
         if wanted.isLooser(than: current) && !typedPassword { try AppAccessSupport.confirmThroughPinentry(target, toAllow: action) }
-        var record = try AppAccessSupport.record(in: target)
-        record.policy = wanted
-        try AppAccessSupport.write(record, to: target)
+        try AppAccessSupport.update(target) { $0.policy = wanted }
     }
 }
 
@@ -169,9 +167,11 @@ enum AppAccessSupport {
         }
     }
 
-    static func write(_ record: ApplicationAccessRecord, to target: KeychainTarget) throws {
+    /// Changes the record with `change`, as one step against the provider's changes (see
+    /// ``ApplicationAccessStore/update(_:)``).
+    static func update(_ target: KeychainTarget, _ change: (inout ApplicationAccessRecord) -> Void) throws {
         do {
-            try store(target).write(record)
+            try store(target).update(change)
         } catch {
             throw UsageFailure(message: "the per-application access settings of \(target.path) could not be saved: \(error); nothing was changed")
         }
