@@ -24,7 +24,7 @@ public enum KeychainFailureDetails {
     /// - Parameter status: The status the call returned.
     /// - Returns: One or more sentences naming the cause and what to do, or nil.
     public static func reason(for status: OSStatus) -> String? {
-        FailureReport.lastFailure(status: status)?.reason
+        FailureReport.lastFailure(status: status)?.explanation
     }
 
     /// How many items matching the last read on this thread could not be decrypted (damaged, or

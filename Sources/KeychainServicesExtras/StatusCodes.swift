@@ -2,8 +2,9 @@
 // (SecBasePriv.h): the value is Apple's, the name is only here.
 
 import KeychainServicesPortable
+import KeychainStore
 
 /// Linux only (Apple: private `errSecInternal`, SecBasePriv.h): -26276, an internal error. Apple's
 /// `SecCertificateCopyCommonName` returns it for a subject without a common name; on Apple
 /// platforms compare with the literal value.
-public var errSecInternal: OSStatus { -26276 }
+public var errSecInternal: OSStatus { KeychainStatus.`internal`.rawValue }

@@ -1,6 +1,9 @@
 // The Security framework's result codes (Apple's SecBase.h, first enumeration), with the
 // names and values Swift sees on Apple platforms: each is a read-only global `OSStatus`.
 // Their human-readable texts live in SecBase+Messages.swift.
+// The values the keychain itself returns come from `KeychainStatus`, the one table of them.
+
+import KeychainStore
 
 /// Apple: `SecCopyErrorMessageString(_:_:)`. Returns the one-line English text that Apple's
 /// Security framework gives for `status`, or `"OSStatus <status>"` when it has none.
@@ -17,69 +20,69 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
 }
 
 /// Apple: `errSecSuccess` (0). The call succeeded.
-public var errSecSuccess: OSStatus { 0 }
+public var errSecSuccess: OSStatus { KeychainStatus.success.rawValue }
 /// Apple: `errSecUnimplemented` (-4). The function or feature is not implemented (here: not supported on this platform).
-public var errSecUnimplemented: OSStatus { -4 }
+public var errSecUnimplemented: OSStatus { KeychainStatus.unimplemented.rawValue }
 /// Apple: `errSecDiskFull` (-34). The storage device is full.
-public var errSecDiskFull: OSStatus { -34 }
+public var errSecDiskFull: OSStatus { KeychainStatus.diskFull.rawValue }
 /// Apple: `errSecIO` (-36). An input/output error occurred while reading or writing the keychain.
-public var errSecIO: OSStatus { -36 }
+public var errSecIO: OSStatus { KeychainStatus.io.rawValue }
 /// Apple: `errSecOpWr` (-49).
 public var errSecOpWr: OSStatus { -49 }
 /// Apple: `errSecParam` (-50). A parameter or a query dictionary was malformed or contradictory.
-public var errSecParam: OSStatus { -50 }
+public var errSecParam: OSStatus { KeychainStatus.param.rawValue }
 /// Apple: `errSecWrPerm` (-61). Writing was refused for lack of permission.
 public var errSecWrPerm: OSStatus { -61 }
 /// Apple: `errSecAllocate` (-108). Memory could not be allocated.
-public var errSecAllocate: OSStatus { -108 }
+public var errSecAllocate: OSStatus { KeychainStatus.allocate.rawValue }
 /// Apple: `errSecUserCanceled` (-128). The user dismissed an authentication prompt.
-public var errSecUserCanceled: OSStatus { -128 }
+public var errSecUserCanceled: OSStatus { KeychainStatus.userCanceled.rawValue }
 /// Apple: `errSecBadReq` (-909). The request is invalid in the current state.
 public var errSecBadReq: OSStatus { -909 }
 /// Apple: `errSecInternalComponent` (-2070). An internal component failed.
-public var errSecInternalComponent: OSStatus { -2070 }
+public var errSecInternalComponent: OSStatus { KeychainStatus.internalComponent.rawValue }
 /// Apple: `errSecCoreFoundationUnknown` (-4960).
 public var errSecCoreFoundationUnknown: OSStatus { -4960 }
 /// Apple: `errSecMissingEntitlement` (-34018). The caller is not entitled to the requested access group.
-public var errSecMissingEntitlement: OSStatus { -34018 }
+public var errSecMissingEntitlement: OSStatus { KeychainStatus.missingEntitlement.rawValue }
 /// Apple: `errSecRestrictedAPI` (-34020). The caller is restricted and may not perform this operation.
 public var errSecRestrictedAPI: OSStatus { -34020 }
 /// Apple: `errSecNotAvailable` (-25291). No keychain is available, or a required key (for example a passcode-bound class key) does not exist.
-public var errSecNotAvailable: OSStatus { -25291 }
+public var errSecNotAvailable: OSStatus { KeychainStatus.notAvailable.rawValue }
 /// Apple: `errSecReadOnly` (-25292). The keychain cannot be modified.
-public var errSecReadOnly: OSStatus { -25292 }
+public var errSecReadOnly: OSStatus { KeychainStatus.readOnly.rawValue }
 /// Apple: `errSecAuthFailed` (-25293). Authentication failed, or the item's access control forbids the operation.
-public var errSecAuthFailed: OSStatus { -25293 }
+public var errSecAuthFailed: OSStatus { KeychainStatus.authFailed.rawValue }
 /// Apple: `errSecNoSuchKeychain` (-25294). The named keychain does not exist.
-public var errSecNoSuchKeychain: OSStatus { -25294 }
+public var errSecNoSuchKeychain: OSStatus { KeychainStatus.noSuchKeychain.rawValue }
 /// Apple: `errSecInvalidKeychain` (-25295). The keychain file is not a valid keychain.
 public var errSecInvalidKeychain: OSStatus { -25295 }
 /// Apple: `errSecDuplicateKeychain` (-25296). A keychain with that name already exists.
-public var errSecDuplicateKeychain: OSStatus { -25296 }
+public var errSecDuplicateKeychain: OSStatus { KeychainStatus.duplicateKeychain.rawValue }
 /// Apple: `errSecDuplicateCallback` (-25297).
 public var errSecDuplicateCallback: OSStatus { -25297 }
 /// Apple: `errSecInvalidCallback` (-25298).
 public var errSecInvalidCallback: OSStatus { -25298 }
 /// Apple: `errSecDuplicateItem` (-25299). An item with the same primary key already exists.
-public var errSecDuplicateItem: OSStatus { -25299 }
+public var errSecDuplicateItem: OSStatus { KeychainStatus.duplicateItem.rawValue }
 /// Apple: `errSecItemNotFound` (-25300). No item matched the query.
-public var errSecItemNotFound: OSStatus { -25300 }
+public var errSecItemNotFound: OSStatus { KeychainStatus.itemNotFound.rawValue }
 /// Apple: `errSecBufferTooSmall` (-25301).
 public var errSecBufferTooSmall: OSStatus { -25301 }
 /// Apple: `errSecDataTooLarge` (-25302).
 public var errSecDataTooLarge: OSStatus { -25302 }
 /// Apple: `errSecNoSuchAttr` (-25303). A key in the dictionary is not an attribute of the item class.
-public var errSecNoSuchAttr: OSStatus { -25303 }
+public var errSecNoSuchAttr: OSStatus { KeychainStatus.noSuchAttribute.rawValue }
 /// Apple: `errSecInvalidItemRef` (-25304). The item reference no longer designates an item.
 public var errSecInvalidItemRef: OSStatus { -25304 }
 /// Apple: `errSecInvalidSearchRef` (-25305).
 public var errSecInvalidSearchRef: OSStatus { -25305 }
 /// Apple: `errSecNoSuchClass` (-25306). The kSecClass value names no item class.
-public var errSecNoSuchClass: OSStatus { -25306 }
+public var errSecNoSuchClass: OSStatus { KeychainStatus.noSuchClass.rawValue }
 /// Apple: `errSecNoDefaultKeychain` (-25307). There is no default keychain.
 public var errSecNoDefaultKeychain: OSStatus { -25307 }
 /// Apple: `errSecInteractionNotAllowed` (-25308). The item is locked away (keychain locked) or would need user interaction that is not allowed.
-public var errSecInteractionNotAllowed: OSStatus { -25308 }
+public var errSecInteractionNotAllowed: OSStatus { KeychainStatus.interactionNotAllowed.rawValue }
 /// Apple: `errSecReadOnlyAttr` (-25309). The attribute cannot be changed.
 public var errSecReadOnlyAttr: OSStatus { -25309 }
 /// Apple: `errSecWrongSecVersion` (-25310).
@@ -137,7 +140,7 @@ public var errSecPkcs12VerifyFailure: OSStatus { -25264 }
 /// Apple: `errSecNotSigner` (-26267).
 public var errSecNotSigner: OSStatus { -26267 }
 /// Apple: `errSecDecode` (-26275). Data could not be decoded (for example a corrupt or foreign item).
-public var errSecDecode: OSStatus { -26275 }
+public var errSecDecode: OSStatus { KeychainStatus.decode.rawValue }
 /// Apple: `errSecServiceNotAvailable` (-67585).
 public var errSecServiceNotAvailable: OSStatus { -67585 }
 /// Apple: `errSecInsufficientClientID` (-67586).

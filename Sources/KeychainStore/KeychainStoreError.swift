@@ -6,85 +6,212 @@ import Musl
 import Darwin
 #endif
 
-/// Why a store operation failed. Every case maps to the `OSStatus` Apple returns in the same
-/// situation; the associated text names the problem, never a secret or an attribute value.
-public enum KeychainStoreError: Error, Sendable, Equatable {
-    /// No item matched (`errSecItemNotFound`).
-    case itemNotFound
-    /// Another item already has this primary key (`errSecDuplicateItem`).
-    case duplicateItem
-    /// The class key needed is not available while the keychain is locked (`errSecInteractionNotAllowed`).
-    case locked
-    /// The password is wrong (`errSecAuthFailed`).
-    case wrongPassword
-    /// A change to an item whose access control (passcode, biometry, user presence, application
-    /// password) the caller has not satisfied (errSecAuthFailed).
-    case accessControlNotSatisfied
-    /// The item or keybag cannot be decrypted: altered, truncated or foreign (`errSecDecode`).
-    case undecodable(String)
-    /// A capability is missing, e.g. a passcode-only class without a password, or the device
-    /// key for a ThisDeviceOnly class (`errSecNotAvailable`).
-    case notAvailable(String)
-    /// The keychain file is older than its rollback anchor, or its generation seal is missing:
-    /// it was put back from an older copy (`errSecDecode`).
-    case rolledBack(String)
-    /// The request itself is invalid (`errSecParam`).
-    case invalidParameter(String)
-    /// The keychain file cannot be used: wrong permissions, wrong owner, a symlink, an unknown
-    /// format version (`errSecNotAvailable`).
-    case unusableKeychain(String)
-    /// The keychain file was deleted, or another file put in its place, while this handle had it
-    /// open: its name no longer leads to the file the handle reads and writes, so a write would
-    /// land in a file nobody opens again (`errSecNoSuchKeychain`). The text names the path.
-    case keychainReplaced(String)
-    /// There is no keychain file at the path, and the call only reads or changes items, so none
-    /// was created (`errSecItemNotFound`: nothing is stored there). The text names the path.
-    case keychainMissing(String)
-    /// The keychain file is read-only (`errSecReadOnly`).
-    case readOnly
-    /// The disk is full (`errSecDiskFull`).
-    case diskFull
-    /// An I/O error (`errSecIO`).
-    case io(String)
-    /// Out of memory (`errSecAllocate`).
-    case outOfMemory
-    /// Any other internal failure (`errSecInternalComponent`).
-    case internalFailure(String)
+/// Why a store operation failed: the `OSStatus` Apple returns in the same situation, the
+/// precise reason (with what it concerns: a path, a mode, an item's name, a size), and the
+/// SQLite result code or `errno` behind it when there is one. Modelled on GRDB's
+/// `DatabaseError` (a status, a typed cause, the underlying code).
+///
+/// Nothing in an error is a secret or an attribute value other than an item's label, service
+/// or account (the names a user gave the item, shown so they can tell which one is damaged).
+public struct KeychainStoreError: Error, Sendable, Equatable {
+    /// The precise cause, with what it concerns.
+    public var reason: Reason
+    /// The `OSStatus` Apple's Keychain Services return for this failure.
+    package var status: KeychainStatus
+    /// SQLite's extended result code, when SQLite reported the failure.
+    public var sqliteCode: Int32?
+    /// The `errno` of the failed system call, when there was one.
+    public var systemErrno: Int32?
+
+    /// An error for `reason`, with the status Apple returns for it unless `status` is given.
+    package init(_ reason: Reason, status: KeychainStatus? = nil, sqliteCode: Int32? = nil, systemErrno: Int32? = nil) {
+        self.reason = reason
+        self.status = status ?? reason.defaultStatus
+        self.sqliteCode = sqliteCode
+        self.systemErrno = systemErrno
+    }
+
+    /// A refusal that its status names completely (a request Apple's API rejects the same way).
+    package init(status: KeychainStatus) {
+        self.init(.statusOnly, status: status)
+    }
 
     /// The `OSStatus` Apple's Keychain Services return for this failure.
-    public var osStatus: Int32 {
-        switch self {
-        case .itemNotFound: return -25300
-        case .duplicateItem: return -25299
-        case .locked: return -25308
-        case .wrongPassword, .accessControlNotSatisfied: return -25293
-        case .undecodable, .rolledBack: return -26275
-        case .notAvailable, .unusableKeychain: return -25291
-        case .keychainReplaced: return -25294
-        case .keychainMissing: return -25300
-        case .invalidParameter: return -50
-        case .readOnly: return -25292
-        case .diskFull: return -34
-        case .io: return -36
-        case .outOfMemory: return -108
-        case .internalFailure: return -2070
+    public var osStatus: Int32 { status.rawValue }
+
+    /// The precise cause of a store failure. Every case carries what a person needs to find the
+    /// problem (a path, a mode, a size, an item's name), never a secret.
+    public enum Reason: Sendable, Equatable {
+        /// A refusal its status names completely (no more to say).
+        case statusOnly
+        /// No item matched (`errSecItemNotFound`).
+        case itemNotFound
+        /// Another item already has this primary key (`errSecDuplicateItem`).
+        case duplicateItem
+        /// The class key needed is not available while the keychain is locked (`errSecInteractionNotAllowed`).
+        case locked
+        /// The password is wrong (`errSecAuthFailed`).
+        case wrongPassword
+        /// A change to an item whose access control (passcode, biometry, user presence,
+        /// application password) the caller has not satisfied (`errSecAuthFailed`).
+        case accessControlNotSatisfied
+        /// Keychain data other than an item (the keybag, the schema, the identity) cannot be
+        /// decrypted or parsed: altered, truncated or foreign (`errSecDecode`).
+        case undecodable(String)
+        /// One item cannot be decrypted or parsed (`errSecDecode`); `name` is its label, or its
+        /// service and account (quoted), as the user knows it, else its persistent id.
+        case damagedItem(name: String, detail: String)
+        /// A capability is missing, e.g. a passcode-only class without a password, or the device
+        /// key for a ThisDeviceOnly class (`errSecNotAvailable`).
+        case notAvailable(String)
+        /// The keychain file is older than its rollback anchor, or its generation seal is
+        /// missing: it was put back from an older copy (`errSecDecode`).
+        case rolledBack(String)
+        /// The request itself is invalid (`errSecParam`).
+        case invalidParameter(String)
+        /// A value (or a whole item) of `size` bytes is over `limit` (`errSecParam`).
+        case valueTooLarge(what: String, size: Int, limit: Int)
+        /// The directory holding the keychain is not safe: writable by others, shared like
+        /// /tmp, another user's, or not a directory (`errSecNotAvailable`).
+        case unsafeDirectory(path: String, problem: String)
+        /// The keychain file (or one of its side files) can be read or written by group or
+        /// others (`errSecNotAvailable`); `mode` is its permission bits.
+        case unsafeFileMode(path: String, mode: UInt32)
+        /// The keychain path is a symlink or not a regular file (`errSecNotAvailable`).
+        case notARegularFile(path: String)
+        /// `KEYCHAINKIT_PASSWORD_FILE` (named by `origin`) names a file that cannot be opened
+        /// (`errSecNotAvailable`); the error's `systemErrno` says why.
+        case passwordFileMissing(origin: String, path: String)
+        /// The password file is not safe to use: accessible by others, another user's, not a
+        /// regular file, too large (`errSecNotAvailable`).
+        case passwordFileUnsafe(origin: String, path: String, problem: String)
+        /// The file at the keychain path is not a keychain, e.g. an empty file (`errSecNotAvailable`).
+        case notAKeychain(path: String, problem: String)
+        /// The keychain file cannot be used for another reason: another user's, hard links, an
+        /// unknown format version (`errSecNotAvailable`).
+        case unusableKeychain(String)
+        /// The keychain file was deleted, or another file put in its place, while this handle
+        /// had it open (`errSecNoSuchKeychain`). The text names the path.
+        case keychainReplaced(String)
+        /// There is no keychain file at the path, and the call only reads or changes items, so
+        /// none was created (`errSecItemNotFound`: nothing is stored there). The text names the path.
+        case keychainMissing(String)
+        /// The keychain file is read-only (`errSecReadOnly`).
+        case readOnly
+        /// The disk is full (`errSecDiskFull`).
+        case diskFull
+        /// An I/O error (`errSecIO`); the error's `systemErrno` or `sqliteCode` says which.
+        case io(String)
+        /// Another connection holds a lock SQLite would not wait for (`errSecIO`), a transient state.
+        case busy(String)
+        /// SQLite failed in a way no other case names (`errSecInternalComponent`); the error's
+        /// `sqliteCode` is SQLite's code.
+        case sqlite(String)
+        /// Out of memory (`errSecAllocate`).
+        case outOfMemory
+        /// Any other internal failure (`errSecInternalComponent`).
+        case internalFailure(String)
+
+        /// The status Apple's Keychain Services return for this cause.
+        var defaultStatus: KeychainStatus {
+            switch self {
+            case .statusOnly: return .internalComponent
+            case .itemNotFound, .keychainMissing: return .itemNotFound
+            case .duplicateItem: return .duplicateItem
+            case .locked: return .interactionNotAllowed
+            case .wrongPassword, .accessControlNotSatisfied: return .authFailed
+            case .undecodable, .damagedItem, .rolledBack: return .decode
+            case .notAvailable, .unusableKeychain, .unsafeDirectory, .unsafeFileMode, .notARegularFile,
+                 .passwordFileMissing, .passwordFileUnsafe, .notAKeychain:
+                return .notAvailable
+            case .keychainReplaced: return .noSuchKeychain
+            case .invalidParameter, .valueTooLarge: return .param
+            case .readOnly: return .readOnly
+            case .diskFull: return .diskFull
+            case .io, .busy: return .io
+            case .outOfMemory: return .allocate
+            case .sqlite, .internalFailure: return .internalComponent
+            }
         }
     }
 }
 
+// The names of the common failures, so that code throws and compares them as before
+// (`throw .locked`, `error == .itemNotFound`, `throw .undecodable("the keybag")`).
+extension KeychainStoreError {
+    /// No item matched.
+    public static var itemNotFound: KeychainStoreError { .init(.itemNotFound) }
+    /// Another item already has this primary key.
+    public static var duplicateItem: KeychainStoreError { .init(.duplicateItem) }
+    /// The keychain is locked.
+    public static var locked: KeychainStoreError { .init(.locked) }
+    /// The password is wrong.
+    public static var wrongPassword: KeychainStoreError { .init(.wrongPassword) }
+    /// The item's access control was not satisfied.
+    public static var accessControlNotSatisfied: KeychainStoreError { .init(.accessControlNotSatisfied) }
+    /// The keychain file is read-only.
+    public static var readOnly: KeychainStoreError { .init(.readOnly) }
+    /// The disk is full.
+    public static var diskFull: KeychainStoreError { .init(.diskFull) }
+    /// Out of memory.
+    public static var outOfMemory: KeychainStoreError { .init(.outOfMemory) }
+    /// Keychain data (`what`) cannot be decoded.
+    public static func undecodable(_ what: String) -> KeychainStoreError { .init(.undecodable(what)) }
+    /// A capability is missing (`what`).
+    public static func notAvailable(_ what: String) -> KeychainStoreError { .init(.notAvailable(what)) }
+    /// The keychain file was rolled back (`what` says how it was found).
+    public static func rolledBack(_ what: String) -> KeychainStoreError { .init(.rolledBack(what)) }
+    /// The request is invalid (`what`).
+    public static func invalidParameter(_ what: String) -> KeychainStoreError { .init(.invalidParameter(what)) }
+    /// The keychain file cannot be used (`what`).
+    public static func unusableKeychain(_ what: String) -> KeychainStoreError { .init(.unusableKeychain(what)) }
+    /// The keychain file at `path` was deleted or replaced while open.
+    public static func keychainReplaced(_ path: String) -> KeychainStoreError { .init(.keychainReplaced(path)) }
+    /// There is no keychain at `path`.
+    public static func keychainMissing(_ path: String) -> KeychainStoreError { .init(.keychainMissing(path)) }
+    /// An I/O error (`what`).
+    public static func io(_ what: String) -> KeychainStoreError { .init(.io(what)) }
+    /// Any other internal failure (`what`).
+    public static func internalFailure(_ what: String) -> KeychainStoreError { .init(.internalFailure(what)) }
+}
+
 extension KeychainStoreError: CustomStringConvertible {
-    /// A sentence for people and logs; contains no secret.
-    public var description: String {
+    /// A sentence for people and logs: the cause, and the fix where there is one; no secret.
+    public var description: String { reason.description(errno: systemErrno) }
+}
+
+extension KeychainStoreError.Reason {
+    /// The cause in words, with the fix; `errno` completes the causes that a system call had.
+    func description(errno code: Int32?) -> String {
+        let system = code.map { " (\(String(cString: strerror($0))))" } ?? ""
         switch self {
+        case .statusOnly: return "The keychain refused the request."
         case .itemNotFound: return "The item could not be found in the keychain."
         case .duplicateItem: return "An item with the same primary key already exists."
         case .locked: return "The keychain is locked and the item's class key is not available."
         case .wrongPassword: return "The keychain password is not correct."
         case .accessControlNotSatisfied: return "The item's access control was not satisfied."
         case .undecodable(let what): return "Unable to decode \(what): it was altered, truncated or written elsewhere."
+        case .damagedItem(let name, let detail):
+            return "The keychain's item \(name) is damaged or was altered: \(detail). Delete it and store it again, "
+                + "or restore the keychain from a backup."
         case .rolledBack(let what): return "The keychain file was rolled back to an older copy: \(what)"
         case .notAvailable(let what): return "Not available: \(what)"
         case .invalidParameter(let what): return "Invalid parameter: \(what)"
+        case .valueTooLarge(let what, let size, let limit):
+            return "The \(what) is \(Self.megabytes(size)) MB; the limit is \(limit >> 20) MiB (\(Self.megabytes(limit)) MB)."
+        case .unsafeDirectory(_, let problem): return "The keychain cannot be used: \(problem)"
+        case .unsafeFileMode(let path, let mode):
+            return "The keychain cannot be used: \(path) is accessible by group or others (mode \(String(mode, radix: 8))); run chmod 600 on it"
+        case .notARegularFile(let path):
+            return "The keychain cannot be used: \(path) is not a regular file (symlinks are refused); "
+                + "keep the keychain file itself at that path, or point KEYCHAINKIT_KEYCHAIN at the real file"
+        case .passwordFileMissing(let origin, let path):
+            return "Not available: \(origin) (\(path)) names a file that cannot be read\(system); "
+                + "create it with mode 0600, or unset \(origin)"
+        case .passwordFileUnsafe(let origin, let path, let problem):
+            return "Not available: \(origin) (\(path)) \(problem)"
+        case .notAKeychain(_, let problem): return "The keychain cannot be used: \(problem)"
         case .unusableKeychain(let what): return "The keychain cannot be used: \(what)"
         case .keychainReplaced(let path):
             return "The keychain file \(path) was deleted or replaced while open; nothing was read or written. "
@@ -95,9 +222,17 @@ extension KeychainStoreError: CustomStringConvertible {
         case .readOnly: return "The keychain file is read-only."
         case .diskFull: return "The disk is full."
         case .io(let what): return "I/O error: \(what)"
+        case .busy(let what): return "The keychain is busy: \(what)"
+        case .sqlite(let what): return "Internal error: \(what)"
         case .outOfMemory: return "Out of memory."
         case .internalFailure(let what): return "Internal error: \(what)"
         }
+    }
+
+    /// `bytes` in decimal megabytes with one decimal, rounded.
+    private static func megabytes(_ bytes: Int) -> String {
+        let tenths = (bytes + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 
@@ -107,8 +242,7 @@ extension KeychainStoreError {
 
     /// The refusal of a value (or item) of `size` bytes, over ``maximumItemSize``.
     package static func valueTooLarge(_ size: Int, what: String = "value") -> KeychainStoreError {
-        let tenths = (size + 50_000) / 100_000
-        return .invalidParameter("the \(what) is \(tenths / 10).\(tenths % 10) MB; the limit is 16 MiB (16.8 MB)")
+        .init(.valueTooLarge(what: what, size: size, limit: maximumItemSize))
     }
 }
 
@@ -116,53 +250,71 @@ extension KeychainStoreError {
     /// The cause and the fix for people, when the error knows more than its status says (Apple's
     /// text for the status is the rest); nil for the failures the status alone names. Contains no
     /// secret. keychainctl, the helpers, the Secret Service provider and `KeychainError` show it.
-    public var reason: String? {
-        switch self {
-        case .itemNotFound, .duplicateItem, .wrongPassword, .outOfMemory, .diskFull:
+    public var explanation: String? {
+        switch reason {
+        case .statusOnly, .itemNotFound, .duplicateItem, .wrongPassword, .outOfMemory, .diskFull:
             return nil
         case .locked:
             return "The keychain is locked: unlock it first (keychainctl unlock-keychain, or SecKeychainUnlock)."
-        case .accessControlNotSatisfied, .undecodable, .rolledBack, .notAvailable, .invalidParameter,
-             .unusableKeychain, .keychainReplaced, .keychainMissing, .readOnly, .io, .internalFailure:
+        default:
             return description
         }
     }
 }
 
 extension KeychainStoreError {
-    /// Maps a SQLite failure to the status Apple's client maps the same SQLite code to.
+    /// Maps a SQLite failure to the status Apple's client maps the same SQLite code to, keeping
+    /// SQLite's code and the system's errno.
     init(_ error: SQLiteError) {
+        self = Self.reason(for: error)
+        sqliteCode = error.extendedCode
+        if error.systemErrno != 0 { systemErrno = error.systemErrno }
+    }
+
+    private static func reason(for error: SQLiteError) -> KeychainStoreError {
         // SQLite reports a failed open as SQLITE_CANTOPEN and a failed shared-memory or other
         // write as SQLITE_IOERR_*; the system's errno tells a full disk, and for an open, a
         // refusal (permissions, links) from a failing device.
         if error.primaryCode == 10 /* SQLITE_IOERR */ || error.primaryCode == 14 /* SQLITE_CANTOPEN */ {
             switch error.systemErrno {
-            case ENOSPC, EDQUOT: self = .diskFull; return
-            case EROFS: self = .readOnly; return
+            case ENOSPC, EDQUOT: return .diskFull
+            case EROFS: return .readOnly
             case 0, EACCES, EPERM, ELOOP, ENOTDIR, EISDIR: break
-            default: self = .io(error.message); return
+            default: return .io(error.message)
             }
         }
         switch error.primaryCode {
-        case 19 /* SQLITE_CONSTRAINT */: self = .duplicateItem
-        case 8 /* SQLITE_READONLY */: self = .readOnly
-        case 13 /* SQLITE_FULL */: self = .diskFull
-        case 10 /* SQLITE_IOERR */: self = .io(error.message)
-        case 7 /* SQLITE_NOMEM */: self = .outOfMemory
-        case 11 /* SQLITE_CORRUPT */, 26 /* SQLITE_NOTADB */: self = .undecodable("the keychain database")
-        case 5 /* SQLITE_BUSY */, 6 /* SQLITE_LOCKED */: self = .io(Self.busyPrefix + error.message)
-        case 14 /* SQLITE_CANTOPEN */, 23 /* SQLITE_AUTH */: self = .unusableKeychain(error.message)
-        default: self = .internalFailure(error.description)
+        case 19 /* SQLITE_CONSTRAINT */: return .duplicateItem
+        case 8 /* SQLITE_READONLY */: return .readOnly
+        case 13 /* SQLITE_FULL */: return .diskFull
+        case 10 /* SQLITE_IOERR */: return .io(error.message)
+        case 7 /* SQLITE_NOMEM */: return .outOfMemory
+        case 11 /* SQLITE_CORRUPT */, 26 /* SQLITE_NOTADB */: return .undecodable("the keychain database")
+        case 5 /* SQLITE_BUSY */, 6 /* SQLITE_LOCKED */: return .init(.busy(error.message))
+        case 14 /* SQLITE_CANTOPEN */, 23 /* SQLITE_AUTH */: return .unusableKeychain(error.message)
+        default: return .init(.sqlite(error.description))
         }
+    }
+
+    /// Whether another connection held a lock that SQLite would not wait for (a transient state).
+    var isBusy: Bool {
+        if case .busy = reason { return true }
+        return false
     }
 }
 
 extension KeychainStoreError {
-    static let busyPrefix = "the keychain is busy: "
+    /// What could not be decoded, when the reason is ``Reason/undecodable(_:)``; nil otherwise.
+    package var undecodableSubject: String? {
+        if case .undecodable(let what) = reason { return what }
+        return nil
+    }
+}
 
-    /// Whether another connection held a lock that SQLite would not wait for (a transient state).
-    var isBusy: Bool {
-        if case .io(let message) = self { return message.hasPrefix(Self.busyPrefix) }
-        return false
+extension KeychainStoreError {
+    /// Matches by reason, so that `catch .duplicateItem` and `case .locked:` hold whatever SQLite
+    /// code or errno came with the error.
+    public static func ~= (pattern: KeychainStoreError, value: KeychainStoreError) -> Bool {
+        pattern.reason == value.reason
     }
 }

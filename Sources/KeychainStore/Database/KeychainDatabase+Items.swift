@@ -53,9 +53,23 @@ extension KeychainDatabase {
     /// and a query answerable from blind indexes alone, items are returned without their
     /// contents and no class key is needed.
     public func find(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> [KeychainItem] {
+        try findCountingUnreadable(query, decrypt: decrypt).items
+    }
+
+    /// ``find(_:decrypt:)``, with how many matching rows could not be decrypted and were left
+    /// out (Apple skips them silently; the caller's tools say so).
+    package func findCountingUnreadable(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> Matches {
         try withLock(checkingHierarchy: false) { () throws(KeychainStoreError) in
-            try matchingItems(query, decrypt: decrypt, checkingHierarchy: true)
+            try matches(query, decrypt: decrypt, checkingHierarchy: true)
         }
+    }
+
+    /// The items a read found, and how many matching rows it skipped as unreadable.
+    package struct Matches {
+        /// The readable matching items.
+        package var items: [KeychainItem]
+        /// How many matching rows could not be decrypted (damaged or altered) and were left out.
+        package var unreadable: Int
     }
 
     /// Applies `changes` to every item matching `query`, atomically: if any change would collide
@@ -168,6 +182,10 @@ extension KeychainDatabase {
     /// Rows are read with only the columns a lookup uses (`ReadRow`): the identity alone when
     /// nothing is decrypted.
     func matchingItems(_ query: ItemQuery, decrypt: Bool, checkingHierarchy: Bool = false) throws(KeychainStoreError) -> [KeychainItem] {
+        try matches(query, decrypt: decrypt, checkingHierarchy: checkingHierarchy).items
+    }
+
+    private func matches(_ query: ItemQuery, decrypt: Bool, checkingHierarchy: Bool) throws(KeychainStoreError) -> Matches {
         let mustDecrypt = decrypt || query.needsDecryptionToMatch
         let (shape, arguments) = selectStatement(for: query, columns: mustDecrypt ? .contents : .identity,
                                                  limit: mustDecrypt ? nil : query.limit)
@@ -183,16 +201,16 @@ extension KeychainDatabase {
         let malformed = read.firstFailure
         if !mustDecrypt {
             if rows.isEmpty, let malformed { throw malformed }
-            return rows.map { row in
+            let items = rows.map { row in
                 KeychainItem(itemClass: query.itemClass, persistentID: row.persistentID, protection: row.protection,
                              accessControl: nil, attributes: [:], data: nil, isDecrypted: false)
             }
+            return Matches(items: items, unreadable: malformed == nil ? 0 : 1)
         }
         var items: [KeychainItem] = []
-        var firstFailure: KeychainStoreError? = malformed
-        // Skipped items are reported beside the result (`FailureReport`): the caller's tools say so.
-        var unreadable = 0
-        defer { FailureReport.skippedUnreadable(unreadable + (malformed == nil ? 0 : 1)) }
+        var firstFailure: KeychainStoreError? = malformed.map { Self.naming($0, query: query, persistentID: nil) }
+        // Skipped items are returned beside the result: the caller's tools say so.
+        var unreadable = malformed == nil ? 0 : 1
         for row in rows {
             if let limit = query.limit, items.count >= limit { break }
             let item: KeychainItem
@@ -203,7 +221,7 @@ extension KeychainDatabase {
             } catch {
                 // An item that cannot be decrypted is skipped, as Apple skips corrupt items; its
                 // error is reported only if nothing else matched.
-                if firstFailure == nil { firstFailure = error }
+                if firstFailure == nil { firstFailure = Self.naming(error, query: query, persistentID: row.persistentID) }
                 unreadable += 1
                 continue
             }
@@ -212,7 +230,18 @@ extension KeychainDatabase {
             if matches(item, query) { items.append(item) }
         }
         if items.isEmpty, let firstFailure { throw firstFailure }
-        return items
+        return Matches(items: items, unreadable: unreadable)
+    }
+
+    /// A failure to decode one item, as the damaged item it is, named as its owner knows it:
+    /// the label, service and account the query asked for (the row's own attributes are sealed
+    /// with it and cannot be read), else its persistent id. Other failures are returned unchanged.
+    static func naming(_ error: KeychainStoreError, query: ItemQuery, persistentID: UUID?) -> KeychainStoreError {
+        guard let what = error.undecodableSubject else { return error }
+        var named = error
+        named.reason = .damagedItem(name: query.itemName ?? persistentID.map { "with persistent id \($0.uuidString)" } ?? "(unnamed)",
+                                    detail: "\(what) cannot be decrypted or decoded")
+        return named
     }
 
     /// The lookup's shape (its SQL text is cached by shape, see `ItemSQL`) and its arguments;

@@ -109,7 +109,7 @@ public final class KeychainDatabase: @unchecked Sendable {
         IOSeam.close(verified)
         // New keychains get their name only once complete (`KeychainFileCreation`): an empty
         // file is not a keychain, and initialising it would hide whatever emptied it.
-        if size == 0 { throw .unusableKeychain(SecureFile.emptyFileReason(path)) }
+        if size == 0 { throw SecureFile.emptyFile(path) }
         try SecureFile.refusePlantedCompanions(of: path)
         if exists {
             deviceKey = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
@@ -301,7 +301,8 @@ public final class KeychainDatabase: @unchecked Sendable {
         guard let verifier = stored[.whenUnlocked] else { throw .undecodable("the keybag (missing class key)") }
         do {
             keys[.whenUnlocked] = try keybag.unwrap(verifier.wrapped, for: .whenUnlocked, passwordKey: passwordKey)
-        } catch .undecodable(let what) {
+        } catch {
+            guard let what = error.undecodableSubject else { throw error }
             // Without a password no password was wrong: the file itself no longer opens with its
             // own keys (its identity or keybag was altered, or it was put together from two files).
             guard keybag.passwordKDF != nil else {
@@ -318,7 +319,7 @@ public final class KeychainDatabase: @unchecked Sendable {
             guard keybag.deviceKeyMatches else { continue }
             do {
                 keys[protection] = try keybag.unwrap(entry.wrapped, for: protection, passwordKey: passwordKey)
-            } catch .undecodable {
+            } catch where error.undecodableSubject != nil {
                 continue
             }
         }
@@ -425,7 +426,7 @@ public final class KeychainDatabase: @unchecked Sendable {
             let rewrapped: Data
             do {
                 rewrapped = try ItemRecord.rewrapItemKey(of: row, from: oldKey, to: newKey)
-            } catch .undecodable {
+            } catch where error.undecodableSubject != nil {
                 continue
             }
             try run("UPDATE items SET wrapped_key = ? WHERE id = ?", [.blob(rewrapped), .integer(row.rowID)])

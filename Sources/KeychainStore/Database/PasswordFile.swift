@@ -19,24 +19,26 @@ public enum PasswordFile {
     static let maximumSize = 64 * 1024
 
     /// The file's whole content. The bytes read pass through one buffer, zeroed before it is
-    /// released. Throws `notAvailable` with the reason (never the content) when the file cannot be
+    /// released. Throws `passwordFileMissing` or `passwordFileUnsafe` (errSecNotAvailable) with the reason (never the content) when the file cannot be
     /// read or breaks a rule above; `origin` names the source in those reasons.
     public static func read(_ path: String, origin: String = "KEYCHAINKIT_PASSWORD_FILE") throws(KeychainStoreError) -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
-            throw .notAvailable("\(origin) names a file that cannot be read (\(String(cString: strerror(errno))))")
+            throw KeychainStoreError(.passwordFileMissing(origin: origin, path: path), systemErrno: errno)
         }
         defer { close(fd) }
+        func unsafe(_ problem: String) -> KeychainStoreError {
+            KeychainStoreError(.passwordFileUnsafe(origin: origin, path: path, problem: problem))
+        }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw .notAvailable("\(origin) (\(path)) is not a regular file")
+            throw unsafe("is not a regular file")
         }
         guard info.st_uid == geteuid() || info.st_uid == 0 else {
-            throw .notAvailable("\(origin) (\(path)) belongs to another user")
+            throw unsafe("belongs to another user; it must be yours (or root's)")
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw .notAvailable("\(origin) (\(path)) is accessible by group or others (mode "
-                                + "\(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
+            throw unsafe("is accessible by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
         }
         var content = Data(capacity: maximumSize)
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -46,12 +48,13 @@ public enum PasswordFile {
             if count < 0 {
                 if errno == EINTR { continue }
                 content.resetBytes(in: 0..<content.count)
-                throw .notAvailable("\(origin) (\(path)) cannot be read (\(String(cString: strerror(errno))))")
+                let code = errno
+                throw KeychainStoreError(.passwordFileUnsafe(origin: origin, path: path, problem: "cannot be read"), systemErrno: code)
             }
             if count == 0 { return content }
             guard content.count + count <= maximumSize else {
                 content.resetBytes(in: 0..<content.count)
-                throw .notAvailable("\(origin) (\(path)) is larger than a password can be")
+                throw unsafe("is larger than a password can be (\(maximumSize / 1024) KiB)")
             }
             content.append(contentsOf: buffer[0..<count])
         }

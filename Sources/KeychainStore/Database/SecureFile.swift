@@ -45,21 +45,23 @@ enum SecureFile {
             throw failure(errno, "cannot inspect \(directory)")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw .unusableKeychain("\(directory) is not a directory (symlinks are refused)")
+            throw KeychainStoreError(.unsafeDirectory(path: directory, problem: "\(directory) is not a directory (symlinks are refused)"))
         }
         guard info.st_uid == geteuid() else {
-            throw .unusableKeychain("the directory \(directory) belongs to another user; keep keychains in a directory of your own, "
-                                    + "e.g. ~/.local/share/keychainkit")
+            throw KeychainStoreError(.unsafeDirectory(path: directory, problem: "the directory \(directory) belongs to another user; "
+                                                      + "keep keychains in a directory of your own, e.g. ~/.local/share/keychainkit"))
         }
         guard info.st_mode & 0o022 == 0 else {
             let mode = String(info.st_mode & 0o7777, radix: 8)
             if info.st_mode & S_ISVTX != 0 {
                 // A shared directory like /tmp: others may create files there, and it is not ours to tighten.
-                throw .unusableKeychain("the directory \(directory) is shared (mode \(mode)): others can create files beside "
-                                        + "the keychain; keep keychains in a directory only you can write, e.g. ~/.local/share/keychainkit")
+                throw KeychainStoreError(.unsafeDirectory(path: directory, problem: "the directory \(directory) is shared (mode \(mode)): others "
+                                                          + "can create files beside the keychain; keep keychains in a directory only you can "
+                                                          + "write, e.g. ~/.local/share/keychainkit"))
             }
-            throw .unusableKeychain("the directory \(directory) is writable by group or others (mode \(mode)); run chmod go-w on it, "
-                                    + "or keep keychains in a directory only you can write, e.g. ~/.local/share/keychainkit")
+            throw KeychainStoreError(.unsafeDirectory(path: directory, problem: "the directory \(directory) is writable by group or others "
+                                                      + "(mode \(mode)); run chmod go-w on it, or keep keychains in a directory only you "
+                                                      + "can write, e.g. ~/.local/share/keychainkit"))
         }
         return true
     }
@@ -73,8 +75,17 @@ enum SecureFile {
         for suffix in ["-wal", "-shm"] {
             do {
                 _ = try validateExisting(path + suffix)
-            } catch .unusableKeychain(let reason) {
-                throw .unusableKeychain("refusing to open \(path): \(reason) — a \(suffix) file this keychain did not "
+            } catch {
+                // The companion's own problem (mode, owner, symlink) stays in the text; a failed
+                // system call is passed on as it is.
+                let problem: String
+                switch error.reason {
+                case .unsafeFileMode(let file, let mode): problem = "\(file) is accessible by group or others (mode \(String(mode, radix: 8)))"
+                case .notARegularFile(let file): problem = "\(file) is not a regular file"
+                case .unusableKeychain(let text) where error.systemErrno == nil: problem = text
+                default: throw error
+                }
+                throw .unusableKeychain("refusing to open \(path): \(problem) — a \(suffix) file this keychain did not "
                                         + "create; remove it if no process is using the keychain")
             }
         }
@@ -94,21 +105,11 @@ enum SecureFile {
             IOSeam.close(fd)
             throw failure(code, "cannot inspect \(path)")
         }
-        let problem: String?
-        if info.st_mode & S_IFMT != S_IFREG {
-            problem = "\(path) is not a regular file"
-        } else if info.st_uid != geteuid() {
-            problem = "\(path) belongs to another user"
-        } else if !allowHardLinks && info.st_nlink != 1 {
-            problem = "\(path) has \(info.st_nlink) hard links; a keychain file must have one name"
-        } else if info.st_mode & 0o077 != 0 {
-            problem = "\(path) is accessible by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it"
-        } else {
-            problem = nil
-        }
-        if let problem {
+        do {
+            try check(info, of: path, allowHardLinks: allowHardLinks)
+        } catch {
             IOSeam.close(fd)
-            throw .unusableKeychain(problem)
+            throw error
         }
         return fd
     }
@@ -123,20 +124,19 @@ enum SecureFile {
             if errno == ENOENT { return false }
             throw failure(errno, "cannot inspect \(path)")
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .unusableKeychain("\(path) is not a regular file (symlinks are refused)")
-        }
-        guard info.st_uid == geteuid() else {
-            throw .unusableKeychain("\(path) belongs to another user")
-        }
+        try check(info, of: path, allowHardLinks: allowHardLinks)
+        return true
+    }
+
+    /// Refuses a file that is not a regular file of this user's with one name (unless
+    /// `allowHardLinks`) and no access for group or others.
+    private static func check(_ info: stat, of path: String, allowHardLinks: Bool) throws(KeychainStoreError) {
+        guard info.st_mode & S_IFMT == S_IFREG else { throw KeychainStoreError(.notARegularFile(path: path)) }
+        guard info.st_uid == geteuid() else { throw .unusableKeychain("\(path) belongs to another user") }
         guard allowHardLinks || info.st_nlink == 1 else {
             throw .unusableKeychain("\(path) has \(info.st_nlink) hard links; a keychain file must have one name")
         }
-        guard info.st_mode & 0o077 == 0 else {
-            throw .unusableKeychain(
-                "\(path) is accessible by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
-        }
-        return true
+        guard info.st_mode & 0o077 == 0 else { throw KeychainStoreError(.unsafeFileMode(path: path, mode: UInt32(info.st_mode & 0o777))) }
     }
 
     /// The size of the open file `descriptor` (nil if it cannot be inspected).
@@ -146,8 +146,13 @@ enum SecureFile {
         return Int64(info.st_size)
     }
 
+    /// The refusal of an empty file at a keychain path, with the fix.
+    static func emptyFile(_ path: String) -> KeychainStoreError {
+        KeychainStoreError(.notAKeychain(path: path, problem: emptyFileReason(path)))
+    }
+
     /// Why an empty file at a keychain path is refused, with the fix.
-    static func emptyFileReason(_ path: String) -> String {
+    private static func emptyFileReason(_ path: String) -> String {
         "\(path) is empty (0 bytes): it is not a keychain (a keychain file is never empty). If it should hold "
             + "your keychain, restore it from a backup; otherwise remove it, and the next item stored creates a new keychain there"
     }
@@ -204,12 +209,15 @@ enum SecureFile {
     /// anything about names, permissions or links `.unusableKeychain`.
     static func failure(_ code: Int32, _ what: String) -> KeychainStoreError {
         let reason = "\(what): \(String(cString: strerror(code)))"
+        var error: KeychainStoreError
         switch code {
-        case ENOSPC, EDQUOT: return .diskFull
-        case EROFS: return .readOnly
-        case EIO, ENXIO, ENODEV, ETIMEDOUT, ESTALE, ENOMEM, EAGAIN, EMFILE, ENFILE: return .io(reason)
-        default: return .unusableKeychain(reason)
+        case ENOSPC, EDQUOT: error = .diskFull
+        case EROFS: error = .readOnly
+        case EIO, ENXIO, ENODEV, ETIMEDOUT, ESTALE, ENOMEM, EAGAIN, EMFILE, ENFILE: error = .io(reason)
+        default: error = .unusableKeychain(reason)
         }
+        error.systemErrno = code
+        return error
     }
 
     /// Reads a whole small file after validating it; nil if it does not exist.

@@ -110,3 +110,23 @@ public struct ItemChanges: Sendable {
     /// No changes (only the modification date moves).
     public init() {}
 }
+
+extension ItemQuery {
+    /// The item as its owner names it, from the query's label, service (or server) and account:
+    /// `'label'`, `'service/account'`; nil when the query names none of them.
+    package var itemName: String? {
+        func text(_ key: String) -> String? {
+            if case .string(let value)? = filters[key], !value.isEmpty { return value }
+            return nil
+        }
+        if let label = text("labl") { return "'\(label)'" }
+        let place = text("svce") ?? text("srvr")
+        let account = text("acct")
+        switch (place, account) {
+        case let (place?, account?): return "'\(place)/\(account)'"
+        case let (place?, nil): return "'\(place)'"
+        case let (nil, account?): return "'\(account)'"
+        case (nil, nil): return nil
+        }
+    }
+}
