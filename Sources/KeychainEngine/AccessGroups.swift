@@ -1,3 +1,4 @@
+import KeychainStore
 import Foundation
 
 /// The keychain access groups a caller is "entitled" to, in order: on Linux they come from
@@ -63,25 +64,25 @@ public struct AccessGroups: Sendable, Equatable {
     var writableGroups: [String] { groups.filter { $0 != Self.tokenGroup } }
 
     /// The group an add without `kSecAttrAccessGroup` goes to: the first writable one.
-    func defaultGroup() throws(EngineFailure) -> String {
-        guard let first = writableGroups.first(where: { $0 != "*" }) else { throw EngineFailure(Status.missingEntitlement) }
+    func defaultGroup() throws(KeychainStoreError) -> String {
+        guard let first = writableGroups.first(where: { $0 != "*" }) else { throw KeychainStoreError(status: .missingEntitlement) }
         return first
     }
 
     /// Checks that the caller has some group at all.
-    func requireAny() throws(EngineFailure) {
-        if groups.isEmpty { throw EngineFailure(Status.missingEntitlement) }
+    func requireAny() throws(KeychainStoreError) {
+        if groups.isEmpty { throw KeychainStoreError(status: .missingEntitlement) }
     }
 
     /// Checks an explicitly named group.
-    func require(_ group: String) throws(EngineFailure) {
-        if !isUnrestricted && !groups.contains(group) { throw EngineFailure(Status.missingEntitlement) }
+    func require(_ group: String) throws(KeychainStoreError) {
+        if !isUnrestricted && !groups.contains(group) { throw KeychainStoreError(status: .missingEntitlement) }
     }
 
     /// Checks an explicitly named group for a write (add, update, delete): it must be granted
     /// and must not be the read-only token group.
-    func requireWritable(_ group: String) throws(EngineFailure) {
-        if group == Self.tokenGroup { throw EngineFailure(Status.missingEntitlement) }
+    func requireWritable(_ group: String) throws(KeychainStoreError) {
+        if group == Self.tokenGroup { throw KeychainStoreError(status: .missingEntitlement) }
         try require(group)
     }
 }

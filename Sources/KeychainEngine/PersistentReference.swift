@@ -11,12 +11,12 @@ enum PersistentReference {
     /// The class and identity in a reference; `errSecParam` for anything else (including
     /// Apple's legacy 12-byte rowid form). A valid reference to a class this keychain does not
     /// store is `errSecUnimplemented`.
-    static func parse(_ value: Any) throws(EngineFailure) -> (itemClass: ItemClass, id: UUID) {
-        guard let bytes = ValueCoercion.data(value), bytes.count == 20 else { throw EngineFailure(Status.param) }
+    static func parse(_ value: Any) throws(KeychainStoreError) -> (itemClass: ItemClass, id: UUID) {
+        guard let bytes = ValueCoercion.data(value), bytes.count == 20 else { throw KeychainStoreError(status: .param) }
         let normalized = Data(bytes)
         let className = String(decoding: normalized.prefix(4), as: UTF8.self)
         guard let itemClass = ItemClass(rawValue: className) else {
-            throw EngineFailure(RequestParser.otherAppleClasses.contains(className) ? Status.unimplemented : Status.param)
+            throw KeychainStoreError(status: RequestParser.otherAppleClasses.contains(className) ? .unimplemented : .param)
         }
         let uuid = normalized.suffix(16).withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
         return (itemClass, UUID(uuid: uuid))

@@ -24,8 +24,8 @@ enum RequestParser {
     /// Apple's limit on the number of keys in one query.
     private static let maximumKeyCount = 128
 
-    static func parse(_ dictionary: [String: Any], mode: Mode) throws(EngineFailure) -> ParsedRequest {
-        guard dictionary.count <= maximumKeyCount else { throw EngineFailure(Status.param) }
+    static func parse(_ dictionary: [String: Any], mode: Mode) throws(KeychainStoreError) -> ParsedRequest {
+        guard dictionary.count <= maximumKeyCount else { throw KeychainStoreError(status: .param) }
         let itemClass = try resolveClass(dictionary)
         do {
             // In the dictionary's own order: whether some key is refused does not depend on the
@@ -48,18 +48,18 @@ enum RequestParser {
         }
     }
 
-    private static func resolveClass(_ dictionary: [String: Any]) throws(EngineFailure) -> ItemClass {
+    private static func resolveClass(_ dictionary: [String: Any]) throws(KeychainStoreError) -> ItemClass {
         if let value = dictionary["class"] {
-            guard let name = ValueCoercion.string(value) else { throw EngineFailure(Status.param) }
+            guard let name = ValueCoercion.string(value) else { throw KeychainStoreError(status: .param) }
             if let itemClass = ItemClass(rawValue: name) { return itemClass }
-            throw EngineFailure(otherAppleClasses.contains(name) ? Status.unimplemented : Status.noSuchClass)
+            throw KeychainStoreError(status: otherAppleClasses.contains(name) ? .unimplemented : .noSuchClass)
         }
         if let reference = dictionary["v_PersistentRef"] { return try PersistentReference.parse(reference).itemClass }
-        throw EngineFailure(Status.param)
+        throw KeychainStoreError(status: .param)
     }
 
-    private static func apply(key: String, value: Any, to request: inout ParsedRequest, mode: Mode) throws(EngineFailure) {
-        if ValueCoercion.isNull(value) { throw EngineFailure(Status.param) }
+    private static func apply(key: String, value: Any, to request: inout ParsedRequest, mode: Mode) throws(KeychainStoreError) {
+        if ValueCoercion.isNull(value) { throw KeychainStoreError(status: .param) }
         if key == "class" { return }
         let isPlainASCII = isPrintableASCII(key)
         let characterCount = isPlainASCII ? key.utf8.count : key.count
@@ -67,7 +67,7 @@ enum RequestParser {
             try applyAttribute(key, value, to: &request)
             return
         }
-        guard characterCount > 1 else { throw EngineFailure(Status.param) }
+        guard characterCount > 1 else { throw KeychainStoreError(status: .param) }
         let first: Character? = isPlainASCII ? key.utf8.first.map { Character(Unicode.Scalar($0)) } : key.first
         switch first {
         case "m": try applyMatch(key, value, to: &request)
@@ -75,7 +75,7 @@ enum RequestParser {
         case "u": try applyUse(key, value, to: &request, mode: mode)
         case "v": try applyValue(key, value, to: &request)
         case "f": return  // callbacks: ignored, as by Apple
-        default: throw EngineFailure(Status.param)
+        default: throw KeychainStoreError(status: .param)
         }
     }
 
@@ -91,21 +91,21 @@ enum RequestParser {
         (isPrintableASCII(key) ? key.utf8.count : key.count) == 4
     }
 
-    private static func applyAttribute(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
+    private static func applyAttribute(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(KeychainStoreError) {
         switch key {
         case "nleg":
             return  // kSecUseDataProtectionKeychain: this keychain is always the data-protection kind
         case "pdmn":
             guard let name = ValueCoercion.string(value), let protection = ProtectionClass(rawValue: name) else {
-                throw EngineFailure(Status.param)
+                throw KeychainStoreError(status: .param)
             }
             request.protection = protection
         case "accc":
-            guard let convertible = value as? AccessControlConvertible else { throw EngineFailure(Status.param) }
+            guard let convertible = value as? AccessControlConvertible else { throw KeychainStoreError(status: .param) }
             request.accessControl = convertible.accessControlPolicy
         case "agrp":
             guard case .string(let group) = try ValueCoercion.attribute(value, kind: .string) else {
-                throw EngineFailure(Status.param)
+                throw KeychainStoreError(status: .param)
             }
             request.accessGroup = group
         case "sync":
@@ -118,16 +118,16 @@ enum RequestParser {
             } else if let text = ValueCoercion.string(value), let number = Int(text) {
                 request.synchronizable = .value(number != 0)
             } else {
-                throw EngineFailure(Status.param)
+                throw KeychainStoreError(status: .param)
             }
         default:
-            if isForbiddenInternalAttribute(key) { throw EngineFailure(Status.param) }
-            guard let kind = request.itemClass.attributes[key] else { throw EngineFailure(Status.noSuchAttribute) }
+            if isForbiddenInternalAttribute(key) { throw KeychainStoreError(status: .param) }
+            guard let kind = request.itemClass.attributes[key] else { throw KeychainStoreError(status: .noSuchAttribute) }
             request.attributes[key] = try ValueCoercion.attribute(value, kind: kind)
         }
     }
 
-    private static func applyMatch(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
+    private static func applyMatch(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(KeychainStoreError) {
         request.hasMatchKey = true
         if key != "m_Limit" || ValueCoercion.string(value) != "m_LimitAll" { request.hasMatchKeyBesidesLimitAll = true }
         switch key {
@@ -136,7 +136,7 @@ enum RequestParser {
                 switch text {
                 case "m_LimitOne": request.limit = .one
                 case "m_LimitAll": request.limit = .all
-                default: throw EngineFailure(Status.param)
+                default: throw KeychainStoreError(status: .param)
                 }
             } else if ValueCoercion.boolean(value) == nil, let number = ValueCoercion.integer(value) {
                 // -1 is Apple's internal "unlimited"; 1 behaves exactly like kSecMatchLimitOne.
@@ -144,91 +144,91 @@ enum RequestParser {
                 case 1: request.limit = .one
                 case -1: request.limit = .all
                 case 0...: request.limit = .count(Int(number))
-                default: throw EngineFailure(Status.param)
+                default: throw KeychainStoreError(status: .param)
                 }
             } else {
-                throw EngineFailure(Status.param)
+                throw KeychainStoreError(status: .param)
             }
         case "m_HostOrSubdomainOfHost":
-            guard let host = ValueCoercion.string(value) else { throw EngineFailure(Status.param) }
+            guard let host = ValueCoercion.string(value) else { throw KeychainStoreError(status: .param) }
             request.hostOrSubdomainOf = host
         case "m_Issuers", "m_Policy", "m_EmailAddressIfPresent", "m_TrustedOnly", "m_ValidOnDate":
             // Certificate-only matches.
-            throw EngineFailure(Status.unimplemented)
+            throw KeychainStoreError(status: .unimplemented)
         default:
             return  // other match keys (case-insensitive, subject, item/search list) are ignored on iOS
         }
     }
 
-    private static func applyReturn(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
-        guard let flag = ValueCoercion.boolean(value) else { throw EngineFailure(Status.param) }
+    private static func applyReturn(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(KeychainStoreError) {
+        guard let flag = ValueCoercion.boolean(value) else { throw KeychainStoreError(status: .param) }
         switch key {
         case "r_Data": request.returnData = flag
         case "r_Attributes": request.returnAttributes = flag
         case "r_Ref": request.returnRef = flag
         case "r_PersistentRef": request.returnPersistentRef = flag
-        default: throw EngineFailure(Status.param)
+        default: throw KeychainStoreError(status: .param)
         }
     }
 
-    private static func applyUse(_ key: String, _ value: Any, to request: inout ParsedRequest, mode: Mode) throws(EngineFailure) {
+    private static func applyUse(_ key: String, _ value: Any, to request: inout ParsedRequest, mode: Mode) throws(KeychainStoreError) {
         switch key {
         case "u_AuthUI":
-            guard let text = ValueCoercion.string(value) else { throw EngineFailure(Status.param) }
+            guard let text = ValueCoercion.string(value) else { throw KeychainStoreError(status: .param) }
             switch text {
             case "u_AuthUIA": request.authenticationUI = .allow
             case "u_AuthUIF": request.authenticationUI = .fail
             case "u_AuthUIS": request.authenticationUI = .skip
-            default: throw EngineFailure(Status.param)
+            default: throw KeychainStoreError(status: .param)
             }
         case "u_NoAuthUI":
-            guard let flag = ValueCoercion.boolean(value) else { throw EngineFailure(Status.param) }
+            guard let flag = ValueCoercion.boolean(value) else { throw KeychainStoreError(status: .param) }
             if flag { request.authenticationUI = .fail }
         case "u_AuthCtx":
-            guard let context = value as? AuthenticationContextConvertible else { throw EngineFailure(Status.param) }
+            guard let context = value as? AuthenticationContextConvertible else { throw KeychainStoreError(status: .param) }
             request.authenticationContext = context
         case "u_OpPrompt", "u_CallerName":
-            guard ValueCoercion.string(value) != nil else { throw EngineFailure(Status.param) }
+            guard ValueCoercion.string(value) != nil else { throw KeychainStoreError(status: .param) }
         case "u_ItemList":
             request.hasItemList = true
         case "u_Tomb":
             return
         default:
-            throw EngineFailure(Status.param)
+            throw KeychainStoreError(status: .param)
         }
     }
 
     /// A value over the item size limit is refused here, before any encryption or I/O, with its size.
-    private static func refuseOversized(_ bytes: Data) throws(EngineFailure) {
-        guard bytes.count <= KeychainStoreError.maximumItemSize else { throw EngineFailure(.valueTooLarge(bytes.count)) }
+    private static func refuseOversized(_ bytes: Data) throws(KeychainStoreError) {
+        guard bytes.count <= KeychainStoreError.maximumItemSize else { throw KeychainStoreError.valueTooLarge(bytes.count) }
     }
 
-    private static func applyValue(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(EngineFailure) {
+    private static func applyValue(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(KeychainStoreError) {
         switch key {
         case "v_Data":
-            guard let bytes = ValueCoercion.data(value) else { throw EngineFailure(Status.param) }
+            guard let bytes = ValueCoercion.data(value) else { throw KeychainStoreError(status: .param) }
             try refuseOversized(bytes)
             request.data = bytes
             request.hasDataKey = true
         case "v_PersistentRef":
             let reference = try PersistentReference.parse(value)
-            guard reference.itemClass == request.itemClass else { throw EngineFailure(Status.param) }
+            guard reference.itemClass == request.itemClass else { throw KeychainStoreError(status: .param) }
             request.persistentID = reference.id
         default:
             // kSecValueRef: the Apple edge expands SecKey / SecCertificate / SecIdentity objects
             // into attributes (ItemReferenceBridge, ValueRefQuery); the engine itself takes none.
-            throw EngineFailure(Status.param)
+            throw KeychainStoreError(status: .param)
         }
     }
 
     /// Parses `attributesToUpdate`: every key except `kSecValueData` must be an attribute of the
     /// class (so `class`, `r_…`, `m_…`, `u_…` are `errSecNoSuchAttr`).
-    static func parseChanges(_ dictionary: [String: Any], itemClass: ItemClass) throws(EngineFailure) -> ParsedRequest {
+    static func parseChanges(_ dictionary: [String: Any], itemClass: ItemClass) throws(KeychainStoreError) -> ParsedRequest {
         var request = ParsedRequest(itemClass: itemClass)
         for key in dictionary.keys.sorted() {
             guard let value = dictionary[key] else { continue }
             if key == "v_Data" {
-                guard !ValueCoercion.isNull(value), let bytes = ValueCoercion.data(value) else { throw EngineFailure(Status.param) }
+                guard !ValueCoercion.isNull(value), let bytes = ValueCoercion.data(value) else { throw KeychainStoreError(status: .param) }
                 try refuseOversized(bytes)
                 request.data = bytes
                 request.hasDataKey = true
@@ -237,12 +237,12 @@ enum RequestParser {
             let isAttribute = hasAttributeShape(key)
                 && (itemClass.attributes[key] != nil || ["pdmn", "accc", "agrp", "sync", "nleg"].contains(key)
                     || isForbiddenInternalAttribute(key))
-            guard isAttribute else { throw EngineFailure(Status.noSuchAttribute) }
-            if ValueCoercion.isNull(value) { throw EngineFailure(Status.param) }
+            guard isAttribute else { throw KeychainStoreError(status: .noSuchAttribute) }
+            if ValueCoercion.isNull(value) { throw KeychainStoreError(status: .param) }
             // The token an item lives in is fixed when it is created (a Secure Enclave key never
             // leaves the enclave, a software key never enters it): changing it is -50, as securityd
             // refuses the other attributes that cannot change (the sharing group).
-            if key == "tkid" { throw EngineFailure(Status.param) }
+            if key == "tkid" { throw KeychainStoreError(status: .param) }
             try applyAttribute(key, value, to: &request)
         }
         return request

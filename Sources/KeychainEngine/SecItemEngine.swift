@@ -45,13 +45,13 @@ public final class SecItemEngine: Sendable {
     /// `SecItemAdd` for the KeychainServices edge, which may receive a token-bound key's bytes to
     /// build the `SecKey` that uses (and never exports) them.
     package func add(_ attributes: [String: Any], releasingTokenKeyMaterial: Bool) -> SecItemResult {
-        run { () throws(EngineFailure) -> Any? in
+        run { () throws(KeychainStoreError) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(attributes, mode: .add)
             // Apple's iOS path reports success and stores nothing when an add carries a match
             // key or an item list; we refuse instead (documented deviation).
             if request.hasMatchKey || request.hasItemList || request.authenticationUI == .skip {
-                throw EngineFailure(Status.param)
+                throw KeychainStoreError(status: .param)
             }
             // Apple's default accessibility: WhenUnlocked, but Always (its private `dk` alias) for
             // certificates, which are public data.
@@ -61,9 +61,9 @@ public final class SecItemEngine: Sendable {
             switch request.synchronizable {
             case .absent: synchronizable = false
             case .value(let flag): synchronizable = flag
-            case .any: throw EngineFailure(Status.param)
+            case .any: throw KeychainStoreError(status: .param)
             }
-            if synchronizable && request.accessControl != nil { throw EngineFailure(Status.param) }
+            if synchronizable && request.accessControl != nil { throw KeychainStoreError(status: .param) }
             let group: String
             if let explicit = request.accessGroup { group = explicit } else { group = try accessGroups.defaultGroup() }
             try accessGroups.requireWritable(group)
@@ -75,10 +75,8 @@ public final class SecItemEngine: Sendable {
             let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
             let data = try gate.protectForStorage(request.data, policy: request.accessControl)
             let policy = gate.policyForStorage(request.accessControl)
-            var item = try perform { () throws(KeychainStoreError) in
-                try database.insert(NewItem(itemClass: request.itemClass, attributes: stored, data: data,
-                                            protection: protection, accessControl: policy))
-            }
+            var item = try database.insert(NewItem(itemClass: request.itemClass, attributes: stored, data: data,
+                                                   protection: protection, accessControl: policy))
             item.data = request.data  // results show the caller's secret, not its sealed form
             var results = ResultBuilder(request: request, accessControlObject: accessControlObject)
             results.releasesTokenKeyMaterial = releasingTokenKeyMaterial
@@ -100,10 +98,11 @@ public final class SecItemEngine: Sendable {
     /// `SecItemCopyMatching` for the KeychainServices edge, which may receive a token-bound key's
     /// bytes to build the `SecKey` that uses (and never exports) them.
     package func copyMatching(_ query: [String: Any], deferringPrivateKeyUsage: Bool, releasingTokenKeyMaterial: Bool) -> SecItemResult {
-        run { () throws(EngineFailure) -> Any? in
+        var unreadable = 0
+        var outcome = run { () throws(KeychainStoreError) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .copyMatching)
-            if request.hasItemList { throw EngineFailure(Status.param) }
+            if request.hasItemList { throw KeychainStoreError(status: .param) }
             let itemQuery = try makeQuery(request, writing: false)
             let limit = request.limit ?? .one
             var storeQuery = itemQuery
@@ -113,27 +112,35 @@ public final class SecItemEngine: Sendable {
             case .count(let count): storeQuery.limit = count
             }
             let needsContents = request.returnData || request.returnAttributes || request.returnRef
-            var items = try perform { () throws(KeychainStoreError) in try database.find(storeQuery, decrypt: needsContents) }
-            items = try enforceAccessControl(items, request: request, deferringPrivateKeyUsage: deferringPrivateKeyUsage)
-            if items.isEmpty { throw EngineFailure(Status.itemNotFound) }
+            let found = try database.findCountingUnreadable(storeQuery, decrypt: needsContents)
+            unreadable = found.unreadable
+            let items = try enforceAccessControl(found.items, request: request, deferringPrivateKeyUsage: deferringPrivateKeyUsage)
+            if items.isEmpty { throw KeychainStoreError.itemNotFound }
             var results = ResultBuilder(request: request, accessControlObject: accessControlObject)
             results.releasesTokenKeyMaterial = releasingTokenKeyMaterial
             return results.result(for: items, limitOne: limit == .one)
         }
+        outcome.unreadableItems = unreadable
+        return outcome
     }
 
     // MARK: SecItemUpdate
 
-    /// `SecItemUpdate`.
+    /// `SecItemUpdate`: the status.
     public func update(_ query: [String: Any], _ attributesToUpdate: [String: Any]) -> Int32 {
-        run { () throws(EngineFailure) -> Any? in
+        updateOutcome(query, attributesToUpdate).status
+    }
+
+    /// `SecItemUpdate`: the status and, on failure, the error with its reason.
+    package func updateOutcome(_ query: [String: Any], _ attributesToUpdate: [String: Any]) -> SecItemResult {
+        run { () throws(KeychainStoreError) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .update)
             // kSecMatchLimitAll alone is macOS's idiom (wrappers send it off iOS): it asks for what
             // an update does anyway. Other match keys are -50, as on iOS.
             let refusedMatch = request.hasMatchKey && !request.matchKeysOnlyLimitAll
             if request.hasReturnKeyTrue || refusedMatch || request.hasItemList || request.authenticationUI == .skip {
-                throw EngineFailure(Status.param)
+                throw KeychainStoreError(status: .param)
             }
             let changesRequest = try RequestParser.parseChanges(attributesToUpdate, itemClass: request.itemClass)
             // One gate for the whole call: a password or finger is asked for at most once.
@@ -153,56 +160,59 @@ public final class SecItemEngine: Sendable {
             switch changesRequest.synchronizable {
             case .absent: break
             case .value(let flag):
-                if flag && changesRequest.accessControl != nil { throw EngineFailure(Status.param) }
+                if flag && changesRequest.accessControl != nil { throw KeychainStoreError(status: .param) }
                 changes.attributes["sync"] = .number(flag ? 1 : 0)
-            case .any: throw EngineFailure(Status.param)
+            case .any: throw KeychainStoreError(status: .param)
             }
             let itemQuery = try makeQuery(request, writing: true)
             // Last, so that a prompt never precedes a refusal.
-            let matched = try perform { () throws(KeychainStoreError) in try database.find(itemQuery, decrypt: true) }
-            if matched.isEmpty { throw EngineFailure(Status.itemNotFound) }
+            let matched = try database.find(itemQuery, decrypt: true)
+            if matched.isEmpty { throw KeychainStoreError.itemNotFound }
             let satisfied = try satisfyAccessControl(of: matched, gate: gate, request: request)
             changes.data = try protectUpdatedData(changesRequest, matched: matched, gate: gate)
-            try perform { () throws(KeychainStoreError) in
-                try database.update(itemQuery, with: changes, satisfiedItems: satisfied)
-            }
+            try database.update(itemQuery, with: changes, satisfiedItems: satisfied)
             return nil
-        }.status
+        }
     }
 
     // MARK: SecItemDelete
 
-    /// `SecItemDelete`.
+    /// `SecItemDelete`: the status.
     public func delete(_ query: [String: Any]) -> Int32 {
-        run { () throws(EngineFailure) -> Any? in
+        deleteOutcome(query).status
+    }
+
+    /// `SecItemDelete`: the status and, on failure, the error with its reason.
+    package func deleteOutcome(_ query: [String: Any]) -> SecItemResult {
+        run { () throws(KeychainStoreError) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .delete)
             // kSecMatchLimitAll alone is macOS's idiom (KeychainAccess's removeAll off iOS): it asks
             // for what a delete does anyway. kSecMatchLimitOne would delete less on macOS's file
             // keychain and more here, so it stays -50 with every other match key, as on iOS.
             let refusedMatch = request.hasMatchKey && !request.matchKeysOnlyLimitAll
-            if refusedMatch || request.authenticationUI == .skip { throw EngineFailure(Status.param) }
+            if refusedMatch || request.authenticationUI == .skip { throw KeychainStoreError(status: .param) }
             let itemQuery = try makeQuery(request, writing: true)
-            try perform { () throws(KeychainStoreError) in try database.delete(itemQuery) }
+            try database.delete(itemQuery)
             return nil
-        }.status
+        }
     }
 
     // MARK: Shared steps
 
     /// The accessibility of an add or update: from `kSecAttrAccessible` or the access control;
     /// both at once is `errSecParam` (Apple never finds them equal).
-    private func resolveProtection(_ request: ParsedRequest, defaultClass: ProtectionClass?) throws(EngineFailure) -> ProtectionClass? {
-        if request.protection != nil && request.accessControl != nil { throw EngineFailure(Status.param) }
+    private func resolveProtection(_ request: ParsedRequest, defaultClass: ProtectionClass?) throws(KeychainStoreError) -> ProtectionClass? {
+        if request.protection != nil && request.accessControl != nil { throw KeychainStoreError(status: .param) }
         return request.accessControl?.protection ?? request.protection ?? defaultClass
     }
 
     /// The store query for a CopyMatching (`writing` false) or Update/Delete (`writing` true)
     /// request. Writes reach only the writable groups: the token group is read-only.
-    func makeQuery(_ request: ParsedRequest, writing: Bool) throws(EngineFailure) -> ItemQuery {
-        if request.persistentID != nil && request.hasAttributeFilter { throw EngineFailure(Status.param) }
+    func makeQuery(_ request: ParsedRequest, writing: Bool) throws(KeychainStoreError) -> ItemQuery {
+        if request.persistentID != nil && request.hasAttributeFilter { throw KeychainStoreError(status: .param) }
         if request.hostOrSubdomainOf != nil && request.itemClass != .internetPassword {
-            throw EngineFailure(Status.unimplemented)
+            throw KeychainStoreError(status: .unimplemented)
         }
         let scope: AccessGroupScope
         if let group = request.accessGroup {
@@ -229,7 +239,7 @@ public final class SecItemEngine: Sendable {
     /// authentication as their flags require. With `kSecUseAuthenticationUISkip`, items that
     /// would need a prompt are left out, as on Apple platforms.
     private func enforceAccessControl(_ items: [KeychainItem], request: ParsedRequest,
-                                      deferringPrivateKeyUsage: Bool) throws(EngineFailure) -> [KeychainItem] {
+                                      deferringPrivateKeyUsage: Bool) throws(KeychainStoreError) -> [KeychainItem] {
         // Most items have no constraints: they need no gate (nor the allocation of one).
         guard request.returnData, items.contains(where: { $0.accessControl?.hasConstraints == true }) else { return items }
         let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
@@ -251,7 +261,7 @@ public final class SecItemEngine: Sendable {
                 // no biometry, no passcode): Apple decides this before any LocalAuthentication attempt.
                 continue
             } catch {
-                throw EngineFailure(error.osStatus)
+                throw KeychainStoreError(status: error.status)
             }
         }
         return allowed
@@ -264,7 +274,7 @@ public final class SecItemEngine: Sendable {
     /// An item invalidated by a change of enrolled fingers (`.biometryCurrentSet`) fails here, so
     /// it is never re-bound to the new set. Returns the items whose constraints were satisfied.
     private func satisfyAccessControl(of items: [KeychainItem], gate: AccessControlGate,
-                                      request: ParsedRequest) throws(EngineFailure) -> Set<UUID> {
+                                      request: ParsedRequest) throws(KeychainStoreError) -> Set<UUID> {
         var satisfied: Set<UUID> = []
         for item in items {
             guard let accessControl = item.accessControl, accessControl.hasConstraints else { continue }
@@ -272,7 +282,7 @@ public final class SecItemEngine: Sendable {
                 var revealed = try gate.revealData(of: item)
                 if let count = revealed?.count { revealed?.resetBytes(in: 0..<count) }  // only the check was wanted
             } catch {
-                throw EngineFailure(error.osStatus)
+                throw KeychainStoreError(status: error.status)
             }
             satisfied.insert(item.persistentID)
         }
@@ -284,7 +294,7 @@ public final class SecItemEngine: Sendable {
     /// application password without giving its secret again is refused (`errSecParam`): the
     /// stored form of the secret would no longer match its access control.
     private func protectUpdatedData(_ changes: ParsedRequest, matched: [KeychainItem],
-                                    gate: AccessControlGate) throws(EngineFailure) -> Data? {
+                                    gate: AccessControlGate) throws(KeychainStoreError) -> Data? {
         let appPassword = AccessControlPolicy.applicationPassword
         let needsInspection = changes.data != nil || changes.accessControl != nil || changes.protection != nil
         guard needsInspection else { return nil }
@@ -298,33 +308,23 @@ public final class SecItemEngine: Sendable {
             newUsesPassword = oldUsesPassword
         }
         guard let data = changes.data else {
-            if oldUsesPassword != newUsesPassword { throw EngineFailure(Status.param) }
+            if oldUsesPassword != newUsesPassword { throw KeychainStoreError(status: .param) }
             return nil
         }
         guard let first = newUsesPassword.first, newUsesPassword.allSatisfy({ $0 == first }) else {
-            throw EngineFailure(Status.param)  // one secret cannot be stored sealed and plain at once
+            throw KeychainStoreError(status: .param)  // one secret cannot be stored sealed and plain at once
         }
         guard first else { return data }
         let policy = changes.accessControl ?? matched.first?.accessControl
         return try gate.protectForStorage(data, policy: policy)
     }
 
-    /// Runs a store call; its failure becomes the `OSStatus` Apple returns for it.
-    @discardableResult
-    func perform<T>(_ body: () throws(KeychainStoreError) -> T) throws(EngineFailure) -> T {
+    /// The outcome of `body`: its value, or its error (whose status is what Apple returns).
+    func run(_ body: () throws(KeychainStoreError) -> Any?) -> SecItemResult {
         do {
-            return try body()
+            return SecItemResult(status: KeychainStatus.success.rawValue, value: try body())
         } catch {
-            throw EngineFailure(error)
-        }
-    }
-
-    func run(_ body: () throws(EngineFailure) -> Any?) -> SecItemResult {
-        do {
-            return SecItemResult(status: Status.success, value: try body())
-        } catch {
-            if let reason = error.reason { FailureReport.fail(reason) }
-            return SecItemResult(status: error.status)
+            return SecItemResult(failure: error)
         }
     }
 }

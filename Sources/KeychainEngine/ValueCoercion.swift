@@ -52,7 +52,7 @@ enum ValueCoercion {
     }
 
     /// An attribute value of the given kind, or `errSecParam`.
-    static func attribute(_ value: Any, kind: AttributeKind) throws(EngineFailure) -> AttributeValue {
+    static func attribute(_ value: Any, kind: AttributeKind) throws(KeychainStoreError) -> AttributeValue {
         switch kind {
         case .blob:
             if let text = string(value) { return .string(text) }
@@ -61,7 +61,7 @@ enum ValueCoercion {
         case .string:
             if let text = string(value) { return .string(text) }
             if let bytes = data(value) {
-                guard let text = String(data: bytes, encoding: .utf8) else { throw EngineFailure(Status.param) }
+                guard let text = String(data: bytes, encoding: .utf8) else { throw KeychainStoreError(status: .param) }
                 return .string(text)
             }
             if let uuid = value as? UUID { return .string(uuid.uuidString) }
@@ -74,6 +74,6 @@ enum ValueCoercion {
         case .date:
             if let date = value as? Date { return .date(date) }
         }
-        throw EngineFailure(Status.param)
+        throw KeychainStoreError(status: .param)
     }
 }

@@ -52,12 +52,12 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.withEngine(query) { engine, query in
         guard let changes = SecItemCall.dictionary(attributesToUpdate)?.dictionary else { return errSecParam }
-        guard query.namesAppleObjects else { return engine.update(query.dictionary, changes) }
+        guard query.namesAppleObjects else { return SecItemCall.report(engine.updateOutcome(query.dictionary, changes)) }
         var dictionary = query.dictionary
         if IdentityItems.isIdentityRequest(dictionary) { return IdentityItems.update(dictionary, changes, engine: engine) }
         let expansion = ValueRefQuery.expand(&dictionary)
         guard expansion == errSecSuccess else { return expansion }
-        return engine.update(dictionary, changes)
+        return SecItemCall.report(engine.updateOutcome(dictionary, changes))
     }
 }
 
@@ -67,11 +67,11 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.withEngine(query) { engine, query in
-        guard query.namesAppleObjects else { return engine.delete(query.dictionary) }
+        guard query.namesAppleObjects else { return SecItemCall.report(engine.deleteOutcome(query.dictionary)) }
         var dictionary = query.dictionary
         if IdentityItems.isIdentityRequest(dictionary) { return IdentityItems.delete(dictionary, engine: engine) }
         let expansion = ValueRefQuery.expand(&dictionary)
         guard expansion == errSecSuccess else { return expansion }
-        return engine.delete(dictionary)
+        return SecItemCall.report(engine.deleteOutcome(dictionary))
     }
 }

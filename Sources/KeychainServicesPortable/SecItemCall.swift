@@ -108,7 +108,7 @@ enum SecItemCall {
     /// `kSecReturnRef`) and returns the status.
     static func deliver(_ outcome: SecItemResult, keyReturn: ItemReferenceBridge.ReturnRequest?,
                         into result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-        guard outcome.status == errSecSuccess else { return outcome.status }
+        guard report(outcome) == errSecSuccess else { return outcome.status }
         var value = outcome.value
         if let keyReturn {
             let (rebuilt, status) = ItemReferenceBridge.rebuild(value, for: keyReturn)
@@ -116,6 +116,15 @@ enum SecItemCall {
             value = rebuilt
         }
         result?.pointee = bridge(value)
+        return outcome.status
+    }
+
+    /// The outcome's status, after recording for this thread what Apple's C API cannot return:
+    /// the failure's reason and the count of unreadable items a read left out
+    /// (`KeychainFailureDetails` reads them).
+    static func report(_ outcome: SecItemResult) -> OSStatus {
+        if let failure = outcome.failure { FailureReport.fail(failure) }
+        FailureReport.skippedUnreadable(outcome.unreadableItems)
         return outcome.status
     }
 

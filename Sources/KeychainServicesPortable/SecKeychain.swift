@@ -78,10 +78,10 @@ public var SEC_KEYCHAIN_SETTINGS_VERS1: Int32 { 1 }
 /// Apple: `errSecNoSuchKeychain` status for a missing file, otherwise the store's status.
 package func keychainCallStatus(_ error: KeychainStoreError) -> OSStatus {
     FailureReport.fail(error)
-    if case .unusableKeychain("no such keychain") = error { return errSecNoSuchKeychain }
+    if case .unusableKeychain("no such keychain") = error.reason { return errSecNoSuchKeychain }
     // A SecKeychain call names a keychain: a missing one is "no such keychain" here, not the
     // "no such item" a SecItem read on a not yet created default keychain answers.
-    if case .keychainMissing = error { return errSecNoSuchKeychain }
+    if case .keychainMissing = error.reason { return errSecNoSuchKeychain }
     return error.osStatus
 }
 

@@ -11,20 +11,19 @@ struct OversizedValueTests {
     func refusedWithSize() throws {
         let engine = try SecItemEngine.ephemeral()
         let big = Data(count: 17_000_000)
-        FailureReport.beginCall()
         let added = engine.add(["class": "genp", "svce": "s", "acct": "a", "v_Data": big])
         #expect(added.status == -50)
-        let reason = FailureReport.lastFailure(status: -50)?.reason
+        #expect(added.failure?.reason == .valueTooLarge(what: "value", size: 17_000_000, limit: 16 << 20))
+        let reason = added.failure?.explanation
         #expect(reason?.contains("the value is 17.0 MB; the limit is 16 MiB") == true, "\(String(describing: reason))")
 
         #expect(engine.add(["class": "genp", "svce": "s", "acct": "a", "v_Data": Data("small".utf8)]).status == 0)
-        FailureReport.beginCall()
-        #expect(engine.update(["class": "genp", "svce": "s", "acct": "a"], ["v_Data": big]) == -50)
-        #expect(FailureReport.lastFailure(status: -50)?.reason?.contains("17.0 MB") == true)
+        let updated = engine.updateOutcome(["class": "genp", "svce": "s", "acct": "a"], ["v_Data": big])
+        #expect(updated.status == -50)
+        #expect(updated.failure?.explanation?.contains("17.0 MB") == true)
         // Exactly at the limit the value itself is accepted by the check (the item's attributes
         // then count against the same limit in the store).
-        FailureReport.beginCall()
-        _ = engine.add(["class": "genp", "svce": "s", "acct": "b", "v_Data": Data(count: 1 << 20)])
-        #expect(FailureReport.lastFailure(status: -50) == nil)
+        let atLimit = engine.add(["class": "genp", "svce": "s", "acct": "b", "v_Data": Data(count: 1 << 20)])
+        #expect(atLimit.failure == nil)
     }
 }

@@ -34,7 +34,7 @@ struct ReplacedKeychainTests {
 
         var reported: KeychainStoreError?
         do { _ = try registry.database(at: path).insert(item("two")) } catch { reported = error }
-        guard case .keychainReplaced(let named) = reported else {
+        guard case .keychainReplaced(let named)? = reported?.reason else {
             Issue.record("expected keychainReplaced, got \(String(describing: reported))")
             return
         }

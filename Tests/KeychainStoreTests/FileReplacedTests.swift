@@ -13,7 +13,7 @@ import Glibc
 @Suite("Keychain file deleted or replaced while open")
 struct FileReplacedTests {
     private func isReplaced(_ error: KeychainStoreError?, _ path: String) -> Bool {
-        if case .keychainReplaced(let named) = error { return named == path }
+        if case .keychainReplaced(let named)? = error?.reason { return named == path }
         return false
     }
 
@@ -111,8 +111,8 @@ struct EmptyKeychainFileTests {
         defer { keychain.remove() }
         #expect(FileManager.default.createFile(atPath: keychain.path, contents: Data(), attributes: [.posixPermissions: 0o600]))
         let error = storeError { _ = try keychain.open() }
-        guard case .unusableKeychain(let reason) = error else {
-            Issue.record("expected unusableKeychain, got \(String(describing: error))")
+        guard case .notAKeychain(_, let reason)? = error?.reason else {
+            Issue.record("expected notAKeychain, got \(String(describing: error))")
             return
         }
         #expect(reason.contains("is empty (0 bytes): it is not a keychain"), "\(reason)")

@@ -12,9 +12,10 @@ import Glibc
 struct FileSystemHardeningTests {
     private static let otherUser: uid_t = 12_345
 
+    /// The refusal's text, or why it is not a refusal of the file (errSecNotAvailable).
     private func message(_ error: KeychainStoreError?) -> String {
-        if case .unusableKeychain(let text) = error { return text }
-        return "not unusableKeychain: \(String(describing: error))"
+        guard let error, error.osStatus == -25291 else { return "not a refusal of the file: \(String(describing: error))" }
+        return error.description
     }
 
     /// A keychain with one item in `<test dir>/kc/`, closed again.
@@ -118,7 +119,7 @@ struct FileSystemHardeningTests {
         #expect(try PasswordFile.read(file + "-link") == Data("file-pw\n".utf8))
         for loose: mode_t in [0o640, 0o604, 0o660] {
             chmod(file, loose)
-            guard case .notAvailable(let text)? = storeError({ _ = try PasswordFile.read(file) }) else {
+            guard case .passwordFileUnsafe(_, _, let text)? = storeError({ _ = try PasswordFile.read(file) })?.reason else {
                 Issue.record("mode \(String(loose, radix: 8)) was accepted")
                 continue
             }

@@ -11,7 +11,7 @@ struct ItemPayloadDecoderTests {
             _ = try ItemPayload(decoding: Data(bytes))
             return nil
         } catch {
-            if case .undecodable(let what) = error { return what }
+            if case .undecodable(let what) = error.reason { return what }
             return "another error: \(error)"
         }
     }

@@ -83,7 +83,7 @@ struct KeyHierarchyTests {
 
         let elsewhere = try keychain.open(password: "pw")
         let error = storeError { try elsewhere.changePassword(from: Data("pw".utf8), to: Data("new".utf8)) }
-        guard case .notAvailable(let message)? = error else {
+        guard case .notAvailable(let message)? = error?.reason else {
             Issue.record("expected a refusal, got \(String(describing: error))")
             return
         }
@@ -123,7 +123,7 @@ struct KeyHierarchyTests {
         #expect(try reopened.status.isUnlocked)
         #expect(try readSecret(reopened, account: "portable") == "p")
         let error = storeError { _ = try readSecret(reopened, account: "bound") }
-        guard case .notAvailable(let message)? = error else {
+        guard case .notAvailable(let message)? = error?.reason else {
             Issue.record("expected notAvailable, got \(String(describing: error))")
             return
         }
@@ -159,7 +159,7 @@ struct KeyHierarchyTests {
         for stripTag in [false, true] {
             if stripTag { try withRawDatabase(keychain.path) { rawExecute($0, "DELETE FROM meta WHERE key = 'hierarchy_mac'") } }
             let error = storeError { _ = try keychain.open() }
-            guard case .undecodable(let reason)? = error, reason.contains("key hierarchy") else {
+            guard case .undecodable(let reason)? = error?.reason, reason.contains("key hierarchy") else {
                 Issue.record("downgraded keychain (tag stripped: \(stripTag)) opened or failed otherwise: \(String(describing: error))")
                 continue
             }

@@ -101,7 +101,7 @@ struct LockStateTests {
         let elsewhere = try keychain.open(password: "pw")
         #expect(try readSecret(elsewhere, account: "portable") == "p")
         let error = storeError { _ = try readSecret(elsewhere, account: "bound") }
-        guard case .notAvailable(let message)? = error else {
+        guard case .notAvailable(let message)? = error?.reason else {
             Issue.record("expected notAvailable, got \(String(describing: error))")
             return
         }

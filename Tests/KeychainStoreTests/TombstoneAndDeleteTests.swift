@@ -89,7 +89,7 @@ struct TombstoneAndDeleteTests {
         _ = try database.insert(synchronizable(account: "s", secret: "original"))
         try withRawDatabase(keychain.path) { rawExecute($0, "UPDATE items SET tombstone = 1 WHERE id = 1") }
         let error = storeError { _ = try database.insert(synchronizable(account: "s", secret: "replacement")) }
-        guard case .undecodable(let reason)? = error else {
+        guard case .undecodable(let reason)? = error?.reason else {
             Issue.record("the flagged live row was replaced: \(String(describing: error))")
             return
         }

@@ -91,7 +91,7 @@ final class SyncDevice: @unchecked Sendable {  // used from one thread at a time
         do throws(KeychainStoreError) {
             found = try database.find(query(account), decrypt: true)
         } catch {
-            if case .itemNotFound = error { return nil }
+            if case .itemNotFound = error.reason { return nil }
             throw error
         }
         return found.first?.data.map { String(decoding: $0, as: UTF8.self) }
@@ -105,7 +105,7 @@ final class SyncDevice: @unchecked Sendable {  // used from one thread at a time
         do throws(KeychainStoreError) {
             items = try database.find(everything, decrypt: true)
         } catch {
-            if case .itemNotFound = error { return [:] }
+            if case .itemNotFound = error.reason { return [:] }
             throw error
         }
         var out: [String: String] = [:]

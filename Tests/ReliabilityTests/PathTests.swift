@@ -49,7 +49,7 @@ struct PathTests {
         _ = try scratch.open(generation: 0)
         #expect(link(scratch.keychainPath, scratch.directory + "/other-name.keychain-db") == 0)
         let error = storeError { _ = try scratch.open(generation: 0) }
-        guard case .unusableKeychain(let message)? = error else {
+        guard case .unusableKeychain(let message)? = error?.reason else {
             Issue.record("expected a refusal, got \(String(describing: error))")
             return
         }
@@ -66,7 +66,7 @@ struct PathTests {
         _ = try scratch.open(generation: 0)
         #expect(chown(scratch.keychainPath, 65534, 65534) == 0)
         let error = storeError { _ = try scratch.open(generation: 0) }
-        guard case .unusableKeychain(let message)? = error else {
+        guard case .unusableKeychain(let message)? = error?.reason else {
             Issue.record("expected a refusal, got \(String(describing: error))")
             return
         }

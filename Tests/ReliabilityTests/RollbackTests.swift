@@ -72,7 +72,7 @@ struct RollbackTests {
 
         try Self.restore(older, in: scratch)
         let refused = storeError { _ = try scratch.open(generation: 0) }
-        guard case .rolledBack(let message)? = refused else {
+        guard case .rolledBack(let message)? = refused?.reason else {
             Issue.record("an older copy opened: \(String(describing: refused))")
             return
         }
@@ -121,7 +121,7 @@ struct RollbackTests {
         let current = try Self.snapshot(scratch)
         try Self.restore(older, in: scratch)
         let wholeFile = storeError { _ = try scratch.open(generation: 0) }
-        guard case .rolledBack? = wholeFile else {
+        guard case .rolledBack? = wholeFile?.reason else {
             Issue.record("the old keychain opened with the old password: \(String(describing: wholeFile))")
             return
         }
@@ -137,7 +137,7 @@ struct RollbackTests {
         }
         try splice(false)
         let untagged = storeError { _ = try scratch.open(generation: 0) }
-        guard case .undecodable(let reason)? = untagged, reason.contains("key hierarchy") else {
+        guard case .undecodable(let reason)? = untagged?.reason, reason.contains("key hierarchy") else {
             Issue.record("the spliced keybag opened or failed otherwise: \(String(describing: untagged))")
             return
         }
@@ -171,7 +171,7 @@ struct RollbackTests {
             #expect(error?.osStatus == -26275, "seal byte \(offset): \(String(describing: error))")
         }
         try raw.execute("DELETE FROM meta WHERE key = 'generation_seal'")
-        guard case .rolledBack? = storeError({ _ = try scratch.open(generation: 0) }) else {
+        guard case .rolledBack? = storeError({ _ = try scratch.open(generation: 0) })?.reason else {
             Issue.record("a file without its seal opened")
             return
         }
@@ -185,7 +185,7 @@ struct RollbackTests {
         damaged[60] ^= 0x10
         try damaged.write(to: URL(fileURLWithPath: anchorPath))
         let error = storeError { _ = try scratch.open(generation: 0) }
-        guard case .unusableKeychain(let message)? = error else {
+        guard case .unusableKeychain(let message)? = error?.reason else {
             Issue.record("a damaged anchor: \(String(describing: error))")
             return
         }
@@ -203,7 +203,7 @@ struct RollbackTests {
         let plain = try scratch.open(generation: 0, options: unanchored)
         _ = try plain.insert(TortureValues.newItem(account: "acct-5", index: 5, tag: "plain", length: 20))
         let refused = storeError { try plain.changePassword(from: TortureValues.password(generation: 0), to: TortureValues.password(generation: 1)) }
-        guard case .notAvailable(let message)? = refused else {
+        guard case .notAvailable(let message)? = refused?.reason else {
             Issue.record("an unanchored password change: \(String(describing: refused))")
             return
         }

@@ -316,7 +316,7 @@ struct TamperTests {
         var lowered = floor
         lowered.logN = PasswordKDF.minimumLogN - 1
         try withKDF(lowered) { error in
-            guard case .unusableKeychain(let message)? = error else { Issue.record("logN lowered: \(String(describing: error))"); return }
+            guard case .unusableKeychain(let message)? = error?.reason else { Issue.record("logN lowered: \(String(describing: error))"); return }
             #expect(message.contains("KDF"))
         }
         for (name, change) in [("r", { (kdf: inout PasswordKDF) in kdf.blockSize = 1 }),
@@ -327,7 +327,7 @@ struct TamperTests {
             // Refused at open by the key-hierarchy tag, before any derivation (it used to fail
             // later, as a wrong password).
             try withKDF(altered) { error in
-                guard case .undecodable(let reason)? = error, reason.contains("key hierarchy") else {
+                guard case .undecodable(let reason)? = error?.reason, reason.contains("key hierarchy") else {
                     Issue.record("\(name) changed: \(String(describing: error))")
                     return
                 }
@@ -377,7 +377,7 @@ struct TamperTests {
         let raw = try RawSQLite(scratch.keychainPath)
         try raw.execute("DELETE FROM keybag WHERE class = 'ck'")
         let error = storeError { _ = try scratch.open(generation: 0) }
-        guard case .undecodable(let reason)? = error, reason.contains("key hierarchy") else {
+        guard case .undecodable(let reason)? = error?.reason, reason.contains("key hierarchy") else {
             Issue.record("a keychain with a deleted class key opened or failed otherwise: \(String(describing: error))")
             return
         }

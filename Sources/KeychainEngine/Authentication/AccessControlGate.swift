@@ -67,17 +67,17 @@ final class AccessControlGate {
 
     /// The secret to store for an item with `policy`: sealed under the application password when
     /// the policy asks for one, unchanged otherwise.
-    func protectForStorage(_ data: Data?, policy: AccessControlPolicy?) throws(EngineFailure) -> Data? {
+    func protectForStorage(_ data: Data?, policy: AccessControlPolicy?) throws(KeychainStoreError) -> Data? {
         guard let data, let policy, policy.flags & AccessControlPolicy.applicationPassword != 0 else { return data }
         do {
             let password = try applicationPassword(mayPrompt: interactionAllowed)
             return try ApplicationPasswordSeal.seal(data, password: password, testing: database.allowsTestingKDF)
         } catch let failure as OwnerAuthenticationFailure {
-            throw EngineFailure(failure.osStatus)
+            throw KeychainStoreError(status: failure.status)
         } catch let failure as KeychainStoreError {
-            throw EngineFailure(failure)
+            throw failure
         } catch {
-            throw EngineFailure(-26276)
+            throw KeychainStoreError(status: .internal)
         }
     }
 

@@ -25,11 +25,14 @@ public enum OwnerAuthenticationFailure: Error, Sendable, Equatable {
     case systemCancelled
 
     /// The status a SecItem call returns for this failure (Apple's LocalAuthentication mapping).
-    public var osStatus: Int32 {
+    public var osStatus: Int32 { status.rawValue }
+
+    /// The status a SecItem call returns for this failure, from the one table of statuses.
+    package var status: KeychainStatus {
         switch self {
-        case .cancelled, .appCancelled, .systemCancelled: return -128
-        case .notInteractive: return -25308
-        case .failed, .passcodeNotSet, .biometryNotAvailable, .biometryNotEnrolled: return -25293
+        case .cancelled, .appCancelled, .systemCancelled: return .userCanceled
+        case .notInteractive: return .interactionNotAllowed
+        case .failed, .passcodeNotSet, .biometryNotAvailable, .biometryNotEnrolled: return .authFailed
         }
     }
 }

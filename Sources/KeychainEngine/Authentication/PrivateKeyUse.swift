@@ -20,25 +20,25 @@ extension SecItemEngine {
     /// Satisfies the access control of the key item `persistentReference` names, as one
     /// private-key operation needs: the passcode, a finger or user presence, asked for through
     /// `context` (an evaluated context is reused without a prompt, as Apple reuses the
-    /// `kSecUseAuthenticationContext` given at lookup). Reads no secret. Returns `errSecSuccess`,
+    /// `kSecUseAuthenticationContext` given at lookup). Reads no secret. Succeeds, or fails with
     /// the authentication failure (-128, -25293, -25308), or `errSecItemNotFound` when the
     /// item is gone.
-    package func authorizePrivateKeyUse(persistentReference: Data, context: AuthenticationContextConvertible?) -> Int32 {
-        run { () throws(EngineFailure) -> Any? in
+    package func authorizePrivateKeyUse(persistentReference: Data, context: AuthenticationContextConvertible?) -> SecItemResult {
+        run { () throws(KeychainStoreError) -> Any? in
             var query: [String: Any] = ["v_PersistentRef": persistentReference, "r_Attributes": true]
             if let context { query["u_AuthCtx"] = context }
             let request = try RequestParser.parse(query, mode: .copyMatching)
-            guard request.itemClass == .key else { throw EngineFailure(Status.param) }
+            guard request.itemClass == .key else { throw KeychainStoreError(status: .param) }
             let itemQuery = try makeQuery(request, writing: false)
-            let items = try perform { () throws(KeychainStoreError) in try database.find(itemQuery, decrypt: true) }
-            guard let item = items.first else { throw EngineFailure(Status.itemNotFound) }
+            let items = try database.find(itemQuery, decrypt: true)
+            guard let item = items.first else { throw KeychainStoreError.itemNotFound }
             let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
             do throws(OwnerAuthenticationFailure) {
                 try gate.authorizeUse(of: item)
             } catch {
-                throw EngineFailure(error.osStatus)
+                throw KeychainStoreError(status: error.status)
             }
             return nil
-        }.status
+        }
     }
 }

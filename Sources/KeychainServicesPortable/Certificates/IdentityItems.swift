@@ -130,7 +130,7 @@ enum IdentityItems {
         guard status == errSecSuccess else { return status }
         for match in matches {
             for item in [match.certificateItem, match.keyItem] {
-                let updated = engine.update(reference(to: item, dictionary), changes)
+                let updated = SecItemCall.report(engine.updateOutcome(reference(to: item, dictionary), changes))
                 guard updated == errSecSuccess else { return updated }
             }
         }
@@ -144,7 +144,7 @@ enum IdentityItems {
         let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: false, firstOnly: false)
         guard status == errSecSuccess else { return status }
         for match in matches {
-            let deleted = engine.delete(reference(to: match.certificateItem, dictionary))
+            let deleted = SecItemCall.report(engine.deleteOutcome(reference(to: match.certificateItem, dictionary)))
             guard deleted == errSecSuccess else { return deleted }
             guard let label = match.keyItem[kSecAttrApplicationLabel as String] as? Data else { return errSecDecode }
             let stillUsed = engine.copyMatching([kSecClass as String: kSecClassCertificate as String,
@@ -152,7 +152,7 @@ enum IdentityItems {
             switch stillUsed {
             case errSecSuccess: continue
             case errSecItemNotFound:
-                let keyDeleted = engine.delete(reference(to: match.keyItem, dictionary))
+                let keyDeleted = SecItemCall.report(engine.deleteOutcome(reference(to: match.keyItem, dictionary)))
                 // Two matched certificates of one key: the second one finds the key gone.
                 guard keyDeleted == errSecSuccess || keyDeleted == errSecItemNotFound else { return keyDeleted }
             default:

@@ -23,7 +23,7 @@ final class PrivateKeyUseGuard: @unchecked Sendable {
     /// Satisfies the item's constraints, or throws the authentication failure as the
     /// operation's error (-128 cancelled, -25293 failed, -25308 no prompt allowed).
     func authorize() throws(SecKeyFailure) {
-        let status = engine.authorizePrivateKeyUse(persistentReference: persistentReference, context: context)
+        let status = engine.authorizePrivateKeyUse(persistentReference: persistentReference, context: context).status
         guard status == errSecSuccess else {
             throw SecKeyFailure(status: status, message: "the access control of the private key was not satisfied")
         }
