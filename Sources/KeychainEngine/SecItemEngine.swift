@@ -99,6 +99,7 @@ public final class SecItemEngine: Sendable {
     /// bytes to build the `SecKey` that uses (and never exports) them.
     package func copyMatching(_ query: [String: Any], deferringPrivateKeyUsage: Bool, releasingTokenKeyMaterial: Bool) -> SecItemResult {
         var unreadable = 0
+        var firstUnreadable: KeychainStoreError?
         var outcome = run { () throws(KeychainStoreError) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .copyMatching)
@@ -114,6 +115,7 @@ public final class SecItemEngine: Sendable {
             let needsContents = request.returnData || request.returnAttributes || request.returnRef
             let found = try database.findCountingUnreadable(storeQuery, decrypt: needsContents)
             unreadable = found.unreadable
+            firstUnreadable = found.firstUnreadable
             let items = try enforceAccessControl(found.items, request: request, deferringPrivateKeyUsage: deferringPrivateKeyUsage)
             if items.isEmpty { throw KeychainStoreError.itemNotFound }
             var results = ResultBuilder(request: request, accessControlObject: accessControlObject)
@@ -121,6 +123,7 @@ public final class SecItemEngine: Sendable {
             return results.result(for: items, limitOne: limit == .one)
         }
         outcome.unreadableItems = unreadable
+        outcome.firstUnreadableItem = firstUnreadable
         return outcome
     }
 

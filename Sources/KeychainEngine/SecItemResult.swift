@@ -12,6 +12,8 @@ public struct SecItemResult: @unchecked Sendable {
     /// How many matching items a read left out because they could not be decrypted (damaged,
     /// or altered on disk). Apple skips them silently; tools that list items say so.
     public var unreadableItems = 0
+    /// Why the first of ``unreadableItems`` could not be read, naming the item; nil when none was left out.
+    public var firstUnreadableItem: KeychainStoreError?
 
     /// Creates an outcome.
     public init(status: Int32, value: Any? = nil) {

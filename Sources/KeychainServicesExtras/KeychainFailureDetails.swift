@@ -33,4 +33,11 @@ public enum KeychainFailureDetails {
     public static var unreadableItemsInLastRead: Int {
         FailureReport.lastUnreadableItems
     }
+
+    /// Why the first item the last read on this thread left out could not be decrypted, naming
+    /// the item as the read asked for it ("item 'service/account' is damaged or was altered: …",
+    /// or its persistent id); nil when the read left nothing out.
+    public static var firstUnreadableItemInLastRead: String? {
+        FailureReport.lastFirstUnreadable?.description
+    }
 }

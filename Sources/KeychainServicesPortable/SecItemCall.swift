@@ -124,7 +124,7 @@ enum SecItemCall {
     /// (`KeychainFailureDetails` reads them).
     static func report(_ outcome: SecItemResult) -> OSStatus {
         if let failure = outcome.failure { FailureReport.fail(failure) }
-        FailureReport.skippedUnreadable(outcome.unreadableItems)
+        FailureReport.skippedUnreadable(outcome.unreadableItems, first: outcome.firstUnreadableItem)
         return outcome.status
     }
 

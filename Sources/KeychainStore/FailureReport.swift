@@ -16,6 +16,7 @@ package enum FailureReport {
     private final class Record {
         var failure: KeychainStoreError?
         var unreadableItems = 0
+        var firstUnreadable: KeychainStoreError?
     }
 
     private static let key: pthread_key_t = {
@@ -44,6 +45,7 @@ package enum FailureReport {
         guard let record = record(creating: false) else { return }
         record.failure = nil
         record.unreadableItems = 0
+        record.firstUnreadable = nil
     }
 
     /// Records the failure the current call returns.
@@ -51,10 +53,12 @@ package enum FailureReport {
         record(creating: true)?.failure = error
     }
 
-    /// Records that a read skipped `count` matching items it could not decrypt.
-    package static func skippedUnreadable(_ count: Int) {
+    /// Records that a read skipped `count` matching items it could not decrypt, the first of
+    /// them for the reason `first`.
+    package static func skippedUnreadable(_ count: Int, first: KeychainStoreError?) {
         guard count > 0, let record = record(creating: true) else { return }
         record.unreadableItems += count
+        if record.firstUnreadable == nil { record.firstUnreadable = first }
     }
 
     /// The failure the last call on this thread recorded, if its status is `status`.
@@ -65,4 +69,7 @@ package enum FailureReport {
 
     /// How many matching items the last call on this thread skipped as unreadable.
     package static var lastUnreadableItems: Int { record(creating: false)?.unreadableItems ?? 0 }
+
+    /// Why the first item the last read on this thread skipped could not be read.
+    package static var lastFirstUnreadable: KeychainStoreError? { record(creating: false)?.firstUnreadable }
 }

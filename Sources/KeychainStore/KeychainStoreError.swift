@@ -199,7 +199,7 @@ extension KeychainStoreError.Reason {
         case .notAvailable(let what): return "Not available: \(what)"
         case .invalidParameter(let what): return "Invalid parameter: \(what)"
         case .valueTooLarge(let what, let size, let limit):
-            return "The \(what) is \(Self.megabytes(size)) MB; the limit is \(limit >> 20) MiB (\(Self.megabytes(limit)) MB)."
+            return "Invalid parameter: the \(what) is \(Self.megabytes(size)) MB; the limit is \(limit >> 20) MiB (\(Self.megabytes(limit)) MB)."
         case .unsafeDirectory(_, let problem): return "The keychain cannot be used: \(problem)"
         case .unsafeFileMode(let path, let mode):
             return "The keychain cannot be used: \(path) is accessible by group or others (mode \(String(mode, radix: 8))); run chmod 600 on it"

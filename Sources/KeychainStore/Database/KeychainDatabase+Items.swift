@@ -70,6 +70,8 @@ extension KeychainDatabase {
         package var items: [KeychainItem]
         /// How many matching rows could not be decrypted (damaged or altered) and were left out.
         package var unreadable: Int
+        /// Why the first of them could not be read, naming it (``KeychainStoreError/Reason/damagedItem(name:detail:)``).
+        package var firstUnreadable: KeychainStoreError?
     }
 
     /// Applies `changes` to every item matching `query`, atomically: if any change would collide
@@ -205,7 +207,8 @@ extension KeychainDatabase {
                 KeychainItem(itemClass: query.itemClass, persistentID: row.persistentID, protection: row.protection,
                              accessControl: nil, attributes: [:], data: nil, isDecrypted: false)
             }
-            return Matches(items: items, unreadable: malformed == nil ? 0 : 1)
+            return Matches(items: items, unreadable: malformed == nil ? 0 : 1,
+                           firstUnreadable: malformed.map { Self.naming($0, query: query, persistentID: nil) })
         }
         var items: [KeychainItem] = []
         var firstFailure: KeychainStoreError? = malformed.map { Self.naming($0, query: query, persistentID: nil) }
@@ -230,7 +233,7 @@ extension KeychainDatabase {
             if matches(item, query) { items.append(item) }
         }
         if items.isEmpty, let firstFailure { throw firstFailure }
-        return Matches(items: items, unreadable: unreadable)
+        return Matches(items: items, unreadable: unreadable, firstUnreadable: firstFailure)
     }
 
     /// A failure to decode one item, as the damaged item it is, named as its owner knows it:

@@ -31,17 +31,19 @@ struct DumpKeychain: KeychainCommand {
         var objects: [[String: Any]] = []
         var found: [(items: [[String: Any]], itemClass: String)] = []
         var unreadable = 0
+        var firstUnreadable: String?
         for (itemClass, shortName) in [(kSecClassGenericPassword, "genp"), (kSecClassInternetPassword, "inet")] {
             let result = try ItemSearch.search([kSecClass as String: itemClass], in: target, all: true, withData: dumpData)
             unreadable += result.unreadable
+            firstUnreadable = firstUnreadable ?? result.firstUnreadable
             found.append((result.items, shortName))
         }
         // A listing that silently left items out would look complete: refuse unless asked.
         if unreadable > 0 && !skipDamaged {
-            throw UsageFailure(message: ItemSearch.unreadableSentence(unreadable) + " (--skip-damaged lists the others)",
+            throw UsageFailure(message: ItemSearch.unreadableSentence(unreadable, first: firstUnreadable) + " (--skip-damaged lists the others)",
                                exitCode: 93)
         }
-        ItemSearch.warnAboutUnreadable(unreadable)
+        ItemSearch.warnAboutUnreadable(unreadable, first: firstUnreadable)
         for (items, shortName) in found {
             if output.json {
                 objects += items.map { item in

@@ -15,7 +15,7 @@ enum ItemSearch {
     /// were left out (Apple's API skips them silently).
     static func items(_ query: [String: Any], in target: KeychainTarget, all: Bool, withData: Bool) throws -> [[String: Any]] {
         let found = try search(query, in: target, all: all, withData: withData)
-        warnAboutUnreadable(found.unreadable)
+        warnAboutUnreadable(found.unreadable, first: found.firstUnreadable)
         return found.items
     }
 
@@ -24,6 +24,8 @@ enum ItemSearch {
     struct Found {
         var items: [[String: Any]]
         var unreadable: Int
+        /// Why the first unreadable item could not be read, naming it; nil when none.
+        var firstUnreadable: String? = nil
     }
 
     /// `items(…)` without the warning: the caller decides what unreadable items mean.
@@ -34,41 +36,46 @@ enum ItemSearch {
         if withData { search[kSecReturnData as String] = true }
         var result: CFTypeRef?
         var unreadable = 0
+        var firstUnreadable: String?
         do {
             try target.performUnlocking("SecItemCopyMatching") {
                 let status = SecItemCopyMatching(search as CFDictionary, &result)
-                unreadable = unreadableInLastRead()
+                (unreadable, firstUnreadable) = unreadableInLastRead()
                 return status
             }
         } catch let error as KeychainCallError where all && error.status == errSecItemNotFound {
-            return Found(items: [], unreadable: unreadable)
+            return Found(items: [], unreadable: unreadable, firstUnreadable: firstUnreadable)
         } catch let error as KeychainCallError where all && error.status == errSecDecode && unreadable > 0 {
-            return Found(items: [], unreadable: unreadable)  // every matching item was damaged
+            // every matching item was damaged
+            return Found(items: [], unreadable: unreadable, firstUnreadable: firstUnreadable ?? error.reason)
         }
-        if all, let items = result as? [[String: Any]] { return Found(items: items, unreadable: unreadable) }
-        if !all, let item = result as? [String: Any] { return Found(items: [item], unreadable: unreadable) }
+        if all, let items = result as? [[String: Any]] { return Found(items: items, unreadable: unreadable, firstUnreadable: firstUnreadable) }
+        if !all, let item = result as? [String: Any] { return Found(items: [item], unreadable: unreadable, firstUnreadable: firstUnreadable) }
         throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching")
     }
 
-    /// How many matching items the last read on this thread left out as undecryptable.
-    private static func unreadableInLastRead() -> Int {
+    /// How many matching items the last read on this thread left out as undecryptable, and
+    /// why the first of them could not be read (naming it).
+    private static func unreadableInLastRead() -> (count: Int, first: String?) {
         #if canImport(KeychainServicesExtras)
-        return KeychainFailureDetails.unreadableItemsInLastRead
+        return (KeychainFailureDetails.unreadableItemsInLastRead, KeychainFailureDetails.firstUnreadableItemInLastRead)
         #else
-        return 0
+        return (0, nil)
         #endif
     }
 
-    /// The words for `count` unreadable items, and what to do about them.
-    static func unreadableSentence(_ count: Int) -> String {
+    /// The words for `count` unreadable items, and what to do about them; `first` names the
+    /// first of them and says what is wrong with it.
+    static func unreadableSentence(_ count: Int, first: String? = nil) -> String {
         "\(count) matching item\(count == 1 ? "" : "s") could not be decrypted (damaged, or altered on disk) and "
             + "\(count == 1 ? "is" : "are") not shown; restore the keychain from a backup, or delete the damaged items"
+            + (first.map { ". \($0)" } ?? "")
     }
 
     /// Warns on standard error when a read left items out.
-    static func warnAboutUnreadable(_ count: Int) {
+    static func warnAboutUnreadable(_ count: Int, first: String? = nil) {
         guard count > 0 else { return }
-        Console.error("keychainctl: warning: " + unreadableSentence(count))
+        Console.error("keychainctl: warning: " + unreadableSentence(count, first: first))
     }
 
     /// The secret of the first item matching `query` in `target`: `find-… -w`, which prints the
