@@ -87,13 +87,13 @@ enum ItemSearch {
         var search = searching(query, in: target, limit: kSecMatchLimitOne)
         search[kSecReturnData as String] = true
         var result: CFTypeRef?
-        var unreadable = 0
+        var unreadable = (count: 0, first: String?.none)
         try target.performUnlocking("SecItemCopyMatching") {
             let status = SecItemCopyMatching(search as CFDictionary, &result)
             unreadable = unreadableInLastRead()
             return status
         }
-        warnAboutUnreadable(unreadable)
+        warnAboutUnreadable(unreadable.count, first: unreadable.first)
         // A class cast (no bridging search), and the bytes copied at once.
         guard let data = result as? NSData else { throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching") }
         return Data(bytes: data.bytes, count: data.length)
