@@ -86,7 +86,22 @@ struct HygieneTests {
 
         // A tampered item: the decode error names the problem, not the contents.
         try RawSQLite(scratch.keychainPath).execute("UPDATE items SET payload = substr(payload, 1, length(payload) - 1) || x'00'")
-        attempt { _ = try KeychainDatabase.open(path: scratch.keychainPath, password: password, options: scratch.options).find(query, decrypt: true) }
+        // The one attribute text an error may show is the damaged item's name, as the query asked
+        // for it (its service and account: issue 24, "item 'x' is damaged"), so that its owner
+        // can tell which item it is; everything else in that error is scanned like the rest.
+        do {
+            _ = try KeychainDatabase.open(path: scratch.keychainPath, password: password, options: scratch.options).find(query, decrypt: true)
+            Issue.record("the tampered item was read")
+        } catch {
+            guard case .damagedItem(let name, let detail) = error.reason else {
+                Issue.record("expected a damaged item, got \(error)")
+                return
+            }
+            #expect(name == "'\(Self.canary)-service/\(Self.canary)-account'")
+            var unnamed = error
+            unnamed.reason = .damagedItem(name: "'<name>'", detail: detail)
+            record(unnamed)
+        }
 
         // SQLite's own messages (a UNIQUE violation with canary values bound) carry no values.
         let connection = try SQLiteConnection(path: ":memory:", create: true)

@@ -78,6 +78,50 @@ struct FailureReasonTests {
         }
     }
 
+    @Test("KEYCHAINKIT_PASSWORD_FILE readable by others, missing, or a symlink to such a file: exit 53 naming the variable, the path and the fix; no keychain is created")
+    func passwordFileReasons() throws {
+        try withSandbox { (sandbox) throws in
+            let loose = sandbox.directory + "/password"
+            #expect(FileManager.default.createFile(atPath: loose, contents: Data("file-secret\n".utf8)))
+            #expect(chmod(loose, 0o644) == 0)
+            let link = sandbox.directory + "/password-link"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: loose)
+            let missing = sandbox.directory + "/no-such-password"
+            let cases = [
+                (loose, "is accessible by group or others (mode 644); run chmod 600 on it"),
+                (missing, "names a file that cannot be read (No such file or directory); create it with mode 0600, or unset KEYCHAINKIT_PASSWORD_FILE"),
+                (link, "is accessible by group or others (mode 644); run chmod 600 on it"),
+            ]
+            for (path, fix) in cases {
+                let add = try sandbox.keychainctl(["add-generic-password", "-s", "svc", "-a", "a", "-w"], stdin: "item-secret\n",
+                                                  environment: ["KEYCHAINKIT_PASSWORD_FILE": path])
+                #expect(add.status == 53, "\(path): \(add.stderr)")
+                #expect(add.stderr.contains("No keychain is available"), "Apple's text stays: \(add.stderr)")
+                #expect(add.stderr.contains("KEYCHAINKIT_PASSWORD_FILE (\(path)) \(fix)"), "\(path): \(add.stderr)")
+                #expect(!add.stderr.contains("file-secret") && !add.stderr.contains("item-secret"), "no secret: \(add.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: sandbox.keychainPath), "nothing was created for \(path)")
+            }
+        }
+    }
+
+    @Test("find and dump-keychain name the damaged item: its service/account as asked for, else its persistent id")
+    func damagedItemIsNamed() throws {
+        try withSandbox { (sandbox) throws in
+            #expect(try sandbox.keychainctl(["add-generic-password", "-s", "svc", "-a", "first", "-w"], stdin: "pw-first\n").status == 0)
+            try damageFirstItem(sandbox.keychainPath)
+
+            let find = try sandbox.keychainctl(["find-generic-password", "-s", "svc", "-a", "first"])
+            #expect(find.status == Int32(UInt8(truncatingIfNeeded: -26275)), "errSecDecode: \(find.stderr)")
+            #expect(find.stderr.contains("item 'svc/first' is damaged or was altered: "), "\(find.stderr)")
+            #expect(!find.stderr.contains("pw-first"))
+
+            let dump = try sandbox.keychainctl(["dump-keychain"])
+            #expect(dump.status == 93, "\(dump.stderr)")
+            #expect(dump.stderr.contains("item with persistent id "), "\(dump.stderr)")
+            #expect(dump.stderr.contains("is damaged or was altered: "), "\(dump.stderr)")
+        }
+    }
+
     @Test("a read of a keychain that does not exist says so (exit 44) and names the path")
     func missingKeychainReason() throws {
         try withSandbox { (sandbox) throws in

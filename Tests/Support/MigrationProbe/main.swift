@@ -8,6 +8,8 @@
 //     migrate-when-told <suite> <key> read the suite, print "ready", wait for a line on stdin, migrate
 //     keychain-set <key> <value>      store a String in the keychain
 //     keychain-get <key>              print the keychain's value, or "<absent>"
+//     keychain-set-reason <key> <value> store a String; on a KeychainError print its status and
+//                                     `reason` on two lines ("status=…", "reason=…") and exit 0
 
 import Foundation
 import KeychainKit
@@ -41,6 +43,14 @@ do {
         print(try keychain.migrateFromUserDefaults([arguments[2]], defaults: suite).joined(separator: ","))
     case "keychain-set" where arguments.count == 3:
         try keychain.set(arguments[2], forKey: arguments[1])
+    case "keychain-set-reason" where arguments.count == 3:
+        do {
+            try keychain.set(arguments[2], forKey: arguments[1])
+            print("stored")
+        } catch let error as KeychainError {
+            print("status=\(error.status)")
+            print("reason=\(error.reason ?? "<none>")")
+        }
     case "keychain-get" where arguments.count == 2:
         print(try keychain.string(forKey: arguments[1]) ?? "<absent>")
     default:

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// Issue 24: `KeychainError.reason` carries the keychain's precise cause and fix for a refused
+/// `KEYCHAINKIT_PASSWORD_FILE` (readable by others, missing, a symlink to a loose file). The
+/// variable is read once per process, so each case runs in its own process
+/// (`keychainkit-migration-probe keychain-set-reason`), as an app launched with it would.
+@Suite("KeychainError.reason for a refused password file")
+struct FailureReasonProcessTests {
+    private static let probe: String = {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))  // test code only
+            ?? CommandLine.arguments[0]
+        return (executable as NSString).deletingLastPathComponent + "/keychainkit-migration-probe"
+    }()
+
+    /// Runs the probe's `keychain-set-reason` with `passwordFile`; returns its output lines.
+    private func setReporting(passwordFile: String, in directory: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.probe)
+        process.arguments = ["keychain-set-reason", "token", "item-secret"]
+        process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+                               "HOME": directory + "/home",
+                               "KEYCHAINKIT_KEYCHAIN": directory + "/keychains/login.keychain-db",
+                               "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key",
+                               "KEYCHAINKIT_SESSION_KEYRING": "off",
+                               "KEYCHAINKIT_PASSWORD_FILE": passwordFile]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test("a loose, missing or symlinked-to-loose password file: errSecNotAvailable with the variable, the path and the fix in reason")
+    func passwordFileReasons() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-reason-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // test cleanup only
+        let loose = directory + "/password"
+        #expect(FileManager.default.createFile(atPath: loose, contents: Data("file-secret\n".utf8)))
+        #expect(chmod(loose, 0o644) == 0)
+        let link = directory + "/password-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: loose)
+        let missing = directory + "/no-such-password"
+        let cases = [
+            (loose, "is accessible by group or others (mode 644); run chmod 600 on it"),
+            (missing, "names a file that cannot be read (No such file or directory); create it with mode 0600, or unset KEYCHAINKIT_PASSWORD_FILE"),
+            (link, "is accessible by group or others (mode 644); run chmod 600 on it"),
+        ]
+        for (path, fix) in cases {
+            let lines = try setReporting(passwordFile: path, in: directory)
+            #expect(lines.first == "status=-25291", "\(path): \(lines)")
+            let reason = lines.dropFirst().first ?? ""
+            #expect(reason.contains("KEYCHAINKIT_PASSWORD_FILE (\(path)) \(fix)"), "\(path): \(reason)")
+            #expect(!reason.contains("file-secret") && !reason.contains("item-secret"))
+            #expect(!FileManager.default.fileExists(atPath: directory + "/keychains/login.keychain-db"))
+        }
+    }
+}
