@@ -4,26 +4,30 @@ import SecretServiceHarness
 import Testing
 
 /// Issue 24: the provider's D-Bus error reply carries the keychain's precise cause and its fix,
-/// as a real client (secret-tool, libsecret) shows it, not only a bare status.
+/// as a real client (Python's secretstorage) receives it, not only a bare status.
 @Suite("Secret Service provider: the keychain's reason in D-Bus errors", .timeLimit(.minutes(3)))
 struct FailureReasonTests {
-    @Test("a keychain in a directory others can write: secret-tool store fails and shows the cause and the fix")
+    @Test("a new collection in a keychain directory others can write: the D-Bus error names the cause and the fix")
     func unsafeDirectoryReason() async throws {
-        try await onDedicatedThread {
-            // The keychain's directory is made writable by everyone before the provider starts.
-            let harness = try SecretServiceHarness(.keychainKit) { harness in
-                let keychains = harness.directory + "/keychains"
-                try FileManager.default.createDirectory(atPath: keychains, withIntermediateDirectories: false)
-                #expect(chmod(keychains, 0o777) == 0)  // whatever the umask
-            }
-            defer { harness.stop() }
-            let store = try harness.secretTool(["store", "--label=refused", "kk", "refused"], stdin: "item-secret".bytes)
-            #expect(store.status != 0, "a store into an unsafe directory must not succeed: \(store)")
-            #expect(store.stderr.contains("is writable by group or others"), "\(store.stderr)")
-            #expect(store.stderr.contains("chmod go-w"), "the fix: \(store.stderr)")
-            #expect(!store.stderr.contains("item-secret"), "no secret in the error")
-            #expect(!FileManager.default.fileExists(atPath: harness.keychainPath), "nothing was created")
-            #expect(harness.providerIsRunning, "the provider keeps serving: \(harness.providerLog)")
+        try await withProvider(.keychainKit) { harness in
+            // The provider is serving; the directory its collections' keychains go to is then
+            // opened to everyone, so the next new keychain file is refused.
+            let keychains = (harness.keychainPath as NSString).deletingLastPathComponent
+            #expect(chmod(keychains, 0o777) == 0)
+            defer { chmod(keychains, 0o700) }
+            let create = try harness.python("""
+                import secretstorage, sys
+                connection = secretstorage.dbus_init()
+                try:
+                    secretstorage.create_collection(connection, "Refused")
+                except Exception as error:
+                    print(type(error).__name__, error)
+                    sys.exit(3)
+                """)
+            #expect(create.status == 3, "creating a collection there must fail: \(create)")
+            #expect(create.stdout.contains("is writable by group or others"), "\(create.stdout)")
+            #expect(create.stdout.contains("chmod go-w"), "the fix: \(create.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: keychains + "/Refused.keychain-db"), "nothing was created")
         }
     }
 }
