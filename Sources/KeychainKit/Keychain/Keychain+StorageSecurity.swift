@@ -58,7 +58,7 @@ extension Keychain {
         let registry = KeychainRegistry.shared
         let path = path.map { KeychainLocation.absolute($0) } ?? registry.defaultKeychainPath
         guard registry.openDatabase(at: path) != nil || FileManager.default.fileExists(atPath: path) else {
-            throw KeychainError(status: -25294, context: "storageSecurity")  // errSecNoSuchKeychain
+            throw KeychainError(status: KeychainStatus.noSuchKeychain.rawValue, context: "storageSecurity")
         }
         do {
             let configuration = registry.configuration

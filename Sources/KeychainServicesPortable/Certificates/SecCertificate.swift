@@ -4,6 +4,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import KeychainStore
 import SwiftASN1
 import X509
 
@@ -103,7 +104,7 @@ public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> C
 public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
     guard let name = certificate.subjectValue(.RDNAttributeType.commonName) else {
         commonName.pointee = nil
-        return -26276  // Apple's private errSecInternal (named in KeychainServicesExtras)
+        return KeychainStatus.`internal`.rawValue  // Apple's private errSecInternal (named in KeychainServicesExtras)
     }
     commonName.pointee = name as NSString
     return errSecSuccess

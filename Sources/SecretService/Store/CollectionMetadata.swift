@@ -1,4 +1,5 @@
 import Foundation
+import KeychainServices
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,7 +53,7 @@ struct CollectionMetadata: Codable, Equatable {
         do { data = try encoder.encode(self) } catch { throw .invalidArgument("the collection metadata cannot be encoded") }
         let temporary = path + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw .storage(status: -36) }  // errSecIO
+        guard descriptor >= 0 else { throw Self.writeFailure(temporary, errno) }
         let written = data.withUnsafeBytes { buffer -> Bool in
             guard let base = buffer.baseAddress else { return true }
             var offset = 0
@@ -63,11 +64,19 @@ struct CollectionMetadata: Codable, Equatable {
             }
             return true
         }
+        let writeError = written ? 0 : errno
         let synced = fsync(descriptor) == 0
+        let syncError = synced ? 0 : errno
         close(descriptor)
         guard written, synced, rename(temporary, path) == 0 else {
+            let code = !written ? writeError : !synced ? syncError : errno
             unlink(temporary)
-            throw .storage(status: -36)
+            throw Self.writeFailure(path, code)
         }
+    }
+
+    /// errSecIO for a metadata file that could not be written, naming the file and the cause.
+    private static func writeFailure(_ path: String, _ code: Int32) -> SecretServiceError {
+        .storage(status: errSecIO, reason: "the collection metadata \(path) could not be written (\(String(cString: strerror(code))))")
     }
 }
