@@ -143,3 +143,16 @@ private struct CanaryThatFailsToEncode: Encodable {
         throw EncodingError.invalidValue(secret, .init(codingPath: [], debugDescription: "refusing \(secret)"))
     }
 }
+
+/// Issue 24: over an isolated engine (KeychainKitTesting) too, `KeychainError.reason` carries the
+/// keychain's cause: a value over the 16 MiB limit names its size and the limit.
+@Suite struct KeychainErrorReasonOverEngineTests {
+    @Test func aValueOverTheLimitNamesItsSizeAndTheLimit() throws {
+        let keychain = try IsolatedKeychain.keychain()
+        let error = #expect(throws: KeychainError.self) { try keychain.set(Data(count: 17_000_000), forKey: "big") }
+        #expect(error?.status == errSecParam)
+        #expect(error?.reason?.contains("the value is 17.0 MB; the limit is 16 MiB") == true, "\(String(describing: error?.reason))")
+        try keychain.set("small", forKey: "k")
+        #expect(try keychain.string(forKey: "k") == "small")
+    }
+}

@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainStore
 import KeychainServices
 
 /// The one seam between KeychainKit and a keychain: Apple's four SecItem operations on
@@ -126,15 +127,25 @@ extension KeychainBackend {
     public static func engine(_ engine: SecItemEngine) -> KeychainBackend {
         KeychainBackend(
             add: { attributes in
-                let result = engine.add(attributes)
+                let result = recorded(engine.add(attributes))
                 return Response(status: result.status, value: result.value)
             },
             copyMatching: { query in
-                let result = engine.copyMatching(query)
+                let result = recorded(engine.copyMatching(query))
                 return Response(status: result.status, value: result.value)
             },
-            update: { query, attributesToUpdate in engine.update(query, attributesToUpdate) },
-            delete: { query in engine.delete(query) }
+            update: { query, attributesToUpdate in recorded(engine.updateOutcome(query, attributesToUpdate)).status },
+            delete: { query in recorded(engine.deleteOutcome(query)).status }
         )
+    }
+
+    /// `outcome`, after recording for this thread what a status cannot carry (the failure's
+    /// reason, the items a read left out), as the C functions do: ``KeychainError/reason`` reads
+    /// it from there for this backend too.
+    private static func recorded(_ outcome: SecItemResult) -> SecItemResult {
+        FailureReport.beginCall()
+        if let failure = outcome.failure { FailureReport.fail(failure) }
+        FailureReport.skippedUnreadable(outcome.unreadableItems, first: outcome.firstUnreadableItem)
+        return outcome
     }
 }
