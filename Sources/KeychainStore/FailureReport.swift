@@ -8,9 +8,14 @@ import Darwin
 
 /// What the last Keychain Services call on this thread knew about its failure beyond the
 /// `OSStatus` Apple's C API returns: the store's error (its reason and fix) and how many matching
-/// items a read skipped because they could not be decrypted. Per thread, because the C API's
-/// callers read it right after their call on the same thread; `KeychainServicesExtras` offers it
-/// to users, keychainctl and the helpers print it. Never holds a secret (errors never do).
+/// items a read skipped because they could not be decrypted, with the first one's reason. Per
+/// thread, because the C API's callers read it right after their call on the same thread;
+/// `KeychainServicesExtras` offers it to users, keychainctl and the helpers print it. Never holds a
+/// secret (errors never do).
+///
+/// Only the Apple-shaped edges fill it (the `SecItem…` and `SecKeychain…` functions, KeychainKit's
+/// engine backend), from the error the engine returns: the store and the engine never write it.
+/// It lives here, beside the error, because those edges are in modules that do not depend on each other.
 package enum FailureReport {
     /// One thread's record.
     private final class Record {
