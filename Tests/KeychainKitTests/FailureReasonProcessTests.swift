@@ -2,10 +2,10 @@ import Foundation
 import Testing
 
 /// Issue 24: `KeychainError.reason` carries the keychain's precise cause and fix for a refused
-/// `KEYCHAINKIT_PASSWORD_FILE` (readable by others, missing, a symlink to a loose file). The
-/// variable is read once per process, so each case runs in its own process
+/// `KEYCHAINKIT_PASSWORD_FILE` (readable by others, missing, a symlink to a loose file), and names
+/// a damaged item. The environment is read once per process, so each case runs in its own process
 /// (`keychainkit-migration-probe keychain-set-reason`), as an app launched with it would.
-@Suite("KeychainError.reason for a refused password file")
+@Suite("KeychainError.reason: a refused password file, a damaged item")
 struct FailureReasonProcessTests {
     private static let probe: String = {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))  // test code only
@@ -15,15 +15,19 @@ struct FailureReasonProcessTests {
 
     /// Runs the probe's `keychain-set-reason` with `passwordFile`; returns its output lines.
     private func setReporting(passwordFile: String, in directory: String) throws -> [String] {
+        try probe(["keychain-set-reason", "token", "item-secret"], in: directory, environment: ["KEYCHAINKIT_PASSWORD_FILE": passwordFile])
+    }
+
+    /// Runs the probe with `arguments` on the keychain in `directory`; returns its output lines.
+    private func probe(_ arguments: [String], in directory: String, environment extra: [String: String] = [:]) throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.probe)
-        process.arguments = ["keychain-set-reason", "token", "item-secret"]
+        process.arguments = arguments
         process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
                                "HOME": directory + "/home",
                                "KEYCHAINKIT_KEYCHAIN": directory + "/keychains/login.keychain-db",
                                "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key",
-                               "KEYCHAINKIT_SESSION_KEYRING": "off",
-                               "KEYCHAINKIT_PASSWORD_FILE": passwordFile]
+                               "KEYCHAINKIT_SESSION_KEYRING": "off"].merging(extra) { _, new in new }
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -58,5 +62,32 @@ struct FailureReasonProcessTests {
             #expect(!reason.contains("file-secret") && !reason.contains("item-secret"))
             #expect(!FileManager.default.fileExists(atPath: directory + "/keychains/login.keychain-db"))
         }
+    }
+
+    @Test("an item altered on disk: errSecDecode, and reason names it by its service and key, never its value")
+    func damagedItemIsNamed() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-damaged-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // test cleanup only
+        #expect(try probe(["keychain-set", "token", "item-secret"], in: directory) == [])
+        // Every stored payload overwritten with zeros (Python's sqlite3 module, another writer).
+        let tamper = Process()
+        tamper.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        tamper.arguments = ["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("UPDATE items SET payload = zeroblob(length(payload))")
+            db.commit()
+            db.close()
+            """, directory + "/keychains/login.keychain-db"]
+        try tamper.run()
+        tamper.waitUntilExit()
+        #expect(tamper.terminationStatus == 0, "python3 with its sqlite3 module is needed to damage an item")
+        let lines = try probe(["keychain-get-reason", "token"], in: directory)
+        #expect(lines.first == "status=-26275", "\(lines)")
+        let reason = lines.dropFirst().first ?? ""
+        #expect(reason.contains("item 'migration-probe/token' is damaged or was altered: "), "\(reason)")
+        #expect(!reason.contains("item-secret"))
     }
 }

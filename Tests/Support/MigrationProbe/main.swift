@@ -10,6 +10,7 @@
 //     keychain-get <key>              print the keychain's value, or "<absent>"
 //     keychain-set-reason <key> <value> store a String; on a KeychainError print its status and
 //                                     `reason` on two lines ("status=…", "reason=…") and exit 0
+//     keychain-get-reason <key>       read a String; on a KeychainError print its status and reason as above
 
 import Foundation
 import KeychainKit
@@ -47,6 +48,13 @@ do {
         do {
             try keychain.set(arguments[2], forKey: arguments[1])
             print("stored")
+        } catch let error as KeychainError {
+            print("status=\(error.status)")
+            print("reason=\(error.reason ?? "<none>")")
+        }
+    case "keychain-get-reason" where arguments.count == 2:
+        do {
+            print(try keychain.string(forKey: arguments[1]) ?? "<absent>")
         } catch let error as KeychainError {
             print("status=\(error.status)")
             print("reason=\(error.reason ?? "<none>")")
