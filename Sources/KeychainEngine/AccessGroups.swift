@@ -1,5 +1,5 @@
-import KeychainStore
 import Foundation
+import KeychainStore
 
 /// The keychain access groups a caller is "entitled" to, in order: on Linux they come from
 /// configuration instead of code-signing entitlements, with Apple's rules unchanged — the first
