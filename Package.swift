@@ -124,7 +124,10 @@ let package = Package(
         ),
         // The access log's vocabulary: who read or wrote which item, through what, with what decision
         // (recorded by the Secret Service provider and keychainctl; never a secret).
-        .target(name: "KeychainAudit", dependencies: ["KeychainLinux"]),
+        // The access log itself: an encrypted, MAC-chained file beside each keychain, its key and the
+        // chain's checkpoint kept as an item of that keychain (KeychainServices, Crypto: AES-GCM).
+        .target(name: "KeychainAudit", dependencies: ["KeychainLinux", "KeychainServices",
+                                                      .product(name: "Crypto", package: "swift-crypto")]),
         // Synchronizable items across devices on etcd (issue 14): the etcd client, the circle's
         // keys and the end-to-end encrypted records.
         // COpenSSL: TLS to etcd (the system OpenSSL; Debian: libssl-dev to build, libssl3 to run).
@@ -157,6 +160,8 @@ let package = Package(
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "SecretService", condition: .when(platforms: [.linux])),
+                // The access log: every secret keychainctl hands out or stores, and `access-log`.
+                .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // import/export: PEM keys and SHA-1 certificate hashes.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -168,6 +173,8 @@ let package = Package(
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore"]),
         // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync"]),
+        // Times the access log's durable append for docs/PERFORMANCE.md (not a product; bench/access_log.sh runs it).
+        .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
         // KeychainServicesPortable's public interface (swift-symbolgraph-extract) against Apple's
         // Security as Swift imports it (../shared/reference/apple-security-api), with the reviewed list.

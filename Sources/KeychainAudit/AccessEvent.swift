@@ -80,10 +80,15 @@ package struct AccessEvent: Sendable, Equatable {
     package var channel: Channel
     /// What was decided.
     package var decision: Decision
+    /// The keychain file the item is in, when the recorder serves several (the provider's
+    /// collections): ``KeychainAccessLogs`` records the event in that keychain's log. Nil: the
+    /// recorder's own keychain. Not stored in the entry (each log is about one keychain).
+    package var keychainPath: String?
 
     /// Creates an event.
     package init(time: Date, operation: Operation, item: Item, caller: ProcessLineage, callerUID: UInt32,
-                 channel: Channel, decision: Decision) {
+                 channel: Channel, decision: Decision, keychainPath: String? = nil) {
+        self.keychainPath = keychainPath
         self.time = time
         self.operation = operation
         self.item = item

@@ -35,6 +35,9 @@ struct Keychainctl: ParsableCommand {
         commands.append(SecretServiceCommand.self)
         commands.append(AppAccess.self)
         #endif
+        #if canImport(KeychainAudit)
+        commands.append(AccessLogCommand.self)
+        #endif
         return commands
     }
 }

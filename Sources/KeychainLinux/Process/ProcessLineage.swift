@@ -34,10 +34,25 @@ package struct ProcessLineage: Sendable, Equatable {
         package var startTime: UInt64
         /// The parent's process id (0 for the top of the chain).
         package var parentPID: Int32
+
+        /// A link as read from `/proc`, or as a record of one (the access log reads them back).
+        package init(pid: Int32, executable: String?, commandName: String?, startTime: UInt64, parentPID: Int32) {
+            self.pid = pid
+            self.executable = executable
+            self.commandName = commandName
+            self.startTime = startTime
+            self.parentPID = parentPID
+        }
     }
 
     /// The process itself first, then its parent, grandparent… up to `init` (pid 1) or the depth limit.
     package var links: [Link]
+
+    /// A lineage of `links` (the process first): read from `/proc` by ``of(pid:)``, or read back
+    /// from a record of one.
+    package init(links: [Link]) {
+        self.links = links
+    }
 
     /// The process this lineage describes.
     package var process: Link { links[0] }

@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import CredentialStore
 import KeychainServices
+#if canImport(KeychainAudit)
+import KeychainAudit
+#endif
 
 /// `delete-keychain [keychain...]`: deletes keychain files.
 struct DeleteKeychain: KeychainCommand {
@@ -18,6 +21,15 @@ struct DeleteKeychain: KeychainCommand {
             let target = try KeychainTarget.open(path, mayBeMissing: true)
             try require(SecKeychainDelete(target.keychain), "SecKeychainDelete")
             try TPMSeal.removeSeal(of: target.path)  // its TPM-sealed password, if any: it opens nothing now
+            #if canImport(KeychainAudit)
+            // The access log is about this keychain and its key went with it: a new keychain at
+            // this path starts a new log instead of refusing to continue one it cannot verify.
+            do {
+                try AccessLogFiles(keychainPath: target.path).removeAll()
+            } catch {
+                throw UsageFailure(message: "the keychain was deleted, but its access log was not: \(error.description)")
+            }
+            #endif
         }
     }
 }

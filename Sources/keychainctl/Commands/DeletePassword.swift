@@ -46,6 +46,7 @@ enum DeletePasswordFlow {
         let target = try KeychainTarget.open(keychain)
         let items = try ItemSearch.items(query, in: target, all: false, withData: false)
         for item in items { try ItemSearch.delete(item, itemClass: itemClass, in: target) }
+        try AccessRecording.record(.delete, items.map(AccessRecording.ItemNames.init), in: target)
         try ItemPrinter.print(items, itemClass: shortName, keychainPath: target.path, secret: .none, json: json)
         if !json { Console.out("password has been deleted.") }
     }

@@ -44,6 +44,9 @@ struct DumpKeychain: KeychainCommand {
                                exitCode: 93)
         }
         ItemSearch.warnAboutUnreadable(unreadable, first: firstUnreadable)
+        if dumpData {
+            try AccessRecording.record(.read, found.flatMap(\.items).map(AccessRecording.ItemNames.init), in: target)
+        }
         for (items, shortName) in found {
             if output.json {
                 objects += items.map { item in

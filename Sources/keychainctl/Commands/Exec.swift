@@ -45,8 +45,9 @@ struct Exec: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         var variables: [(name: String, value: Data)] = []
         var missing: [String] = []
+        var readItems: [AccessRecording.ItemNames] = []
         for (name, reference) in mapping {
-            guard let secret = try reference.secret(in: target) else {
+            guard let (secret, item) = try reference.secret(in: target) else {
                 missing.append("\(name)=\(reference)")
                 continue
             }
@@ -54,6 +55,7 @@ struct Exec: KeychainCommand {
                 throw UsageFailure(message: "the secret of \(reference) contains a NUL byte, which an environment variable cannot hold")
             }
             variables.append((name, secret))
+            readItems.append(AccessRecording.ItemNames(item))
         }
         if !missing.isEmpty {
             let list = missing.joined(separator: ", ")
@@ -63,6 +65,7 @@ struct Exec: KeychainCommand {
             }
             Console.error("keychainctl: exec: warning: no item for \(list); left unset")
         }
+        try AccessRecording.record(.read, readItems, in: target)
         try ProgramLauncher.replaceProcess(executable: executable, arguments: command, variables: variables)
     }
 

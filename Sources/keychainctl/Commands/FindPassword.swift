@@ -34,10 +34,14 @@ struct FindGenericPassword: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let display = secret.display
         if display == .only && !output.json {
-            Console.out(ItemFormatter.bareSecret(try ItemSearch.secret(attributes.dictionary, in: target)))
+            let secret = try ItemSearch.secret(attributes.dictionary, in: target)
+            // -w asks for the data alone (issue 11): the log names the item as the command did.
+            try AccessRecording.record(.read, [.init(attributes.dictionary)], in: target)
+            Console.out(ItemFormatter.bareSecret(secret))
             return
         }
         let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)
+        if display != .none { try AccessRecording.record(.read, items.map(AccessRecording.ItemNames.init), in: target) }
         try ItemPrinter.print(items, itemClass: "genp", keychainPath: target.path, secret: display, json: output.json)
     }
 }
@@ -59,10 +63,14 @@ struct FindInternetPassword: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let display = secret.display
         if display == .only && !output.json {
-            Console.out(ItemFormatter.bareSecret(try ItemSearch.secret(attributes.dictionary, in: target)))
+            let secret = try ItemSearch.secret(attributes.dictionary, in: target)
+            // -w asks for the data alone (issue 11): the log names the item as the command did.
+            try AccessRecording.record(.read, [.init(attributes.dictionary)], in: target)
+            Console.out(ItemFormatter.bareSecret(secret))
             return
         }
         let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)
+        if display != .none { try AccessRecording.record(.read, items.map(AccessRecording.ItemNames.init), in: target) }
         try ItemPrinter.print(items, itemClass: "inet", keychainPath: target.path, secret: display, json: output.json)
     }
 }

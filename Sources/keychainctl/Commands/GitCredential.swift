@@ -52,6 +52,7 @@ struct GitCredential: KeychainCommand {
             guard let found = try InternetCredentialStore.find(query, exactLocation: true).first, let secret = found.secret,
                   let password = String(data: secret, encoding: .utf8)
             else { return }
+            try Self.record(.read, found)
             // A value with a line break would add lines of its own to the answer (`host=`,
             // `protocol=`…), which git would adopt: such a credential is never printed.
             if let field = Self.fieldBreakingTheProtocol(username: found.account ?? "", password: password) {
@@ -68,10 +69,21 @@ struct GitCredential: KeychainCommand {
             }
             query.secret = Data(password.utf8)
             query.label = hostAndPort
+            var existing = query
+            existing.label = nil
+            let existed = try !InternetCredentialStore.find(existing, exactLocation: true).isEmpty
             try InternetCredentialStore.save(query)
+            try Self.record(existed ? .update : .create, query)
         default:
-            try InternetCredentialStore.delete(query, exactLocation: true,
-                                               onlyWithSecret: message["password"].map { Data($0.utf8) })
+            let deleted = try InternetCredentialStore.delete(query, exactLocation: true,
+                                                             onlyWithSecret: message["password"].map { Data($0.utf8) })
+            if deleted > 0 { try Self.record(.delete, query) }
         }
+    }
+
+    /// Records the access in the default keychain's access log, as git's helper.
+    private static func record(_ operation: AccessRecording.Operation, _ credential: InternetCredential) throws {
+        try AccessRecording.record(operation, [.init(label: credential.label, service: credential.host, account: credential.account)],
+                                   in: try KeychainTarget.open(nil), channel: .gitCredentialHelper)
     }
 }

@@ -43,6 +43,8 @@ struct ImportItems: KeychainCommand {
                 keys += 1
             }
             try target.performUnlocking("SecItemAdd") { SecItemAdd(attributes as CFDictionary, nil) }
+            // A private key is a secret; a certificate is public.
+            if case .key = item { try AccessRecording.record(.create, [.init(label: label, service: tag, account: nil)], in: target) }
         }
         var lines: [String] = []
         if certificates > 0 { lines.append("\(certificates) certificate\(certificates == 1 ? "" : "s") imported.") }

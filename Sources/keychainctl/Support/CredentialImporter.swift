@@ -87,7 +87,9 @@ struct CredentialImporter {
     func store(_ item: Item) throws {
         switch item {
         case .internet(let credential):
+            let existed = try currentSecret(of: item) != nil
             try unlocking { try InternetCredentialStore.save(credential) }
+            try AccessRecording.record(existed ? .update : .create, [names(of: credential)], in: target)
         case .generic(let service, let account, let secret):
             let key: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
                                       kSecAttrAccount as String: account]
@@ -114,14 +116,19 @@ struct CredentialImporter {
             credential.label = nil
             credential.comment = nil
             let query = credential
-            try unlocking {
-                _ = try InternetCredentialStore.delete(query, exactLocation: true)
-            }
+            let deleted = try unlocking { try InternetCredentialStore.delete(query, exactLocation: true) }
+            if deleted > 0 { try AccessRecording.record(.delete, [names(of: query)], in: target) }
         case .generic(let service, let account, _):
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
                                         kSecAttrAccount as String: account, kSecUseKeychain as String: target.keychain]
             try target.performUnlocking("SecItemDelete") { SecItemDelete(query as CFDictionary) }
+            try AccessRecording.record(.delete, [.init(label: nil, service: service, account: account)], in: target)
         }
+    }
+
+    /// An internet credential's names as the access log keeps them.
+    private func names(of credential: InternetCredential) -> AccessRecording.ItemNames {
+        .init(label: credential.label, service: credential.host, account: credential.account)
     }
 
     /// Runs `operation`; if the keychain is locked and a terminal is there, asks for the password

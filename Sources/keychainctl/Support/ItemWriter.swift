@@ -18,7 +18,9 @@ enum ItemWriter {
             added = SecItemAdd(item as CFDictionary, nil)
             return added == errSecDuplicateItem && update ? errSecSuccess : added
         }
-        guard added == errSecDuplicateItem else { return }
+        guard added == errSecDuplicateItem else {
+            return try AccessRecording.record(.create, [.init(item)], in: target)
+        }
         var match = primaryKey
         match[kSecUseKeychain as String] = target.keychain
         var updates = changes
@@ -26,5 +28,6 @@ enum ItemWriter {
         if let accessible { updates[kSecAttrAccessible as String] = accessible.constant }
         guard !updates.isEmpty else { return }
         try target.performUnlocking("SecItemUpdate") { SecItemUpdate(match as CFDictionary, updates as CFDictionary) }
+        try AccessRecording.record(.update, [.init(primaryKey.merging(changes) { _, new in new })], in: target)
     }
 }

@@ -39,10 +39,10 @@ struct SecretReference: CustomStringConvertible {
         kind = .serviceOrServer(name: String(service), account: parts.count == 2 ? String(parts[1]) : nil)
     }
 
-    /// The secret of the one item this reference names in `target`: nil when there is none;
+    /// The secret, and the attributes, of the one item this reference names in `target`: nil when there is none;
     /// `errSecDuplicateItem` (exit 45) when it names several (the account tells them apart).
     /// A locked keychain is unlocked at a terminal prompt (once: later lookups find it unlocked).
-    func secret(in target: KeychainTarget) throws -> Data? {
+    func secret(in target: KeychainTarget) throws -> (secret: Data, item: [String: Any])? {
         switch kind {
         case .serviceOrServer(let name, let account):
             var generic: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: name]
@@ -65,14 +65,14 @@ struct SecretReference: CustomStringConvertible {
         }
     }
 
-    /// The secret of the single item in `items`, nil for none, an error for several.
-    private func only(_ items: [[String: Any]]) throws -> Data? {
+    /// The secret (and attributes) of the single item in `items`, nil for none, an error for several.
+    private func only(_ items: [[String: Any]]) throws -> (secret: Data, item: [String: Any])? {
         guard items.count <= 1 else {
             throw UsageFailure(message: "\"\(description)\" names \(items.count) items; add the account (service/account, or user@ in the URL)",
                                exitCode: Int32(UInt8(truncatingIfNeeded: errSecDuplicateItem)))
         }
         guard let item = items.first else { return nil }
         guard let data = item[kSecValueData as String] as? Data else { throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching") }
-        return data
+        return (data, item)
     }
 }

@@ -1,0 +1,193 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The access log of one keychain file: every secret read and every write, recorded before the
+/// secret is handed out or the write reported, encrypted and chained so that an edited, removed,
+/// reordered or replaced entry is detected when the log is read.
+///
+/// Several processes (the Secret Service provider, `keychainctl` commands) append at once: each
+/// append holds an exclusive `flock` on the log's lock file, so entries never interleave. An append
+/// is durable when ``record(_:)`` returns: the entry is written and `fsync`ed, then the keychain's
+/// checkpoint (the newest entry's number and tag) is updated in one keychain transaction.
+///
+/// A writer killed mid-append leaves an incomplete entry after the last checkpointed one; a reader
+/// reports it, and the next writer cuts it off and records that it did (an
+/// ``AccessLogEntry/Content/interruptedWrite(time:discardedBytes:)`` entry), so the chain goes on.
+package final class AccessLog: AccessEventRecorder {
+    /// The log's files and limits.
+    package let files: AccessLogFiles
+
+    /// The log described by `files`.
+    package init(files: AccessLogFiles) {
+        self.files = files
+    }
+
+    /// The log of the keychain at `keychainPath`, with the rotation limits from the environment
+    /// (``AccessLogFiles/forKeychain(at:environment:)``).
+    package convenience init(keychainAt keychainPath: String) throws(AccessLogError) {
+        self.init(files: try AccessLogFiles.forKeychain(at: keychainPath))
+    }
+
+    /// Appends `event`, durably, or throws (then the caller must not hand out the secret).
+    package func record(_ event: AccessEvent) throws {
+        try append([.access(event)])
+    }
+
+    /// Appends `events` together (one lock, one `fsync`, one checkpoint: `dump-keychain -d`
+    /// records every item it prints at once), durably, or throws.
+    package func record(_ events: [AccessEvent]) throws(AccessLogError) {
+        guard !events.isEmpty else { return }
+        try append(events.map { .access($0) })
+    }
+
+    /// What reading the whole log found.
+    package struct Contents: Sendable {
+        /// Every entry, oldest first; the first may be later than entry 1 when older files were rotated out.
+        package var entries: [AccessLogEntry]
+        /// Bytes of an entry a killed writer left incomplete at the end (0 when none): reported,
+        /// not counted as an alteration (no writer has appended since, else it would have been cut off
+        /// and recorded).
+        package var incompleteTailBytes: Int
+    }
+
+    /// Reads and verifies every file of the log.
+    ///
+    /// - Throws: ``AccessLogError/altered(file:offset:entry:reason:)`` naming the first entry that
+    ///   fails (edited, removed, reordered, a file replaced, the newest entries cut off);
+    ///   ``AccessLogError/keychainLocked(keychain:)`` when the key cannot be read.
+    package func read() throws(AccessLogError) -> Contents {
+        let lock = try LogIO.lock(files.lockPath, LOCK_SH)
+        defer { close(lock) }
+        let vault = try AccessLogVault(keychainPath: files.keychainPath)
+        guard let (key, checkpoint) = try vault.load() else {
+            if files.exists { throw .keyMissing(log: files.currentPath) }
+            return Contents(entries: [], incompleteTailBytes: 0)
+        }
+        var contents: [(path: String, data: Data)] = []
+        for path in files.existingFiles() { contents.append((path, try LogIO.readAll(path))) }
+        let walk = try AccessLogChain(key: key, checkpoint: checkpoint).walk(contents, toleratingTrailing: .incomplete)
+        return Contents(entries: walk.entries, incompleteTailBytes: walk.trailingBytes)
+    }
+
+    // MARK: - Appending
+
+    /// The newest entry and where the next one goes in the current file.
+    private struct Head {
+        var sequence: UInt64
+        var tag: Data
+        var end: Int
+        var discardedBytes: Int
+    }
+
+    func append(_ newContents: [AccessLogEntry.Content]) throws(AccessLogError) {
+        let lock = try LogIO.lock(files.lockPath, LOCK_EX)
+        defer { close(lock) }
+        let vault = try AccessLogVault(keychainPath: files.keychainPath)
+        let key: SymmetricKey, checkpoint: AccessLogVault.Checkpoint
+        if let loaded = try vault.load() {
+            (key, checkpoint) = loaded
+        } else {
+            // A log without its key can be neither verified nor continued: never start a second chain over it.
+            if files.exists { throw .keyMissing(log: files.currentPath) }
+            (key, checkpoint) = (try vault.create(), .empty)
+        }
+        let path = files.currentPath
+        var descriptor = try LogIO.open(path, flags: O_RDWR, create: true)
+        defer { close(descriptor) }
+        var head = try self.head(of: descriptor, key: key, checkpoint: checkpoint)
+
+        var contents: [AccessLogEntry.Content] = []
+        if head.discardedBytes > 0 { contents.append(.interruptedWrite(time: Date(), discardedBytes: head.discardedBytes)) }
+        contents += newContents
+        var bytes = Data()
+        var sequence = head.sequence, tag = head.tag
+        for content in contents {
+            let frame = try AccessLogFrame.seal(content, sequence: sequence + 1, previousTag: tag, key: key)
+            bytes.append(frame.bytes)
+            (sequence, tag) = (frame.sequence, frame.tag)
+        }
+
+        var created = head.end == 0
+        if head.end > 0 && head.end + bytes.count > files.maximumFileSize {
+            try rotate()
+            close(descriptor)
+            descriptor = try LogIO.open(path, flags: O_RDWR, create: true)
+            head.end = 0
+            created = true
+        } else if head.discardedBytes > 0 {
+            try LogIO.truncate(descriptor, to: head.end, path: path)
+        }
+        try write(bytes, to: descriptor, at: head.end, path: path)
+        try LogIO.sync(descriptor, path: path)
+        if created { try LogIO.syncDirectory(files.directoryPath) }
+        try vault.save(key: key, checkpoint: .init(sequence: sequence, tag: tag, offset: UInt64(head.end + bytes.count)))
+    }
+
+    /// Where the chain stands. The fast path: the current file ends where the checkpoint left it,
+    /// with the checkpointed entry's tag. Otherwise (a writer was killed, the file was rotated but
+    /// not yet written, or it was altered) the current file is walked and verified.
+    private func head(of descriptor: Int32, key: SymmetricKey, checkpoint: AccessLogVault.Checkpoint) throws(AccessLogError) -> Head {
+        let path = files.currentPath
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .io(path: path, operation: "fstat", errno: errno) }
+        let size = Int(info.st_size)
+        if size == 0 {
+            // A new log, or a rotation whose first append did not happen: the chain goes on from the checkpoint.
+            return Head(sequence: checkpoint.sequence, tag: checkpoint.tag, end: 0, discardedBytes: 0)
+        }
+        if size == Int(checkpoint.offset), size >= AccessLogFrame.tagSize,
+           try lastTag(descriptor, size: size) == checkpoint.tag {
+            return Head(sequence: checkpoint.sequence, tag: checkpoint.tag, end: size, discardedBytes: 0)
+        }
+        let data = try LogIO.readAll(path)
+        let walk = try AccessLogChain(key: key, checkpoint: checkpoint).walk([(path, data)], toleratingTrailing: .anything)
+        guard let newest = walk.head else {
+            // Nothing verifiable in the file at all, but it was anchored: all of it is the cut-short write.
+            return Head(sequence: checkpoint.sequence, tag: checkpoint.tag, end: 0, discardedBytes: walk.trailingBytes)
+        }
+        return Head(sequence: newest.sequence, tag: newest.tag, end: walk.end, discardedBytes: walk.trailingBytes)
+    }
+
+    private func lastTag(_ descriptor: Int32, size: Int) throws(AccessLogError) -> Data {
+        var tag = [UInt8](repeating: 0, count: AccessLogFrame.tagSize)
+        let count = pread(descriptor, &tag, tag.count, off_t(size - tag.count))
+        guard count == tag.count else { throw .io(path: files.currentPath, operation: "read", errno: count < 0 ? errno : EIO) }
+        return Data(tag)
+    }
+
+    /// current → .1 → .2 … → .N; the oldest beyond N is deleted. The chain runs on: the next
+    /// entry, first of the new current file, names the tag of the last entry of `.1`.
+    private func rotate() throws(AccessLogError) {
+        var number = files.rotatedFiles
+        while access(files.rotatedPath(number), F_OK) == 0 {
+            guard unlink(files.rotatedPath(number)) == 0 else {
+                throw .io(path: files.rotatedPath(number), operation: "unlink", errno: errno)
+            }
+            number += 1
+        }
+        for number in stride(from: files.rotatedFiles - 1, through: 1, by: -1) {
+            try LogIO.renameIfPresent(files.rotatedPath(number), to: files.rotatedPath(number + 1))
+        }
+        try LogIO.renameIfPresent(files.currentPath, to: files.rotatedPath(1))
+        try LogIO.syncDirectory(files.directoryPath)
+    }
+
+    /// Writes the new entries. Debug builds only: `KEYCHAINKIT_ACCESS_LOG_TEST_KILL=1` makes the
+    /// process write half of them and SIGKILL itself, as a writer killed mid-append would (the
+    /// killed-writer tests).
+    private func write(_ bytes: Data, to descriptor: Int32, at offset: Int, path: String) throws(AccessLogError) {
+        #if DEBUG
+        if let flag = getenv("KEYCHAINKIT_ACCESS_LOG_TEST_KILL"), String(cString: flag) == "1" {
+            try LogIO.write(bytes.prefix(bytes.count / 2), to: descriptor, at: offset, path: path)
+            try LogIO.sync(descriptor, path: path)
+            kill(getpid(), SIGKILL)
+        }
+        #endif
+        try LogIO.write(bytes, to: descriptor, at: offset, path: path)
+    }
+}

@@ -1,0 +1,107 @@
+import Crypto
+import Foundation
+import KeychainServices
+
+/// The log's key and the checkpoint of its chain, kept as one generic-password item of the
+/// keychain the log is about, so they are under that keychain's protection:
+///
+/// - accessible `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`: encrypted under the class key
+///   the keychain password unlocks, bound to this device (a copied keychain and log cannot be read
+///   elsewhere), never synchronized;
+/// - access group `com.keychainkit.access-log`, invisible (`kSecAttrIsInvisible`), so applications
+///   searching their own groups never meet it.
+///
+/// The checkpoint is the newest entry's sequence number and tag, and where it ends in the current
+/// log file. Written after each append, it is what detects a log whose newest entries were cut off
+/// or that was replaced by an older copy: the chain alone cannot (an older prefix is a valid chain).
+struct AccessLogVault {
+    /// The newest entry the keychain vouches for.
+    struct Checkpoint: Equatable {
+        /// Its sequence number (0: the log has no entry yet).
+        var sequence: UInt64
+        /// Its GCM tag (zeros for none).
+        var tag: Data
+        /// The size of the current log file once it was appended.
+        var offset: UInt64
+
+        static let empty = Checkpoint(sequence: 0, tag: AccessLogFrame.noPreviousTag, offset: 0)
+    }
+
+    static let service = "KeychainKit access log"
+    static let account = "key and checkpoint"
+    static let accessGroup = "com.keychainkit.access-log"
+    private static let formatVersion: UInt8 = 1
+    private static let encodedSize = 1 + 32 + 8 + AccessLogFrame.tagSize + 8
+
+    let keychain: SecKeychain
+    let keychainPath: String
+
+    /// Opens the keychain at `keychainPath` (which must exist: a log is about a keychain).
+    init(keychainPath: String) throws(AccessLogError) {
+        var handle: SecKeychain?
+        let status = SecKeychainOpen(keychainPath, &handle)
+        guard status == errSecSuccess, let handle else {
+            throw .keychain(status: status, operation: "SecKeychainOpen", keychain: keychainPath)
+        }
+        keychain = handle
+        self.keychainPath = keychainPath
+    }
+
+    private var itemQuery: [String: Any] {
+        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Self.service,
+         kSecAttrAccount as String: Self.account, kSecAttrAccessGroup as String: Self.accessGroup,
+         kSecUseKeychain as String: keychain]
+    }
+
+    /// The key and checkpoint, or nil when the keychain has none (no log yet).
+    func load() throws(AccessLogError) -> (key: SymmetricKey, checkpoint: Checkpoint)? {
+        var query = itemQuery
+        query[kSecReturnData as String] = true
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecItemNotFound { return nil }
+        try check(status, "SecItemCopyMatching")
+        guard let data = result as? Data, data.count == Self.encodedSize, data.first == Self.formatVersion else {
+            throw .keychain(status: errSecDecode, operation: "reading the log key item", keychain: keychainPath)
+        }
+        let start = data.startIndex
+        let key = SymmetricKey(data: data[start + 1..<start + 33])
+        let checkpoint = Checkpoint(sequence: data.readBigEndianUInt64(at: start + 33),
+                                    tag: Data(data[start + 41..<start + 57]),
+                                    offset: data.readBigEndianUInt64(at: start + 57))
+        return (key, checkpoint)
+    }
+
+    /// Makes a new random key with an empty checkpoint and stores it.
+    func create() throws(AccessLogError) -> SymmetricKey {
+        let key = SymmetricKey(size: .bits256)
+        var item = itemQuery
+        item[kSecValueData as String] = Self.encode(key: key, checkpoint: .empty)
+        item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+        item[kSecAttrLabel as String] = "KeychainKit access log key (keychainctl access-log)"
+        item[kSecAttrIsInvisible as String] = true
+        try check(SecItemAdd(item as CFDictionary, nil), "SecItemAdd")
+        return key
+    }
+
+    /// Records `checkpoint` (one keychain transaction, durable when it returns).
+    func save(key: SymmetricKey, checkpoint: Checkpoint) throws(AccessLogError) {
+        let changes = [kSecValueData as String: Self.encode(key: key, checkpoint: checkpoint)]
+        try check(SecItemUpdate(itemQuery as CFDictionary, changes as CFDictionary), "SecItemUpdate")
+    }
+
+    private static func encode(key: SymmetricKey, checkpoint: Checkpoint) -> Data {
+        var data = Data([formatVersion])
+        key.withUnsafeBytes { data.append(contentsOf: $0) }
+        data.append(bigEndian: checkpoint.sequence)
+        data.append(checkpoint.tag)
+        data.append(bigEndian: checkpoint.offset)
+        return data
+    }
+
+    private func check(_ status: OSStatus, _ operation: String) throws(AccessLogError) {
+        guard status != errSecSuccess else { return }
+        if status == errSecInteractionNotAllowed { throw .keychainLocked(keychain: keychainPath) }
+        throw .keychain(status: status, operation: operation, keychain: keychainPath)
+    }
+}

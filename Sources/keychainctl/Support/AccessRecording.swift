@@ -1,0 +1,118 @@
+import Foundation
+import KeychainServices
+#if canImport(KeychainAudit)
+import KeychainAudit
+import KeychainLinux
+#endif
+
+/// keychainctl's own reads and writes of secrets, recorded in the access log of the keychain they
+/// touch (docs/CLI.md, "Access log") before the secret is printed, exported to a program or the
+/// write reported. A record that fails fails the command: nothing is read unlogged.
+///
+/// The caller recorded is keychainctl with its parent chain (the shell, agent or git that ran
+/// it); per-application policy does not apply to a command the user runs, so the decision is
+/// `not-applicable`. Where KeychainKit's own keychain is not used (Apple platforms) nothing is recorded.
+enum AccessRecording {
+    /// What was done to the items.
+    enum Operation {
+        case read, create, update, delete
+    }
+
+    /// Through which of keychainctl's doors.
+    enum Channel {
+        /// A command the user (or a script) ran.
+        case command
+        /// `keychainctl git-credential`, run by git.
+        case gitCredentialHelper
+    }
+
+    /// An item's non-secret names as the log keeps them (label, service or server, account).
+    struct ItemNames {
+        var label: String?
+        var service: String?
+        var account: String?
+
+        /// The names in a SecItem attribute dictionary.
+        init(_ attributes: [String: Any]) {
+            label = attributes[kSecAttrLabel as String] as? String
+            service = (attributes[kSecAttrService as String] as? String) ?? (attributes[kSecAttrServer as String] as? String)
+            account = attributes[kSecAttrAccount as String] as? String
+        }
+
+        init(label: String?, service: String?, account: String?) {
+            self.label = label
+            self.service = service
+            self.account = account
+        }
+    }
+
+    /// Records `operation` on `items` of `target` (one append for all of them), or throws a
+    /// `UsageFailure` that says whether the access happened. A keychain never unlocked since
+    /// login keeps the log key locked: at a terminal the password is asked for once, as for items.
+    static func record(_ operation: Operation, _ items: [ItemNames], in target: KeychainTarget,
+                       channel: Channel = .command) throws {
+        #if canImport(KeychainAudit)
+        guard !items.isEmpty else { return }
+        do {
+            try recordUnlocking(operation, items, in: target, channel: channel)
+        } catch let error as AccessLogError {
+            throw UsageFailure(message: consequence(of: operation) + error.description, exitCode: exitCode(for: error))
+        } catch let error as ProcessLineageError {
+            throw UsageFailure(message: consequence(of: operation) + "the access log cannot name the caller: \(error)")
+        }
+        #endif
+    }
+
+    /// The exit status a failed record gives (docs/CLI.md): 36 locked, 65 the log was altered, else 1.
+    static func exitCode(for error: Error) -> Int32 {
+        #if canImport(KeychainAudit)
+        switch error as? AccessLogError {
+        case .keychainLocked?: return Int32(UInt8(truncatingIfNeeded: errSecInteractionNotAllowed))
+        case .altered?: return 65
+        default: return 1
+        }
+        #else
+        return 1
+        #endif
+    }
+
+    /// What happened to the access whose record failed.
+    private static func consequence(of operation: Operation) -> String {
+        switch operation {
+        case .read: "the secret was not given out because the access could not be logged: "
+        case .create, .update: "the item was stored, but the access log could not record it: "
+        case .delete: "the item was deleted, but the access log could not record it: "
+        }
+    }
+
+    #if canImport(KeychainAudit)
+    private static func recordUnlocking(_ operation: Operation, _ items: [ItemNames], in target: KeychainTarget,
+                                        channel: Channel) throws {
+        let log = try AccessLog(keychainAt: target.path)
+        let caller = try ProcessLineage.current()
+        let now = Date()
+        let events = items.map { names in
+            AccessEvent(time: now, operation: auditOperation(operation),
+                        item: .init(label: names.label, service: names.service, account: names.account),
+                        caller: caller, callerUID: getuid(),
+                        channel: channel == .command ? .keychainctl : .gitCredentialHelper, decision: .notApplicable)
+        }
+        do {
+            try log.record(events)
+        } catch {
+            guard case .keychainLocked = error, SecretInput.isInteractive else { throw error }
+            try target.unlockInteractively()
+            try log.record(events)
+        }
+    }
+
+    private static func auditOperation(_ operation: Operation) -> AccessEvent.Operation {
+        switch operation {
+        case .read: .read
+        case .create: .create
+        case .update: .update
+        case .delete: .delete
+        }
+    }
+    #endif
+}
