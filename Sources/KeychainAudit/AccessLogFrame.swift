@@ -97,7 +97,9 @@ struct AccessLogFrame: Equatable {
     static func parse(_ data: Data, at offset: Int) -> Parsed {
         let remaining = data.count - offset
         guard remaining >= headerSize else {
-            return data[offset...].elementsEqual(magic.prefix(remaining)) ? .incomplete : .malformed
+            let compared = min(remaining, magic.count)
+            let start = data.startIndex + offset
+            return data[start..<start + compared].elementsEqual(magic.prefix(compared)) ? .incomplete : .malformed
         }
         let start = data.startIndex + offset
         guard data[start..<start + 4].elementsEqual(magic) else { return .malformed }
