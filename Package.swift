@@ -118,6 +118,8 @@ let package = Package(
                 "KeychainStore",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
                 "CredentialStore",
+                // The access log: its key item is left out of the collections.
+                "KeychainAudit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]

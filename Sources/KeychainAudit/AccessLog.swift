@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainServices
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -21,6 +22,20 @@ import Musl
 package final class AccessLog: AccessEventRecorder {
     /// The log's files and limits.
     package let files: AccessLogFiles
+
+    /// Whether a keychain item (its attribute dictionary, as `SecItemCopyMatching` returns it) is
+    /// the log's key and checkpoint: listings for people and for Secret Service clients leave it
+    /// out, so the key is never handed out as a secret (it would let its reader forge entries).
+    package static func isLogKeyItem(_ attributes: [String: Any]) -> Bool {
+        attributes[kSecAttrAccessGroup as String] as? String == AccessLogVault.accessGroup
+    }
+
+    /// Whether a query names the log's key item by its service: `find-generic-password -s` with
+    /// that name finds nothing rather than the key.
+    package static func namesLogKeyItem(_ query: [String: Any]) -> Bool {
+        query[kSecAttrService as String] as? String == AccessLogVault.service
+            || query[kSecAttrAccessGroup as String] as? String == AccessLogVault.accessGroup
+    }
 
     /// The log described by `files`.
     package init(files: AccessLogFiles) {

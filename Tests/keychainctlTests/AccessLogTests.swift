@@ -128,8 +128,13 @@ struct AccessLogTests {
             try Self.add(sandbox, service: "svc-Plain-7f3a", account: "acct-Plain-9b2c", secret: "S3cret-Value-4d1e",
                          label: "Label-Plain-0a5f")
             #expect(try Self.read(sandbox, service: "svc-Plain-7f3a").stdout == "S3cret-Value-4d1e\n")
-            let dumped = try sandbox.keychainctl(["dump-keychain", "-d"])
+            let dumped = try sandbox.keychainctl(["dump-keychain", "-d", "--json"])
             #expect(dumped.status == 0, "dump: \(dumped.stderr)")
+            // The log's key item is never listed or handed out: its reader could forge entries.
+            let listed = try #require(try JSONSerialization.jsonObject(with: Data(dumped.stdout.utf8)) as? [[String: Any]])
+            #expect(listed.count == 1, "only the user's item: \(listed.map { $0["service"] ?? "?" })")
+            let key = try sandbox.keychainctl(["find-generic-password", "-s", "KeychainKit access log", "-w"])
+            #expect(key.status == 44 && key.stdout.isEmpty)
             let log = try Data(contentsOf: URL(fileURLWithPath: Self.logPath(sandbox)))
             #expect(Self.frames(log).count == 3)
             for needle in ["S3cret-Value-4d1e", "Label-Plain-0a5f", "acct-Plain-9b2c", "svc-Plain-7f3a", "keychainctl", "read"] {

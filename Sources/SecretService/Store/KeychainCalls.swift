@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAudit
 import KeychainServices
 import KeychainServicesExtras
 
@@ -53,7 +54,8 @@ struct KeychainCalls {
             let status = SecItemCopyMatching(query as CFDictionary, &result)
             if status == errSecItemNotFound { continue }
             guard status == errSecSuccess else { throw error(status) }
-            for case let item as [String: Any] in (result as? [Any]) ?? [] {
+            // The access log's key is never a Secret Service item: a client reading it could forge entries.
+            for case let item as [String: Any] in (result as? [Any]) ?? [] where !AccessLog.isLogKeyItem(item) {
                 var attributes = item
                 attributes[kSecClass as String] = itemClass as String
                 // The per-application access record is the provider's own, never a client's item.

@@ -1,6 +1,9 @@
 import CredentialStore
 import Foundation
 import KeychainServices
+#if canImport(KeychainAudit)
+import KeychainAudit
+#endif
 #if canImport(KeychainServicesExtras)
 import KeychainServicesExtras
 #endif
@@ -30,6 +33,7 @@ enum ItemSearch {
 
     /// `items(…)` without the warning: the caller decides what unreadable items mean.
     static func search(_ query: [String: Any], in target: KeychainTarget, all: Bool, withData: Bool) throws -> Found {
+        if isAccessLogKey(query) { return try notFound(all: all) }
         var search = searching(query, in: target, limit: all ? kSecMatchLimitAll : kSecMatchLimitOne)
         search[kSecReturnAttributes as String] = true
         search[kSecReturnPersistentRef as String] = true
@@ -49,7 +53,10 @@ enum ItemSearch {
             // every matching item was damaged
             return Found(items: [], unreadable: unreadable, firstUnreadable: firstUnreadable ?? error.reason)
         }
-        if all, let items = result as? [[String: Any]] { return Found(items: items, unreadable: unreadable, firstUnreadable: firstUnreadable) }
+        if all, let items = result as? [[String: Any]] {
+            return Found(items: items.filter { !isAccessLogKey(item: $0) }, unreadable: unreadable, firstUnreadable: firstUnreadable)
+        }
+        if !all, let item = result as? [String: Any], isAccessLogKey(item: item) { return try notFound(all: all) }
         if !all, let item = result as? [String: Any] { return Found(items: [item], unreadable: unreadable, firstUnreadable: firstUnreadable) }
         throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching")
     }
@@ -84,6 +91,7 @@ enum ItemSearch {
     /// about 5.5 million instructions of a 39-million-instruction lookup, issue 11). The same item
     /// as `items(query, in: target, all: false, withData: true)` finds.
     static func secret(_ query: [String: Any], in target: KeychainTarget) throws -> Data {
+        if isAccessLogKey(query) { _ = try notFound(all: false) }
         var search = searching(query, in: target, limit: kSecMatchLimitOne)
         search[kSecReturnData as String] = true
         var result: CFTypeRef?
@@ -97,6 +105,31 @@ enum ItemSearch {
         // A class cast (no bridging search), and the bytes copied at once.
         guard let data = result as? NSData else { throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching") }
         return Data(bytes: data.bytes, count: data.length)
+    }
+
+    /// Whether `query` names the access log's key item, which keychainctl never shows or hands
+    /// out (its reader could forge log entries): such a search finds nothing.
+    private static func isAccessLogKey(_ query: [String: Any]) -> Bool {
+        #if canImport(KeychainAudit)
+        return AccessLog.namesLogKeyItem(query)
+        #else
+        return false
+        #endif
+    }
+
+    /// Whether a found item is the access log's key item (left out of every listing).
+    private static func isAccessLogKey(item: [String: Any]) -> Bool {
+        #if canImport(KeychainAudit)
+        return AccessLog.isLogKeyItem(item)
+        #else
+        return false
+        #endif
+    }
+
+    /// What a search that found nothing returns: an empty list, or `errSecItemNotFound`.
+    private static func notFound(all: Bool) throws -> Found {
+        guard all else { throw KeychainCallError(errSecItemNotFound, in: "SecItemCopyMatching") }
+        return Found(items: [], unreadable: 0)
     }
 
     /// `query` as the find commands search: in `target`, synchronizable or not, up to `limit`.
