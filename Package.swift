@@ -170,7 +170,11 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .executableTarget(name: "docker-credential-keychainkit", dependencies: ["KeychainServices", "CredentialStore"]),
+        .executableTarget(name: "docker-credential-keychainkit", dependencies: [
+            "KeychainServices", "CredentialStore",
+            // The access log: the helper records each credential it hands out, stores or erases.
+            .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
+        ]),
         // Writer, reader and stress processes of the reliability suite (not a product).
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore"]),
         // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).

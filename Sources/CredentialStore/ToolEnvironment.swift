@@ -8,6 +8,8 @@ public enum ToolEnvironment {
     public static func grantAllAccessGroups() {}
     /// Nothing to do on Apple platforms.
     public static func useTestingKDF() {}
+    /// Nothing to do on Apple platforms.
+    package static func grantAccessGroup(_ group: String) {}
 }
 #else
 import KeychainEngine
@@ -20,6 +22,12 @@ public enum ToolEnvironment {
     /// else the executable's name).
     public static func grantAllAccessGroups() {
         KeychainRegistry.shared.setAccessGroups(KeychainRegistry.shared.configuration.accessGroups.groups + ["*"])
+    }
+
+    /// Adds `group` to the tool's access groups, after its own (adds still go to its default group):
+    /// the Docker helper reaches the access log's key item this way.
+    package static func grantAccessGroup(_ group: String) {
+        KeychainRegistry.shared.setAccessGroups(KeychainRegistry.shared.configuration.accessGroups.groups + [group])
     }
 
     /// Test suites only: keychains are created with, and may be opened with, a deliberately cheap

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainLinux
 import KeychainServices
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,22 @@ import Musl
 package final class AccessLog: AccessEventRecorder {
     /// The log's files and limits.
     package let files: AccessLogFiles
+
+    /// The access group of the log's key item: a process that records must be entitled to it
+    /// (keychainctl sees every group; the Docker helper adds this one).
+    package static let keyAccessGroup = AccessLogVault.accessGroup
+
+    /// Records accesses this process made for the user who ran it (a command-line tool: per-application
+    /// policy does not apply, the decision is `not-applicable`), with this process's lineage as the caller.
+    package func recordOwnAccess(_ operation: AccessEvent.Operation, items: [AccessEvent.Item],
+                                 channel: AccessEvent.Channel) throws {
+        let caller = try ProcessLineage.current()
+        let now = Date()
+        try record(items.map {
+            AccessEvent(time: now, operation: operation, item: $0, caller: caller, callerUID: getuid(),
+                        channel: channel, decision: .notApplicable)
+        })
+    }
 
     /// Whether a keychain item (its attribute dictionary, as `SecItemCopyMatching` returns it) is
     /// the log's key and checkpoint: listings for people and for Secret Service clients leave it

@@ -37,6 +37,8 @@ enum DockerCredentialHelper {
             return line(failure.message, 1)
         } catch let error as KeychainCallError {
             return line(error.message, 1)
+        } catch let failure as DockerAccessRecording.Failure {
+            return line(failure.message, 1)
         } catch {
             return line("\(error)", 1)
         }
@@ -66,6 +68,7 @@ enum DockerCredentialHelper {
         credential.secret = Data(credentials.Secret.utf8)
         credential.comment = server
         try InternetCredentialStore.save(credential)
+        try DockerAccessRecording.record(.update, credential)
         return Outcome(output: Data(), exitCode: 0)
     }
 
@@ -77,11 +80,14 @@ enum DockerCredentialHelper {
             throw HelperFailure(message: "the stored secret is not UTF-8 text")
         }
         let credentials = DockerCredentials(ServerURL: server, Username: found.account ?? "", Secret: secretText)
+        try DockerAccessRecording.record(.read, found)
         return Outcome(output: try encode(credentials) + Data("\n".utf8), exitCode: 0)
     }
 
     private static func erase(_ server: String) throws -> Outcome {
-        guard try InternetCredentialStore.delete(query(try parse(server)), exactLocation: true) > 0 else { throw HelperFailure(message: DockerHelperMessage.notFound) }
+        let erased = query(try parse(server))
+        guard try InternetCredentialStore.delete(erased, exactLocation: true) > 0 else { throw HelperFailure(message: DockerHelperMessage.notFound) }
+        try DockerAccessRecording.record(.delete, erased)
         return Outcome(output: Data(), exitCode: 0)
     }
 

@@ -122,6 +122,21 @@ struct AccessLogTests {
         }
     }
 
+    @Test("docker-credential-keychainkit records store, get and erase in the default keychain's log")
+    func dockerHelper() throws {
+        try withSandbox { (sandbox) throws in
+            let stored = try sandbox.docker(["store"], stdin: #"{"ServerURL":"https://registry.example","Username":"dora","Secret":"tok"}"#)
+            #expect(stored.status == 0, "store: \(stored.stdout)")
+            let got = try sandbox.docker(["get"], stdin: "https://registry.example")
+            #expect(got.status == 0 && got.stdout.contains("tok"), "get: \(got.stdout)")
+            #expect(try sandbox.docker(["erase"], stdin: "https://registry.example").status == 0)
+            let entries = try Self.entries(sandbox)
+            #expect(entries.map { $0.operation ?? "" } == ["update", "read", "delete"])
+            #expect(entries.allSatisfy { $0.channel == "docker-credential" && $0.service == "registry.example" })
+            #expect(entries.allSatisfy { ($0.caller.first?["executable"] as? String)?.hasSuffix("/docker-credential-keychainkit") == true })
+        }
+    }
+
     @Test("the log's bytes hold no secret, label, account, service or executable in the clear")
     func nothingInTheClear() throws {
         try withSandbox { (sandbox) throws in

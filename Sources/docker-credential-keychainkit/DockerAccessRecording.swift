@@ -1,0 +1,62 @@
+import CredentialStore
+import Foundation
+import KeychainServices
+#if canImport(KeychainAudit)
+import KeychainAudit
+#endif
+
+/// The helper's reads and writes, recorded in the default keychain's access log (docs/CLI.md,
+/// "Access log") before the credential is printed or the store reported. A record that fails fails
+/// the action: Docker gets no credential that was not logged.
+enum DockerAccessRecording {
+    /// A record that failed, and what that means for the action.
+    struct Failure: Error {
+        var message: String
+    }
+
+    /// What was done.
+    enum Operation {
+        case read, update, delete
+    }
+
+    /// Lets the helper reach the log's key item (its own access group stays the default for adds).
+    static func prepare() {
+        #if canImport(KeychainAudit)
+        ToolEnvironment.grantAccessGroup(AccessLog.keyAccessGroup)
+        #endif
+    }
+
+    /// Records `operation` on `credential` (a store is recorded as an update: the helper replaces
+    /// whatever the registry had).
+    static func record(_ operation: Operation, _ credential: InternetCredential) throws {
+        #if canImport(KeychainAudit)
+        let outcome = switch operation {
+        case .read: "the credential was not given out because the access could not be logged: "
+        case .update: "the credential was stored, but the access log could not record it: "
+        case .delete: "the credential was erased, but the access log could not record it: "
+        }
+        do {
+            let log = try AccessLog(keychainAt: try defaultKeychainPath())
+            let item = AccessEvent.Item(label: credential.label, service: credential.host, account: credential.account)
+            try log.recordOwnAccess(operation == .read ? .read : operation == .update ? .update : .delete, items: [item],
+                                    channel: .dockerCredentialHelper)
+        } catch let error as AccessLogError {
+            throw Failure(message: outcome + error.description)
+        } catch {
+            throw Failure(message: outcome + "\(error)")
+        }
+        #endif
+    }
+
+    /// The default keychain's path (where `InternetCredentialStore` reads and writes).
+    private static func defaultKeychainPath() throws -> String {
+        var keychain: SecKeychain?
+        let status = SecKeychainCopyDefault(&keychain)
+        guard status == errSecSuccess, let keychain else { throw KeychainCallError(status, in: "SecKeychainCopyDefault") }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        var length = UInt32(buffer.count)
+        let found = SecKeychainGetPath(keychain, &length, &buffer)
+        guard found == errSecSuccess else { throw KeychainCallError(found, in: "SecKeychainGetPath") }
+        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
