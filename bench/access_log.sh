@@ -1,11 +1,14 @@
 #!/bin/sh
 # The access log's cost per read (docs/PERFORMANCE.md, "The access log"): keychainkit-audit-bench
 # reads one item and records the read, ROUNDS times, on a fresh keychain without a password in
-# DIR (default: a new folder under $TMPDIR; the file system matters: fsync on tmpfs costs nothing).
+# DIR (default: a new folder under ~/.cache: keychains are refused in /tmp; the file system
+# matters, fsync on tmpfs costs nothing).
 # Usage: bench/access_log.sh [ROUNDS] [DIR]
 set -eu
 rounds=${1:-500}
-dir=${2:-$(mktemp -d)}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}
+mkdir -p "$cache"
+dir=${2:-$(mktemp -d -p "$cache" kk-audit-bench.XXXXXX)}
 cd "$(dirname "$0")/.."
 swift build -c release --product keychainkit-audit-bench >/dev/null
 echo "file system of $dir: $(stat -f -c %T "$dir")"

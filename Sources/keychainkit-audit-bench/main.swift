@@ -5,7 +5,7 @@ import KeychainServices
 
 // Times the access log for docs/PERFORMANCE.md (bench/access_log.sh runs it): the durable append
 // of one entry (lock, key and checkpoint read, AES-GCM, write + fsync, checkpoint update in the
-// keychain) beside the keychain read it accompanies. Usage: keychainkit-audit-bench KEYCHAIN ROUNDS
+// keychain) beside the keychain read it accompanies, and a bare keychain update (the checkpoint's share). Usage: keychainkit-audit-bench KEYCHAIN ROUNDS
 // with KEYCHAINKIT_KEYCHAIN=KEYCHAIN and KEYCHAINKIT_ACCESS_GROUPS naming com.keychainkit.access-log.
 
 let arguments = CommandLine.arguments
@@ -33,16 +33,21 @@ func milliseconds(_ body: () throws -> Void) rethrows -> Double {
 do {
     let log = try AccessLog(keychainAt: keychainPath)
     let caller = try ProcessLineage.current()
-    var reads: [Double] = [], records: [Double] = []
+    var reads: [Double] = [], records: [Double] = [], updates: [Double] = []
+    let change = [kSecValueData as String: Data("secret".utf8)]
+    let match: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bench"]
     for round in 0..<(rounds + 10) {
         var result: CFTypeRef?
         let read = milliseconds { _ = SecItemCopyMatching(query as CFDictionary, &result) }
         let event = AccessEvent(time: Date(), operation: .read, item: .init(label: "bench", service: "bench", account: "bench"),
                                 caller: caller, callerUID: getuid(), channel: .keychainctl, decision: .notApplicable)
         let record = try milliseconds { try log.record(event) }
+        // What the checkpoint alone costs: one keychain update of a small item, as the log makes per entry.
+        let update = milliseconds { _ = SecItemUpdate(match as CFDictionary, change as CFDictionary) }
         if round >= 10 {  // the first rounds warm the caches and create the key
             reads.append(read)
             records.append(record)
+            updates.append(update)
         }
     }
     func summary(_ values: [Double]) -> String {
@@ -52,6 +57,7 @@ do {
     }
     print("keychain read (SecItemCopyMatching):  \(summary(reads))")
     print("access-log record (durable append):   \(summary(records))")
+    print("  of which a keychain update is about: \(summary(updates))  (SecItemUpdate of a small item)")
 } catch {
     FileHandle.standardError.write(Data("keychainkit-audit-bench: \(error)\n".utf8))
     exit(1)
