@@ -89,20 +89,17 @@ enum AccessRecording {
     private static func recordUnlocking(_ operation: Operation, _ items: [ItemNames], in target: KeychainTarget,
                                         channel: Channel) throws {
         let log = try AccessLog(keychainAt: target.path)
-        let caller = try ProcessLineage.current()
-        let now = Date()
-        let events = items.map { names in
-            AccessEvent(time: now, operation: auditOperation(operation),
-                        item: .init(label: names.label, service: names.service, account: names.account),
-                        caller: caller, callerUID: getuid(),
-                        channel: channel == .command ? .keychainctl : .gitCredentialHelper, decision: .notApplicable)
+        let described = items.map { AccessEvent.Item(label: $0.label, service: $0.service, account: $0.account) }
+        let record = {
+            try log.recordOwnAccess(auditOperation(operation), items: described,
+                                    channel: channel == .command ? .keychainctl : .gitCredentialHelper)
         }
         do {
-            try log.record(events)
-        } catch {
+            try record()
+        } catch let error as AccessLogError {
             guard case .keychainLocked = error, SecretInput.isInteractive else { throw error }
             try target.unlockInteractively()
-            try log.record(events)
+            try record()
         }
     }
 
