@@ -177,7 +177,14 @@ package final class AccessLog: AccessEventRecorder {
             return Head(sequence: checkpoint.sequence, tag: checkpoint.tag, end: size, discardedBytes: 0)
         }
         let data = try LogIO.readAll(path)
-        let walk = try AccessLogChain(key: key, checkpoint: checkpoint).walk([(path, data)], toleratingTrailing: .anything)
+        // A writer killed in the first append after a rotation leaves the checkpoint at the end of `.1`:
+        // the current file then continues the chain from its first byte.
+        var continuesRotated = false
+        if checkpoint.offset > 0, try LogIO.size(files.rotatedPath(1)) == Int(checkpoint.offset) {
+            continuesRotated = try LogIO.readAll(files.rotatedPath(1)).suffix(AccessLogFrame.tagSize) == checkpoint.tag
+        }
+        let walk = try AccessLogChain(key: key, checkpoint: checkpoint)
+            .walk([(path, data)], toleratingTrailing: .anything, anchoredAtStart: continuesRotated)
         guard let newest = walk.head else {
             // Nothing verifiable in the file at all, but it was anchored: all of it is the cut-short write.
             return Head(sequence: checkpoint.sequence, tag: checkpoint.tag, end: 0, discardedBytes: walk.trailingBytes)
@@ -195,12 +202,9 @@ package final class AccessLog: AccessEventRecorder {
     /// current → .1 → .2 … → .N; the oldest beyond N is deleted. The chain runs on: the next
     /// entry, first of the new current file, names the tag of the last entry of `.1`.
     private func rotate() throws(AccessLogError) {
-        var number = files.rotatedFiles
-        while access(files.rotatedPath(number), F_OK) == 0 {
-            guard unlink(files.rotatedPath(number)) == 0 else {
-                throw .io(path: files.rotatedPath(number), operation: "unlink", errno: errno)
-            }
-            number += 1
+        for number in files.rotatedFiles...AccessLogFiles.highestRotatedNumber
+            where unlink(files.rotatedPath(number)) != 0 && errno != ENOENT {
+            throw .io(path: files.rotatedPath(number), operation: "unlink", errno: errno)
         }
         for number in stride(from: files.rotatedFiles - 1, through: 1, by: -1) {
             try LogIO.renameIfPresent(files.rotatedPath(number), to: files.rotatedPath(number + 1))

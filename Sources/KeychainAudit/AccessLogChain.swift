@@ -26,9 +26,12 @@ struct AccessLogChain {
     /// - Parameter toleratingTrailing: what may follow the checkpointed entry at the end of the last
     ///   file without the log counting as altered: `.incomplete` (a reader: only a write cut short)
     ///   or `.anything` (a writer, which cuts it off and records that it did).
-    func walk(_ files: [(path: String, data: Data)], toleratingTrailing: Trailing) throws(AccessLogError) -> Walk {
+    /// - Parameter anchoredAtStart: the files begin right after the checkpointed entry (a writer
+    ///   walking a current file that a rotation started).
+    func walk(_ files: [(path: String, data: Data)], toleratingTrailing: Trailing,
+              anchoredAtStart: Bool = false) throws(AccessLogError) -> Walk {
         var walk = Walk()
-        var anchored = checkpoint.sequence == 0
+        var anchored = checkpoint.sequence == 0 || anchoredAtStart
         for (index, file) in files.enumerated() {
             let isLast = index == files.count - 1
             var offset = 0

@@ -59,14 +59,17 @@ package struct AccessLogFiles: Sendable, Equatable {
     /// Rotated file `number` (1 is the newest).
     package func rotatedPath(_ number: Int) -> String { currentPath + ".\(number)" }
 
-    /// The log's files that exist, oldest first (the current file last).
+    /// The highest rotated-file number looked for (the setting allows at most 100).
+    static let highestRotatedNumber = 128
+
+    /// The log's files that exist, oldest first (the current file last). Every numbered file is
+    /// included, also past a gap: a rotated file that is missing then shows as a break in the
+    /// chain (a crash between two renames of a rotation leaves a harmless gap, which the chain
+    /// crosses), and files beyond the configured count (from a larger setting) are read too.
     package func existingFiles() -> [String] {
         var paths: [String] = []
-        // Rotated files beyond the configured count may remain from a larger setting: read them too.
-        var number = 1
-        while access(rotatedPath(number), F_OK) == 0 {
-            paths.insert(rotatedPath(number), at: 0)
-            number += 1
+        for number in stride(from: Self.highestRotatedNumber, through: 1, by: -1) where access(rotatedPath(number), F_OK) == 0 {
+            paths.append(rotatedPath(number))
         }
         if access(currentPath, F_OK) == 0 { paths.append(currentPath) }
         return paths

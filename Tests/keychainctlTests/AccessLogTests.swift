@@ -308,6 +308,31 @@ struct AccessLogTests {
         }
     }
 
+    @Test("a writer SIGKILLed in the first append after a rotation: the next writer continues the chain from the rotated file")
+    func killedWriterAfterRotation() throws {
+        try withSandbox { (sandbox) throws in
+            let limits = ["KEYCHAINKIT_ACCESS_LOG_MAX_BYTES": "4096", "KEYCHAINKIT_ACCESS_LOG_FILES": "2"]
+            try Self.add(sandbox, service: "svc", account: "acct", secret: "pw")
+            let path = Self.logPath(sandbox)
+            // Read until the next entry no longer fits: its append rotates first.
+            for _ in 0..<20 {
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                let frames = Self.frames(data)
+                let largest = frames.map(\.count).max() ?? 0
+                if data.count + largest + 64 > 4096 { break }
+                #expect(try Self.read(sandbox, service: "svc", environment: limits).status == 0)
+            }
+            let before = try Self.entries(sandbox).count
+            let killed = try Self.read(sandbox, service: "svc", environment: limits.merging(["KEYCHAINKIT_ACCESS_LOG_TEST_KILL": "1"]) { $1 })
+            #expect(killed.status == 128 + SIGKILL && killed.stdout.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: path + ".1"), "the killed append rotated first")
+            #expect(try Self.read(sandbox, service: "svc", environment: limits).stdout == "pw\n")
+            let entries = try Self.entries(sandbox)
+            #expect(entries.count == before + 2)
+            #expect(entries.suffix(2).map(\.event) == ["interrupted-write", "access"])
+        }
+    }
+
     @Test("a locked keychain: the read fails before anything is handed out or logged; the log stays valid")
     func lockedKeychain() throws {
         try withSandbox { (sandbox) throws in
