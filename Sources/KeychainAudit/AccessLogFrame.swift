@@ -71,16 +71,17 @@ struct AccessLogFrame: Equatable {
         return frame
     }
 
-    /// The content, if the frame's tag verifies under `key` (nil: edited, or another log's key).
+    /// The content, if the frame's tag verifies under `key`; nil when it does not (edited, or
+    /// another log's key) or when the authenticated JSON is not an entry this version reads. A
+    /// failure here is the answer the caller reports ("this entry was altered"), not an error to pass on.
     func open(key: SymmetricKey) -> AccessLogEntry.Content? {
-        guard let nonce = try? AES.GCM.Nonce(data: nonce),  // 12 bytes by construction: cannot fail
-              let box = try? AES.GCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag),
-              // An authentication failure is the answer here ("edited"), not an error to pass on.
-              let plaintext = try? AES.GCM.open(box, using: key, authenticating: header),
-              // Authenticated but not an entry this version reads: reported like an edit.
-              let stored = try? JSONDecoder().decode(StoredContent.self, from: plaintext)
-        else { return nil }
-        return stored.content
+        do {
+            let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
+            let plaintext = try AES.GCM.open(box, using: key, authenticating: header)
+            return try JSONDecoder().decode(StoredContent.self, from: plaintext).content
+        } catch {
+            return nil
+        }
     }
 
     /// What the bytes at some offset of a log file hold.

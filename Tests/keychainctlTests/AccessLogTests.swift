@@ -254,6 +254,15 @@ struct AccessLogTests {
             #expect(entries.first.map { $0.sequence > 1 } == true, "the oldest entries were rotated out")
             #expect(entries.map(\.sequence) == Array((entries.first?.sequence ?? 0)...(reads + 1)), "no gap across the files")
 
+            // `.1` removed while `.2` remains: the chain from `.2` to the current file breaks.
+            let first = try Data(contentsOf: URL(fileURLWithPath: path + ".1"))
+            try FileManager.default.removeItem(atPath: path + ".1")
+            let gap = try sandbox.keychainctl(["access-log"])
+            #expect(gap.status == 65, "stderr: \(gap.stderr)")
+            #expect(gap.stderr.contains("\(path) at byte 0"), "names the first entry after the gap: \(gap.stderr)")
+            try first.write(to: URL(fileURLWithPath: path + ".1"))
+            #expect(try sandbox.keychainctl(["access-log"]).status == 0)
+
             // `.2` replaced by the `.2` of an earlier moment: its last entry is not the one `.1` follows.
             try (try #require(olderSecond)).write(to: URL(fileURLWithPath: path + ".2"))
             let shown = try sandbox.keychainctl(["access-log"])
