@@ -108,7 +108,8 @@ let package = Package(
             name: "SecretService",
             dependencies: [
                 "KeychainLinux",
-                // Per-application access records each decision (AccessEvent, AccessEventRecorder).
+                // Per-application access records each decision (AccessEvent, AccessEventRecorder) in the
+                // access log; the log's key item is left out of the collections.
                 "KeychainAudit",
                 "KeychainServices",
                 // errSecInternal (Apple's private name for -26276); the cause behind a failed status in
@@ -118,8 +119,6 @@ let package = Package(
                 "KeychainStore",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
                 "CredentialStore",
-                // The access log: its key item is left out of the collections.
-                "KeychainAudit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]

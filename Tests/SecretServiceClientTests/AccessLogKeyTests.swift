@@ -29,6 +29,16 @@ struct AccessLogKeyTests {
             #expect(everything.status == 0, "\(everything)")
             #expect(!everything.stdout.contains("access log"), "\(everything)")
             #expect(everything.stdout.contains("kk-log"), "\(everything)")
+
+            // The provider's own accesses land in the same log, with the client as the caller.
+            #expect(try harness.secretTool(["lookup", "service", "kk-log", "username", "eve"]).stdoutBytes == "pw".bytes)
+            let after = try harness.keychainctl(["access-log", "--json"])
+            #expect(after.status == 0, "\(after)")
+            let last = try #require(after.stdout.split(separator: "\n").last)
+            let entry = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+            #expect(entry["channel"] as? String == "secret-service" && entry["operation"] as? String == "read", "\(entry)")
+            let caller = entry["caller"] as? [[String: Any]]
+            #expect((caller?.first?["executable"] as? String)?.hasSuffix("/secret-tool") == true, "\(entry)")
         }
     }
 }

@@ -172,8 +172,11 @@ extension SecretServiceDaemon {
     /// failure to record fails the access (nothing is read unlogged).
     func record(_ access: ItemAccess, _ decision: AccessEvent.Decision, caller: SecretServiceCaller,
                 item: AccessEvent.Item? = nil) throws(DBusError) {
+        // The item's own keychain file: the recorder keeps one access log per keychain.
+        let keychainPath = try backend.keychainPath(of: access.address.collection)
         let event = AccessEvent(time: Date(), operation: access.operation, item: item ?? eventItem(access.address), caller: caller.lineage,
-                                callerUID: caller.uid ?? UInt32.max, channel: .secretService, decision: decision)
+                                callerUID: caller.uid ?? UInt32.max, channel: .secretService, decision: decision,
+                                keychainPath: keychainPath)
         do {
             try recorder.record(event)
         } catch {

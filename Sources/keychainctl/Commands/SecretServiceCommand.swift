@@ -1,6 +1,7 @@
 #if canImport(SecretService)
 import ArgumentParser
 import Foundation
+import KeychainAudit
 import SecretService
 #if canImport(Glibc)
 import Glibc
@@ -40,8 +41,10 @@ struct SecretServiceCommand: ParsableCommand {
                 askPassword: PinentryPasswordAsker.fromEnvironment(),
                 askConfirmation: PinentryPasswordAsker.confirmationFromEnvironment(),
                 askApplicationAccess: PinentryApplicationAccessAsker.fromEnvironment(),
-                // Every access decision, one line each on standard error (the access log replaces this).
-                recorder: ReportingAccessRecorder(report: report),
+                // Every access in the access log of the item's keychain (docs/CLI.md, "Access log"), then
+                // one line on standard error for the person watching.
+                recorder: AccessEventRecorders([KeychainAccessLogs(defaultKeychainPath: try backend.keychainPath(of: "login")),
+                                                ReportingAccessRecorder(report: report)]),
                 report: report,
                 onReady: { Console.error("keychainctl: secret-service: serving org.freedesktop.secrets on \(address)") },
                 isStopped: StopSignal.isRaised)
