@@ -19,8 +19,9 @@ struct KeychainReplacedTests {
             #expect(harness.providerLog.contains(harness.keychainPath))
 
             // The rest of the removed keychain too (SQLite's -wal and -shm of the deleted file stay
-            // behind; a new keychain at the same path must not start from them).
-            for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: harness.keychainPath + suffix) {
+            // behind; a new keychain at the same path must not start from them; its access log,
+            // whose key went with the file, would refuse every access until moved aside).
+            for suffix in ["-wal", "-shm", ".access-log", ".access-log.lock"] where FileManager.default.fileExists(atPath: harness.keychainPath + suffix) {
                 try FileManager.default.removeItem(atPath: harness.keychainPath + suffix)
             }
             try harness.restartProvider()
