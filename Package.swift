@@ -209,7 +209,9 @@ let package = Package(
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
                                                                   .product(name: "Crypto", package: "swift-crypto")],
                     // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).
-                    exclude: ["Golden"]),
+                    exclude: ["Golden"],
+                    // IdentityTransactionTests: the store's fault-injection seam (IOSeam), in debug builds.
+                    swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]),
         .target(name: "EtcdClusterSupport", dependencies: ["RequiredToolSupport"], path: "Tests/Support/EtcdCluster"),
         // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
         // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).

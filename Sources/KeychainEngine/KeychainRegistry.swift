@@ -73,6 +73,10 @@ public final class KeychainRegistry: @unchecked Sendable {
     private var databases: [String: KeychainDatabase] = [:]
     /// Keychains whose unlock in this process is the session's (published or adopted).
     private var sessionBackedPaths: Set<String> = []
+    /// Paths whose open keychain file was deleted under this process: refused, never created
+    /// again by a call, until a keychain exists there again (`SecKeychainCreate` here, or
+    /// `keychainctl create-keychain` or a restored file from anywhere).
+    private var deletedPaths: Set<String> = []
     private var configuredDefaultPath: String?
     private var configuredAccessGroups: AccessGroups?
     private var allowTestingKDF = false
@@ -202,6 +206,11 @@ public final class KeychainRegistry: @unchecked Sendable {
     ///
     /// With `createIfMissing` false (every call that only reads or changes items), a keychain
     /// that does not exist is `.keychainMissing` and nothing is created: no file, no directory.
+    ///
+    /// A keychain whose file was deleted while this process had it open stays refused
+    /// (`.keychainReplaced`) by every call, a storing one too, until a keychain exists at the path
+    /// again: a write after the deletion must not silently start a new, empty keychain without
+    /// the old one's password.
     public func database(at path: String, enforcingRequirement: Bool = true,
                          createIfMissing: Bool = true) throws(KeychainStoreError) -> KeychainDatabase {
         let path = KeychainLocation.absolute(path)
@@ -211,12 +220,18 @@ public final class KeychainRegistry: @unchecked Sendable {
                 return open
             }
             // The file this handle had open was deleted or replaced, and a call has already
-            // reported it: the handle is dropped, and what the path names now is opened.
+            // reported it: the handle is dropped, and what the path names now is opened (if
+            // nothing, the path stays refused: `deletedPaths`).
             lock.withLock {
                 if databases[path] === open { databases[path] = nil }
                 sessionBackedPaths.remove(path)
+                deletedPaths.insert(path)
                 generation &+= 1
             }
+        }
+        if lock.withLock({ deletedPaths.contains(path) }) {
+            guard Self.fileExists(path) else { throw .keychainReplaced(path) }
+            _ = lock.withLock { deletedPaths.remove(path) }
         }
         if !createIfMissing, !Self.fileExists(path) { throw .keychainMissing(path) }
         let configuration = self.configuration
@@ -274,6 +289,7 @@ public final class KeychainRegistry: @unchecked Sendable {
     public func register(_ database: KeychainDatabase) {
         lock.withLock {
             databases[database.path] = database
+            deletedPaths.remove(database.path)
             generation &+= 1
         }
         checkpointAtExit()
@@ -325,6 +341,8 @@ public final class KeychainRegistry: @unchecked Sendable {
     public func forget(path: String) {
         lock.withLock {
             databases.removeValue(forKey: KeychainLocation.absolute(path))
+            // Deleted on purpose (`SecKeychainDelete`), not under the process: not refused later.
+            deletedPaths.remove(KeychainLocation.absolute(path))
             generation &+= 1
         }
     }

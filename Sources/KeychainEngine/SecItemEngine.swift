@@ -201,6 +201,28 @@ public final class SecItemEngine: Sendable {
         }
     }
 
+    // MARK: Several calls as one
+
+    /// Runs `body` — calls on this engine — as one transaction of the keychain: what they change
+    /// is kept only when `body` returns `errSecSuccess` and the commit succeeds; otherwise none of
+    /// it is (an identity is two items that must never be left half added, changed or deleted).
+    /// Returns `body`'s outcome, or the transaction's failure. Other threads' calls on the keychain
+    /// wait until it ends.
+    package func atomically(_ body: () -> SecItemResult) -> SecItemResult {
+        var outcome = SecItemResult(status: KeychainStatus.success.rawValue)
+        do {
+            try database.atomically {
+                outcome = body()
+                return outcome.status == KeychainStatus.success.rawValue
+            }
+        } catch {
+            // When `body` failed, its own failure is the one to report (the undoing is secondary).
+            guard outcome.status == KeychainStatus.success.rawValue else { return outcome }
+            return SecItemResult(failure: error)
+        }
+        return outcome
+    }
+
     // MARK: Shared steps
 
     /// The accessibility of an add or update: from `kSecAttrAccessible` or the access control;

@@ -4,7 +4,6 @@
 
 import KeychainEngine
 import KeychainServicesPortable
-import KeychainStore
 
 /// Linux only (Apple: private `SecKeychainChangePassword`, macOS SPI): changes the password of
 /// `keychainRef`.
@@ -19,17 +18,8 @@ public func SecKeychainChangePassword(
     _ keychainRef: SecKeychain, _ oldPasswordLength: UInt32, _ oldPassword: UnsafeRawPointer,
     _ newPasswordLength: UInt32, _ newPassword: UnsafeRawPointer
 ) -> OSStatus {
-    do {
-        let database = try keychainRef.database()
-        try database.changePassword(from: passwordData(oldPasswordLength, oldPassword),
-                                    to: passwordData(newPasswordLength, newPassword))
-        if try database.status.hasPassword {
-            if try SessionKeyring.publish(database) { KeychainRegistry.shared.markUnlockSharedWithSession(database) }
-        } else {
-            SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database)
-        }
-        return errSecSuccess
-    } catch {
-        return keychainCallStatus(error)
+    keychainCallStatus { () throws(KeychainCallFailure) in
+        try KeychainLifecycle.apple.changePassword(keychainRef.path, from: passwordData(oldPasswordLength, oldPassword),
+                                                   to: passwordData(newPasswordLength, newPassword))
     }
 }

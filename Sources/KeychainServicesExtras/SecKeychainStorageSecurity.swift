@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
-import KeychainStore
+import KeychainServicesPortable
+import KeychainStore  // FailureReport: the edge records a call's cause
 
 // How a keychain is protected (Linux only; Apple's Security API has no such query: there the
 // system decides). Shaped like Apple's `SecKeychainCopySettings`: a status and a dictionary.
@@ -30,13 +31,9 @@ nonisolated(unsafe) public let kSecKeychainStorageMeetsRequirement: CFString = "
 /// it; every other call refuses such a keychain. Never creates a keychain: a missing one is
 /// `errSecNoSuchKeychain`.
 public func SecKeychainCopyStorageSecurity(_ keychain: SecKeychain?, _ security: UnsafeMutablePointer<CFDictionary?>) -> OSStatus {
-    let registry = KeychainRegistry.shared
-    let path = keychain?.path ?? registry.defaultKeychainPath
-    guard registry.openDatabase(at: path) != nil || FileManager.default.fileExists(atPath: path) else { return errSecNoSuchKeychain }
+    FailureReport.beginCall()
     do {
-        let configuration = registry.configuration
-        let database = try registry.database(at: path, enforcingRequirement: false)
-        let storage = try StorageSecurity.of(database, configuration: configuration)
+        let (storage, configuration) = try KeychainLifecycle.apple.storageSecurity(keychain?.path)
         var result: [String: Any] = [
             kSecKeychainStorageEncryptedAtRest as String: storage.encryptedAtRest,
             kSecKeychainStorageKeySource as String: storage.keySource.rawValue,
@@ -49,6 +46,6 @@ public func SecKeychainCopyStorageSecurity(_ keychain: SecKeychain?, _ security:
         security.pointee = result as NSDictionary
         return errSecSuccess
     } catch {
-        return error.osStatus
+        return reportedStatus(error)
     }
 }

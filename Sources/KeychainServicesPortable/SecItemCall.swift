@@ -40,26 +40,15 @@ enum SecItemCall {
     static func withEngine(_ cfDictionary: CFDictionary, creatingKeychain: Bool = false,
                            _ body: (SecItemEngine, Query) -> OSStatus) -> OSStatus {
         FailureReport.beginCall()
-        guard var query = dictionary(cfDictionary) else { return errSecParam }
-        do {
-            guard query.selectsKeychain else {
-                return body(try DefaultKeychainEngine.shared.engine(creatingKeychain: creatingKeychain), query)
-            }
-            let database = try keychain(for: &query.dictionary, creatingDefault: creatingKeychain)
-            return body(engine(for: database), query)
-        } catch {
-            FailureReport.fail(error)
-            return error.osStatus
+        guard var query = dictionary(cfDictionary) else {
+            return reportedStatus(KeychainLifecycle.apple.refuseCall("the dictionary's keys must be strings"))
         }
-    }
-
-    /// An engine over `database` for this process's access groups, with the authenticator of
-    /// the process's configuration (read once, not at every call).
-    static func engine(for database: KeychainDatabase) -> SecItemEngine {
-        let registry = KeychainRegistry.shared
-        return SecItemEngine(database: database, accessGroups: registry.accessGroups,
-                             authenticator: registry.authenticator(for: database),
-                             accessControlObject: { SecAccessControl($0) })
+        do {
+            let keychain = query.selectsKeychain ? Self.keychain(for: &query.dictionary) : .defaultKeychain
+            return body(try KeychainLifecycle.apple.itemEngine(keychain, creatingDefault: creatingKeychain), query)
+        } catch {
+            return reportedStatus(error)
+        }
     }
 
     /// The dictionary with string keys, or nil if a key is not a string; keys and values as
@@ -87,21 +76,21 @@ enum SecItemCall {
     private static let kSecClassGenericPasswordName = "genp"
     private static let kSecClassInternetPasswordName = "inet"
 
-    /// Removes the macOS keychain-selection keys and opens the keychain they name.
-    private static func keychain(for dictionary: inout [String: Any], creatingDefault: Bool) throws(KeychainStoreError) -> KeychainDatabase {
+    /// Removes the macOS keychain-selection keys and says which keychain they name.
+    private static func keychain(for dictionary: inout [String: Any]) -> KeychainLifecycle.ItemKeychain {
         let useKeychain = dictionary.removeValue(forKey: EdgeKey.useKeychain)
         let searchList = dictionary.removeValue(forKey: EdgeKey.matchSearchList)
         if let useKeychain {
-            guard let keychain = useKeychain as? SecKeychain else { throw .invalidParameter("kSecUseKeychain must be a SecKeychain") }
-            return try keychain.database(creatingDefault: creatingDefault)
+            guard let keychain = useKeychain as? SecKeychain else { return .invalid("kSecUseKeychain must be a SecKeychain") }
+            return .named(path: keychain.path)
         }
         if let searchList {
             guard let keychains = searchList as? [SecKeychain] ?? (searchList as? NSArray)?.compactMap({ $0 as? SecKeychain }),
                   let first = keychains.first
-            else { throw .invalidParameter("kSecMatchSearchList must be an array of SecKeychain") }
-            return try first.database(creatingDefault: creatingDefault)
+            else { return .invalid("kSecMatchSearchList must be an array of SecKeychain") }
+            return .named(path: first.path)
         }
-        return try KeychainRegistry.shared.database(at: KeychainRegistry.shared.defaultKeychainPath, createIfMissing: creatingDefault)
+        return .defaultKeychain
     }
 
     /// Stores a successful outcome in `result` (SecKey objects rebuilt for a key request with

@@ -1,6 +1,6 @@
 import Foundation
 import KeychainEngine
-import KeychainStore
+import KeychainStore  // FailureReport: the edge records a call's cause
 
 /// Apple (macOS): `SecKeychain`, a handle on one keychain file. Handles on the same path share
 /// one open keychain, and so its lock state, within the process.
@@ -8,25 +8,7 @@ public final class SecKeychain: Hashable, @unchecked Sendable, CustomStringConve
     /// The keychain file's absolute path.
     package let path: String
 
-    init(path: String) { self.path = KeychainLocation.absolute(path) }
-
-    /// The open keychain, opened on first use. A keychain that does not exist is
-    /// `errSecNoSuchKeychain`: handles never create files (only `SecKeychainCreate` does, and the
-    /// default keychain, which is created by the first item stored in it: `creatingDefault`).
-    /// A missing default keychain is `.keychainMissing` (errSecItemNotFound) for anything else.
-    package func database(createIfMissing: Bool = false, creatingDefault: Bool = false) throws(KeychainStoreError) -> KeychainDatabase {
-        FailureReport.beginCall()
-        let registry = KeychainRegistry.shared
-        // An open keychain also goes through `database(at:)`, which brings its lock state up to
-        // date with the session's.
-        if registry.openDatabase(at: path) != nil || path == registry.defaultKeychainPath {
-            return try registry.database(at: path, createIfMissing: createIfMissing || creatingDefault)
-        }
-        guard FileManager.default.fileExists(atPath: path) || createIfMissing else {
-            throw .unusableKeychain("no such keychain")
-        }
-        return try registry.database(at: path)
-    }
+    init(path: String) { self.path = KeychainLifecycle.apple.resolve(path) }
 
     /// Equal when they name the same file.
     public static func == (lhs: SecKeychain, rhs: SecKeychain) -> Bool { lhs.path == rhs.path }
@@ -34,6 +16,30 @@ public final class SecKeychain: Hashable, @unchecked Sendable, CustomStringConve
     public func hash(into hasher: inout Hasher) { hasher.combine(path) }
     /// The path.
     public var description: String { "<SecKeychain \(path)>" }
+}
+
+extension KeychainLifecycle {
+    /// The service behind Apple's C API: the process-wide registry, with `SecAccessControl`
+    /// objects in item results.
+    package static let apple = KeychainLifecycle(registry: .shared, accessControlObject: { SecAccessControl($0) })
+}
+
+/// Runs a lifecycle call and returns its status (`errSecSuccess`, or the refusal's), with the
+/// refusal's cause recorded for this thread (`KeychainFailureDetails`).
+package func keychainCallStatus(_ call: () throws(KeychainCallFailure) -> Void) -> OSStatus {
+    FailureReport.beginCall()
+    do {
+        try call()
+        return errSecSuccess
+    } catch {
+        return reportedStatus(error)
+    }
+}
+
+/// Records `refusal`'s cause for this thread (`KeychainFailureDetails`) and returns its status.
+package func reportedStatus(_ refusal: KeychainCallFailure) -> OSStatus {
+    if let failure = refusal.failure { FailureReport.fail(failure) }
+    return refusal.status
 }
 
 /// Apple (macOS): `SecAccess`, the legacy ACL object. Accepted and ignored (pass nil).
@@ -75,16 +81,6 @@ public struct SecKeychainSettings: Sendable, Equatable {
 /// so an `Int32`: write `UInt32(SEC_KEYCHAIN_SETTINGS_VERS1)` for the structure's `version`).
 public var SEC_KEYCHAIN_SETTINGS_VERS1: Int32 { 1 }
 
-/// Apple: `errSecNoSuchKeychain` status for a missing file, otherwise the store's status.
-package func keychainCallStatus(_ error: KeychainStoreError) -> OSStatus {
-    FailureReport.fail(error)
-    if case .unusableKeychain("no such keychain") = error.reason { return errSecNoSuchKeychain }
-    // A SecKeychain call names a keychain: a missing one is "no such keychain" here, not the
-    // "no such item" a SecItem read on a not yet created default keychain answers.
-    if case .keychainMissing = error.reason { return errSecNoSuchKeychain }
-    return error.osStatus
-}
-
 package func passwordData(_ length: UInt32, _ bytes: UnsafeRawPointer?) -> Data? {
     guard let bytes else { return nil }
     return Data(bytes: bytes, count: Int(length))
@@ -100,22 +96,10 @@ public func SecKeychainCreate(
     _ promptUser: Bool, _ initialAccess: SecAccess?, _ keychain: UnsafeMutablePointer<SecKeychain?>
 ) -> OSStatus {
     if promptUser { return errSecUnimplemented }
-    let path = KeychainLocation.absolute(String(cString: pathName))
-    if FileManager.default.fileExists(atPath: path) { return errSecDuplicateKeychain }
-    do {
-        let creatingPassword = passwordData(passwordLength, password)
-        if let requirement = KeychainRegistry.shared.configuration.storageRequirement {  // KEYCHAINKIT_REQUIRE
-            try requirement.check((creatingPassword?.isEmpty ?? true) ? .none : .password, path: path, creating: true)
-        }
-        var options = KeychainRegistry.shared.options()
-        options.createIfMissing = true
-        let database = try KeychainDatabase.open(path: path, password: creatingPassword, options: options)
-        KeychainRegistry.shared.register(database)
-        if try SessionKeyring.publish(database) { KeychainRegistry.shared.markUnlockSharedWithSession(database) }
+    let path = String(cString: pathName)
+    return keychainCallStatus { () throws(KeychainCallFailure) in
+        try KeychainLifecycle.apple.create(at: path, password: passwordData(passwordLength, password))
         keychain.pointee = SecKeychain(path: path)
-        return errSecSuccess
-    } catch {
-        return keychainCallStatus(error)
     }
 }
 
@@ -131,14 +115,14 @@ public func SecKeychainOpen(_ pathName: UnsafePointer<CChar>, _ keychain: Unsafe
 /// `KEYCHAINKIT_KEYCHAIN`, else the XDG path).
 @discardableResult
 public func SecKeychainCopyDefault(_ keychain: UnsafeMutablePointer<SecKeychain?>) -> OSStatus {
-    keychain.pointee = SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
+    keychain.pointee = SecKeychain(path: KeychainLifecycle.apple.defaultKeychainPath)
     return errSecSuccess
 }
 
 /// Apple (macOS): `SecKeychainSetDefault`, for this process; nil returns to the environment's default.
 @discardableResult
 public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
-    KeychainRegistry.shared.setDefaultKeychainPath(keychain?.path)
+    KeychainLifecycle.apple.setDefaultKeychain(keychain?.path)
     return errSecSuccess
 }
 
@@ -146,24 +130,13 @@ public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
 /// the unlock shared with the user's other processes (`SessionKeyring`).
 @discardableResult
 public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
-    do {
-        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
-        let database = try handle.database()
-        database.lockKeychain()
-        SessionKeyring.withdraw([.whenUnlocked], of: database)
-        return errSecSuccess
-    } catch {
-        return keychainCallStatus(error)
-    }
+    keychainCallStatus { () throws(KeychainCallFailure) in try KeychainLifecycle.apple.lock(keychain?.path) }
 }
 
 /// Apple (macOS): `SecKeychainLockAll`: locks every keychain this process has open.
 @discardableResult
 public func SecKeychainLockAll() -> OSStatus {
-    for database in KeychainRegistry.shared.openDatabases {
-        database.lockKeychain()
-        SessionKeyring.withdraw([.whenUnlocked], of: database)
-    }
+    KeychainLifecycle.apple.lockAll()
     return errSecSuccess
 }
 
@@ -176,38 +149,17 @@ public func SecKeychainLockAll() -> OSStatus {
 public func SecKeychainUnlock(
     _ keychain: SecKeychain?, _ passwordLength: UInt32, _ password: UnsafeRawPointer?, _ usePassword: Bool
 ) -> OSStatus {
-    do {
-        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
-        let database = try handle.database()
-        if usePassword {
-            try database.unlock(password: passwordData(passwordLength, password) ?? Data())
-        } else if let fromFile = try KeychainRegistry.shared.configuration.passwordFromFile() {
-            try database.unlock(password: fromFile)
-        } else if try database.status.isUnlocked {
-            return errSecSuccess
-        } else if try database.status.hasPassword {
-            return errSecInteractionNotAllowed
-        } else {
-            try database.unlock(password: nil)
-        }
-        if try SessionKeyring.publish(database) { KeychainRegistry.shared.markUnlockSharedWithSession(database) }
-        return errSecSuccess
-    } catch {
-        return keychainCallStatus(error)
+    keychainCallStatus { () throws(KeychainCallFailure) in
+        try KeychainLifecycle.apple.unlock(keychain?.path, password: usePassword ? passwordData(passwordLength, password) ?? Data() : nil)
     }
 }
 
 /// Apple (macOS): `SecKeychainGetStatus`: unlocked, readable and writable bits.
 @discardableResult
 public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: UnsafeMutablePointer<SecKeychainStatus>) -> OSStatus {
-    do {
-        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
-        let current = try handle.database().status
-        keychainStatus.pointee = current.isUnlocked
+    keychainCallStatus { () throws(KeychainCallFailure) in
+        keychainStatus.pointee = try KeychainLifecycle.apple.isUnlocked(keychain?.path)
             ? kSecUnlockStateStatus | kSecReadPermStatus | kSecWritePermStatus : 0
-        return errSecSuccess
-    } catch {
-        return keychainCallStatus(error)
     }
 }
 
@@ -222,28 +174,7 @@ public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: Uns
 @discardableResult
 public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     guard let keychain = keychainOrArray else { return errSecInvalidKeychain }
-    var info = stat()
-    guard lstat(keychain.path, &info) == 0 else { return errno == ENOENT ? errSecNoSuchKeychain : errSecIO }
-    guard info.st_mode & S_IFMT == S_IFREG else { return errSecInvalidKeychain }
-    let anchorPath: String?
-    do {
-        let database = try keychain.database()
-        SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database)
-        anchorPath = database.rollbackAnchorPath
-    } catch {
-        return errSecInvalidKeychain
-    }
-    KeychainRegistry.shared.forget(path: keychain.path)
-    for suffix in ["", "-wal", "-shm"] {
-        var companion = stat()
-        guard lstat(keychain.path + suffix, &companion) == 0, companion.st_mode & S_IFMT == S_IFREG else { continue }
-        guard unlink(keychain.path + suffix) == 0 || errno == ENOENT else { return errSecIO }
-    }
-    // Only once the file is gone: an anchor must not disappear while its keychain still exists.
-    if let anchorPath, FileManager.default.fileExists(atPath: anchorPath) {
-        do { try FileManager.default.removeItem(atPath: anchorPath) } catch { return errSecIO }
-    }
-    return errSecSuccess
+    return keychainCallStatus { () throws(KeychainCallFailure) in try KeychainLifecycle.apple.delete(keychain.path) }
 }
 
 /// Apple (macOS): `SecKeychainGetPath`. `ioPathLength` holds the buffer size on entry and the
@@ -252,8 +183,7 @@ public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
 public func SecKeychainGetPath(
     _ keychain: SecKeychain?, _ ioPathLength: UnsafeMutablePointer<UInt32>, _ pathName: UnsafeMutablePointer<CChar>
 ) -> OSStatus {
-    let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
-    let bytes = Array(handle.path.utf8CString)
+    let bytes = Array((keychain?.path ?? KeychainLifecycle.apple.defaultKeychainPath).utf8CString)
     guard Int(ioPathLength.pointee) >= bytes.count else { return errSecBufferTooSmall }
     for (index, byte) in bytes.enumerated() { pathName[index] = byte }
     ioPathLength.pointee = UInt32(bytes.count - 1)
@@ -263,26 +193,18 @@ public func SecKeychainGetPath(
 /// Apple (macOS): `SecKeychainCopySettings`.
 @discardableResult
 public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: UnsafeMutablePointer<SecKeychainSettings>) -> OSStatus {
-    do {
-        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
-        let seconds = try handle.database().status.autoLockSeconds
+    keychainCallStatus { () throws(KeychainCallFailure) in
+        let seconds = try KeychainLifecycle.apple.autoLockSeconds(keychain?.path)
         outSettings.pointee = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: false,
                                                   useLockInterval: DarwinBoolean(seconds > 0), lockInterval: UInt32(clamping: seconds))
-        return errSecSuccess
-    } catch {
-        return keychainCallStatus(error)
     }
 }
 
 /// Apple (macOS): `SecKeychainSetSettings`: stores the auto-lock interval in the keychain file.
 @discardableResult
 public func SecKeychainSetSettings(_ keychain: SecKeychain?, _ newSettings: UnsafePointer<SecKeychainSettings>) -> OSStatus {
-    do {
-        let handle = keychain ?? SecKeychain(path: KeychainRegistry.shared.defaultKeychainPath)
-        let settings = newSettings.pointee
-        try handle.database().setAutoLockTimeout(seconds: settings.useLockInterval.boolValue ? Int(settings.lockInterval) : 0)
-        return errSecSuccess
-    } catch {
-        return keychainCallStatus(error)
+    let settings = newSettings.pointee
+    return keychainCallStatus { () throws(KeychainCallFailure) in
+        try KeychainLifecycle.apple.setAutoLockSeconds(settings.useLockInterval.boolValue ? Int(settings.lockInterval) : 0, keychain?.path)
     }
 }

@@ -7,10 +7,12 @@ import Glibc
 #endif
 
 /// Issue 24 (3b) at the registry: once a call has reported that the keychain file was deleted
-/// or replaced, the registry drops the dead handle, and the next call opens what the path names now.
+/// or replaced, the registry drops the dead handle. A deleted keychain stays refused — no call
+/// creates a new, password-less one in its place — until a keychain exists at the path again,
+/// which the next call then opens.
 @Suite("Registry: a keychain file replaced while open")
 struct ReplacedKeychainTests {
-    @Test("the call after the deletion is refused; the one after that opens a new keychain at the path")
+    @Test("after the deletion every call is refused and nothing is created; once a keychain is created at the path, it is opened")
     func reopensAfterReporting() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-replaced-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -40,12 +42,27 @@ struct ReplacedKeychainTests {
         }
         #expect(named == path)
 
+        // The calls after the refused one, a storing one too, are refused as well, and create nothing.
+        for _ in 0..<2 {
+            var refused: KeychainStoreError?
+            do { _ = try registry.database(at: path, createIfMissing: true).insert(item("lost")) } catch { refused = error }
+            guard case .keychainReplaced(let again) = refused else {
+                Issue.record("expected keychainReplaced again, got \(String(describing: refused))")
+                return
+            }
+            #expect(again == path)
+            #expect(!FileManager.default.fileExists(atPath: path), "a call recreated the deleted keychain")
+        }
+
+        // The user creates a keychain at the path again (create-keychain, here another handle).
+        let recreated = try KeychainDatabase.open(path: path, password: nil, options: registry.options(createIfMissing: true))
+        _ = try recreated.insert(item("recreated"))
         let second = try registry.database(at: path)
         #expect(second !== first)
         _ = try second.insert(item("three"))
         var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["g"]))
         query.filters = ["svce": .string("s")]
         let accounts = try second.find(query, decrypt: true).compactMap { $0.attributes["acct"] }
-        #expect(accounts == [.string("three")], "\(accounts)")
+        #expect(accounts == [.string("recreated"), .string("three")], "\(accounts)")
     }
 }

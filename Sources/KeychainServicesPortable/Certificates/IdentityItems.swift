@@ -43,17 +43,21 @@ enum IdentityItems {
         for key in [kSecValueRef, kSecClass, kSecReturnRef, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef] {
             common[key as String] = nil
         }
-        var duplicates = 0
-        for half in [identity.certificate as AnyObject, identity.privateKey as AnyObject] {
-            var item = common
-            item[kSecValueRef as String] = half
-            let expansion = ItemReferenceBridge.expandValueRef(&item)
-            guard expansion == errSecSuccess else { return (expansion, nil) }
-            let status = engine.add(item).status
-            guard status == errSecSuccess || status == errSecDuplicateItem else { return (status, nil) }
-            if status == errSecDuplicateItem { duplicates += 1 }
-        }
-        guard duplicates < 2 else { return (errSecDuplicateItem, nil) }
+        // Both halves in one transaction: a failure after the first leaves neither.
+        let added = SecItemCall.report(engine.atomically {
+            var duplicates = 0
+            for half in [identity.certificate as AnyObject, identity.privateKey as AnyObject] {
+                var item = common
+                item[kSecValueRef as String] = half
+                let expansion = ItemReferenceBridge.expandValueRef(&item)
+                guard expansion == errSecSuccess else { return SecItemResult(status: expansion) }
+                let outcome = engine.add(item)
+                guard outcome.status == errSecSuccess || outcome.status == errSecDuplicateItem else { return outcome }
+                if outcome.status == errSecDuplicateItem { duplicates += 1 }
+            }
+            return SecItemResult(status: duplicates < 2 ? errSecSuccess : errSecDuplicateItem)
+        })
+        guard added == errSecSuccess else { return (added, nil) }
         guard isTrue(dictionary[kSecReturnPersistentRef as String]) else { return (errSecSuccess, nil) }
         var query = ValueRefQuery.attributes(of: identity.certificate)
         query[kSecReturnPersistentRef as String] = true
@@ -124,42 +128,49 @@ enum IdentityItems {
     // MARK: - Update and delete
 
     /// Applies `changes` to both halves of every matched identity: the certificate, then the key
-    /// (Apple's order). `errSecItemNotFound` when no identity matches.
+    /// (Apple's order). `errSecItemNotFound` when no identity matches. One transaction: when
+    /// any change fails, every matched identity is left as it was.
     static func update(_ dictionary: [String: Any], _ changes: [String: Any], engine: SecItemEngine) -> OSStatus {
-        let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: false, firstOnly: false)
-        guard status == errSecSuccess else { return status }
-        for match in matches {
-            for item in [match.certificateItem, match.keyItem] {
-                let updated = SecItemCall.report(engine.updateOutcome(reference(to: item, dictionary), changes))
-                guard updated == errSecSuccess else { return updated }
+        SecItemCall.report(engine.atomically {
+            let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: false, firstOnly: false)
+            guard status == errSecSuccess else { return SecItemResult(status: status) }
+            for match in matches {
+                for item in [match.certificateItem, match.keyItem] {
+                    let updated = engine.updateOutcome(reference(to: item, dictionary), changes)
+                    guard updated.status == errSecSuccess else { return updated }
+                }
             }
-        }
-        return errSecSuccess
+            return SecItemResult(status: errSecSuccess)
+        })
     }
 
     /// Deletes every matched identity: its certificate, and its private key unless another
     /// stored certificate still uses that key (Apple's rule). `errSecItemNotFound` when no
-    /// identity matches.
+    /// identity matches. One transaction: when any deletion fails, nothing is deleted.
     static func delete(_ dictionary: [String: Any], engine: SecItemEngine) -> OSStatus {
+        SecItemCall.report(engine.atomically { deleteMatches(dictionary, engine: engine) })
+    }
+
+    private static func deleteMatches(_ dictionary: [String: Any], engine: SecItemEngine) -> SecItemResult {
         let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: false, firstOnly: false)
-        guard status == errSecSuccess else { return status }
+        guard status == errSecSuccess else { return SecItemResult(status: status) }
         for match in matches {
-            let deleted = SecItemCall.report(engine.deleteOutcome(reference(to: match.certificateItem, dictionary)))
-            guard deleted == errSecSuccess else { return deleted }
-            guard let label = match.keyItem[kSecAttrApplicationLabel as String] as? Data else { return errSecDecode }
+            let deleted = engine.deleteOutcome(reference(to: match.certificateItem, dictionary))
+            guard deleted.status == errSecSuccess else { return deleted }
+            guard let label = match.keyItem[kSecAttrApplicationLabel as String] as? Data else { return SecItemResult(status: errSecDecode) }
             let stillUsed = engine.copyMatching([kSecClass as String: kSecClassCertificate as String,
-                                                 kSecAttrPublicKeyHash as String: label]).status
-            switch stillUsed {
+                                                 kSecAttrPublicKeyHash as String: label])
+            switch stillUsed.status {
             case errSecSuccess: continue
             case errSecItemNotFound:
-                let keyDeleted = SecItemCall.report(engine.deleteOutcome(reference(to: match.keyItem, dictionary)))
+                let keyDeleted = engine.deleteOutcome(reference(to: match.keyItem, dictionary))
                 // Two matched certificates of one key: the second one finds the key gone.
-                guard keyDeleted == errSecSuccess || keyDeleted == errSecItemNotFound else { return keyDeleted }
+                guard keyDeleted.status == errSecSuccess || keyDeleted.status == errSecItemNotFound else { return keyDeleted }
             default:
                 return stillUsed
             }
         }
-        return errSecSuccess
+        return SecItemResult(status: errSecSuccess)
     }
 
     /// A query for exactly `item` (by its persistent reference), carrying the caller's

@@ -43,7 +43,16 @@ public final class KeychainDatabase: @unchecked Sendable {
     /// The file's path, or `":memory:"`.
     public let path: String
     let connection: SQLiteConnection
-    let lock = NSLock()
+    /// Serialises calls on the connection. Recursive so that the calls of one ``atomically(_:)``
+    /// body (made on the thread that holds it) run inside its transaction.
+    let lock = NSRecursiveLock()
+    /// How many ``transaction(changesKeyHierarchy:_:)`` calls are running on this thread's call
+    /// (more than one only inside ``atomically(_:)``): an inner one joins the outer transaction.
+    private var transactionDepth = 0
+    /// Whether a transaction joined into the outer one changed the key hierarchy.
+    private var joinedChangesKeyHierarchy = false
+    /// Set by ``atomically(_:)`` when its body asks for its changes to be undone.
+    private var rollbackRequested = false
     var keybag: Keybag
     /// Cached blind-index key (derived from the file key once, HMAC keyed once).
     let indexKey: BlindIndexKey
@@ -530,7 +539,8 @@ public final class KeychainDatabase: @unchecked Sendable {
     /// error at the worst moment). Its changes must never be read or committed by a later call,
     /// so it is rolled back before anything else runs.
     private func discardAbandonedTransaction() throws(KeychainStoreError) {
-        guard connection.isInTransaction else { return }
+        // Inside `atomically`, the open transaction is the caller's, not an abandoned one.
+        guard transactionDepth == 0, connection.isInTransaction else { return }
         do { try connection.execute("ROLLBACK") } catch { throw KeychainStoreError(error) }
     }
 
@@ -542,18 +552,40 @@ public final class KeychainDatabase: @unchecked Sendable {
     ///
     /// `BEGIN IMMEDIATE` and `COMMIT` run as cached prepared statements (`SQLiteConnection.run`):
     /// through `sqlite3_exec` each was parsed again at every write (issue 11).
+    ///
+    /// Inside ``atomically(_:)`` the transaction is the outer one: `body` runs in it, and what it
+    /// writes commits or rolls back with everything else the outer body does.
     func transaction<T>(changesKeyHierarchy: Bool = false, _ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
+        if transactionDepth > 0 {
+            if changesKeyHierarchy { joinedChangesKeyHierarchy = true }
+            return try body()
+        }
         do { try connection.run("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
+        transactionDepth = 1
+        joinedChangesKeyHierarchy = false
+        rollbackRequested = false
+        defer {
+            transactionDepth = 0
+            rollbackRequested = false
+        }
         do throws(KeychainStoreError) {
             // Under the write lock, the hierarchy is the latest: a class key another process
             // replaced meanwhile is dropped before the body seals anything with it.
             try refreshKeyHierarchyIfChanged()
             let state = try rollbackAnchor.map { anchor throws(KeychainStoreError) in try verifiedState(anchor) }
             let result = try body()
-            let hierarchyDigest = changesKeyHierarchy ? try resealKeyHierarchy() : nil
+            if rollbackRequested {
+                // SQLite may have rolled back already (some I/O and full-disk failures do).
+                if connection.isInTransaction {
+                    do { try connection.execute("ROLLBACK") } catch { throw KeychainStoreError(error) }
+                }
+                return result
+            }
+            let changedKeyHierarchy = changesKeyHierarchy || joinedChangesKeyHierarchy
+            let hierarchyDigest = changedKeyHierarchy ? try resealKeyHierarchy() : nil
             var generation: UInt64?
             if let anchor = rollbackAnchor, let state {
-                generation = try sealNextGeneration(after: state, keyHierarchyChanged: changesKeyHierarchy, anchor)
+                generation = try sealNextGeneration(after: state, keyHierarchyChanged: changedKeyHierarchy, anchor)
             }
             do { try connection.run("COMMIT") } catch { throw KeychainStoreError(error) }
             if let hierarchyDigest { knownHierarchyDigest = hierarchyDigest }
@@ -569,6 +601,25 @@ public final class KeychainDatabase: @unchecked Sendable {
                 do { try connection.execute("ROLLBACK") } catch {}
             }
             throw error
+        }
+    }
+
+    /// Runs `body` — any number of this handle's calls (inserts, updates, deletes, finds) — as one
+    /// write transaction: its changes are committed together when it returns true, and none of
+    /// them is kept when it returns false or a call in it fails with the connection's transaction
+    /// undone (then the failure is thrown). Other threads' calls wait until it ends. Returns
+    /// whether the changes were committed.
+    ///
+    /// For operations that must not be left half done, such as an identity, which is two items
+    /// (a certificate and its private key) that are added, changed and deleted together.
+    @discardableResult
+    package func atomically(_ body: () -> Bool) throws(KeychainStoreError) -> Bool {
+        try withLock { () throws(KeychainStoreError) -> Bool in
+            try transaction { () throws(KeychainStoreError) -> Bool in
+                let commit = body()
+                if !commit { rollbackRequested = true }
+                return commit
+            }
         }
     }
 

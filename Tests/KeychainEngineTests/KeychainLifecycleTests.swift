@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+@testable import KeychainEngine
+import KeychainStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The keychain lifecycle service (what `SecKeychain…` calls run), each test on a registry of its
+/// own, so nothing here touches the process-wide one other suites use.
+@Suite("Keychain lifecycle: open, create, unlock, lock, delete, settings")
+struct KeychainLifecycleTests {
+    /// Apple's statuses the service returns.
+    private enum Expected {
+        static let noSuchKeychain: Int32 = -25294
+        static let invalidKeychain: Int32 = -25295
+        static let duplicateKeychain: Int32 = -25296
+        static let interactionNotAllowed: Int32 = -25308
+        static let authFailed: Int32 = -25293
+    }
+
+    /// A temporary directory (0700) and a lifecycle service on a registry whose default keychain
+    /// is `login.keychain-db` in it; sharing through the kernel keyring off.
+    private final class Fixture {
+        let directory: URL
+        let lifecycle: KeychainLifecycle
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-lifecycle-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let environment = ["KEYCHAINKIT_KEYCHAIN": directory.appendingPathComponent("login.keychain-db").path,
+                               "KEYCHAINKIT_DEVICE_KEY_FILE": directory.appendingPathComponent("device.key").path,
+                               "KEYCHAINKIT_SESSION_KEYRING": "off"]
+            let registry = KeychainRegistry(readConfiguration: {
+                KeychainConfiguration(environment: environment, authenticator: OwnerAuthenticator(pinentry: nil))
+            })
+            registry.useTestingKDF(true)
+            lifecycle = KeychainLifecycle(registry: registry)
+        }
+
+        deinit {
+            do { try FileManager.default.removeItem(at: directory) } catch {}  // temporary files, best effort
+        }
+
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        var defaultPath: String { lifecycle.defaultKeychainPath }
+    }
+
+    /// The status a lifecycle call failed with, or nil when it succeeded.
+    private func status(_ call: () throws(KeychainCallFailure) -> Void) -> Int32? {
+        do {
+            try call()
+            return nil
+        } catch {
+            return error.status
+        }
+    }
+
+    private let item: [String: Any] = ["class": "genp", "svce": "lifecycle", "acct": "a", "v_Data": Data("secret".utf8)]
+
+    @Test("a deleted default keychain stays refused, even for SecItemAdd, and nothing is created until a keychain is created at the path")
+    func deletedDefaultKeychainStaysRefused() throws {
+        let fixture = try Fixture()
+        let lifecycle = fixture.lifecycle
+        #expect(try lifecycle.itemEngine(.defaultKeychain, creatingDefault: true).add(item).status == 0)
+        #expect(unlink(fixture.defaultPath) == 0)
+
+        // The call that finds the file gone, and every call after it.
+        for attempt in 0..<3 {
+            let engine = try? lifecycle.itemEngine(.defaultKeychain, creatingDefault: true)
+            let added = engine?.add(item).status
+            #expect(added != 0, "attempt \(attempt) stored an item after the keychain was deleted")
+            #expect(!FileManager.default.fileExists(atPath: fixture.defaultPath), "attempt \(attempt) recreated the keychain")
+        }
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.lock(nil) } == Expected.noSuchKeychain)
+
+        // create-keychain: a new, empty keychain at the path, which calls then use.
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.create(at: fixture.defaultPath, password: nil) } == nil)
+        let engine = try lifecycle.itemEngine(.defaultKeychain, creatingDefault: false)
+        #expect(engine.add(item).status == 0)
+        let found = engine.copyMatching(["class": "genp", "svce": "lifecycle", "m_Limit": "m_LimitAll", "r_Attributes": true])
+        #expect((found.value as? [Any])?.count == 1, "the new keychain holds only the item stored after its creation")
+    }
+
+    @Test("a keychain that does not exist is errSecNoSuchKeychain for every call, and none of them creates it")
+    func missingKeychain() throws {
+        let fixture = try Fixture()
+        let lifecycle = fixture.lifecycle
+        let missing = fixture.path("missing.keychain-db")
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.lock(missing) } == Expected.noSuchKeychain)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.unlock(missing, password: Data("pw".utf8)) } == Expected.noSuchKeychain)
+        #expect(status { () throws(KeychainCallFailure) in _ = try lifecycle.isUnlocked(missing) } == Expected.noSuchKeychain)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.setAutoLockSeconds(60, missing) } == Expected.noSuchKeychain)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.changePassword(missing, from: nil, to: Data("x".utf8)) }
+                == Expected.noSuchKeychain)
+        #expect(status { () throws(KeychainCallFailure) in _ = try lifecycle.storageSecurity(missing) } == Expected.noSuchKeychain)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.delete(missing) } == Expected.noSuchKeychain)
+        // The default keychain too, before anything was stored in it.
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.lock(nil) } == Expected.noSuchKeychain)
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        #expect(!FileManager.default.fileExists(atPath: fixture.defaultPath))
+    }
+
+    @Test("create refuses an existing file; unlock needs the password (or a password file); lock locks; settings are stored")
+    func createUnlockLockSettings() throws {
+        let fixture = try Fixture()
+        let lifecycle = fixture.lifecycle
+        let path = fixture.path("work.keychain-db")
+        let password = Data("correct horse".utf8)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.create(at: path, password: password) } == nil)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.create(at: path, password: nil) } == Expected.duplicateKeychain)
+        #expect(try lifecycle.isUnlocked(path))
+
+        try lifecycle.lock(path)
+        #expect(try !lifecycle.isUnlocked(path))
+        // No password and no password file: there is no dialog to ask.
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.unlock(path, password: nil) } == Expected.interactionNotAllowed)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.unlock(path, password: Data("wrong".utf8)) } == Expected.authFailed)
+        #expect(try !lifecycle.isUnlocked(path))
+        try lifecycle.unlock(path, password: password)
+        #expect(try lifecycle.isUnlocked(path))
+
+        try lifecycle.setAutoLockSeconds(90, path)
+        #expect(try lifecycle.autoLockSeconds(path) == 90)
+
+        try lifecycle.changePassword(path, from: password, to: Data("new".utf8))
+        try lifecycle.lock(path)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.unlock(path, password: password) } == Expected.authFailed)
+        try lifecycle.unlock(path, password: Data("new".utf8))
+        #expect(try lifecycle.isUnlocked(path))
+    }
+
+    @Test("delete removes a keychain; a symlink, a directory or a file that is not a keychain is refused and kept")
+    func deleteOnlyVerifiedKeychains() throws {
+        let fixture = try Fixture()
+        let lifecycle = fixture.lifecycle
+        let path = fixture.path("doomed.keychain-db")
+        try lifecycle.create(at: path, password: nil)
+
+        // An attacker's substitutes: each refused, none removed.
+        let link = fixture.path("link.keychain-db")
+        #expect(symlink(path, link) == 0)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.delete(link) } == Expected.invalidKeychain)
+        let notKeychain = fixture.path("notes.txt")
+        try Data("not a keychain".utf8).write(to: URL(fileURLWithPath: notKeychain))
+        chmod(notKeychain, 0o600)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.delete(notKeychain) } == Expected.invalidKeychain)
+        let directory = fixture.path("dir.keychain-db")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.delete(directory) } == Expected.invalidKeychain)
+        #expect(FileManager.default.fileExists(atPath: notKeychain))
+        #expect(FileManager.default.fileExists(atPath: directory))
+        #expect(FileManager.default.fileExists(atPath: path))
+
+        try lifecycle.delete(path)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.lock(path) } == Expected.noSuchKeychain)
+        // Deleted on purpose: a new keychain may be made at the path.
+        #expect(status { () throws(KeychainCallFailure) in try lifecycle.create(at: path, password: nil) } == nil)
+    }
+
+    @Test("a SecItem call naming a keychain that does not exist is refused and creates nothing; a bad selection is errSecParam")
+    func itemCallsOnNamedKeychains() throws {
+        let fixture = try Fixture()
+        let lifecycle = fixture.lifecycle
+        let missing = fixture.path("absent.keychain-db")
+        var refused: Int32?
+        do { _ = try lifecycle.itemEngine(.named(path: missing), creatingDefault: true) } catch { refused = error.status }
+        #expect(refused == -25291)  // errSecNotAvailable, as before the service existed
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        refused = nil
+        do { _ = try lifecycle.itemEngine(.invalid("kSecUseKeychain must be a SecKeychain"), creatingDefault: false) } catch {
+            refused = error.status
+        }
+        #expect(refused == -50)
+    }
+}
