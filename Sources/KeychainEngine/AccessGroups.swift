@@ -35,7 +35,8 @@ public struct AccessGroups: Sendable, Equatable {
 
     /// The groups from the environment: `KEYCHAINKIT_ACCESS_GROUPS` (comma-separated) in order,
     /// then `KEYCHAINKIT_APP_ID`, else the executable's name.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> AccessGroups {
+    /// (The process's environment is read once, by ``KeychainConfiguration/fromProcessEnvironment()``.)
+    public static func fromEnvironment(_ environment: [String: String]) -> AccessGroups {
         let listed = environment["KEYCHAINKIT_ACCESS_GROUPS"].map { $0.split(separator: ",").map(String.init) } ?? []
         let appID = environment["KEYCHAINKIT_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executableName
         var groups = AccessGroups(listed).groups

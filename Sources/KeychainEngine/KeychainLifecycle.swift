@@ -122,7 +122,7 @@ package final class KeychainLifecycle: Sendable {
 
     private func lock(_ database: KeychainDatabase) {
         database.lockKeychain()
-        SessionKeyring.withdraw([.whenUnlocked], of: database)
+        SessionKeyring.withdraw([.whenUnlocked], of: database, sharing: registry.sharesUnlockWithSession)
     }
 
     /// Whether the keychain at `path` (the default when nil) is unlocked.
@@ -152,7 +152,7 @@ package final class KeychainLifecycle: Sendable {
             if try database.status.hasPassword {
                 try publishUnlock(of: database)
             } else {
-                SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database)
+                SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database, sharing: registry.sharesUnlockWithSession)
             }
         }
     }
@@ -188,7 +188,7 @@ package final class KeychainLifecycle: Sendable {
         let anchorPath: String?
         do {
             let database = try existingKeychain(path)
-            SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database)
+            SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database, sharing: registry.sharesUnlockWithSession)
             anchorPath = database.rollbackAnchorPath
         } catch {
             throw KeychainCallFailure(status: CallStatus.invalidKeychain)
@@ -271,7 +271,7 @@ package final class KeychainLifecycle: Sendable {
 
     /// Shares `database`'s unlock with the user's other processes, and ties it to the session's.
     private func publishUnlock(of database: KeychainDatabase) throws(KeychainStoreError) {
-        if try SessionKeyring.publish(database) { registry.markUnlockSharedWithSession(database) }
+        if try SessionKeyring.publish(database, sharing: registry.sharesUnlockWithSession) { registry.markUnlockSharedWithSession(database) }
     }
 
     /// `errSecNoSuchKeychain` for `path`, with its cause.

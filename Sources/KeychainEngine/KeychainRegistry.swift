@@ -2,7 +2,8 @@ import Foundation
 import KeychainStore
 
 /// Where keychains live and which one is the default, by the documented precedence: an explicit
-/// Swift call, then the environment, then the XDG default.
+/// Swift call, then the environment, then the XDG default. Each function reads the environment it
+/// is given: the process's is read once, by ``KeychainConfiguration/fromProcessEnvironment()``.
 ///
 /// | variable | meaning |
 /// |---|---|
@@ -12,14 +13,14 @@ import KeychainStore
 /// | `KEYCHAINKIT_ROLLBACK_ANCHOR` | directory of rollback anchors; unset: rollback detection off |
 public enum KeychainLocation {
     /// `$XDG_DATA_HOME/keychainkit/login.keychain-db`, or `~/.local/share/keychainkit/login.keychain-db`.
-    public static func xdgDefaultPath(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func xdgDefaultPath(_ environment: [String: String]) -> String {
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (homeDirectory(environment) + "/.local/share")
         return dataHome + "/keychainkit/login.keychain-db"
     }
 
     /// The default keychain's path from the environment: `KEYCHAINKIT_KEYCHAIN`, else the XDG path.
-    public static func environmentPath(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func environmentPath(_ environment: [String: String]) -> String {
         if let path = environment["KEYCHAINKIT_KEYCHAIN"], !path.isEmpty { return absolute(path) }
         return xdgDefaultPath(environment)
     }
@@ -27,7 +28,7 @@ public enum KeychainLocation {
     /// The device key's path: `KEYCHAINKIT_DEVICE_KEY_FILE`, else
     /// `$XDG_STATE_HOME/keychainkit/device.key` (`~/.local/state/…`): outside the keychain's folder,
     /// so copying the keychain folder does not copy the device key.
-    public static func deviceKeyPath(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func deviceKeyPath(_ environment: [String: String]) -> String {
         if let path = environment["KEYCHAINKIT_DEVICE_KEY_FILE"], !path.isEmpty { return absolute(path) }
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (homeDirectory(environment) + "/.local/state")
@@ -36,19 +37,9 @@ public enum KeychainLocation {
 
     /// The directory of rollback anchors from `KEYCHAINKIT_ROLLBACK_ANCHOR`, or nil (detection
     /// off). It should live where the keychain file's backups and copies do not reach.
-    public static func rollbackAnchorDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    public static func rollbackAnchorDirectory(_ environment: [String: String]) -> String? {
         guard let path = environment["KEYCHAINKIT_ROLLBACK_ANCHOR"], !path.isEmpty else { return nil }
         return absolute(path)
-    }
-
-    /// The password in `KEYCHAINKIT_PASSWORD_FILE` (one trailing newline removed), if set. The
-    /// file must be accessible only by its owner (this user or root); see `PasswordFile`.
-    public static func passwordFromFile(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(KeychainStoreError) -> Data? {
-        guard let path = environment["KEYCHAINKIT_PASSWORD_FILE"], !path.isEmpty else { return nil }
-        var password = try PasswordFile.read(path)
-        if password.last == UInt8(ascii: "\n") { password.removeLast() }
-        if password.last == UInt8(ascii: "\r") { password.removeLast() }
-        return password
     }
 
     /// Makes a relative path absolute against the working directory.
@@ -244,7 +235,7 @@ public final class KeychainRegistry: @unchecked Sendable {
         if let requirement {
             try requirement.check(try StorageSecurity.of(database, configuration: configuration).keySource, path: path, creating: false)
         }
-        let adopted = try SessionKeyring.adoptPublishedKeys(into: database)
+        let adopted = try SessionKeyring.adoptPublishedKeys(into: database, sharing: sharesUnlockWithSession)
         let registered = lock.withLock {
             if let raced = databases[path] { return raced }
             databases[path] = database
@@ -276,13 +267,20 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// Public for callers that keep a keychain between calls (the SecItem functions keep the
     /// default one while ``settingsGeneration`` stays the same): run it before each use.
     public func followSession(_ database: KeychainDatabase) throws(KeychainStoreError) {
-        guard SessionKeyring.isEnabled else { return }
+        guard sharesUnlockWithSession else { return }
         if database.isLocked {
-            if try SessionKeyring.adoptPublishedKeys(into: database) { markUnlockSharedWithSession(database) }
+            if try SessionKeyring.adoptPublishedKeys(into: database, sharing: true) { markUnlockSharedWithSession(database) }
         } else if lock.withLock({ sessionBackedPaths.contains(database.path) }),
                   !SessionKeyring.isPublished(.whenUnlocked, of: database) {
             database.lockKeychain()
         }
+    }
+
+    /// Whether this registry's keychains share their unlock with the user's other processes
+    /// through the kernel keyring: its configuration allows it (`KEYCHAINKIT_SESSION_KEYRING`),
+    /// and the kernel keyring's system calls exist here.
+    public var sharesUnlockWithSession: Bool {
+        SystemFacilities.Keyring.isAvailable && configuration.sharesUnlockWithSession
     }
 
     /// Registers a keychain opened or created elsewhere (e.g. `SecKeychainCreate`).

@@ -58,12 +58,10 @@ public enum SessionKeyring {
         }
     }
 
-    /// Whether sharing is on: it is, unless `KEYCHAINKIT_SESSION_KEYRING` is `off` (read once per
-    /// process, with the rest of ``KeychainConfiguration``), and the kernel keyring system calls
-    /// exist here.
-    public static var isEnabled: Bool {
-        SystemFacilities.Keyring.isAvailable && KeychainRegistry.shared.configuration.sharesUnlockWithSession
-    }
+    /// Whether sharing is on for the process-wide registry (``KeychainRegistry/sharesUnlockWithSession``):
+    /// unless `KEYCHAINKIT_SESSION_KEYRING` is `off`, and where the kernel keyring system calls exist.
+    /// Each call below is told by its caller's registry whether sharing is on (`sharing`).
+    public static var isEnabled: Bool { KeychainRegistry.shared.sharesUnlockWithSession }
 
     /// Whether `entry` of `database` is in the keyring now (not expired, revoked or withdrawn).
     public static func isPublished(_ entry: Entry, of database: KeychainDatabase) -> Bool {
@@ -80,8 +78,8 @@ public enum SessionKeyring {
     /// keys were published; false also when sharing is off or the kernel keyring refuses them
     /// (the unlock then holds for this process only).
     @discardableResult
-    public static func publish(_ database: KeychainDatabase) throws(KeychainStoreError) -> Bool {
-        guard isEnabled else { return false }
+    public static func publish(_ database: KeychainDatabase, sharing: Bool) throws(KeychainStoreError) -> Bool {
+        guard sharing else { return false }
         let status = try database.status
         guard status.hasPassword, status.isUnlocked else { return false }
         let available = database.availableClassKeys()
@@ -103,8 +101,8 @@ public enum SessionKeyring {
     /// Removes `entries` of `database` from the keyring (revoked, so that no process can read them
     /// any more, then unlinked). Returns whether every entry is gone (also when none existed).
     @discardableResult
-    public static func withdraw(_ entries: [Entry], of database: KeychainDatabase) -> Bool {
-        guard isEnabled else { return true }
+    public static func withdraw(_ entries: [Entry], of database: KeychainDatabase, sharing: Bool) -> Bool {
+        guard sharing else { return true }
         var removed = true
         for entry in entries where !SystemFacilities.Keyring.remove(description(of: entry, keychainID: database.keychainID)) {
             removed = false
@@ -115,8 +113,8 @@ public enum SessionKeyring {
     /// Adopts the class keys another process published for `database`, if it is locked (or has not
     /// had its first unlock). Returns whether any key was adopted.
     @discardableResult
-    public static func adoptPublishedKeys(into database: KeychainDatabase) throws(KeychainStoreError) -> Bool {
-        guard isEnabled else { return false }
+    public static func adoptPublishedKeys(into database: KeychainDatabase, sharing: Bool) throws(KeychainStoreError) -> Bool {
+        guard sharing else { return false }
         let available = database.availableClassKeys()
         var found: [ProtectionClass: SymmetricKey] = [:]
         for entry in Entry.allCases {
