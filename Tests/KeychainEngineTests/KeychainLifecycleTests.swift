@@ -20,17 +20,17 @@ struct KeychainLifecycleTests {
     }
 
     /// A temporary directory (0700) and a lifecycle service on a registry whose default keychain
-    /// is `login.keychain-db` in it; sharing through the kernel keyring off.
+    /// is `login.keychain-db` in it; sharing through the kernel keyring off unless asked for.
     private final class Fixture {
         let directory: URL
         let lifecycle: KeychainLifecycle
 
-        init() throws {
+        init(sharingUnlock: Bool = false) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-lifecycle-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let environment = ["KEYCHAINKIT_KEYCHAIN": directory.appendingPathComponent("login.keychain-db").path,
                                "KEYCHAINKIT_DEVICE_KEY_FILE": directory.appendingPathComponent("device.key").path,
-                               "KEYCHAINKIT_SESSION_KEYRING": "off"]
+                               "KEYCHAINKIT_SESSION_KEYRING": sharingUnlock ? "on" : "off"]
             let registry = KeychainRegistry(readConfiguration: {
                 KeychainConfiguration(environment: environment, authenticator: OwnerAuthenticator(pinentry: nil))
             })
@@ -173,5 +173,24 @@ struct KeychainLifecycleTests {
             refused = error.status
         }
         #expect(refused == -50)
+    }
+
+    @Test("the unlock is shared through the kernel keyring as the service's own registry says, whatever the process-wide one does")
+    func sharingFollowsTheRegistry() throws {
+        try #require(SystemFacilities.Keyring.isAvailable, "the kernel keyring must be usable here (as in CI)")
+        let password = Data("pw".utf8)
+        let private_ = try Fixture(sharingUnlock: false)
+        let secluded = private_.path("secluded.keychain-db")
+        try private_.lifecycle.create(at: secluded, password: password)
+        #expect(!SessionKeyring.isPublished(.whenUnlocked, of: try private_.lifecycle.existingKeychain(secluded)))
+
+        let shared = try Fixture(sharingUnlock: true)
+        let sharedPath = shared.path("shared.keychain-db")
+        try shared.lifecycle.create(at: sharedPath, password: password)
+        let database = try shared.lifecycle.existingKeychain(sharedPath)
+        #expect(SessionKeyring.isPublished(.whenUnlocked, of: database))
+        try shared.lifecycle.lock(sharedPath)
+        #expect(!SessionKeyring.isPublished(.whenUnlocked, of: database), "a lock withdraws the shared unlock")
+        try shared.lifecycle.delete(sharedPath)
     }
 }
