@@ -74,9 +74,11 @@ extension LAContext {
 
     /// Asks for the default keychain's password.
     private func evaluatePasscode(localizedReason: String) throws {
+        // The default keychain's password is the device's passcode: without a keychain (or one
+        // that cannot be opened) there is none to ask for. An evaluation creates no keychain.
         let database: KeychainDatabase
         do {
-            database = try KeychainRegistry.shared.database(at: KeychainRegistry.shared.defaultKeychainPath)
+            database = try KeychainLifecycle.apple.existingKeychain(nil)
         } catch {
             throw LAError(.passcodeNotSet)
         }
@@ -96,7 +98,7 @@ extension LAContext {
         switch policy {
         case .deviceOwnerAuthentication:
             do {
-                let database = try KeychainRegistry.shared.database(at: KeychainRegistry.shared.defaultKeychainPath)
+                let database = try KeychainLifecycle.apple.existingKeychain(nil)
                 return try database.status.hasPassword ? nil : .passcodeNotSet
             } catch {
                 return .passcodeNotSet

@@ -73,6 +73,20 @@ struct SecItemOnDefaultKeychainTests {
         try body(created, path)
     }
 
+    @Test("an LAContext passcode check on a default keychain that does not exist says passcodeNotSet and creates nothing")
+    func passcodeCheckCreatesNoKeychain() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-services-\(UUID().uuidString)")
+        let path = directory.appendingPathComponent("login.keychain-db").path
+        var missing: SecKeychain?
+        #expect(SecKeychainOpen(path, &missing) == errSecSuccess)
+        #expect(SecKeychainSetDefault(missing) == errSecSuccess)
+        defer { _ = SecKeychainSetDefault(nil) }
+        var error: NSError?
+        #expect(LAContext().canEvaluatePolicy(.deviceOwnerAuthentication, error: &error) == false)
+        #expect(error?.code == LAError.Code.passcodeNotSet.rawValue)
+        #expect(!FileManager.default.fileExists(atPath: directory.path), "a passcode check created the keychain or its directory")
+    }
+
     @Test("the tutorial wrapper saves, overwrites on errSecDuplicateItem, reads and deletes")
     func tutorialWrapper() throws {
         try withDefaultKeychain { _, _ in
