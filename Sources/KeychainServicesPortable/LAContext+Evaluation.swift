@@ -1,6 +1,5 @@
 import Foundation
 import KeychainEngine
-import KeychainStore
 
 // Policy evaluation on Linux. "The device passcode" is the default keychain's password, typed
 // into a pinentry prompt (KEYCHAINKIT_PINENTRY, or a `pinentry` on the PATH when a terminal or
@@ -76,12 +75,9 @@ extension LAContext {
     private func evaluatePasscode(localizedReason: String) throws {
         // The default keychain's password is the device's passcode: without a keychain (or one
         // that cannot be opened) there is none to ask for. An evaluation creates no keychain.
-        let database: KeychainDatabase
-        do {
-            database = try KeychainLifecycle.apple.existingKeychain(nil)
-        } catch {
-            throw LAError(.passcodeNotSet)
-        }
+        let lifecycle = KeychainLifecycle.apple
+        let opened = Result { () throws(KeychainCallFailure) in try lifecycle.existingKeychain(nil) }
+        guard case .success(let database) = opened else { throw LAError(.passcodeNotSet) }
         if hasAuthenticatedOwner(ofKeychain: database.keychainID) { return }
         do {
             try OwnerAuthenticator.fromEnvironment().authenticateOwner(

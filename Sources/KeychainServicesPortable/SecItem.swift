@@ -1,6 +1,5 @@
 import Foundation
 import KeychainEngine
-import KeychainStore
 
 /// Apple: `SecItemAdd`. Adds an item to the default keychain (or the one under `kSecUseKeychain`).
 @discardableResult
