@@ -64,7 +64,7 @@ extension LAContext {
             do {
                 try evaluateFingerprint()
                 return
-            } catch LAError.authenticationFailed where OwnerAuthenticator.fromEnvironment().pinentry != nil {
+            } catch LAError.authenticationFailed where KeychainLifecycle.apple.registry.configuration.authenticator.pinentry != nil {
                 // Fall through to the keychain password.
             }
         }
@@ -80,7 +80,7 @@ extension LAContext {
         guard case .success(let database) = opened else { throw LAError(.passcodeNotSet) }
         if hasAuthenticatedOwner(ofKeychain: database.keychainID) { return }
         do {
-            try OwnerAuthenticator.fromEnvironment().authenticateOwner(
+            try lifecycle.registry.authenticator(for: database).authenticateOwner(
                 of: database, reason: localizedReason, interactionAllowed: !interactionNotAllowed)
             recordOwnerAuthentication(ofKeychain: database.keychainID)
         } catch {

@@ -36,8 +36,8 @@ open class LAContext: NSObject, @unchecked Sendable {
         var evaluatedDomainState: Data?
         /// What `canEvaluatePolicy` found.
         var biometryType: LABiometryType = .none
-        /// How to reach fprintd; nil: biometry is never used.
-        var biometry: BiometryConfiguration? = .fromEnvironment()
+        /// How to reach fprintd (the process's configuration, read once); nil: biometry is never used.
+        var biometry: BiometryConfiguration? = KeychainLifecycle.apple.registry.configuration.authenticator.biometry
     }
 
     private let lock = NSLock()
