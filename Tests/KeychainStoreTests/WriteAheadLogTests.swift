@@ -47,9 +47,21 @@ struct WriteAheadLogTests {
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "c", secret: "s"))
-        database.lock.lock()
+        // Another thread holds the keychain's lock (in a call) while this one checkpoints.
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            database.lock.lock()
+            held.signal()
+            release.wait()
+            database.lock.unlock()
+            released.signal()
+        }
+        held.wait()
         let ran = try database.checkpointAndTruncateLog(waitingAtMost: 10)
-        database.lock.unlock()
+        release.signal()
+        released.wait()
         #expect(ran == false)
         #expect(size(keychain.path + "-wal") > 0)
         #expect(try database.checkpointAndTruncateLog(waitingAtMost: 10))
