@@ -1,7 +1,6 @@
 #if !canImport(Security)
 import Foundation
 import KeychainEngine
-import KeychainStore
 
 /// How the keychain file is protected, as this process sees it (Linux; on Apple platforms the
 /// system's keychain protection is not something an app can choose or query).
@@ -55,15 +54,8 @@ extension Keychain {
     /// ``KeychainError`` with `errSecNoSuchKeychain` (-25294) when the file does not exist (this
     /// never creates it).
     public static func storageSecurity(ofKeychainAt path: String?) throws(KeychainError) -> KeychainStorageSecurity {
-        let registry = KeychainRegistry.shared
-        let path = path.map { KeychainLocation.absolute($0) } ?? registry.defaultKeychainPath
-        guard registry.openDatabase(at: path) != nil || FileManager.default.fileExists(atPath: path) else {
-            throw KeychainError(status: KeychainStatus.noSuchKeychain.rawValue, context: "storageSecurity")
-        }
         do {
-            let configuration = registry.configuration
-            let database = try registry.database(at: path, enforcingRequirement: false)
-            let storage = try StorageSecurity.of(database, configuration: configuration)
+            let (storage, configuration) = try KeychainLifecycle.apple.storageSecurity(path)
             return KeychainStorageSecurity(
                 isEncryptedAtRest: storage.encryptedAtRest,
                 keySource: KeychainStorageSecurity.KeySource(rawValue: storage.keySource.rawValue) ?? KeychainStorageSecurity.KeySource.none,
@@ -73,7 +65,7 @@ extension Keychain {
                 requirement: configuration.storageRequirement?.name,
                 meetsRequirement: configuration.storageRequirement?.isMet(by: storage.keySource) ?? true)
         } catch {
-            throw KeychainError(status: error.osStatus, context: "storageSecurity")
+            throw KeychainError(status: reportedStatus(error), context: "storageSecurity")  // the cause recorded for KeychainError.reason
         }
     }
 }
