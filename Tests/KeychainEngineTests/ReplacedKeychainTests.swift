@@ -46,7 +46,7 @@ struct ReplacedKeychainTests {
         for _ in 0..<2 {
             var refused: KeychainStoreError?
             do { _ = try registry.database(at: path, createIfMissing: true).insert(item("lost")) } catch { refused = error }
-            guard case .keychainReplaced(let again) = refused else {
+            guard case .keychainReplaced(let again)? = refused?.reason else {
                 Issue.record("expected keychainReplaced again, got \(String(describing: refused))")
                 return
             }

@@ -1,6 +1,7 @@
 #if !canImport(Security)
 import Foundation
 import KeychainEngine
+import KeychainStore
 
 /// How the keychain file is protected, as this process sees it (Linux; on Apple platforms the
 /// system's keychain protection is not something an app can choose or query).
@@ -65,7 +66,10 @@ extension Keychain {
                 requirement: configuration.storageRequirement?.name,
                 meetsRequirement: configuration.storageRequirement?.isMet(by: storage.keySource) ?? true)
         } catch {
-            throw KeychainError(status: reportedStatus(error), context: "storageSecurity")  // the cause recorded for KeychainError.reason
+            // The cause recorded for `KeychainError.reason`, as the C edge records it.
+            FailureReport.beginCall()
+            if let failure = error.failure { FailureReport.fail(failure) }
+            throw KeychainError(status: error.status, context: "storageSecurity")
         }
     }
 }
