@@ -44,14 +44,15 @@ package final class KeychainLifecycle: Sendable {
         self.accessControlObject = accessControlObject
     }
 
-    /// Apple's statuses these calls return besides the store's (`errSecNoSuchKeychain`, …).
+    /// Apple's statuses these calls return besides the store's (`errSecNoSuchKeychain`, …),
+    /// from the one status table.
     private enum CallStatus {
-        static let noSuchKeychain: Int32 = -25294
-        static let invalidKeychain: Int32 = -25295
-        static let duplicateKeychain: Int32 = -25296
-        static let interactionNotAllowed: Int32 = -25308
-        static let io: Int32 = -36
-        static let itemNotFound: Int32 = -25300
+        static let noSuchKeychain = KeychainStatus.noSuchKeychain.rawValue
+        static let invalidKeychain = KeychainStatus.invalidKeychain.rawValue
+        static let duplicateKeychain = KeychainStatus.duplicateKeychain.rawValue
+        static let interactionNotAllowed = KeychainStatus.interactionNotAllowed.rawValue
+        static let io = KeychainStatus.io.rawValue
+        static let itemNotFound = KeychainStatus.itemNotFound.rawValue
     }
 
     // MARK: Paths

@@ -56,7 +56,7 @@ public var errSecAuthFailed: OSStatus { KeychainStatus.authFailed.rawValue }
 /// Apple: `errSecNoSuchKeychain` (-25294). The named keychain does not exist.
 public var errSecNoSuchKeychain: OSStatus { KeychainStatus.noSuchKeychain.rawValue }
 /// Apple: `errSecInvalidKeychain` (-25295). The keychain file is not a valid keychain.
-public var errSecInvalidKeychain: OSStatus { -25295 }
+public var errSecInvalidKeychain: OSStatus { KeychainStatus.invalidKeychain.rawValue }
 /// Apple: `errSecDuplicateKeychain` (-25296). A keychain with that name already exists.
 public var errSecDuplicateKeychain: OSStatus { KeychainStatus.duplicateKeychain.rawValue }
 /// Apple: `errSecDuplicateCallback` (-25297).

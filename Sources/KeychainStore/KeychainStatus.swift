@@ -36,6 +36,8 @@ package struct KeychainStatus: RawRepresentable, Hashable, Sendable, CustomStrin
     package static let authFailed = KeychainStatus(rawValue: -25293)
     /// `errSecNoSuchKeychain`.
     package static let noSuchKeychain = KeychainStatus(rawValue: -25294)
+    /// `errSecInvalidKeychain`.
+    package static let invalidKeychain = KeychainStatus(rawValue: -25295)
     /// `errSecDuplicateKeychain`.
     package static let duplicateKeychain = KeychainStatus(rawValue: -25296)
     /// `errSecDuplicateItem`.
