@@ -41,10 +41,14 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // The primitives every layer shares (package access only, Foundation only): the bounds-checked
+        // byte reader and writer, hex and %XX codecs, the child-process spawner.
+        .target(name: "KeychainPrimitives"),
         // Typed items, queries, matching, keybag, crypto, SQLite file, lock state, memory store.
         .target(
             name: "KeychainStore",
             dependencies: [
+                "KeychainPrimitives",
                 "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -57,6 +61,7 @@ let package = Package(
         .target(
             name: "KeychainEngine",
             dependencies: [
+                "KeychainPrimitives",
                 "KeychainStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .target(name: "KeychainLinux", condition: .when(platforms: [.linux])),
@@ -64,7 +69,7 @@ let package = Package(
         ),
         // The engine's Linux OS integration: D-Bus (client and server), fprintd, the pinentry
         // prompt, the kernel keyring. The engine reaches it through one seam (SystemFacilities).
-        .target(name: "KeychainLinux"),
+        .target(name: "KeychainLinux", dependencies: ["KeychainPrimitives"]),
         // Apple's names and signatures (SecItem*, kSec*, errSec*, CF shims, SecKeychain*,
         // LAContext) implemented over KeychainEngine. Never built on Apple platforms.
         .target(
@@ -116,7 +121,7 @@ let package = Package(
                 // D-Bus error replies (KeychainFailureDetails).
                 "KeychainServicesExtras",
                 "KeychainEngine",
-                "KeychainStore",  // HexEncoding for item ids
+                "KeychainPrimitives",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
                 "CredentialStore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -133,7 +138,7 @@ let package = Package(
         // keys and the end-to-end encrypted records.
         // COpenSSL: TLS to etcd (the system OpenSSL; Debian: libssl-dev to build, libssl3 to run).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
-        .target(name: "KeychainSync", dependencies: ["KeychainStore", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "KeychainSync", dependencies: ["KeychainPrimitives", "KeychainStore", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
         // Walks KeychainKit's flows on the default keychain: `swift run keychainkit-demo`.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
         // Internet-password credentials (git, Docker) over Apple's SecItem API, shared by the tools.
@@ -147,13 +152,14 @@ let package = Package(
             ]
         ),
         // Parsers of plain-text credential files (Foundation only, so the fuzz package builds them alone).
-        .target(name: "CredentialFiles"),
+        .target(name: "CredentialFiles", dependencies: ["KeychainPrimitives"]),
         .executableTarget(
             name: "keychainctl",
             dependencies: [
                 "KeychainServices",
                 "CredentialStore",
                 "CredentialFiles",
+                "KeychainPrimitives",
                 // show-keychain-info --security (SecKeychainCopyStorageSecurity); SecKeychainChangePassword
                 // (private on Apple); damaged items a read left out (KeychainFailureDetails), reported by
                 // find and dump.
@@ -180,7 +186,8 @@ let package = Package(
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync"]),
         // Times the access log's durable append for docs/PERFORMANCE.md (not a product; bench/access_log.sh runs it).
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
-        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "CSQLite"]),
+        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "CSQLite"]),
+        .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
         // KeychainServicesPortable's public interface (swift-symbolgraph-extract) against Apple's
         // Security as Swift imports it (../shared/reference/apple-security-api), with the reviewed list.
         // SecItem semantics through SecItem* only: imports KeychainServices alone, so the same
@@ -216,7 +223,7 @@ let package = Package(
         // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
         // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).
         // KeychainLinux: its D-Bus client asks the new bus for its id.
-        .target(name: "PrivateBusSupport", dependencies: ["KeychainLinux", "RequiredToolSupport"], path: "Tests/Support/PrivateBus"),
+        .target(name: "PrivateBusSupport", dependencies: ["KeychainLinux", "KeychainPrimitives", "RequiredToolSupport"], path: "Tests/Support/PrivateBus"),
         // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
         // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
         .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport"], path: "Tests/Support/SecretServiceHarness"),
@@ -224,7 +231,7 @@ let package = Package(
         .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
                                                                    "RequiredToolSupport", "PseudoTerminalSupport"]),
         // PrivateBusSupport: `git daemon` and `sshd` for the git transport tests; Crypto: the folder's version digests.
-        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport",
+        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport",
                                                              "PrivateBusSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 
 /// The plain-text credential files `keychainctl import-credentials` reads.
@@ -76,24 +77,7 @@ enum SourceText {
 
     /// Decodes `%XX` escapes (as in URLs); nil if an escape is malformed or the result is not UTF-8.
     static func percentDecoded(_ text: Substring) -> String? {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(bytes: bytes, encoding: .utf8)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        PercentEncoding.decodeUTF8(text)
     }
 
     /// Whether `host` is a plausible host name or IP address (no spaces, slashes, `@`, controls).

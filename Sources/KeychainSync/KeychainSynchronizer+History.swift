@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
@@ -20,7 +21,7 @@ extension CircleLayout {
         guard transportName.hasPrefix(historyPrefix) else { return nil }
         let parts = transportName.dropFirst(historyPrefix.count).split(separator: "/")
         guard parts.count == 2, parts[0].count == 64, parts[1].count == 32 else { return nil }
-        return SyncHex.bytes(String(parts[0]))
+        return HexEncoding.bytes(String(parts[0]))
     }
 }
 

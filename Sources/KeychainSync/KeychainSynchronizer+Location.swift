@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 import KeychainStore
 

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
@@ -31,7 +32,7 @@ extension KeychainSynchronizer {
         report.locked = locked
         var local: [Data: LocalItemState] = [:]
         let nameByIdentity = Dictionary(session.state.synced.compactMap { name, synced in
-            SyncHex.bytes(name).map { (synced.localIdentity, $0) }
+            HexEncoding.bytes(name).map { (synced.localIdentity, $0) }
         }, uniquingKeysWith: { first, _ in first })
         for entry in entries {
             if let item = entry.item {

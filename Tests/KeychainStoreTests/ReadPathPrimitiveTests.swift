@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import CSQLite
 import Crypto
 import Foundation

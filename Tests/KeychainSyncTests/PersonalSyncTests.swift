@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 import KeychainStore
 import RequiredToolSupport
@@ -318,7 +319,7 @@ struct PersonalSyncTests {
         let ahead = Date(timeIntervalSinceNow: 300)
         var attributes = item.attributes
         attributes["mdat"] = .date(ahead)
-        let record = SyncRecord(name: try #require(SyncHex.bytes(nameHex)), protection: item.protection,
+        let record = SyncRecord(name: try #require(HexEncoding.bytes(nameHex)), protection: item.protection,
                                 version: RecordVersion(time: ahead.timeIntervalSinceReferenceDate, device: synced.version.device),
                                 isDeletion: false, itemClass: .genericPassword,
                                 payload: ItemPayload(attributes: attributes, data: Data("m-ahead".utf8), accessControlFlags: nil))

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import EtcdClusterSupport
 import Foundation
 import KeychainStore

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -62,14 +63,8 @@ package struct DBusAddress: Equatable, Sendable {
 
     /// Undoes the address format's `%XX` escaping.
     private static func unescape(_ text: Substring) throws(DBusFailure) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next(), let low = iterator.next(),
-                  let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            else { throw .protocolViolation("a malformed escape in a bus address") }
-            bytes.append(value)
+        guard let bytes = PercentEncoding.decode(text.utf8) else {
+            throw .protocolViolation("a malformed escape in a bus address")
         }
         guard let unescaped = String(validating: bytes, as: UTF8.self) else {
             throw .protocolViolation("a bus address that is not UTF-8")

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -56,7 +57,7 @@ package final class DBusConnection: @unchecked Sendable {
 
     /// SASL: a zero byte, `AUTH EXTERNAL <uid in hex>`, `OK <guid>`, `BEGIN`.
     private func authenticate(deadline: Deadline) throws(DBusFailure) {
-        let uid = String(getuid()).utf8.map { String(format: "%02x", $0) }.joined()
+        let uid = HexEncoding.string(String(getuid()).utf8)
         try socket.write([0] + Array("AUTH EXTERNAL \(uid)\r\n".utf8), deadline: deadline)
         let line = try readAuthenticationLine(deadline: deadline)
         guard line.hasPrefix("OK ") else { throw .unavailable("the bus refused authentication") }

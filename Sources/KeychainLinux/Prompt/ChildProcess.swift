@@ -1,4 +1,5 @@
 import Foundation
+import KeychainPrimitives
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -40,37 +41,38 @@ final class ChildProcess {
     /// at once instead of being given time to exit.
     private(set) var hasFailed = false
 
-    /// Starts `path` with no arguments.
+    /// Starts `path` with no arguments (through `Subprocess.spawn`: no descriptor of ours but the
+    /// two pipes reaches it), its standard error on /dev/null.
     init(path: String) throws(PinentryFailure) {
-        var toChild: [Int32] = [-1, -1]
-        var fromChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0 else { throw .unavailable("cannot create a pipe") }
-        guard pipe(&fromChild) == 0 else {
-            close(toChild[0]); close(toChild[1])
-            throw .unavailable("cannot create a pipe")
+        let toChild: (read: Int32, write: Int32)
+        let fromChild: (read: Int32, write: Int32)
+        do {
+            toChild = try Subprocess.pipe()
+            do {
+                fromChild = try Subprocess.pipe()
+            } catch {
+                close(toChild.read); close(toChild.write)
+                throw error
+            }
+        } catch {
+            throw .unavailable("cannot create a pipe (\(error))")
         }
-        // Close-on-exec for every descriptor, so other children never inherit them; the child
-        // gets its ends through dup2, which clears the flag. (pipe2 is not exported to Swift.)
-        for descriptor in toChild + fromChild { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        var child: pid_t = 0
-        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
-        defer { for argument in arguments { free(argument) } }
-        let result = posix_spawn(&child, path, &actions, nil, arguments, environ)
-        close(toChild[0])
-        close(fromChild[1])
-        guard result == 0 else {
-            close(toChild[1]); close(fromChild[0])
-            throw .unavailable("cannot start \(path)")
+        let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        let child: pid_t
+        do {
+            guard devNull >= 0 else { throw Subprocess.Failure("/dev/null: \(String(cString: strerror(errno)))") }
+            child = try Subprocess.spawn(executable: path, arguments: [path], environment: nil,
+                                         stdin: toChild.read, stdout: fromChild.write, stderr: devNull)
+        } catch {
+            for descriptor in [toChild.read, toChild.write, fromChild.read, fromChild.write, devNull] where descriptor >= 0 { close(descriptor) }
+            throw .unavailable("cannot start \(path) (\(error))")
         }
+        close(devNull)
+        close(toChild.read)
+        close(fromChild.write)
         pid = child
-        input = toChild[1]
-        output = fromChild[0]
+        input = toChild.write
+        output = fromChild.read
         buffer = .allocate(capacity: Self.bufferCapacity)
         buffer.initialize(repeating: 0, count: Self.bufferCapacity)
     }

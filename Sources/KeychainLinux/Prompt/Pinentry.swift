@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 
 /// Why a pinentry exchange did not produce a password.
@@ -84,16 +85,7 @@ package struct Pinentry {
 
     /// Assuan percent-escaping of a parameter: `%`, CR and LF.
     static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "%": out += "%25"
-            case "\r": out += "%0D"
-            case "\n": out += "%0A"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        PercentEncoding.encode(text, escaping: ["%", "\r", "\n"])
     }
 }
 
@@ -138,20 +130,8 @@ struct AssuanReader {
         try child.readLine(deadline: deadline)
     }
 
+    /// A data line's `%XX` escapes undone; a `%` not followed by two hex digits is kept as sent.
     static func unescape(_ bytes: Data.SubSequence) -> Data {
-        var out = Data()
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), bytes.distance(from: index, to: bytes.endIndex) >= 3,
-               let value = UInt8(String(decoding: bytes[bytes.index(after: index)...bytes.index(index, offsetBy: 2)], as: UTF8.self), radix: 16) {
-                out.append(value)
-                index = bytes.index(index, offsetBy: 3)
-            } else {
-                out.append(byte)
-                index = bytes.index(after: index)
-            }
-        }
-        return out
+        PercentEncoding.decodeKeepingMalformed(bytes)
     }
 }

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 
 /// The plaintext of an item's encrypted payload: its attributes, its secret and its access
@@ -49,26 +50,26 @@ package struct ItemPayload: Equatable, Sendable {
         var out = Data(count: length)
         out.withUnsafeMutableBytes { buffer in
             var writer = ByteWriter(buffer)
-            writer.put(Self.version)
+            writer.put(byte: Self.version)
             for name in names {
                 guard let value = attributes[name] else { continue }
-                writer.put(UInt8(ascii: "A"))
-                writer.put(UInt8(truncatingIfNeeded: name.utf8.count))
+                writer.put(byte: UInt8(ascii: "A"))
+                writer.put(byte: UInt8(truncatingIfNeeded: name.utf8.count))
                 var name = name
                 name.withUTF8 { writer.put(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0).prefix(255))) }
                 Self.write(value, to: &writer)
             }
             if let data {
-                writer.put(UInt8(ascii: "D"))
+                writer.put(byte: UInt8(ascii: "D"))
                 writer.put(bigEndian: UInt32(truncatingIfNeeded: data.count))
                 data.withUnsafeBytes { writer.put($0) }
             }
             if let accessControlFlags {
-                writer.put(UInt8(ascii: "C"))
+                writer.put(byte: UInt8(ascii: "C"))
                 writer.put(bigEndian: accessControlFlags)
                 if let biometryDomainState {
-                    writer.put(UInt8(ascii: "B"))
-                    writer.put(UInt8(truncatingIfNeeded: biometryDomainState.count))
+                    writer.put(byte: UInt8(ascii: "B"))
+                    writer.put(byte: UInt8(truncatingIfNeeded: biometryDomainState.count))
                     biometryDomainState.prefix(255).withUnsafeBytes { writer.put($0) }
                 }
             }
@@ -89,20 +90,20 @@ package struct ItemPayload: Equatable, Sendable {
     private static func write(_ value: AttributeValue, to writer: inout ByteWriter) {
         switch value {
         case .string(let text):
-            writer.put(UInt8(ascii: "s"))
+            writer.put(byte: UInt8(ascii: "s"))
             writer.put(bigEndian: UInt32(truncatingIfNeeded: text.utf8.count))
             var text = text
             text.withUTF8 { writer.put(UnsafeRawBufferPointer($0)) }
         case .data(let data):
-            writer.put(UInt8(ascii: "d"))
+            writer.put(byte: UInt8(ascii: "d"))
             writer.put(bigEndian: UInt32(truncatingIfNeeded: data.count))
             data.withUnsafeBytes { writer.put($0) }
         case .number(let number):
-            writer.put(UInt8(ascii: "n"))
+            writer.put(byte: UInt8(ascii: "n"))
             writer.put(bigEndian: UInt32(8))
             writer.put(bigEndian: UInt64(bitPattern: number))
         case .date(let date):
-            writer.put(UInt8(ascii: "t"))
+            writer.put(byte: UInt8(ascii: "t"))
             writer.put(bigEndian: UInt32(8))
             writer.put(bigEndian: date.timeIntervalSinceReferenceDate.bitPattern)
         }
@@ -111,83 +112,5 @@ package struct ItemPayload: Equatable, Sendable {
     /// Decodes a payload, rejecting anything malformed (`ItemPayloadDecoder`).
     package init(decoding bytes: Data) throws(KeychainStoreError) {
         self = try ItemPayloadDecoder.decode(bytes)
-    }
-}
-
-/// Writes into a buffer whose size was computed beforehand (`ItemPayload.encoded`); writing
-/// past its end is a bug in that computation and traps.
-struct ByteWriter {
-    private let buffer: UnsafeMutableRawBufferPointer
-    private(set) var offset = 0
-
-    init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
-
-    mutating func put(_ bytes: UnsafeRawBufferPointer) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        precondition(bytes.count <= buffer.count - offset, "ByteWriter: buffer too small")
-        buffer.baseAddress.unsafelyUnwrapped.advanced(by: offset).copyMemory(from: source, byteCount: bytes.count)
-        offset += bytes.count
-    }
-
-    mutating func put(_ byte: UInt8) {
-        precondition(offset < buffer.count, "ByteWriter: buffer too small")
-        buffer[offset] = byte
-        offset += 1
-    }
-
-    mutating func put(bigEndian value: UInt32) { withUnsafeBytes(of: value.bigEndian) { put($0) } }
-
-    mutating func put(bigEndian value: UInt64) { withUnsafeBytes(of: value.bigEndian) { put($0) } }
-}
-
-/// Reads big-endian integers and byte runs from a buffer, failing instead of reading past its end.
-struct ByteReader {
-    private let bytes: Data
-    private var offset: Int
-
-    init(_ bytes: Data) {
-        self.bytes = Data(bytes)  // rebase indices to zero
-        self.offset = 0
-    }
-
-    var isAtEnd: Bool { offset == bytes.count }
-
-    /// Bytes not read yet.
-    var remaining: Int { bytes.count - offset }
-
-    mutating func byte() throws(KeychainStoreError) -> UInt8 {
-        guard offset < bytes.count else { throw .undecodable("a truncated record") }
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    mutating func bytes(_ count: Int) throws(KeychainStoreError) -> Data {
-        guard count >= 0, count <= bytes.count - offset else { throw .undecodable("a truncated record") }
-        defer { offset += count }
-        return bytes.subdata(in: offset..<offset + count)
-    }
-
-    mutating func uint32() throws(KeychainStoreError) -> UInt32 {
-        try bytes(4).reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
-    mutating func uint64() throws(KeychainStoreError) -> UInt64 {
-        try bytes(8).reduce(0) { $0 << 8 | UInt64($1) }
-    }
-}
-
-extension Data {
-    mutating func appendBigEndian(_ value: UInt32) {
-        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
-    }
-
-    mutating func appendBigEndian(_ value: UInt64) {
-        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
-    }
-
-    /// Appends a length-prefixed field, so that concatenated fields cannot be re-split differently.
-    mutating func appendField(_ field: Data) {
-        appendBigEndian(UInt32(truncatingIfNeeded: field.count))
-        append(field)
     }
 }

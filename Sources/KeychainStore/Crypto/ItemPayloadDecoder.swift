@@ -1,19 +1,13 @@
 import Foundation
+import KeychainPrimitives
 
 /// Decodes an item payload (layout: `ItemPayload`) straight from the plaintext's bytes. Every
-/// read hit decodes one; doing it through `ByteReader` copied each field into a `Data` first
-/// (`subdata`, about 20 copies per item) and decoded names and text with Foundation's
-/// `String(data:encoding:)`, 39,000 instructions per item (issue 11). Same checks, same errors.
+/// read hit decodes one, so names and values are read where they lie (`ByteReader.withBytes`):
+/// copying each field into a `Data` first (about 20 copies per item) and decoding names and text
+/// with Foundation's `String(data:encoding:)` cost 39,000 instructions per item (issue 11).
 enum ItemPayloadDecoder {
     static func decode(_ bytes: Data) throws(KeychainStoreError) -> ItemPayload {
-        let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(KeychainStoreError) -> ItemPayload in try decode(raw) }
-        }
-        return try result.get()
-    }
-
-    private static func decode(_ bytes: UnsafeRawBufferPointer) throws(KeychainStoreError) -> ItemPayload {
-        var reader = RawByteReader(bytes)
+        var reader = ByteReader(bytes)
         guard try reader.byte() == ItemPayload.version else { throw .undecodable("an item payload of an unknown version") }
         var attributes: [String: AttributeValue] = [:]
         attributes.reserveCapacity(12)  // an item has 6–12 attributes: one allocation instead of one per doubling
@@ -24,18 +18,18 @@ enum ItemPayloadDecoder {
             switch try reader.byte() {
             case UInt8(ascii: "A"):
                 let nameLength = Int(try reader.byte())
-                guard let name = text(try reader.bytes(nameLength)), !name.isEmpty
+                guard let name = try reader.withBytes(nameLength, text), !name.isEmpty
                 else { throw .undecodable("an item payload (attribute name)") }
                 let kind = try reader.byte()
                 let length = Int(try reader.uint32())
-                let decoded = try value(kind: kind, bytes: try reader.bytes(length))
+                let decoded = try reader.withBytes(length) { value(kind: kind, bytes: $0) }.get()
                 // One hash of the name: inserted, and refused if it was there already.
                 guard attributes.updateValue(decoded, forKey: name) == nil else {
                     throw .undecodable("an item payload (attribute name)")
                 }
             case UInt8(ascii: "D"):
                 guard data == nil else { throw .undecodable("an item payload (two data records)") }
-                data = Data(try reader.bytes(Int(try reader.uint32())))
+                data = try reader.bytes(Int(try reader.uint32()))
             case UInt8(ascii: "C"):
                 guard flags == nil else { throw .undecodable("an item payload (two access controls)") }
                 flags = try reader.uint64()
@@ -45,7 +39,7 @@ enum ItemPayloadDecoder {
                 guard state.count == ItemPayload.biometryDomainStateLength else {
                     throw .undecodable("an item payload (biometric domain state length)")
                 }
-                domainState = Data(state)
+                domainState = state
             default:
                 throw .undecodable("an item payload (unknown record)")
             }
@@ -56,21 +50,23 @@ enum ItemPayloadDecoder {
         return ItemPayload(attributes: attributes, data: data, accessControlFlags: flags, biometryDomainState: domainState)
     }
 
-    private static func value(kind: UInt8, bytes: UnsafeRawBufferPointer) throws(KeychainStoreError) -> AttributeValue {
+    /// The value of one attribute; a `Result` because it is decoded inside `ByteReader.withBytes`,
+    /// whose body lends the bytes without copying them and cannot throw.
+    private static func value(kind: UInt8, bytes: UnsafeRawBufferPointer) -> Result<AttributeValue, KeychainStoreError> {
         switch kind {
         case UInt8(ascii: "s"):
-            guard let text = text(bytes) else { throw .undecodable("an item payload (text)") }
-            return .string(text)
+            guard let text = text(bytes) else { return .failure(.undecodable("an item payload (text)")) }
+            return .success(.string(text))
         case UInt8(ascii: "d"):
-            return .data(Data(bytes))
+            return .success(.data(Data(bytes)))
         case UInt8(ascii: "n"):
-            guard bytes.count == 8 else { throw .undecodable(bytes.count < 8 ? "a truncated record" : "an item payload (number)") }
-            return .number(Int64(bitPattern: RawByteReader.bigEndian(bytes)))
+            guard bytes.count == 8 else { return .failure(.undecodable(bytes.count < 8 ? "a truncated record" : "an item payload (number)")) }
+            return .success(.number(Int64(bitPattern: BigEndian.integer(bytes))))
         case UInt8(ascii: "t"):
-            guard bytes.count == 8 else { throw .undecodable(bytes.count < 8 ? "a truncated record" : "an item payload (date)") }
-            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: RawByteReader.bigEndian(bytes))))
+            guard bytes.count == 8 else { return .failure(.undecodable(bytes.count < 8 ? "a truncated record" : "an item payload (date)")) }
+            return .success(.date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: BigEndian.integer(bytes)))))
         default:
-            throw .undecodable("an item payload (value kind)")
+            return .failure(.undecodable("an item payload (value kind)"))
         }
     }
 
@@ -92,40 +88,5 @@ enum ItemPayloadDecoder {
             return String(data: Data(bytes), encoding: .utf8)
         }
         return String(validating: units, as: UTF8.self)
-    }
-}
-
-/// `ByteReader` over borrowed bytes: runs are returned as slices of the buffer, not copies.
-private struct RawByteReader {
-    private let bytes: UnsafeRawBufferPointer
-    private var offset = 0
-
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    var isAtEnd: Bool { offset == bytes.count }
-
-    mutating func byte() throws(KeychainStoreError) -> UInt8 {
-        guard offset < bytes.count else { throw .undecodable("a truncated record") }
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    mutating func bytes(_ count: Int) throws(KeychainStoreError) -> UnsafeRawBufferPointer {
-        guard count >= 0, count <= bytes.count - offset else { throw .undecodable("a truncated record") }
-        defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-    }
-
-    mutating func uint32() throws(KeychainStoreError) -> UInt32 {
-        UInt32(truncatingIfNeeded: Self.bigEndian(try bytes(4)))
-    }
-
-    mutating func uint64() throws(KeychainStoreError) -> UInt64 {
-        Self.bigEndian(try bytes(8))
-    }
-
-    /// The bytes as one big-endian unsigned integer (at most 8 bytes).
-    static func bigEndian(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 
@@ -102,7 +103,7 @@ enum ItemRecord {
     }
 
     /// `associatedData(…)` laid out in a temporary buffer (on the stack when small) and passed to
-    /// `body`, valid during the call only. Written in one pass through a `ByteCursor`: built from
+    /// `body`, valid during the call only. Written in one pass through a `ByteWriter`: built from
     /// separate `Data` pieces and appends, this cost 10,000 instructions of every read, and a
     /// `Data` result is two allocations (issue 11).
     static func withAssociatedData<R, Failure: Error>(
@@ -119,7 +120,7 @@ enum ItemRecord {
                     let length = tagLength + 4 + 4 * 4 + classBytes.count + protectionBytes.count + idBytes.count + digestBytes.count
                         + (isTombstone ? 1 : 0)
                     return withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
-                        var cursor = ByteCursor(buffer)
+                        var cursor = ByteWriter(buffer)
                         cursor.put(UnsafeRawBufferPointer(start: associatedDataTag.utf8Start, count: tagLength))
                         cursor.put(bigEndian: UInt32(Schema.formatVersion))
                         cursor.putField(UnsafeRawBufferPointer(classBytes))
@@ -232,7 +233,7 @@ enum ItemRecord {
                 let tagLength = blindIndexTag.utf8CodeUnitCount
                 let length = tagLength + 4 + nameBytes.count + 4 + valueBytes.count
                 return withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
-                    var cursor = ByteCursor(buffer)
+                    var cursor = ByteWriter(buffer)
                     cursor.put(UnsafeRawBufferPointer(start: blindIndexTag.utf8Start, count: tagLength))
                     cursor.put(bigEndian: UInt32(truncatingIfNeeded: nameBytes.count))
                     cursor.put(UnsafeRawBufferPointer(nameBytes))

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
@@ -36,8 +37,8 @@ public struct CircleCode: Sendable, Equatable {
         if trimmed.hasPrefix(Self.legacyPrefix) { throw .legacyCircle }
         guard trimmed.hasPrefix(Self.prefix) else { throw .invalidCircleCode }
         let parts = trimmed.dropFirst(Self.prefix.count).split(separator: "-")
-        guard parts.count == 2, let id = SyncHex.bytes(String(parts[0])), id.count == 16,
-              let secretBytes = SyncHex.bytes(String(parts[1])), secretBytes.count == 32
+        guard parts.count == 2, let id = HexEncoding.bytes(String(parts[0])), id.count == 16,
+              let secretBytes = HexEncoding.bytes(String(parts[1])), secretBytes.count == 32
         else { throw .invalidCircleCode }
         circleID = id
         secret = SymmetricKey(data: secretBytes)

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 import KeychainStore
 
@@ -25,13 +26,13 @@ enum CircleLayout {
         guard transportName.hasPrefix(itemsPrefix) else { return nil }
         let hex = String(transportName.dropFirst(itemsPrefix.count))
         guard hex.count == 64 else { return nil }
-        return SyncHex.bytes(hex)
+        return HexEncoding.bytes(hex)
     }
 
     /// A device id given by a person: 32 hex digits in either case.
     static func deviceID(_ text: String) throws(SyncError) -> Data {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.count == 32, let id = SyncHex.bytes(trimmed) else { throw .invalidDeviceID(text) }
+        guard trimmed.count == 32, let id = HexEncoding.bytes(trimmed) else { throw .invalidDeviceID(text) }
         return id
     }
 }

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore

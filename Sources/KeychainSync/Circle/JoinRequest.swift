@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 
@@ -21,12 +22,12 @@ struct JoinRequest {
     }
 
     private var body: Data {
-        var out = SyncBytes()
+        var out = Data()
         out.append(UInt8(2))
-        out.appendRaw(circleID)
-        out.appendRaw(member.signingKey)
-        out.appendRaw(member.agreementKey)
-        return out.data
+        out.append(circleID)
+        out.append(member.signingKey)
+        out.append(member.agreementKey)
+        return out
     }
 
     /// The request of `identity`, for `code`.
@@ -42,12 +43,12 @@ struct JoinRequest {
     /// and authenticated with the code. `.tampered` otherwise.
     init(verifying data: Data, code: CircleCode) throws(SyncError) {
         guard data.count == Self.size else { throw .tampered("a join request of the wrong size") }
-        var reader = SyncBytes(data)
+        var reader = ByteReader(data)
         guard try reader.byte() == 2 else { throw .tampered("a join request of an unknown version") }
-        circleID = try reader.raw(16)
-        member = Member(signingKey: try reader.raw(32), agreementKey: try reader.raw(32))
-        let signature = try reader.raw(64)
-        let tag = try reader.raw(32)
+        circleID = try reader.bytes(16)
+        member = Member(signingKey: try reader.bytes(32), agreementKey: try reader.bytes(32))
+        let signature = try reader.bytes(64)
+        let tag = try reader.bytes(32)
         let body = self.body
         guard circleID == code.circleID,
               HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: Self.domain + body, using: code.requestKey)

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
@@ -44,11 +45,11 @@ struct KeyBundle: Equatable {
     /// and the secret), published in the epoch's member list: it tells the bundle apart from any
     /// other and reveals nothing of a 256-bit random secret.
     func check(circleID: Data) -> Data {
-        var message = SyncBytes(Data("keychainkit-sync-key-check-v2".utf8))
-        message.appendRaw(circleID)
-        message.append(epoch)
-        message.appendRaw(secrets[epoch].map(SyncSealing.bytes(of:)) ?? Data())
-        return Data(SHA256.hash(data: message.data))
+        var message = Data("keychainkit-sync-key-check-v2".utf8)
+        message.append(circleID)
+        message.appendBigEndian(epoch)
+        message.append(secrets[epoch].map(SyncSealing.bytes(of:)) ?? Data())
+        return Data(SHA256.hash(data: message))
     }
 
     /// The key that wraps item keys of `protection` in records of `epoch`.
@@ -58,17 +59,17 @@ struct KeyBundle: Equatable {
     }
 
     var encoded: Data {
-        var out = SyncBytes()
+        var out = Data()
         out.append(UInt8(2))
-        out.append(epoch)
-        out.appendRaw(SyncSealing.bytes(of: namingKey))
-        out.appendRaw(SyncSealing.bytes(of: joinSecret))
-        out.append(UInt32(secrets.count))
+        out.appendBigEndian(epoch)
+        out.append(SyncSealing.bytes(of: namingKey))
+        out.append(SyncSealing.bytes(of: joinSecret))
+        out.appendBigEndian(UInt32(secrets.count))
         for (epoch, secret) in secrets.sorted(by: { $0.key < $1.key }) {
-            out.append(epoch)
-            out.appendRaw(SyncSealing.bytes(of: secret))
+            out.appendBigEndian(epoch)
+            out.append(SyncSealing.bytes(of: secret))
         }
-        return out.data
+        return out
     }
 
     init(epoch: UInt32, secrets: [UInt32: SymmetricKey], namingKey: SymmetricKey, joinSecret: SymmetricKey) {
@@ -81,11 +82,11 @@ struct KeyBundle: Equatable {
     /// Decodes a bundle: version 2, at most ``maximumEpochs`` secrets, strictly increasing epochs,
     /// the current epoch among them.
     init(decoding data: Data) throws(SyncError) {
-        var reader = SyncBytes(data)
+        var reader = ByteReader(data)
         guard try reader.byte() == 2 else { throw .tampered("a key bundle of an unknown version") }
         epoch = try reader.uint32()
-        namingKey = SymmetricKey(data: try reader.raw(32))
-        joinSecret = SymmetricKey(data: try reader.raw(32))
+        namingKey = SymmetricKey(data: try reader.bytes(32))
+        joinSecret = SymmetricKey(data: try reader.bytes(32))
         let count = Int(try reader.uint32())
         guard count >= 1, count <= Self.maximumEpochs, count * 36 == data.count - 73 else { throw .tampered("a key bundle") }
         var secrets: [UInt32: SymmetricKey] = [:]
@@ -94,7 +95,7 @@ struct KeyBundle: Equatable {
             let epoch = try reader.uint32()
             guard last.map({ epoch > $0 }) ?? true else { throw .tampered("a key bundle") }
             last = epoch
-            secrets[epoch] = SymmetricKey(data: try reader.raw(32))
+            secrets[epoch] = SymmetricKey(data: try reader.bytes(32))
         }
         guard reader.isAtEnd, secrets[epoch] != nil, last == epoch else { throw .tampered("a key bundle") }
         self.secrets = secrets

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 
@@ -44,42 +45,42 @@ struct KeyWrap {
     /// Decodes a wrap (nothing verified yet: see ``open(circleID:roster:identity:)``).
     init(decoding data: Data) throws(SyncError) {
         guard data.count <= Self.maximumSize else { throw .tampered("a key wrap over its size limit") }
-        var reader = SyncBytes(data)
+        var reader = ByteReader(data)
         guard try reader.byte() == 2 else { throw .tampered("a key wrap of an unknown version") }
         epoch = try reader.uint32()
-        recipientID = try reader.raw(16)
-        signerID = try reader.raw(16)
+        recipientID = try reader.bytes(16)
+        signerID = try reader.bytes(16)
         encapsulatedKey = try reader.field()
         ciphertext = try reader.field()
-        signature = try reader.raw(64)
+        signature = try reader.bytes(64)
         guard reader.isAtEnd, encapsulatedKey.count == 32 else { throw .tampered("a key wrap") }
     }
 
     var encoded: Data { header + signature }
 
     private var header: Data {
-        var out = SyncBytes()
+        var out = Data()
         out.append(UInt8(2))
-        out.append(epoch)
-        out.appendRaw(recipientID)
-        out.appendRaw(signerID)
+        out.appendBigEndian(epoch)
+        out.append(recipientID)
+        out.append(signerID)
         out.appendField(encapsulatedKey)
         out.appendField(ciphertext)
-        return out.data
+        return out
     }
 
     private func signedBytes(circleID: Data) -> Data {
-        var out = SyncBytes(Self.domain)
-        out.appendRaw(circleID)
-        return out.data + header
+        var out = Data(Self.domain)
+        out.append(circleID)
+        return out + header
     }
 
     private static func aad(_ circleID: Data, _ recipientID: Data, _ epoch: UInt32) -> Data {
-        var aad = SyncBytes(domain)
-        aad.appendRaw(circleID)
-        aad.appendRaw(recipientID)
-        aad.append(epoch)
-        return aad.data
+        var aad = Data(domain)
+        aad.append(circleID)
+        aad.append(recipientID)
+        aad.appendBigEndian(epoch)
+        return aad
     }
 
     /// The bundle, after checking that the wrap is for `identity` at `roster`'s epoch and signed

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 import KeychainStore
 
@@ -43,19 +44,19 @@ struct Roster: Equatable {
     /// Decodes a roster (no signature check: see ``verified(after:)`` and ``verifiedAlone()``).
     init(decoding data: Data) throws(SyncError) {
         guard data.count <= Self.maximumSize else { throw .tampered("a member list over its size limit") }
-        var reader = SyncBytes(data)
+        var reader = ByteReader(data)
         guard try reader.byte() == 2 else { throw .tampered("a member list of an unknown version") }
-        circleID = try reader.raw(16)
+        circleID = try reader.bytes(16)
         epoch = try reader.uint32()
         let count = Int(try reader.uint16())
         guard count >= 1, count <= Self.maximumMembers else { throw .tampered("a member list with \(count) members") }
         var members: [Member] = []
         for _ in 0..<count {
-            members.append(Member(signingKey: try reader.raw(32), agreementKey: try reader.raw(32)))
+            members.append(Member(signingKey: try reader.bytes(32), agreementKey: try reader.bytes(32)))
         }
-        keyCheck = try reader.raw(32)
-        signerID = try reader.raw(16)
-        signature = try reader.raw(64)
+        keyCheck = try reader.bytes(32)
+        signerID = try reader.bytes(16)
+        signature = try reader.bytes(64)
         guard reader.isAtEnd else { throw .tampered("a member list with trailing bytes") }
         guard Set(members.map(\.id)).count == members.count else { throw .tampered("a member list naming a device twice") }
         self.members = members
@@ -64,18 +65,18 @@ struct Roster: Equatable {
     var encoded: Data { signedBytes + signature }
 
     private var signedBytes: Data {
-        var out = SyncBytes()
+        var out = Data()
         out.append(UInt8(2))
-        out.appendRaw(circleID)
-        out.append(epoch)
-        out.append(UInt16(members.count))
+        out.append(circleID)
+        out.appendBigEndian(epoch)
+        out.appendBigEndian(UInt16(members.count))
         for member in members {
-            out.appendRaw(member.signingKey)
-            out.appendRaw(member.agreementKey)
+            out.append(member.signingKey)
+            out.append(member.agreementKey)
         }
-        out.appendRaw(keyCheck)
-        out.appendRaw(signerID)
-        return out.data
+        out.append(keyCheck)
+        out.append(signerID)
+        return out
     }
 
     /// The member with `id`, if listed.

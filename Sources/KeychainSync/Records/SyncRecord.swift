@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
@@ -33,20 +34,20 @@ struct SyncRecord {
     private static let domain = Data("keychainkit-sync-record-v2".utf8)
 
     private static func associatedData(circleID: Data, name: Data, epoch: UInt32, classCode: UInt8, writer: Data) -> Data {
-        var aad = SyncBytes(domain)
-        aad.appendRaw(circleID)
+        var aad = Data(domain)
+        aad.append(circleID)
         aad.appendField(name)
-        aad.append(epoch)
+        aad.appendBigEndian(epoch)
         aad.append(classCode)
-        aad.appendRaw(writer)
-        return aad.data
+        aad.append(writer)
+        return aad
     }
 
     private static func signedBytes(circleID: Data, name: Data, header: Data) -> Data {
-        var out = SyncBytes(domain)
-        out.appendRaw(circleID)
+        var out = Data(domain)
+        out.append(circleID)
         out.appendField(name)
-        return out.data + header
+        return out + header
     }
 
     /// The sealed, signed bytes for the transport, under `bundle`'s current epoch.
@@ -54,15 +55,15 @@ struct SyncRecord {
         guard let classCode = Self.classCodes.firstIndex(of: protection).map(UInt8.init) else {
             throw .tampered("an item of a class that does not synchronize")
         }
-        var plaintext = SyncBytes()
+        var plaintext = Data()
         plaintext.append(UInt8(2))
         plaintext.append(UInt8(isDeletion ? 1 : 0))
-        plaintext.append(version.time.bitPattern)
+        plaintext.appendBigEndian(version.time.bitPattern)
         plaintext.appendField(version.device)
         plaintext.appendField(Data(itemClass.rawValue.utf8))
         if let payload { plaintext.appendField(payload.encoded()) }
-        plaintext.appendField(Data(count: Self.paddingLength(forBody: plaintext.data.count)))
-        var body = plaintext.data
+        plaintext.appendField(Data(count: Self.paddingLength(forBody: plaintext.count)))
+        var body = plaintext
         defer { body.resetBytes(in: 0..<body.count) }
         let writerID = writer.member.id
         let aad = Self.associatedData(circleID: circleID, name: name, epoch: bundle.epoch, classCode: classCode, writer: writerID)
@@ -70,15 +71,15 @@ struct SyncRecord {
         let ciphertext = try SyncSealing.seal(body, using: itemKey, binding: aad)
         let wrappedKey = try SyncSealing.seal(SyncSealing.bytes(of: itemKey),
                                               using: try bundle.classKey(protection, epoch: bundle.epoch, circleID: circleID), binding: aad)
-        var header = SyncBytes()
+        var header = Data()
         header.append(UInt8(2))
-        header.append(bundle.epoch)
+        header.appendBigEndian(bundle.epoch)
         header.append(classCode)
-        header.appendRaw(writerID)
+        header.append(writerID)
         header.appendField(wrappedKey)
         header.appendField(ciphertext)
-        let signature = try writer.sign(Self.signedBytes(circleID: circleID, name: name, header: header.data))
-        return header.data + signature
+        let signature = try writer.sign(Self.signedBytes(circleID: circleID, name: name, header: header))
+        return header + signature
     }
 
     /// The parts of a sealed record, read before anything is verified (bounded sizes only).
@@ -93,16 +94,16 @@ struct SyncRecord {
 
         init(decoding sealed: Data) throws(SyncError) {
             guard sealed.count <= SyncRecord.maximumSize else { throw .tampered("a record over its size limit") }
-            var reader = SyncBytes(sealed)
+            var reader = ByteReader(sealed)
             guard try reader.byte() == 2 else { throw .tampered("a record of an unknown version") }
             epoch = try reader.uint32()
             classCode = try reader.byte()
             guard Int(classCode) < SyncRecord.classCodes.count else { throw .tampered("a record of an unknown class") }
-            writerID = try reader.raw(16)
+            writerID = try reader.bytes(16)
             wrappedKey = try reader.field()
             ciphertext = try reader.field()
             header = Data(sealed.prefix(sealed.count - reader.remaining))
-            signature = try reader.raw(64)
+            signature = try reader.bytes(64)
             guard reader.isAtEnd else { throw .tampered("a record with trailing bytes") }
         }
     }
@@ -138,7 +139,7 @@ struct SyncRecord {
 
     /// Decodes a decrypted payload (the decoder the fuzz target drives).
     init(body: Data, name: Data, protection: ProtectionClass) throws(SyncError) {
-        var fields = SyncBytes(body)
+        var fields = ByteReader(body)
         guard try fields.byte() == 2 else { throw .tampered("a record") }
         let flags = try fields.byte()
         let time = Double(bitPattern: try fields.uint64())

@@ -1,5 +1,5 @@
+import KeychainPrimitives
 import Foundation
-import KeychainStore
 
 /// A collection's id: the last element of its D-Bus object path
 /// (`/org/freedesktop/secrets/collection/<id>`), `[A-Za-z0-9_]` only, stable for the

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 import KeychainServices
 
@@ -83,7 +84,7 @@ enum ItemFormatter {
         return formatter.string(from: date)
     }
 
-    private static func hex(_ data: Data) -> String { data.map { String(format: "%02X", $0) }.joined() }
+    private static func hex(_ data: Data) -> String { HexEncoding.string(data, uppercase: true) }
 
     // MARK: JSON
 

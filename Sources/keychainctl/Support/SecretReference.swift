@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import CredentialStore
 import Foundation
 import KeychainServices
@@ -26,7 +27,7 @@ struct SecretReference: CustomStringConvertible {
             }
             // parseURL drops user info (a key never holds it); here it names the account.
             let authority = url[url.range(of: "://")!.upperBound...].prefix(while: { $0 != "/" })
-            let account = authority.lastIndex(of: "@").map { String(authority[..<$0]).removingPercentEncoding ?? String(authority[..<$0]) }
+            let account = authority.lastIndex(of: "@").map { PercentEncoding.decodeUTF8(authority[..<$0]) ?? String(authority[..<$0]) }
             // git keeps paths without the leading slash (as `keychainctl git-credential` stores them).
             let path = address.path.map { String($0.drop(while: { $0 == "/" })) }.flatMap { $0.isEmpty ? nil : $0 }
             kind = .internet(scheme: address.scheme, host: address.host, port: address.port, path: path, account: account)

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Foundation
 import KeychainServices
 #if canImport(Glibc)
@@ -38,7 +39,7 @@ enum TPMSeal {
         guard SecRandomCopyBytes(kSecRandomDefault, random.count, &random) == errSecSuccess else {
             throw UsageFailure(message: "cannot read random bytes")
         }
-        let secret = Data(random.map { String(format: "%02x", $0) }.joined().utf8)
+        let secret = Data(HexEncoding.string(random).utf8)
         random.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
         guard mkdir(folder, 0o700) == 0 else {
             throw UsageFailure(message: "\(folder): cannot create it (\(String(cString: strerror(errno))))")
@@ -118,6 +119,10 @@ enum TPMSeal {
         _ = try? run("tpm2_flushcontext", ["-s"])
     }
 
+    /// How long one tpm2-tools program may take; a TPM answers in seconds, so a program still
+    /// running after this waits on something that will not come (a stopped simulator).
+    static let toolTimeout: Duration = .seconds(120)
+
     /// Runs a tpm2-tools program with `input` on its standard input; its standard output. A
     /// failure names the tool, `failure` (what it means) and the tool's first error line.
     @discardableResult
@@ -128,25 +133,19 @@ enum TPMSeal {
         } catch {
             throw UsageFailure(message: "\(tool) is not installed: the TPM is used through tpm2-tools (Debian: apt install tpm2-tools)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try stdin.fileHandleForWriting.close()
-        // tpm2-tools write a few lines of errors at most: reading standard output to its end
-        // first cannot fill the error pipe.
-        var output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        let outcome: Subprocess.Outcome
+        do {
+            outcome = try Subprocess.run(executable: executable, arguments: [tool] + arguments, environment: nil, input: input ?? Data(),
+                                         deadline: .now + Self.toolTimeout)
+        } catch {
+            throw UsageFailure(message: "\(tool): \(error.description)", exitCode: 1)
+        }
+        var output = outcome.output
+        guard outcome.succeeded else {
             output.resetBytes(in: 0..<output.count)
-            let detail = String(decoding: errors, as: UTF8.self).split(separator: "\n").first(where: { $0.contains("ERROR") }).map(String.init)
-                ?? String(decoding: errors, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
+            let errors = outcome.errorText.split(separator: "\n")
+            let detail = outcome.timedOut ? "no answer within \(Self.toolTimeout) (is the TPM or its simulator running?)"
+                : errors.first(where: { $0.contains("ERROR") }).map(String.init) ?? errors.first.map(String.init) ?? "exit status \(outcome.status)"
             throw UsageFailure(message: (failure.map { $0 + " — " } ?? "") + "\(tool): \(detail)", exitCode: 1)
         }
         return output

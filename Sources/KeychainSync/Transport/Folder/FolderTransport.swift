@@ -1,3 +1,4 @@
+import KeychainPrimitives
 import Crypto
 import Foundation
 #if canImport(Glibc)
@@ -321,6 +322,6 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
 
     /// A record's version: the SHA-256 of its bytes.
     static func version(of bytes: Data) -> String {
-        "sha256:" + SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        "sha256:" + HexEncoding.string(SHA256.hash(data: bytes))
     }
 }

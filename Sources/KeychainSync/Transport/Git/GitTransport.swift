@@ -436,7 +436,7 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
         do {
             return try git.run(arguments, input: input, deadline: deadline, outputLimit: outputLimit)
         } catch {
-            throw .refused("\(error.reason) (is git installed? Debian: apt install git)")
+            throw .refused("\(error.description) (is git installed? Debian: apt install git)")
         }
     }
 

@@ -1,0 +1,10 @@
+import Foundation
+import KeychainPrimitives
+
+extension ByteReader where Failure == KeychainStoreError {
+    /// A reader of one of the keychain file's binary values (item payloads, keybag entries, KDF
+    /// parameters, sealed application passwords); reading past their end is an undecodable record.
+    init(_ bytes: Data) {
+        self.init(bytes, truncated: .undecodable("a truncated record"))
+    }
+}
