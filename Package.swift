@@ -181,12 +181,15 @@ let package = Package(
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
         ]),
         // Writer, reader and stress processes of the reliability suite (not a product).
-        .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore"]),
+        .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore", "KeychainTestSupport"]),
+        // Test support shared by the test targets and keychainkit-torture: the temporary keychain
+        // fixture, the torture values, the built-products locator and a tool runner.
+        .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainPrimitives"], path: "Tests/Support/KeychainTest"),
         // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync"]),
         // Times the access log's durable append for docs/PERFORMANCE.md (not a product; bench/access_log.sh runs it).
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
-        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "CSQLite"]),
+        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "CSQLite", "KeychainTestSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
         // KeychainServicesPortable's public interface (swift-symbolgraph-extract) against Apple's
         // Security as Swift imports it (../shared/reference/apple-security-api), with the reviewed list.
@@ -205,16 +208,16 @@ let package = Package(
         // the package to install (scripts/test installs them all).
         .target(name: "RequiredToolSupport", path: "Tests/Support/RequiredTool"),
         .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport",
-                                                           "EtcdClusterSupport", "RequiredToolSupport"]),
+                                                           "EtcdClusterSupport", "RequiredToolSupport", "KeychainTestSupport"]),
         // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["KeychainStore", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture"],
+            dependencies: ["KeychainStore", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture", "KeychainTestSupport"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
-                                                                  .product(name: "Crypto", package: "swift-crypto")],
+                                                                  "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).
                     exclude: ["Golden"],
                     // IdentityTransactionTests: the store's fault-injection seam (IOSeam), in debug builds.
@@ -226,7 +229,7 @@ let package = Package(
         .target(name: "PrivateBusSupport", dependencies: ["KeychainLinux", "KeychainPrimitives", "RequiredToolSupport"], path: "Tests/Support/PrivateBus"),
         // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
         // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
-        .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport"], path: "Tests/Support/SecretServiceHarness"),
+        .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport", "KeychainTestSupport"], path: "Tests/Support/SecretServiceHarness"),
         // PseudoTerminalSupport: pinentry-tty answering per-application access prompts.
         .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
                                                                    "RequiredToolSupport", "PseudoTerminalSupport"]),
@@ -238,12 +241,12 @@ let package = Package(
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
         // PrivateBusSupport, KeychainAudit: the daemon in the test process, recording to the test (AccessRecordingTests).
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
-                                                                   "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit"]),
+                                                                   "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainPrimitives", "KeychainTestSupport"]),
         // One UserDefaults-migration step per process, for the migration tests (issue 24; not a product).
         .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
             name: "KeychainKitTests",
-            dependencies: ["KeychainKit", "KeychainKitTesting", "keychainkit-migration-probe",
+            dependencies: ["KeychainKit", "KeychainKitTesting", "keychainkit-migration-probe", "KeychainTestSupport",
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]

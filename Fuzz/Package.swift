@@ -55,5 +55,7 @@ let package = Package(
         secretServiceFuzzTarget("FuzzSecretServiceArguments"),
         // The etcd client's HTTP/1.1 response and chunked-encoding parser (bytes from the network).
         syncFuzzTarget("FuzzHTTPResponse"),
+        // The hex and %XX codecs of KeychainPrimitives: round trips, and exactly the malformed texts refused.
+        fuzzTarget("FuzzHex"),
     ]
 )

@@ -27,90 +27,13 @@
 
 import Foundation
 import KeychainStore
+import KeychainTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// MARK: Shared vocabulary (the tests parse the same formats)
-
-enum Torture {
-    static func keychainPath(_ dir: String) -> String { dir + "/torture.keychain-db" }
-    static func deviceKeyPath(_ dir: String) -> String { dir + "/state/device.key" }
-    static func password(generation: Int) -> Data { Data("torture-password-\(generation)".utf8) }
-
-    /// A directory holding a file named `anchored` is used with a rollback anchor in D/state/anchors.
-    static func options(_ dir: String) -> KeychainDatabase.Options {
-        let anchored = FileManager.default.fileExists(atPath: dir + "/anchored")
-        return KeychainDatabase.Options(deviceKeyPath: deviceKeyPath(dir), newKeychainKDF: .testing(), allowTestingKDF: true,
-                                        rollbackAnchorDirectory: anchored ? dir + "/state/anchors" : nil)
-    }
-
-    /// The protection class of an account, fixed by its number so every class is exercised.
-    static func protection(ofAccount index: Int) -> ProtectionClass {
-        let classes: [ProtectionClass] = [.whenUnlocked, .afterFirstUnlock, .always, .whenUnlockedThisDeviceOnly,
-                                          .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly, .whenPasscodeSetThisDeviceOnly]
-        return classes[index % classes.count]
-    }
-
-    /// The secret written under `tag`: `length` pseudo-random bytes, recomputable by the checker.
-    static func value(tag: String, length: Int) -> Data {
-        var state: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in tag.utf8 { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        var out = Data(capacity: length)
-        while out.count < length {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            withUnsafeBytes(of: z.littleEndian) { out.append(contentsOf: $0.prefix(length - out.count)) }
-        }
-        return out
-    }
-
-    static func newItem(account: String, index: Int, tag: String, length: Int) -> NewItem {
-        NewItem(itemClass: .genericPassword,
-                attributes: ["acct": .string(account), "svce": .string("torture"), "agrp": .string("torture"),
-                             "sync": .number(0), "labl": .string(label(tag: tag, length: length))],
-                data: value(tag: tag, length: length), protection: protection(ofAccount: index))
-    }
-
-    static func query(account: String) -> ItemQuery {
-        var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["torture"]))
-        query.filters = ["acct": .string(account), "svce": .string("torture")]
-        return query
-    }
-
-    static func changes(tag: String, length: Int) -> ItemChanges {
-        var changes = ItemChanges()
-        changes.data = value(tag: tag, length: length)
-        changes.attributes["labl"] = .string(label(tag: tag, length: length))
-        return changes
-    }
-
-    static let lengths = [16, 200, 3_000, 20_000, 70_000]
-
-    /// The label written with a value: names its tag and length, so a reader can recompute it.
-    static func label(tag: String, length: Int) -> String { "label-\(tag)-\(length)" }
-
-    /// Whether `item` holds exactly the value its label names; returns that tag.
-    static func selfConsistentTag(_ item: KeychainItem) -> String? {
-        guard case .string(let label)? = item.attributes["labl"], label.hasPrefix("label-") else { return nil }
-        let fields = label.dropFirst(6).split(separator: "-")
-        guard fields.count == 2, let length = Int(fields[1]) else { return nil }
-        let tag = String(fields[0])
-        return item.data == value(tag: tag, length: length) ? tag : nil
-    }
-
-    static func status(_ body: () throws(KeychainStoreError) -> Void) -> Int32 {
-        do {
-            try body()
-            return 0
-        } catch {
-            return error.osStatus
-        }
-    }
-}
+// The shared vocabulary (paths, passwords, values, labels, queries) is `Torture`, in
+// KeychainTestSupport: the tests recompute the same values from the same code.
 
 /// Appends lines to a log file; `durable` lines are fsync'ed before `append` returns.
 final class LogFile: @unchecked Sendable {

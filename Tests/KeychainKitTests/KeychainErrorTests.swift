@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainTestSupport
 import KeychainKit
 import KeychainKitTesting
 import KeychainServices
@@ -123,7 +124,7 @@ import Testing
 
         let keychain = try isolatedKeychain()
         let rotation = try keychain.rotateKey(SymmetricKey.self, forKey: "k")
-        let keyHex = rotation.current.keychainRepresentation.map { String(format: "%02x", $0) }.joined()
+        let keyHex = Data(rotation.current.keychainRepresentation).hex
         for text in renderings(of: rotation) {
             #expect(!text.contains(keyHex))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// Issue 24 (3a): `migrateFromUserDefaults` must have removed the migrated keys from the
@@ -26,11 +27,7 @@ struct MigrationAcrossProcessesTests {
              "KEYCHAINKIT_SESSION_KEYRING": "off"]
         }
 
-        static let probe: String = {
-            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))  // test code only
-                ?? CommandLine.arguments[0]
-            return (executable as NSString).deletingLastPathComponent + "/keychainkit-migration-probe"
-        }()
+        static var probe: String { BuiltProducts.path("keychainkit-migration-probe") }
 
         func process(_ arguments: [String]) -> (Process, Pipe, Pipe) {
             let process = Process()

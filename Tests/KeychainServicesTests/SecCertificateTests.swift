@@ -1,6 +1,7 @@
 // SecCertificate and SecIdentity against certificates the real openssl command makes: DER round
 // trip, subject summary, common name, serial number, public key, identity pairing.
 
+import KeychainTestSupport
 import Foundation
 import KeychainServices
 import KeychainServicesExtras

@@ -2,6 +2,7 @@
 // SHA-256) and ECIES / ECDH vectors made by an independent implementation (pyca/cryptography,
 // scripts/ecies-vectors.py), so that a wrong format — not just a self-consistent one — fails.
 
+import KeychainTestSupport
 import Foundation
 import KeychainServices
 import Testing

@@ -1,6 +1,7 @@
 // SecKey on Linux: key creation and import/export in Apple's formats, attributes, every
 // implemented algorithm end to end, and Apple's error codes for what fails.
 
+import KeychainTestSupport
 import Crypto
 import Foundation
 import KeychainServices

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import KeychainEngine
 import KeychainServices
 import Testing
@@ -44,9 +45,8 @@ struct SessionFollowingTests {
     /// Runs the built keychainctl with this process's environment (same device key, same user
     /// keyring) and the test KDF; returns its exit status.
     private func keychainctl(_ arguments: [String], stdin: String? = nil) throws -> Int32 {
-        let binaries = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: (binaries as NSString).deletingLastPathComponent + "/keychainctl")
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("keychainctl"))
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["KEYCHAINKIT_TESTING_KDF"] = "1"

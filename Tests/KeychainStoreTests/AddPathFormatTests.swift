@@ -2,6 +2,7 @@ import KeychainPrimitives
 import CSQLite
 import Crypto
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -138,7 +139,7 @@ struct AddPathFormatTests {
 
     @Test("every blind index an add stores (cached, precomputed or computed) is the format's")
     func storedBlindIndexes() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         var items: [NewItem] = [
@@ -185,7 +186,7 @@ struct AddPathFormatTests {
         #expect(ids.count == 200 && keys.count == 200 && nonces.count == 400)
         #expect(!keys.contains(Data(repeating: 0, count: 32)))
 
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         let first = try database.insert(genericPassword(account: "x", secret: "same"))

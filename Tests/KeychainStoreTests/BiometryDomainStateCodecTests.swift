@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -31,7 +32,7 @@ struct BiometryDomainStateCodecTests {
 
     @Test("stored and read back through the database with the item's access control")
     func storedWithItem() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         let policy = try AccessControlPolicy(protection: .whenUnlockedThisDeviceOnly, flags: currentSet).binding(biometryDomainState: state)

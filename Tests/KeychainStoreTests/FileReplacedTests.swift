@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import KeychainTestSupport
 @testable import KeychainStore
 import Testing
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ struct FileReplacedTests {
 
     @Test("after the file is deleted, a write and a read are refused (errSecNoSuchKeychain, path named); nothing is stored anywhere")
     func deletedFile() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "before", secret: "one"))
@@ -39,12 +40,12 @@ struct FileReplacedTests {
 
     @Test("after another keychain is moved into its place, a write is refused and lands in neither file")
     func replacedFile() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "original", secret: "one"))
         // A second keychain (say, a restored copy) is renamed over the first.
-        let otherPath = keychain.directory.appendingPathComponent("other.keychain-db").path
+        let otherPath = keychain.directoryURL.appendingPathComponent("other.keychain-db").path
         do {
             let other = try KeychainDatabase.open(path: otherPath, password: nil, options: keychain.options)
             _ = try other.insert(genericPassword(account: "restored", secret: "two"))
@@ -66,7 +67,7 @@ struct FileReplacedTests {
 
     @Test("a new keychain at the path of a deleted one is not mixed with the old one's log, nor harmed when the old handle goes")
     func newKeychainAfterDeletion() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         var old: KeychainDatabase? = try keychain.open()
         _ = try old?.insert(genericPassword(account: "old", secret: "one"))  // in the old file's -wal
@@ -84,7 +85,7 @@ struct FileReplacedTests {
 
     @Test("a handle whose file is untouched keeps working (the check refuses nothing else)")
     func untouchedFile() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         for index in 0..<20 { _ = try database.insert(genericPassword(account: "a\(index)", secret: "s\(index)")) }
@@ -107,7 +108,7 @@ extension KeychainDatabase {
 struct EmptyKeychainFileTests {
     @Test("a zero-byte file is refused as not a keychain and stays untouched")
     func emptyFileRefused() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         #expect(FileManager.default.createFile(atPath: keychain.path, contents: Data(), attributes: [.posixPermissions: 0o600]))
         let error = storeError { _ = try keychain.open() }
@@ -122,11 +123,11 @@ struct EmptyKeychainFileTests {
 
     @Test("a new keychain appears complete under its name, with no temporary file left beside it")
     func creationLeavesOnlyTheKeychain() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open(password: "pw")
         _ = try database.insert(genericPassword(account: "a", secret: "s"))
-        let names = try FileManager.default.contentsOfDirectory(atPath: keychain.directory.path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: keychain.directory)
         #expect(!names.contains { $0.contains(".creating-") }, "\(names)")
         #expect(try readSecret(keychain.open(password: "pw"), account: "a") == "s")
     }
@@ -138,7 +139,7 @@ struct EmptyKeychainFileTests {
 struct AlteredIdentityTests {
     @Test("a flipped keychain_id on a password-less keychain is undecodable, not a wrong password")
     func flippedIdentityIsDamage() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         do {
             let database = try keychain.open()

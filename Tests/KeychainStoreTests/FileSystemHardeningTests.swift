@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 @testable import KeychainStore
 import Testing
 #if canImport(Glibc)
@@ -19,15 +20,15 @@ struct FileSystemHardeningTests {
     }
 
     /// A keychain with one item in `<test dir>/kc/`, closed again.
-    private func keychainWithItem() throws -> (TestKeychain, String) {
-        let keychain = try TestKeychain()
-        let path = keychain.directory.appendingPathComponent("kc/test.keychain-db").path
+    private func keychainWithItem() throws -> (TemporaryKeychain, String) {
+        let keychain = try TemporaryKeychain()
+        let path = keychain.directoryURL.appendingPathComponent("kc/test.keychain-db").path
         let database = try KeychainDatabase.open(path: path, password: Data("pw".utf8), options: keychain.options)
         _ = try database.insert(genericPassword(account: "a", secret: "kept"))
         return (keychain, path)
     }
 
-    private func reopen(_ keychain: TestKeychain, _ path: String) throws -> String? {
+    private func reopen(_ keychain: TemporaryKeychain, _ path: String) throws -> String? {
         try readSecret(KeychainDatabase.open(path: path, password: Data("pw".utf8), options: keychain.options), account: "a")
     }
 
@@ -60,7 +61,7 @@ struct FileSystemHardeningTests {
     func plantedCompanionsRefused() throws {
         let (keychain, path) = try keychainWithItem()
         defer { keychain.remove() }
-        let decoy = keychain.directory.appendingPathComponent("decoy").path
+        let decoy = keychain.directoryURL.appendingPathComponent("decoy").path
         try Data("decoy contents".utf8).write(to: URL(fileURLWithPath: decoy))
         chmod(decoy, 0o600)
         var plants: [(String, () throws -> Void)] = [
@@ -90,9 +91,9 @@ struct FileSystemHardeningTests {
 
     @Test("the opened descriptor is checked (fstat): a FIFO, a symlink, a hard-linked or loose file is refused without blocking")
     func openedFileChecked() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
-        let base = keychain.directory.path
+        let base = keychain.directory
         let fifo = base + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(storeError { IOSeam.close(try SecureFile.openVerified(fifo)) }?.osStatus == -25291)
@@ -110,9 +111,9 @@ struct FileSystemHardeningTests {
 
     @Test("the password file must be accessible only by its owner (this user or root); a symlink to a good file is followed")
     func passwordFileChecked() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
-        let file = keychain.directory.appendingPathComponent("password").path
+        let file = keychain.directoryURL.appendingPathComponent("password").path
         try #require(FileManager.default.createFile(atPath: file, contents: Data("file-pw\n".utf8), attributes: [.posixPermissions: 0o600]))
         #expect(try PasswordFile.read(file) == Data("file-pw\n".utf8))
         try FileManager.default.createSymbolicLink(atPath: file + "-link", withDestinationPath: file)
@@ -130,6 +131,6 @@ struct FileSystemHardeningTests {
             chown(file, Self.otherUser, Self.otherUser)
             #expect(storeError { _ = try PasswordFile.read(file) } != nil)
         }
-        #expect(storeError { _ = try PasswordFile.read(keychain.directory.path) } != nil, "a directory is not a password file")
+        #expect(storeError { _ = try PasswordFile.read(keychain.directory) } != nil, "a directory is not a password file")
     }
 }

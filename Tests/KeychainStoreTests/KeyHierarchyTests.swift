@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -24,7 +25,7 @@ struct KeyHierarchyTests {
 
     @Test("setting or changing the password replaces the class keys: keys from an earlier copy open no item afterwards")
     func classKeysRotate() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()  // no password: the class keys are wrapped under the file key
         _ = try database.insert(genericPassword(account: "early", secret: "e"))
@@ -55,7 +56,7 @@ struct KeyHierarchyTests {
 
     @Test("a handle opened before another handle's password change drops the replaced keys and never seals an item under them")
     func otherHandleFollowsRotation() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let first = try keychain.open(password: "pw")
         _ = try first.insert(genericPassword(account: "a", secret: "1"))
@@ -73,7 +74,7 @@ struct KeyHierarchyTests {
 
     @Test("a password change under another device key is refused and loses nothing")
     func orphaningChangeRefused() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open(password: "pw")
         _ = try database.insert(genericPassword(account: "portable", secret: "p"))
@@ -101,7 +102,7 @@ struct KeyHierarchyTests {
 
     @Test("a ThisDeviceOnly class entry that does not open (left by an older version) makes that class unavailable, not the unlock")
     func staleThisDeviceOnlyEntry() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         do {
             let database = try keychain.open(password: "pw")
@@ -142,7 +143,7 @@ struct KeyHierarchyTests {
             for protection in [ProtectionClass.whenUnlocked, .afterFirstUnlock] {
                 let key = Sealing.randomKey()
                 let entry = KeybagEntry(wrapped: try forger.wrap(key, for: protection, passwordKey: nil), check: KeybagEntry.checkValue(of: key))
-                let hex = entry.encoded.map { String(format: "%02x", $0) }.joined()
+                let hex = entry.encoded.hex
                 rawExecute(db, "UPDATE keybag SET wrapped_key = x'\(hex)' WHERE class = '\(protection.rawValue)'")
             }
             rawExecute(db, "DELETE FROM keybag WHERE class IN ('aku', 'cku', 'akpu')")
@@ -152,7 +153,7 @@ struct KeyHierarchyTests {
 
     @Test("deleting the KDF row and re-wrapping the class keys under the file key is refused, with or without the tag")
     func downgradeRefused() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         _ = try keychain.open(password: "pw").insert(genericPassword(account: "a", secret: "s"))
         try downgradeToPasswordless(keychain.path)
@@ -168,7 +169,7 @@ struct KeyHierarchyTests {
 
     @Test("an altered auto-lock timeout or device-key id is refused, at open and by a handle already open")
     func settingsAuthenticated() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let open = try keychain.open(password: "pw")
         _ = try open.insert(genericPassword(account: "a", secret: "s"))
@@ -178,7 +179,7 @@ struct KeyHierarchyTests {
         #expect(storeError { _ = try readSecret(open, account: "a") }?.osStatus == -26275)
         #expect(storeError { _ = try keychain.open(password: "pw") }?.osStatus == -26275)
 
-        let second = try TestKeychain()
+        let second = try TemporaryKeychain()
         defer { second.remove() }
         _ = try second.open(password: "pw")
         try withRawDatabase(second.path) { rawExecute($0, "UPDATE meta SET value = x'00112233445566778899aabbccddeeff' WHERE key = 'device_key_id'") }
@@ -188,7 +189,7 @@ struct KeyHierarchyTests {
 
     @Test("the timeout set through the API is re-tagged; a moved file (another device key) still opens")
     func legitimateChangesOpen() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open(password: "pw")
         _ = try database.insert(genericPassword(account: "a", secret: "s"))

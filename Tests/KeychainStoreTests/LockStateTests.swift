@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -6,7 +7,7 @@ import Testing
 struct LockStateTests {
     @Test("a keychain without a password is unlocked and readable after reopening")
     func passwordless() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         _ = try keychain.open().insert(genericPassword(account: "a", secret: "one"))
         let reopened = try keychain.open()
@@ -17,7 +18,7 @@ struct LockStateTests {
 
     @Test("locked: ak items fail with -25308 while dk items still read")
     func lockedClasses() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open(password: "pw")
         _ = try database.insert(genericPassword(account: "ak", secret: "when-unlocked"))
@@ -40,7 +41,7 @@ struct LockStateTests {
 
     @Test("a wrong password fails with -25293 and leaves the file byte-identical")
     func wrongPassword() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open(password: "right")
         _ = try database.insert(genericPassword(account: "a", secret: "s"))
@@ -55,7 +56,7 @@ struct LockStateTests {
 
     @Test("akpu needs a password: refused with -25291 without one; removing the password destroys akpu items")
     func passcodeClass() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         let error = storeError { _ = try database.insert(genericPassword(account: "p", secret: "s", protection: .whenPasscodeSetThisDeviceOnly)) }
@@ -74,7 +75,7 @@ struct LockStateTests {
 
     @Test("changing the password re-wraps class keys: old password fails, new one opens every item")
     func changePassword() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open(password: "old")
         _ = try database.insert(genericPassword(account: "a", secret: "s1"))
@@ -91,7 +92,7 @@ struct LockStateTests {
 
     @Test("a file moved without its device key keeps ThisDeviceOnly items unreadable with a clear error")
     func deviceBinding() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open(password: "pw")
         _ = try database.insert(genericPassword(account: "portable", secret: "p"))
@@ -111,9 +112,9 @@ struct LockStateTests {
     // Under umask 000 (in a child process, the umask being process-wide): ReliabilityTests/PathTests.
     @Test("files are created 0600 in a 0700 directory, whatever the umask allows; loose modes and symlinks are refused")
     func permissions() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
-        let nested = keychain.directory.appendingPathComponent("a/b/k.keychain-db").path
+        let nested = keychain.directoryURL.appendingPathComponent("a/b/k.keychain-db").path
         _ = try KeychainDatabase.open(path: nested, password: nil, options: keychain.options)
         #expect(try mode(nested) == 0o600)
         #expect(try mode((nested as NSString).deletingLastPathComponent) == 0o700)
@@ -122,14 +123,14 @@ struct LockStateTests {
         chmod(nested, 0o644)
         #expect(storeError { _ = try KeychainDatabase.open(path: nested, password: nil, options: keychain.options) }?.osStatus == -25291)
         chmod(nested, 0o600)
-        let link = keychain.directory.appendingPathComponent("link.keychain-db").path
+        let link = keychain.directoryURL.appendingPathComponent("link.keychain-db").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: nested)
         #expect(storeError { _ = try KeychainDatabase.open(path: link, password: nil, options: keychain.options) }?.osStatus == -25291)
     }
 
     @Test("a file whose KDF is weaker than the minimum is refused unless tests allow it")
     func weakKDFRefused() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         _ = try keychain.open(password: "pw")
         var strict = keychain.options

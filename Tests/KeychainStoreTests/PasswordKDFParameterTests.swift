@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 @testable import KeychainStore
 import Testing
 
@@ -24,7 +25,7 @@ struct PasswordKDFParameterTests {
 
     @Test("a keychain made at 2^14 still opens; a password change re-calibrates it (new salt, N ≥ 2^16)")
     func oldFileOpensAndIsUpgraded() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let old = PasswordKDF(logN: 14, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
         var making = keychain.options

@@ -2,6 +2,7 @@ import KeychainPrimitives
 import CSQLite
 import Crypto
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -134,7 +135,7 @@ struct ReadPathPrimitiveTests {
 struct ReadPathEditedRowTests {
     @Test("a digest of another length, a misspelled protection or a short persistent id refuses that item only; restored, it reads again")
     func editedIdentityColumns() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "victim", secret: "v"))

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -10,7 +11,7 @@ import Testing
 struct ReadSnapshotCheckTests {
     @Test("a password change by another handle between reads: a miss still misses, the next hit is locked, the new password opens")
     func passwordChangeBetweenReads() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let reader = try keychain.open(password: "pw")
         _ = try reader.insert(genericPassword(account: "a", secret: "1"))
@@ -26,7 +27,7 @@ struct ReadSnapshotCheckTests {
 
     @Test("the password removed by another handle: the next read opens the item without an unlock")
     func passwordRemovedElsewhere() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let reader = try keychain.open(password: "pw")
         _ = try reader.insert(genericPassword(account: "a", secret: "1"))
@@ -39,7 +40,7 @@ struct ReadSnapshotCheckTests {
 
     @Test("an item another handle adds is found at once; this handle's own writes and reads alternate without error")
     func ownAndOtherWrites() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let reader = try keychain.open(password: "pw")
         let other = try keychain.open(password: "pw")
@@ -53,7 +54,7 @@ struct ReadSnapshotCheckTests {
 
     @Test("a hierarchy altered on disk after this handle's last check is refused at the next read that returns an item")
     func alteredAfterCheck() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let reader = try keychain.open(password: "pw")
         _ = try reader.insert(genericPassword(account: "a", secret: "s"))

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -70,7 +71,7 @@ struct SchemaMigrationTests {
     }
 
     /// Fills a keychain with generic and internet passwords, then closes it.
-    static func fill(_ keychain: TestKeychain) throws {
+    static func fill(_ keychain: TemporaryKeychain) throws {
         let database = try keychain.open()
         for index in 0..<30 {
             _ = try database.insert(genericPassword(account: "a\(index)", secret: "s\(index)"))
@@ -124,7 +125,7 @@ struct SchemaMigrationTests {
 
     @Test("a new keychain has the partial lookup indexes, and lookups use them")
     func newKeychain() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         try Self.fill(keychain)
         #expect(try Self.indexSQL(keychain.path) == Schema.lookupIndexStatements.sorted())
@@ -135,7 +136,7 @@ struct SchemaMigrationTests {
 
     @Test("an add writes one WAL page per b-tree the item is in: five for a password, three for a key")
     func pagesPerAdd() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         let pageSize = try #require(try database.connection.query("PRAGMA page_size") { $0.int64(0) }.first)
@@ -158,7 +159,7 @@ struct SchemaMigrationTests {
 
     @Test("a file with the earlier full indexes is migrated at open, once, keeping every item")
     func migratesFullIndexes() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         try Self.fill(keychain)
         try Self.writeFullIndexes(keychain.path)
@@ -180,7 +181,7 @@ struct SchemaMigrationTests {
 
     @Test("several handles opening a file with the full indexes at once: one migrates, every open succeeds")
     func concurrentMigration() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         try Self.fill(keychain)
         try Self.writeFullIndexes(keychain.path)
@@ -206,7 +207,7 @@ struct SchemaMigrationTests {
 
     @Test("an index set that is neither this version's nor the earlier one is refused, not repaired")
     func otherIndexesRefused() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         try Self.fill(keychain)
         try Self.writeFullIndexes(keychain.path)

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -6,7 +7,7 @@ import Testing
 struct TamperAndAtRestTests {
     @Test("flipping any byte of one item's ciphertext or wrapped key makes only that item fail with -26275")
     func byteFlips() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "victim", secret: "v"))
@@ -27,7 +28,7 @@ struct TamperAndAtRestTests {
 
     @Test("swapping payloads between rows or relabelling the protection class is detected")
     func swapsAndRelabels() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "a", secret: "secret-a"))
@@ -47,7 +48,7 @@ struct TamperAndAtRestTests {
 
     @Test("an edited blind index never makes the wrong item match")
     func blindIndexEdit() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "a", secret: "secret-a"))
@@ -62,7 +63,7 @@ struct TamperAndAtRestTests {
 
     @Test("a flipped keybag byte or a changed format version refuses to open or unlock")
     func keybagAndVersion() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         _ = try keychain.open(password: "pw").insert(genericPassword(account: "a", secret: "s"))
         try withRawDatabase(keychain.path) { db in
@@ -78,16 +79,16 @@ struct TamperAndAtRestTests {
 
     @Test("no canary secret or attribute value appears in any file, in UTF-8, UTF-16, hex or base64, even after delete")
     func noPlaintextAtRest() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         let canaries = ["CANARY-SECRET-7f3a9", "canary-account-51bd", "canary-service-e0c4", "canary-label-93aa"]
         var item = genericPassword(account: canaries[1], service: canaries[2], secret: canaries[0])
         item.attributes["labl"] = .string(canaries[3])
         _ = try database.insert(item)
-        try scanForCanaries(canaries, in: keychain.directory)
+        try scanForCanaries(canaries, in: keychain.directoryURL)
         _ = try database.delete(query(account: canaries[1], service: canaries[2]))
-        try scanForCanaries(canaries, in: keychain.directory)
+        try scanForCanaries(canaries, in: keychain.directoryURL)
     }
 
     private func rowID(ofClass name: String, _ path: String) throws -> Int64 {
@@ -112,7 +113,7 @@ func scanForCanaries(_ canaries: [String], in directory: URL) throws {
             let forms: [Data] = [
                 Data(canary.utf8),
                 canary.data(using: .utf16LittleEndian) ?? Data(),
-                Data(Data(canary.utf8).map { String(format: "%02x", $0) }.joined().utf8),
+                Data(Data(canary.utf8).hex.utf8),
                 Data(Data(canary.utf8).base64EncodedString().utf8),
             ]
             for form in forms where !form.isEmpty {

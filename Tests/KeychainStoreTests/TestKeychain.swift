@@ -1,29 +1,16 @@
 import Foundation
+import KeychainTestSupport
 @testable import KeychainStore
 
-/// A keychain file in a fresh temporary directory, with a cheap KDF and its own device key.
-struct TestKeychain {
-    let directory: URL
-    var path: String { directory.appendingPathComponent("test.keychain-db").path }
-    var deviceKeyPath: String { directory.appendingPathComponent("state/device.key").path }
+/// The store tests open the shared fixture with text passwords.
+extension TemporaryKeychain {
+    /// A fresh keychain directory for a store test.
+    init() throws { try self.init("store") }
 
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-store-\(UUID().uuidString)")
-        // An explicit mode, not one filtered by the umask: another test of this process sets
-        // umask 000 for a moment, and a 0777 directory is (rightly) refused by the keychain.
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-    }
-
-    var options: KeychainDatabase.Options {
-        KeychainDatabase.Options(deviceKeyPath: deviceKeyPath, newKeychainKDF: .testing(), allowTestingKDF: true)
-    }
-
+    /// Opens the keychain with a text password (nil: none).
     func open(password: String? = nil) throws -> KeychainDatabase {
-        try KeychainDatabase.open(path: path, password: password.map { Data($0.utf8) }, options: options)
+        try open(password: password.map { Data($0.utf8) }, options: nil)
     }
-
-    func remove() { try? FileManager.default.removeItem(at: directory) }  // test cleanup only
 }
 
 func genericPassword(account: String, service: String = "svc", group: String = "app", secret: String,

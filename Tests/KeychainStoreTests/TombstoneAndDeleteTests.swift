@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -32,7 +33,7 @@ struct TombstoneAndDeleteTests {
 
     @Test("an index column copied from another item does not make a delete reach it")
     func deleteChecksDecryptedAttributes() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "x", secret: "1"))
@@ -49,7 +50,7 @@ struct TombstoneAndDeleteTests {
 
     @Test("a row that no longer decrypts can still be deleted; a locked class deletes nothing")
     func damagedAndLocked() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open(password: "pw")
         _ = try database.insert(genericPassword(account: "x", secret: "1"))
@@ -66,7 +67,7 @@ struct TombstoneAndDeleteTests {
 
     @Test("a synchronizable item leaves a marked tombstone, which a new item with its identity replaces")
     func tombstoneMarker() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(synchronizable(account: "s", secret: "first"))
@@ -83,7 +84,7 @@ struct TombstoneAndDeleteTests {
 
     @Test("a live row flagged as a tombstone by an edit is neither replaced by a new item nor lost")
     func flippedLiveRow() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(synchronizable(account: "s", secret: "original"))

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -12,7 +13,7 @@ struct WriteAheadLogTests {
 
     @Test("checkpointAndTruncateLog empties the log; the items are in the file")
     func truncates() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         for index in 0..<20 { _ = try database.insert(genericPassword(account: "a\(index)", secret: "s\(index)")) }
@@ -26,7 +27,7 @@ struct WriteAheadLogTests {
 
     @Test("the log stays bounded by the auto-checkpoint size while a process keeps writing")
     func bounded() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         var largest = 0
@@ -43,7 +44,7 @@ struct WriteAheadLogTests {
 
     @Test("another thread using the keychain: the checkpoint does nothing and says so")
     func busyLock() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "c", secret: "s"))

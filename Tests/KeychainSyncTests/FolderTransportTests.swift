@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainPrimitives
 import KeychainSync
 import Testing
 #if canImport(Glibc)
@@ -18,7 +19,7 @@ import Glibc
     }
 
     static func digest(_ text: String) -> String {
-        "sha256:" + SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        "sha256:" + HexEncoding.string(SHA256.hash(data: Data(text.utf8)))
     }
 
     static func error(_ body: () throws(SyncTransportError) -> Void) -> SyncTransportError? {

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Glibc
 
 /// Every encoding of a canary a scan looks for: UTF-8, UTF-16 (both orders), hex (both cases), base64.
 func encodings(of canary: Data) -> [Data] {
-    let hex = canary.map { String(format: "%02x", $0) }.joined()
+    let hex = canary.hex
     var forms = [canary, Data(hex.utf8), Data(hex.uppercased().utf8), Data(canary.base64EncodedString().utf8)]
     if let text = String(data: canary, encoding: .utf8) {
         forms.append(text.data(using: .utf16LittleEndian) ?? Data())
@@ -59,7 +60,7 @@ struct AtRestTests {
 
     @Test("no canary in the database, -wal, -shm or any temp file, before and after delete + wal_checkpoint(TRUNCATE); deleted ciphertext is gone")
     func walShmTempAndSecureDelete() throws {
-        let scratch = try Scratch("atrest")
+        let scratch = try TemporaryKeychain("atrest")
         defer { scratch.remove() }
         var opened: [String] = []
         let observer = IOSeam.Observer { call, path in
@@ -115,7 +116,7 @@ struct AtRestTests {
 
     @Test("100 wrong passwords: each runs the full KDF, returns -25293, and leaves the database and WAL byte-identical")
     func wrongPasswordHundredTimes() throws {
-        let scratch = try Scratch("wrong-password")
+        let scratch = try TemporaryKeychain("wrong-password")
         defer { scratch.remove() }
         let database = try scratch.open(generation: 0)
         _ = try database.insert(Self.canaryItem("-w", protection: .whenUnlocked))

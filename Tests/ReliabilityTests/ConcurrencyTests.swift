@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -33,7 +34,7 @@ struct ConcurrencyTests {
         let processes = Reliability.count("CONCURRENT_PROCESSES", ci: 4, long: 8)
         let threads = Reliability.count("CONCURRENT_THREADS", ci: 2, long: 4)
         let operations = Reliability.count("CONCURRENT_OPS", ci: 500, long: 5_000)
-        let scratch = try Scratch("concurrent")
+        let scratch = try TemporaryKeychain("concurrent")
         defer { scratch.remove() }
         if anchored { try scratch.anchor() }
         let start = ContinuousClock.now
@@ -94,10 +95,10 @@ struct ConcurrencyTests {
         var finalState: [String: String] = [:]
         let accounts = Set(entries.map(\.account))
         for account in accounts {
-            let items = try database.find(TortureValues.query(account: account), decrypt: true)
+            let items = try database.find(Torture.query(account: account), decrypt: true)
             #expect(items.count <= 1, "\(account) has \(items.count) items")
             if let item = items.first {
-                guard let tag = TortureValues.tag(of: item) else {
+                guard let tag = Torture.selfConsistentTag(item) else {
                     Issue.record("\(account) holds altered data")
                     continue
                 }

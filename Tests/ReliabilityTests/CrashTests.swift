@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -75,7 +76,7 @@ struct CrashTests {
     /// Runs `cycles` writer processes on one keychain, each SIGKILLed at a random point, and checks
     /// the file against the acknowledgement log after every kill.
     static func run(cycles: Int, ackEarly: Bool = false, anchored: Bool = false) throws -> CrashReport {
-        let scratch = try Scratch(ackEarly ? "crash-selftest" : "crash")
+        let scratch = try TemporaryKeychain(ackEarly ? "crash-selftest" : "crash")
         defer { scratch.remove() }
         if anchored { try scratch.anchor() }
         _ = try scratch.open(generation: 0)  // create it (the children never create)
@@ -155,10 +156,10 @@ struct CrashTests {
                 let account = "acct-\(index)"
                 var observed: (tag: String, length: Int)?
                 do {
-                    let items = try database.find(TortureValues.query(account: account), decrypt: true)
+                    let items = try database.find(Torture.query(account: account), decrypt: true)
                     if items.count > 1 { report.violations.append("cycle \(cycle): \(items.count) items for \(account)") }
                     if let item = items.first {
-                        guard let tag = TortureValues.tag(of: item) else {
+                        guard let tag = Torture.selfConsistentTag(item) else {
                             report.violations.append("cycle \(cycle): \(account) returned altered data")
                             continue
                         }

@@ -1,6 +1,7 @@
 #if KEYCHAINKIT_FAULT_INJECTION
 import CSQLite
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -96,12 +97,12 @@ struct FaultInjectionTests {
     static let accounts = ["a0", "a1", "a2", "a3"]
 
     /// A keychain file with four items of different classes, closed cleanly (no WAL), to copy.
-    static func template(in scratch: Scratch) throws -> String {
+    static func template(in scratch: TemporaryKeychain) throws -> String {
         let path = scratch.directory + "/template.keychain-db"
         do {
-            let database = try KeychainDatabase.open(path: path, password: TortureValues.password(generation: 0), options: scratch.options)
+            let database = try KeychainDatabase.open(path: path, password: Torture.password(generation: 0), options: scratch.options)
             for (index, account) in accounts.enumerated() {
-                _ = try database.insert(TortureValues.newItem(account: account, index: index * 2, tag: "t\(account)", length: 300))
+                _ = try database.insert(Torture.newItem(account: account, index: index * 2, tag: "t\(account)", length: 300))
             }
         }
         return path
@@ -111,16 +112,16 @@ struct FaultInjectionTests {
     static func state(_ database: KeychainDatabase, accounts: [String] = accounts + ["n0"]) throws -> [String: String] {
         var items: [String: String] = [:]
         for account in accounts {
-            let found = try database.find(TortureValues.query(account: account), decrypt: true)
+            let found = try database.find(Torture.query(account: account), decrypt: true)
             guard let item = found.first else { continue }
-            items[account] = TortureValues.tag(of: item) ?? "ALTERED"
+            items[account] = Torture.selfConsistentTag(item) ?? "ALTERED"
         }
         return items
     }
 
-    static func generation(of path: String, scratch: Scratch) -> Int? {
+    static func generation(of path: String, scratch: TemporaryKeychain) -> Int? {
         for generation in [0, 1] {
-            if storeError({ _ = try KeychainDatabase.open(path: path, password: TortureValues.password(generation: generation),
+            if storeError({ _ = try KeychainDatabase.open(path: path, password: Torture.password(generation: generation),
                                                           options: scratch.options) }) == nil {
                 return generation
             }
@@ -133,28 +134,28 @@ struct FaultInjectionTests {
     }
 
     /// Runs one operation; the observer is active only around the call itself.
-    static func perform(_ operation: Operation, path: String, scratch: Scratch, database: KeychainDatabase?,
+    static func perform(_ operation: Operation, path: String, scratch: TemporaryKeychain, database: KeychainDatabase?,
                         observer: IOSeam.Observer) -> (status: Int32, database: KeychainDatabase?) {
         var opened: KeychainDatabase?
         let status = IOSeam.withObserver(observer) { () -> Int32 in
             switch operation {
             case .create, .open:
-                return TestStatus.of { opened = try KeychainDatabase.open(path: path, password: TortureValues.password(generation: 0),
+                return TestStatus.of { opened = try KeychainDatabase.open(path: path, password: Torture.password(generation: 0),
                                                                          options: scratch.options) }
             case .add:
-                return TestStatus.of { _ = try database?.insert(TortureValues.newItem(account: "n0", index: 0, tag: "tn0", length: 5_000)) }
+                return TestStatus.of { _ = try database?.insert(Torture.newItem(account: "n0", index: 0, tag: "tn0", length: 5_000)) }
             case .update:
                 return TestStatus.of {
                     var changes = ItemChanges()
-                    changes.data = TortureValues.value(tag: "u1", length: 5_000)
-                    changes.attributes["labl"] = .string(TortureValues.label(tag: "u1", length: 5_000))
-                    try database?.update(TortureValues.query(account: "a1"), with: changes)
+                    changes.data = Torture.value(tag: "u1", length: 5_000)
+                    changes.attributes["labl"] = .string(Torture.label(tag: "u1", length: 5_000))
+                    try database?.update(Torture.query(account: "a1"), with: changes)
                 }
             case .delete:
-                return TestStatus.of { try database?.delete(TortureValues.query(account: "a2")) }
+                return TestStatus.of { try database?.delete(Torture.query(account: "a2")) }
             case .changePassword:
-                return TestStatus.of { try database?.changePassword(from: TortureValues.password(generation: 0),
-                                                                   to: TortureValues.password(generation: 1)) }
+                return TestStatus.of { try database?.changePassword(from: Torture.password(generation: 0),
+                                                                   to: Torture.password(generation: 1)) }
             }
         }
         return (status, opened ?? database)
@@ -198,7 +199,7 @@ struct FaultInjectionTests {
 
     /// The anchor directory's files (anchored runs): saved after the template is made and put back
     /// before every run, since each run starts again from the template's generation.
-    static func anchorFiles(_ scratch: Scratch) throws -> [String: Data] {
+    static func anchorFiles(_ scratch: TemporaryKeychain) throws -> [String: Data] {
         var files: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: scratch.anchorDirectory) {
             files[name] = try Data(contentsOf: URL(fileURLWithPath: scratch.anchorDirectory + "/" + name))
@@ -206,7 +207,7 @@ struct FaultInjectionTests {
         return files
     }
 
-    static func restoreAnchorFiles(_ files: [String: Data], in scratch: Scratch) throws {
+    static func restoreAnchorFiles(_ files: [String: Data], in scratch: TemporaryKeychain) throws {
         for name in try FileManager.default.contentsOfDirectory(atPath: scratch.anchorDirectory) {
             try FileManager.default.removeItem(atPath: scratch.anchorDirectory + "/" + name)
         }
@@ -222,7 +223,7 @@ struct FaultInjectionTests {
     func everyCall(kind: FaultPlan.Kind, anchored: Bool) throws {
         // Anchored: the same sweep with a rollback anchor, whose file I/O (open, read, flock,
         // write) is faulted too; a failure after the commit must leave status 0 and the new state.
-        let scratch = try Scratch("faults-\(kind.rawValue)\(anchored ? "-anchored" : "")")
+        let scratch = try TemporaryKeychain("faults-\(kind.rawValue)\(anchored ? "-anchored" : "")")
         defer { scratch.remove() }
         if anchored { try scratch.anchor() }
         let template = try Self.template(in: scratch)
@@ -242,7 +243,7 @@ struct FaultInjectionTests {
                     }
                     if anchored { try Self.restoreAnchorFiles(templateAnchors, in: scratch) }
                     let database = operation == .create || operation == .open ? nil : try KeychainDatabase.open(
-                        path: path, password: TortureValues.password(generation: 0), options: scratch.options)
+                        path: path, password: Torture.password(generation: 0), options: scratch.options)
                     let plan = FaultPlan(kind: kind, mode: mode, target: target)
                     let (status, handle) = Self.perform(operation, path: path, scratch: scratch, database: database, observer: plan.observer)
                     runs += 1
@@ -261,7 +262,7 @@ struct FaultInjectionTests {
                         // The frames reached the WAL before the failed sync: the write may be there. It
                         // must then be whole, and every handle must agree (checked below).
                         let applied = KeychainState(items: try Self.state(try KeychainDatabase.open(
-                            path: path, password: TortureValues.password(generation: Self.generation(of: path, scratch: scratch) ?? 0),
+                            path: path, password: Torture.password(generation: Self.generation(of: path, scratch: scratch) ?? 0),
                             options: scratch.options)), generation: Self.generation(of: path, scratch: scratch))
                         if applied == after && operation != .create && operation != .open {
                             wanted = after
@@ -271,13 +272,13 @@ struct FaultInjectionTests {
                     // The handle that saw the fault (if any) and a fresh one agree with the outcome.
                     if let handle, operation != .create, operation != .open {
                         let seen = KeychainState(items: try Self.state(handle),
-                                                 generation: storeError { try handle.verify(password: TortureValues.password(generation: 1)) } == nil ? 1 : 0)
+                                                 generation: storeError { try handle.verify(password: Torture.password(generation: 1)) } == nil ? 1 : 0)
                         #expect(seen == wanted, "\(context): status \(status), same handle sees \(seen), expected \(wanted)")
                     }
                     let generation = Self.generation(of: path, scratch: scratch)
                     var fresh = KeychainState(items: [:], generation: generation)
                     if let generation {
-                        fresh.items = try Self.state(try KeychainDatabase.open(path: path, password: TortureValues.password(generation: generation),
+                        fresh.items = try Self.state(try KeychainDatabase.open(path: path, password: Torture.password(generation: generation),
                                                                                 options: scratch.options))
                     }
                     if operation == .create && status != 0 {

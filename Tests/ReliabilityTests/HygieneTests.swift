@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import KeychainTestSupport
 import KeychainEngine
 import KeychainServices
 import Testing
@@ -38,7 +39,7 @@ struct HygieneTests {
 
     @Test("store values, errors and engine statuses never show a secret, an attribute value, a password or a key")
     func inProcess() throws {
-        let scratch = try Scratch("hygiene")
+        let scratch = try TemporaryKeychain("hygiene")
         defer { scratch.remove() }
         try scratch.anchor()  // the rollback anchor's key is one more key that must never show
         let password = Data((Self.canary + "-password").utf8)
@@ -148,7 +149,7 @@ struct HygieneTests {
 
     @Test("a process using the library prints nothing with a secret, and the library has no logging calls")
     func outputOfAProcess() throws {
-        let scratch = try Scratch("hygiene-process")
+        let scratch = try TemporaryKeychain("hygiene-process")
         defer { scratch.remove() }
         let outcome = try TortureTool.run(["hygiene", "--dir", scratch.directory], in: scratch.directory, label: "hygiene",
                                           environment: ["KEYCHAINKIT_CANARY": Self.canary])

@@ -2,6 +2,7 @@
 // key row altered in any of its sealed columns is reported, never returned as another key.
 
 import Foundation
+import KeychainTestSupport
 import KeychainEngine
 import KeychainServices
 import Testing
@@ -10,7 +11,7 @@ import Testing
 @Suite("Key items: no key bytes at rest, tampering detected")
 struct KeyItemTamperTests {
     /// A keychain file (with a password) holding one permanent EC key and one RSA key.
-    private static func makeKeychain(_ scratch: Scratch) throws -> (SecKeychain, ec: SecKey, rsa: SecKey) {
+    private static func makeKeychain(_ scratch: TemporaryKeychain) throws -> (SecKeychain, ec: SecKey, rsa: SecKey) {
         KeychainRegistry.shared.useTestingKDF(true)
         let password = Array("key-items-password".utf8)
         var created: SecKeychain?
@@ -45,7 +46,7 @@ struct KeyItemTamperTests {
 
     @Test("the private scalar of an EC key and the secret tail of an RSA key are in no file, in any encoding")
     func noKeyBytesAtRest() throws {
-        let scratch = try Scratch("key-at-rest")
+        let scratch = try TemporaryKeychain("key-at-rest")
         defer { scratch.remove() }
         let (keychain, ecKey, rsaKey) = try Self.makeKeychain(scratch)
         // EC: 04 ‖ X ‖ Y ‖ K — K is the last 32 bytes. RSA PKCS#1: the CRT coefficient ends the DER.
@@ -59,7 +60,7 @@ struct KeyItemTamperTests {
 
     @Test("a flipped bit in a key row's sealed columns is reported, never read as a key; restoring it reads the key again")
     func tamperedKeyRow() throws {
-        let scratch = try Scratch("key-tamper")
+        let scratch = try TemporaryKeychain("key-tamper")
         defer { scratch.remove() }
         let (keychain, ecKey, _) = try Self.makeKeychain(scratch)
         let raw = try RawSQLite(scratch.directory + "/keys.keychain-db")

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
@@ -26,7 +27,7 @@ struct LimitsTests {
 
     @Test("an item of exactly 16 MiB encoded is stored and read back; one byte more is errSecParam (-50) with a clear message, on add and on update")
     func maximumItemSize() throws {
-        let scratch = try Scratch("limits-size")
+        let scratch = try TemporaryKeychain("limits-size")
         defer { scratch.remove() }
         let database = try scratch.open(generation: 0)
         let probe = Self.item("big", data: Data())
@@ -53,7 +54,7 @@ struct LimitsTests {
     @Test("with 100k items, a primary-key query decrypts exactly the one matching row")
     func hundredThousandItems() throws {
         let count = Reliability.count("LIMIT_ITEMS", ci: 100_000, long: 100_000)
-        let scratch = try Scratch("limits-100k")
+        let scratch = try TemporaryKeychain("limits-100k")
         defer { scratch.remove() }
         // CI fills an in-memory keychain (same engine, schema, indexes and encryption; no fsync per
         // add, which would make 100k adds take minutes); the long mode fills a keychain file.

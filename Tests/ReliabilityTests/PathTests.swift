@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ struct PathTests {
 
     @Test("under umask 000 the -wal and -shm files SQLite creates are 0600 like the database")
     func walAndShmModes() throws {
-        let scratch = try Scratch("modes")
+        let scratch = try TemporaryKeychain("modes")
         defer { scratch.remove() }
         // The writer runs in a child process started under umask 000 and is killed with its
         // connection open, so the -wal and -shm files stay. (The umask is process-wide: set in
@@ -44,7 +45,7 @@ struct PathTests {
 
     @Test("a keychain file with a second hard link is refused with a clear error")
     func hardLink() throws {
-        let scratch = try Scratch("hardlink")
+        let scratch = try TemporaryKeychain("hardlink")
         defer { scratch.remove() }
         _ = try scratch.open(generation: 0)
         #expect(link(scratch.keychainPath, scratch.directory + "/other-name.keychain-db") == 0)
@@ -61,7 +62,7 @@ struct PathTests {
     @Test("a keychain file owned by another user is refused (runs when the tests run as root)")
     func otherOwner() throws {
         guard geteuid() == 0 else { return }  // only root can give a file away
-        let scratch = try Scratch("owner")
+        let scratch = try TemporaryKeychain("owner")
         defer { scratch.remove() }
         _ = try scratch.open(generation: 0)
         #expect(chown(scratch.keychainPath, 65534, 65534) == 0)
@@ -75,7 +76,7 @@ struct PathTests {
 
     @Test("every add and update uses a fresh item key and nonce: no repeated nonce or wrapped key across 1,000 writes")
     func freshNonces() throws {
-        let scratch = try Scratch("nonces")
+        let scratch = try TemporaryKeychain("nonces")
         defer { scratch.remove() }
         let database = try scratch.open(generation: 0)
         let writes = Reliability.count("NONCE_WRITES", ci: 500, long: 20_000)
@@ -94,11 +95,11 @@ struct PathTests {
             // Same class key and same contents every time: only fresh randomness keeps nonces apart.
             let account = "n\(index % 50)"
             if index < 50 {
-                _ = try database.insert(TortureValues.newItem(account: account, index: 0, tag: "same", length: 16))
+                _ = try database.insert(Torture.newItem(account: account, index: 0, tag: "same", length: 16))
             } else {
                 var changes = ItemChanges()
-                changes.data = TortureValues.value(tag: "same", length: 16)
-                try database.update(TortureValues.query(account: account), with: changes)
+                changes.data = Torture.value(tag: "same", length: 16)
+                try database.update(Torture.query(account: account), with: changes)
             }
             if index % 50 == 49 { try collect() }
         }

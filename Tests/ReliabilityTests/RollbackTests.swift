@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -11,16 +12,16 @@ import Glibc
 @Suite("Rollback anchor")
 struct RollbackTests {
     /// An anchored keychain at generation 0 with `count` items written by one handle, closed again.
-    private static func makeAnchoredKeychain(_ scratch: Scratch, items count: Int, tagPrefix: String = "v1") throws {
+    private static func makeAnchoredKeychain(_ scratch: TemporaryKeychain, items count: Int, tagPrefix: String = "v1") throws {
         try scratch.anchor()
         let database = try scratch.open(generation: 0)
         for index in 0..<count {
-            _ = try database.insert(TortureValues.newItem(account: "acct-\(index)", index: index, tag: "\(tagPrefix)i\(index)", length: 40))
+            _ = try database.insert(Torture.newItem(account: "acct-\(index)", index: index, tag: "\(tagPrefix)i\(index)", length: 40))
         }
     }
 
     /// The keychain's files (database, and WAL/shared memory if a handle left them), by suffix.
-    private static func snapshot(_ scratch: Scratch) throws -> [String: Data] {
+    private static func snapshot(_ scratch: TemporaryKeychain) throws -> [String: Data] {
         var files: [String: Data] = [:]
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: scratch.keychainPath + suffix) {
             files[suffix] = try Data(contentsOf: URL(fileURLWithPath: scratch.keychainPath + suffix))
@@ -29,7 +30,7 @@ struct RollbackTests {
     }
 
     /// Puts the keychain's files back as they were in `snapshot` (what a backup restore does).
-    private static func restore(_ snapshot: [String: Data], in scratch: Scratch) throws {
+    private static func restore(_ snapshot: [String: Data], in scratch: TemporaryKeychain) throws {
         for suffix in ["", "-wal", "-shm"] {
             let path = scratch.keychainPath + suffix
             if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
@@ -41,20 +42,20 @@ struct RollbackTests {
         }
     }
 
-    private static func anchorPath(_ scratch: Scratch) throws -> String {
+    private static func anchorPath(_ scratch: TemporaryKeychain) throws -> String {
         let names = try FileManager.default.contentsOfDirectory(atPath: scratch.anchorDirectory)
         guard names.count == 1, let name = names.first else { throw CocoaError(.fileNoSuchFile) }
         return scratch.anchorDirectory + "/" + name
     }
 
-    private static func anchorGeneration(_ scratch: Scratch) throws -> UInt64 {
+    private static func anchorGeneration(_ scratch: TemporaryKeychain) throws -> UInt64 {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: try anchorPath(scratch)))
         return bytes.dropFirst(56).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     @Test("a whole file put back from a copy taken N writes earlier is refused; deleting the anchor accepts it")
     func wholeFileRollback() throws {
-        let scratch = try Scratch("rollback-file")
+        let scratch = try TemporaryKeychain("rollback-file")
         defer { scratch.remove() }
         try Self.makeAnchoredKeychain(scratch, items: 5)
         let older = try Self.snapshot(scratch)
@@ -62,9 +63,9 @@ struct RollbackTests {
             let database = try scratch.open(generation: 0)
             for index in 0..<3 {
                 var changes = ItemChanges()
-                changes.data = TortureValues.value(tag: "v2i\(index)", length: 40)
-                changes.attributes["labl"] = .string(TortureValues.label(tag: "v2i\(index)", length: 40))
-                try database.update(TortureValues.query(account: "acct-\(index)"), with: changes)
+                changes.data = Torture.value(tag: "v2i\(index)", length: 40)
+                changes.attributes["labl"] = .string(Torture.label(tag: "v2i\(index)", length: 40))
+                try database.update(Torture.query(account: "acct-\(index)"), with: changes)
             }
         }
         let newerGeneration = try Self.anchorGeneration(scratch)
@@ -91,13 +92,13 @@ struct RollbackTests {
         try FileManager.default.removeItem(atPath: try Self.anchorPath(scratch))
         let accepted = try scratch.open(generation: 0)
         #expect(ReadOutcome.read(accepted, account: "acct-0", tag: "v1i0", length: 40) == .exact)
-        _ = try accepted.insert(TortureValues.newItem(account: "acct-9", index: 9, tag: "v3i9", length: 40))
+        _ = try accepted.insert(Torture.newItem(account: "acct-9", index: 9, tag: "v3i9", length: 40))
         #expect(try Self.anchorGeneration(scratch) >= 2)
     }
 
     @Test("after a password change, a copy with the old keybag is refused, and so is its keybag spliced into the current file")
     func keybagReplay() throws {
-        let scratch = try Scratch("rollback-keybag")
+        let scratch = try TemporaryKeychain("rollback-keybag")
         defer { scratch.remove() }
         try Self.makeAnchoredKeychain(scratch, items: 3)
         let older = try Self.snapshot(scratch)
@@ -113,7 +114,7 @@ struct RollbackTests {
         #expect(oldHierarchyTag.count == 1)
         do {
             let database = try scratch.open(generation: 0)
-            try database.changePassword(from: TortureValues.password(generation: 0), to: TortureValues.password(generation: 1))
+            try database.changePassword(from: Torture.password(generation: 0), to: Torture.password(generation: 1))
         }
         #expect(storeError { _ = try scratch.open(generation: 0) } == .wrongPassword)
 
@@ -152,7 +153,7 @@ struct RollbackTests {
 
     @Test("a damaged or removed generation seal, or a damaged anchor, is refused with a clear error")
     func damagedSealOrAnchor() throws {
-        let scratch = try Scratch("rollback-damage")
+        let scratch = try TemporaryKeychain("rollback-damage")
         defer { scratch.remove() }
         try Self.makeAnchoredKeychain(scratch, items: 2)
         let raw = try RawSQLite(scratch.keychainPath)
@@ -195,14 +196,14 @@ struct RollbackTests {
 
     @Test("a handle without the anchor may write items but not change the key hierarchy the seal covers")
     func mixedHandles() throws {
-        let scratch = try Scratch("rollback-mixed")
+        let scratch = try TemporaryKeychain("rollback-mixed")
         defer { scratch.remove() }
         try Self.makeAnchoredKeychain(scratch, items: 2)
         var unanchored = scratch.options
         unanchored.rollbackAnchorDirectory = nil
         let plain = try scratch.open(generation: 0, options: unanchored)
-        _ = try plain.insert(TortureValues.newItem(account: "acct-5", index: 5, tag: "plain", length: 20))
-        let refused = storeError { try plain.changePassword(from: TortureValues.password(generation: 0), to: TortureValues.password(generation: 1)) }
+        _ = try plain.insert(Torture.newItem(account: "acct-5", index: 5, tag: "plain", length: 20))
+        let refused = storeError { try plain.changePassword(from: Torture.password(generation: 0), to: Torture.password(generation: 1)) }
         guard case .notAvailable(let message)? = refused?.reason else {
             Issue.record("an unanchored password change: \(String(describing: refused))")
             return
@@ -211,14 +212,14 @@ struct RollbackTests {
         // The refused change left nothing behind, and anchored handles still accept the file.
         let anchored = try scratch.open(generation: 0)
         #expect(ReadOutcome.read(anchored, account: "acct-5", tag: "plain", length: 20) == .exact)
-        try anchored.changePassword(from: TortureValues.password(generation: 0), to: TortureValues.password(generation: 1))
+        try anchored.changePassword(from: Torture.password(generation: 0), to: Torture.password(generation: 1))
         _ = try scratch.open(generation: 1)
     }
 
     #if KEYCHAINKIT_FAULT_INJECTION
     @Test("a failing anchor update after a commit reports success; the next open catches the anchor up")
     func anchorUpdateFailure() throws {
-        let scratch = try Scratch("rollback-fault")
+        let scratch = try TemporaryKeychain("rollback-fault")
         defer { scratch.remove() }
         try Self.makeAnchoredKeychain(scratch, items: 1)
         let before = try Self.anchorGeneration(scratch)
@@ -226,7 +227,7 @@ struct RollbackTests {
         // Only the anchor takes a flock: failing it fails exactly the post-commit update.
         let observer = IOSeam.Observer { call, _ in call == .fileLock ? .errno(EIO) : nil }
         try IOSeam.withObserver(observer) {
-            _ = try database.insert(TortureValues.newItem(account: "acct-7", index: 7, tag: "late", length: 20))
+            _ = try database.insert(Torture.newItem(account: "acct-7", index: 7, tag: "late", length: 20))
         }
         #expect(ReadOutcome.read(database, account: "acct-7", tag: "late", length: 20) == .exact)
         #expect(try Self.anchorGeneration(scratch) == before, "the anchor lags by the one write")

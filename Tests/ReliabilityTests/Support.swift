@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -40,118 +41,20 @@ enum Reliability {
     }
 }
 
-/// A fresh private directory, removed by `remove()`.
-struct Scratch {
-    let directory: String
+/// The reliability suite opens the shared fixture as `keychainkit-torture` does.
+extension TemporaryKeychain {
+    /// The keychain file (the torture tool's name for ``TemporaryKeychain/path``).
+    var keychainPath: String { path }
 
-    init(_ name: String) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-rel-\(name)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-    }
-
-    var keychainPath: String { directory + "/torture.keychain-db" }
-    var deviceKeyPath: String { directory + "/state/device.key" }
-
-    var anchorDirectory: String { directory + "/state/anchors" }
-
-    /// The same convention as keychainkit-torture: a file named `anchored` turns the rollback anchor on.
-    var isAnchored: Bool { FileManager.default.fileExists(atPath: directory + "/anchored") }
-
-    /// Turns the rollback anchor on for this directory, in this process and in every torture child.
-    func anchor() throws {
-        try Data().write(to: URL(fileURLWithPath: directory + "/anchored"))
-    }
-
-    var options: KeychainDatabase.Options {
-        KeychainDatabase.Options(deviceKeyPath: deviceKeyPath, newKeychainKDF: .testing(), allowTestingKDF: true,
-                                 rollbackAnchorDirectory: isAnchored ? anchorDirectory : nil)
-    }
-
+    /// Opens the keychain with the password of torture generation `generation` (nil: none).
     func open(generation: Int? = 0, options: KeychainDatabase.Options? = nil) throws(KeychainStoreError) -> KeychainDatabase {
-        try KeychainDatabase.open(path: keychainPath, password: generation.map(TortureValues.password(generation:)),
-                                  options: options ?? self.options)
-    }
-
-    func remove() {
-        do { try FileManager.default.removeItem(atPath: directory) } catch {}  // best effort: temporary files
-    }
-
-    /// Every file in the directory tree, with its contents.
-    func files() -> [(path: String, contents: Data)] {
-        let enumerator = FileManager.default.enumerator(atPath: directory)
-        var result: [(String, Data)] = []
-        while let relative = enumerator?.nextObject() as? String {
-            let path = directory + "/" + relative
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                  let contents = FileManager.default.contents(atPath: path) else { continue }
-            result.append((path, contents))
-        }
-        return result
-    }
-}
-
-/// The values the torture tool writes (same derivation as Sources/keychainkit-torture).
-enum TortureValues {
-    static func password(generation: Int) -> Data { Data("torture-password-\(generation)".utf8) }
-
-    static func value(tag: String, length: Int) -> Data {
-        var state: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in tag.utf8 { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        var out = Data(capacity: length)
-        while out.count < length {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            withUnsafeBytes(of: z.littleEndian) { out.append(contentsOf: $0.prefix(length - out.count)) }
-        }
-        return out
-    }
-
-    static func label(tag: String, length: Int) -> String { "label-\(tag)-\(length)" }
-
-    static func protection(ofAccount index: Int) -> ProtectionClass {
-        let classes: [ProtectionClass] = [.whenUnlocked, .afterFirstUnlock, .always, .whenUnlockedThisDeviceOnly,
-                                          .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly, .whenPasscodeSetThisDeviceOnly]
-        return classes[index % classes.count]
-    }
-
-    static func query(account: String) -> ItemQuery {
-        var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["torture"]))
-        query.filters = ["acct": .string(account), "svce": .string("torture")]
-        return query
-    }
-
-    static func newItem(account: String, index: Int, tag: String, length: Int) -> NewItem {
-        NewItem(itemClass: .genericPassword,
-                attributes: ["acct": .string(account), "svce": .string("torture"), "agrp": .string("torture"),
-                             "sync": .number(0), "labl": .string(label(tag: tag, length: length))],
-                data: value(tag: tag, length: length), protection: protection(ofAccount: index))
-    }
-
-    /// The tag an item's contents were written under, if its data and label agree exactly.
-    static func tag(of item: KeychainItem) -> String? {
-        guard case .string(let label)? = item.attributes["labl"], label.hasPrefix("label-") else { return nil }
-        let fields = label.dropFirst(6).split(separator: "-")
-        guard fields.count == 2, let length = Int(fields[1]) else { return nil }
-        let tag = String(fields[0])
-        return item.data == value(tag: tag, length: length) ? tag : nil
+        try open(password: generation.map(Torture.password(generation:)), options: options)
     }
 }
 
 /// Runs the `keychainkit-torture` executable built next to the test bundle.
 enum TortureTool {
-    static var path: String {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [bundle.appendingPathComponent("keychainkit-torture").path,
-                          bundle.deletingLastPathComponent().appendingPathComponent("keychainkit-torture").path,
-                          URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-                              .appendingPathComponent("keychainkit-torture").path]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
-    }
+    static var path: String { BuiltProducts.path("keychainkit-torture") }
 
     /// Starts the tool; stdout and stderr go to files in `directory`.
     static func start(_ arguments: [String], in directory: String, label: String,

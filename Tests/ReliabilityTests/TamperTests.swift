@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -21,11 +22,11 @@ enum ReadOutcome: Equatable, CustomStringConvertible {
 
     static func read(_ database: KeychainDatabase, account: String, tag: String, length: Int) -> ReadOutcome {
         do {
-            let items = try database.find(TortureValues.query(account: account), decrypt: true)
+            let items = try database.find(Torture.query(account: account), decrypt: true)
             guard items.count == 1 else { return items.isEmpty ? .failed(-25300) : .altered }
             let item = items[0]
-            let exact = item.data == TortureValues.value(tag: tag, length: length)
-                && item.attributes["labl"] == .string(TortureValues.label(tag: tag, length: length))
+            let exact = item.data == Torture.value(tag: tag, length: length)
+                && item.attributes["labl"] == .string(Torture.label(tag: tag, length: length))
                 && item.attributes["acct"] == .string(account)
             return exact ? .exact : .altered
         } catch {
@@ -37,14 +38,14 @@ enum ReadOutcome: Equatable, CustomStringConvertible {
 @Suite("Tampering: every column, every keybag byte, swaps, KDF parameters, schema")
 struct TamperTests {
     /// A keychain with a password and one item per protection class; returns (account, tag, length) of each.
-    static func makeKeychain(_ scratch: Scratch, kdf: PasswordKDF? = nil) throws -> [(account: String, tag: String, length: Int)] {
+    static func makeKeychain(_ scratch: TemporaryKeychain, kdf: PasswordKDF? = nil) throws -> [(account: String, tag: String, length: Int)] {
         var options = scratch.options
         if let kdf { options.newKeychainKDF = kdf }
-        let database = try KeychainDatabase.open(path: scratch.keychainPath, password: TortureValues.password(generation: 0), options: options)
+        let database = try KeychainDatabase.open(path: scratch.keychainPath, password: Torture.password(generation: 0), options: options)
         var items: [(String, String, Int)] = []
         for index in 0..<7 {
             let account = "acct-\(index)", tag = "tamper\(index)", length = 24 + index
-            _ = try database.insert(TortureValues.newItem(account: account, index: index, tag: tag, length: length))
+            _ = try database.insert(Torture.newItem(account: account, index: index, tag: tag, length: length))
             items.append((account, tag, length))
         }
         return items
@@ -88,7 +89,7 @@ struct TamperTests {
 
     @Test("one-bit flips in every byte of every column of an item row: only that item fails (-26275 or not found), never altered data")
     func everyItemColumn() throws {
-        let scratch = try Scratch("tamper-columns")
+        let scratch = try TemporaryKeychain("tamper-columns")
         defer { scratch.remove() }
         let items = try Self.makeKeychain(scratch)
         let raw = try RawSQLite(scratch.keychainPath)
@@ -127,7 +128,7 @@ struct TamperTests {
                         everything.filters = [:]
                         let all = try? database.find(everything, decrypt: true)
                         #expect((all?.count ?? 0) >= items.count - 1, "\(column)[\(offset)]^\(mask): a class-wide query lost intact items")
-                        #expect(all?.allSatisfy { TortureValues.tag(of: $0) != nil } ?? true, "\(column)[\(offset)]^\(mask): altered item in a class-wide query")
+                        #expect(all?.allSatisfy { Torture.selfConsistentTag($0) != nil } ?? true, "\(column)[\(offset)]^\(mask): altered item in a class-wide query")
                         try Self.restore(raw, table: "items", column: column, rowID: rowID, original)
                     }
                 }
@@ -145,7 +146,7 @@ struct TamperTests {
 
     @Test("one-bit flips in every byte of every keybag row and meta value: refused with a clear error or items fail, never altered")
     func everyKeybagAndMetaByte() throws {
-        let scratch = try Scratch("tamper-keybag")
+        let scratch = try TemporaryKeychain("tamper-keybag")
         defer { scratch.remove() }
         let items = try Self.makeKeychain(scratch)
         let raw = try RawSQLite(scratch.keychainPath)
@@ -190,7 +191,7 @@ struct TamperTests {
 
     @Test("swapping rows, blobs and identities between items, or moving a row to another keychain, is detected")
     func swaps() throws {
-        let scratch = try Scratch("tamper-swaps")
+        let scratch = try TemporaryKeychain("tamper-swaps")
         defer { scratch.remove() }
         let items = try Self.makeKeychain(scratch)
         let raw = try RawSQLite(scratch.keychainPath)
@@ -254,26 +255,26 @@ struct TamperTests {
         }
 
         // A row copied into another keychain (same password, same device key) does not open there.
-        let other = try Scratch("tamper-other")
+        let other = try TemporaryKeychain("tamper-other")
         defer { other.remove() }
         do {
             var options = other.options
             options.deviceKeyPath = scratch.deviceKeyPath
-            let database = try KeychainDatabase.open(path: other.keychainPath, password: TortureValues.password(generation: 0), options: options)
-            _ = try database.insert(TortureValues.newItem(account: "acct-0", index: 0, tag: "otherkeychain", length: 24))
+            let database = try KeychainDatabase.open(path: other.keychainPath, password: Torture.password(generation: 0), options: options)
+            _ = try database.insert(Torture.newItem(account: "acct-0", index: 0, tag: "otherkeychain", length: 24))
         }
         let row = try raw.execute("SELECT wrapped_key, payload, persistent_id FROM items WHERE id = 1")[0]
         try RawSQLite(other.keychainPath).execute("UPDATE items SET wrapped_key = ?, payload = ?, persistent_id = ? WHERE id = 1", row)
         var options = other.options
         options.deviceKeyPath = scratch.deviceKeyPath
-        let foreign = try KeychainDatabase.open(path: other.keychainPath, password: TortureValues.password(generation: 0), options: options)
+        let foreign = try KeychainDatabase.open(path: other.keychainPath, password: Torture.password(generation: 0), options: options)
         #expect(ReadOutcome.read(foreign, account: "acct-0", tag: items[0].tag, length: items[0].length) == .failed(-26275))
     }
 
     @Test("a row rolled back to an earlier version of itself reads as that version, with or without a rollback anchor (documented limitation)",
           arguments: [false, true])
     func singleRowRollback(anchored: Bool) throws {
-        let scratch = try Scratch("tamper-rollback")
+        let scratch = try TemporaryKeychain("tamper-rollback")
         defer { scratch.remove() }
         if anchored { try scratch.anchor() }
         let items = try Self.makeKeychain(scratch)
@@ -282,9 +283,9 @@ struct TamperTests {
         do {
             let database = try scratch.open(generation: 0)
             var changes = ItemChanges()
-            changes.data = TortureValues.value(tag: "newer", length: 30)
-            changes.attributes["labl"] = .string(TortureValues.label(tag: "newer", length: 30))
-            try database.update(TortureValues.query(account: items[0].account), with: changes)
+            changes.data = Torture.value(tag: "newer", length: 30)
+            changes.attributes["labl"] = .string(Torture.label(tag: "newer", length: 30))
+            try database.update(Torture.query(account: items[0].account), with: changes)
         }
         try raw.execute("UPDATE items SET wrapped_key = ?, payload = ? WHERE id = 1", old)
         let database = try scratch.open(generation: 0)
@@ -296,7 +297,7 @@ struct TamperTests {
 
     @Test("lowered KDF parameters: below the floor refused with a clear error; lowered r/p/salt refused by the key-hierarchy tag; excessive cost refused before deriving")
     func kdfParameters() throws {
-        let scratch = try Scratch("tamper-kdf")
+        let scratch = try TemporaryKeychain("tamper-kdf")
         defer { scratch.remove() }
         let floor = PasswordKDF(logN: PasswordKDF.minimumLogN, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
         let items = try Self.makeKeychain(scratch, kdf: floor)
@@ -353,7 +354,7 @@ struct TamperTests {
     func editedSchema() throws {
         for edit in ["DROP INDEX items_by_server", "ALTER TABLE items ADD COLUMN extra BLOB", "CREATE TABLE extra (x)",
                      "ALTER TABLE meta RENAME TO other", "HEADER"] {
-            let scratch = try Scratch("tamper-schema")
+            let scratch = try TemporaryKeychain("tamper-schema")
             defer { scratch.remove() }
             _ = try Self.makeKeychain(scratch)
             if edit == "HEADER" {  // the file header's schema format number (bytes 44-47) made unsupported
@@ -371,7 +372,7 @@ struct TamperTests {
 
     @Test("a deleted class-key row is refused at open by the key-hierarchy tag; nothing is replaced or written")
     func missingClassKey() throws {
-        let scratch = try Scratch("tamper-missing-class")
+        let scratch = try TemporaryKeychain("tamper-missing-class")
         defer { scratch.remove() }
         _ = try Self.makeKeychain(scratch)
         let raw = try RawSQLite(scratch.keychainPath)

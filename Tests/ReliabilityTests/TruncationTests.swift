@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -18,7 +19,7 @@ struct TruncationTests {
     }
 
     /// A populated keychain (14 items of 16 B … 70 KB) in `scratch`; `kill` leaves every commit in the WAL.
-    static func populate(_ scratch: Scratch, kill: Bool) throws {
+    static func populate(_ scratch: TemporaryKeychain, kill: Bool) throws {
         let outcome = try TortureTool.run(["populate", "--dir", scratch.directory, "--items", "14"] + (kill ? ["--kill"] : []),
                                           in: scratch.directory, label: "populate")
         try #require(kill ? outcome.terminatedBySignal : outcome.exitStatus == 0, "populate: \(outcome.errorOutput)")
@@ -27,7 +28,7 @@ struct TruncationTests {
 
     /// Copies the keychain (and its WAL and shared memory if present) into a case directory,
     /// lets `mutate` damage it, runs the reader and checks what it printed.
-    static func runCase(_ name: String, from scratch: Scratch, tally: inout Tally, keepShm: Bool = true,
+    static func runCase(_ name: String, from scratch: TemporaryKeychain, tally: inout Tally, keepShm: Bool = true,
                         integrityMustHold: Bool = false, mutate: (String) throws -> Void) throws {
         let dir = scratch.directory + "/case"
         do { try FileManager.default.removeItem(atPath: dir) } catch {}  // absent the first time
@@ -76,7 +77,7 @@ struct TruncationTests {
 
     @Test("database truncated at page boundaries and random offsets: refused or items fail, never altered, no crash or hang")
     func truncatedDatabase() throws {
-        let scratch = try Scratch("truncate-db")
+        let scratch = try TemporaryKeychain("truncate-db")
         defer { scratch.remove() }
         try Self.populate(scratch, kill: false)
         let start = ContinuousClock.now
@@ -97,7 +98,7 @@ struct TruncationTests {
 
     @Test("WAL truncated at every frame boundary and random offsets (with and without -shm): committed prefix survives, never altered")
     func truncatedWAL() throws {
-        let scratch = try Scratch("truncate-wal")
+        let scratch = try TemporaryKeychain("truncate-wal")
         defer { scratch.remove() }
         try Self.populate(scratch, kill: true)
         let start = ContinuousClock.now
@@ -125,7 +126,7 @@ struct TruncationTests {
         let start = ContinuousClock.now
         let samples = Reliability.count("RAW_FLIPS", ci: 48, long: 2_000)
         for inWAL in [false, true] {
-            let scratch = try Scratch(inWAL ? "flip-wal" : "flip-db")
+            let scratch = try TemporaryKeychain(inWAL ? "flip-wal" : "flip-db")
             defer { scratch.remove() }
             try Self.populate(scratch, kill: inWAL)
             let target = scratch.keychainPath + (inWAL ? "-wal" : "")

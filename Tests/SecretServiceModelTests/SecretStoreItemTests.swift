@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import KeychainServices
 @testable import SecretService
 import Synchronization
@@ -120,7 +121,7 @@ struct SecretStoreTests {
                                               kSecAttrPath as String: "team/repo.git",
                                               kSecAttrProtocol as String: kSecAttrProtocolHTTPS]) == (errSecSuccess, "pw"))
             #expect(try store.item(ref).attributes == withPort)
-            #expect(ref.item.rawValue.hasPrefix(Data("inet".utf8).map { String(format: "%02x", $0) }.joined()))
+            #expect(ref.item.rawValue.hasPrefix(Data("inet".utf8).hex))
             // New internet attributes in place (port and path dropped), same id; others refused.
             var moved = withPort
             moved["port"] = nil

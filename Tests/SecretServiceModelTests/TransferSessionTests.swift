@@ -1,4 +1,6 @@
 import Foundation
+import KeychainPrimitives
+import KeychainTestSupport
 import RequiredToolSupport
 @testable import SecretService
 import Testing
@@ -44,21 +46,12 @@ enum PythonSecretStorage {
     """
 }
 
-/// Hex helpers for the tests.
+/// Hex of big-endian numbers for the tests (an odd digit count is a leading zero digit short).
 extension Array where Element == UInt8 {
     init?(hex: String) {
-        var bytes: [UInt8] = []
-        var text = Substring(hex)
-        if text.count % 2 == 1 { text = "0" + text }
-        while !text.isEmpty {
-            guard let byte = UInt8(text.prefix(2), radix: 16) else { return nil }
-            bytes.append(byte)
-            text = text.dropFirst(2)
-        }
-        self = bytes
+        guard let bytes = HexEncoding.bytes(hex.utf8.count % 2 == 1 ? "0" + hex : hex) else { return nil }
+        self = Array(bytes)
     }
-
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
 }
 
 @Suite("Secret Service transfer sessions")

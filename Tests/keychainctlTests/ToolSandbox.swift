@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import RequiredToolSupport
 import Testing
 
@@ -30,11 +31,7 @@ final class ToolSandbox: @unchecked Sendable {
     private var keychainsToDelete: [String] = []
 
     /// The folder holding the built tools: the test bundle's own folder (`.build/debug`).
-    static let binaries: String = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))  // test code only
-            ?? CommandLine.arguments[0]
-        return (executable as NSString).deletingLastPathComponent
-    }()
+    static var binaries: String { BuiltProducts.folder }
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-cli-\(UUID().uuidString)").path

@@ -33,9 +33,6 @@ enum KeyHierarchyTrust {
 /// Write transactions repeat the check after taking the write lock, so no item is ever sealed
 /// under a class key another process has just replaced.
 extension KeychainDatabase {
-    /// The meta key of the key-hierarchy tag (32 bytes).
-    static let hierarchyTagKey = "hierarchy_mac"
-
     /// At open, before any unlock: checks the tag, or writes the first one (a new file, or a file
     /// from before tags existed, on the device that owns it).
     func authenticateKeyHierarchyAtOpen(deviceKeyPath: String?) throws(KeychainStoreError) {
@@ -49,7 +46,7 @@ extension KeychainDatabase {
                                    deviceKeyIdentifier: DeviceKey.identifier(of: deviceKey, keychainID: keybag.keychainID))
         }
         let isHome = try marker?.exists() ?? false
-        let storedTag = try readMeta(Self.hierarchyTagKey)
+        let storedTag = try readMeta(Schema.MetaKey.hierarchyTag)
         let digest = try keyHierarchyDigest(includingSettings: true)
         if let storedTag, isValidHierarchyTag(storedTag, digest: digest) {
             hierarchyTrust = .authenticated
@@ -73,14 +70,14 @@ extension KeychainDatabase {
         hierarchyTrust = .unverifiable  // until the tag is written; the transaction must not check it
         try transaction { () throws(KeychainStoreError) in
             let current = try keyHierarchyDigest(includingSettings: true)
-            if let raced = try readMeta(Self.hierarchyTagKey) {
+            if let raced = try readMeta(Schema.MetaKey.hierarchyTag) {
                 // Another process of this device sealed it while this one waited for the lock.
                 guard isValidHierarchyTag(raced, digest: current) else {
                     throw .undecodable("the keychain's key hierarchy: its authentication tag does not match")
                 }
                 return
             }
-            try writeMeta(Self.hierarchyTagKey, hierarchyTag(for: current))
+            try writeMeta(Schema.MetaKey.hierarchyTag, hierarchyTag(for: current))
         }
         hierarchyTrust = .authenticated
         try rememberKeyHierarchy()
@@ -103,7 +100,7 @@ extension KeychainDatabase {
         let digest = try keyHierarchyDigest(includingSettings: true)
         if digest != knownHierarchyDigest {
             if hierarchyTrust == .authenticated {
-                guard let tag = try readMeta(Self.hierarchyTagKey), isValidHierarchyTag(tag, digest: digest) else {
+                guard let tag = try readMeta(Schema.MetaKey.hierarchyTag), isValidHierarchyTag(tag, digest: digest) else {
                     throw .undecodable("the keychain's key hierarchy: it was changed and its authentication tag does not match")
                 }
             }
@@ -132,7 +129,7 @@ extension KeychainDatabase {
     /// owns the file). Returns the digest to remember once the transaction commits.
     func resealKeyHierarchy() throws(KeychainStoreError) -> Data {
         let digest = try keyHierarchyDigest(includingSettings: true)
-        if hierarchyTrust == .authenticated { try writeMeta(Self.hierarchyTagKey, hierarchyTag(for: digest)) }
+        if hierarchyTrust == .authenticated { try writeMeta(Schema.MetaKey.hierarchyTag, hierarchyTag(for: digest)) }
         return digest
     }
 

@@ -19,9 +19,6 @@ extension KeychainDatabase {
     /// The rollback anchor file this handle keeps up to date, or nil when it has none.
     public var rollbackAnchorPath: String? { rollbackAnchor?.path }
 
-    /// The meta key of the generation seal: generation (UInt64, big-endian) then the 32-byte tag.
-    static let generationSealKey = "generation_seal"
-
     /// Checks the file against its anchor in `directory` (creating the anchor on first use, which
     /// trusts the file as it is now) and keeps the anchor for this handle's writes.
     func checkRollbackAnchor(in directory: String) throws(KeychainStoreError) {
@@ -95,7 +92,7 @@ extension KeychainDatabase {
         var value = Data()
         value.appendBigEndian(generation)
         value.append(sealTag(generation: generation, digest: digest, anchor))
-        try writeMeta(Self.generationSealKey, value)
+        try writeMeta(Schema.MetaKey.generationSeal, value)
     }
 
     /// After a commit: moves the anchor up. A failure here is deliberately not reported — the
@@ -109,7 +106,7 @@ extension KeychainDatabase {
     /// A handle without the anchor must not change what the seal covers (the key hierarchy):
     /// anchored handles would then see a seal that no longer verifies.
     func refuseKeybagChangeWithoutAnchor() throws(KeychainStoreError) {
-        guard rollbackAnchor == nil, try readMeta(Self.generationSealKey) != nil else { return }
+        guard rollbackAnchor == nil, try readMeta(Schema.MetaKey.generationSeal) != nil else { return }
         throw .notAvailable("this keychain has a rollback anchor; open it with the anchor directory (KEYCHAINKIT_ROLLBACK_ANCHOR) to change its password")
     }
 
@@ -122,7 +119,7 @@ extension KeychainDatabase {
     }
 
     private func readGenerationSeal() throws(KeychainStoreError) -> GenerationSeal? {
-        guard let value = try readMeta(Self.generationSealKey) else { return nil }
+        guard let value = try readMeta(Schema.MetaKey.generationSeal) else { return nil }
         guard value.count == 40 else { throw .undecodable("the keychain's generation seal") }
         let generation = value.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return GenerationSeal(generation: generation, tag: Data(value.suffix(32)))

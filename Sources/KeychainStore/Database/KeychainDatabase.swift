@@ -19,6 +19,9 @@ public final class KeychainDatabase: @unchecked Sendable {
         /// A directory outside the keychain file's where its rollback anchor lives; nil turns
         /// rollback detection off for this handle. See `RollbackAnchor` and docs/ARCHITECTURE.md.
         public var rollbackAnchorDirectory: String?
+        /// The time the auto-lock by inactivity measures idleness with: the continuous clock, or in
+        /// tests a clock they move forward instead of sleeping (`KeychainTestSupport.ManualClock`).
+        package var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 
         /// Options for a file keychain with the device key at `deviceKeyPath`.
         public init(deviceKeyPath: String?, newKeychainKDF: PasswordKDF? = nil, allowTestingKDF: Bool = false,
@@ -221,7 +224,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     public var isLocked: Bool {
         lock.lock()
         defer { lock.unlock() }
-        lockIfIdle(now: .now)
+        lockIfIdle(now: options.now())
         return keybag.hasPassword && !keybag.isUnlocked
     }
 
@@ -495,7 +498,7 @@ public final class KeychainDatabase: @unchecked Sendable {
         try refuseIfFileReplaced()
         try discardAbandonedTransaction()
         if checkingHierarchy { try refreshKeyHierarchyIfChanged() }
-        let now = ContinuousClock.now
+        let now = options.now()
         lockIfIdle(now: now)
         activityBeforeCall = lastActivity
         lastActivity = now

@@ -68,5 +68,9 @@ enum Schema {
         static let passwordKDF = "password_kdf"
         static let deviceKeyID = "device_key_id"
         static let autoLockSeconds = "auto_lock_seconds"
+        /// The key-hierarchy tag (32 bytes): an HMAC over the meta and keybag rows that bind the keys.
+        static let hierarchyTag = "hierarchy_mac"
+        /// The rollback generation seal: generation (UInt64, big-endian) then the 32-byte tag.
+        static let generationSeal = "generation_seal"
     }
 }

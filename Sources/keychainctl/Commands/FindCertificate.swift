@@ -2,6 +2,7 @@ import ArgumentParser
 import CredentialStore
 import Crypto
 import Foundation
+import KeychainPrimitives
 import KeychainServices
 
 /// `find-certificate [-c name] [-a] [-p] [-Z] [keychain]`: finds certificates by (part of) their
@@ -101,6 +102,6 @@ enum CertificateSearch {
 
     /// The SHA-1 of the certificate's DER in upper-case hex, as security(1) prints it.
     static func sha1Hex(_ certificate: SecCertificate) -> String {
-        Insecure.SHA1.hash(data: SecCertificateCopyData(certificate) as Data).map { String(format: "%02X", $0) }.joined()
+        HexEncoding.string(Insecure.SHA1.hash(data: SecCertificateCopyData(certificate) as Data), uppercase: true)
     }
 }

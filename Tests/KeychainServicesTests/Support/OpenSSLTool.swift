@@ -2,6 +2,7 @@
 // data go through files in a private 0700 directory, each file 0600, removed afterwards: no key
 // material ever appears on a command line.
 
+import KeychainTestSupport
 import Foundation
 import RequiredToolSupport
 

@@ -1,20 +1,10 @@
-// Small helpers for the SecKey tests: hex, key creation that fails the test on error, and
+// Small helpers for the SecKey tests (hex is KeychainTestSupport's): key creation that fails the test on error, and
 // reading the CFError out-parameter the way Apple code does.
 
 import Foundation
+import KeychainTestSupport
 import KeychainServices
 import Testing
-
-extension Data {
-    /// Bytes from a hex string (whitespace ignored); traps on malformed test input.
-    init(hex: String) {
-        let digits = Array(hex.filter { !$0.isWhitespace })
-        precondition(digits.count % 2 == 0, "odd hex length")
-        self.init(stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! })
-    }
-
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
-}
 
 /// A result and the CFError Apple's out-parameter convention returned with it.
 struct Outcome<T> {

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import PrivateBusSupport
 import RequiredToolSupport
 #if canImport(Glibc)
@@ -38,11 +39,7 @@ public final class SecretServiceHarness: @unchecked Sendable {
     static let gnomeLoginPassword = "kk-harness-login"
 
     /// The folder holding the built tools: the test binary's own folder (`.build/debug`).
-    public static let binaries: String = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))  // test code only
-            ?? CommandLine.arguments[0]
-        return (executable as NSString).deletingLastPathComponent
-    }()
+    public static var binaries: String { BuiltProducts.folder }
 
     /// The `keychainctl` our provider runs as: the built one, or `KEYCHAINKIT_SS_KEYCHAINCTL` when
     /// set (to run these clients against another build, e.g. a release one).
