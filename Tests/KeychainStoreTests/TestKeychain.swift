@@ -4,9 +4,6 @@ import KeychainTestSupport
 
 /// The store tests open the shared fixture with text passwords.
 extension TemporaryKeychain {
-    /// A fresh keychain directory for a store test.
-    init() throws { try self.init("store") }
-
     /// Opens the keychain with a text password (nil: none).
     func open(password: String? = nil) throws -> KeychainDatabase {
         try open(password: password.map { Data($0.utf8) }, options: nil)
@@ -30,14 +27,3 @@ func readSecret(_ database: KeychainDatabase, account: String) throws -> String?
     try database.find(query(account: account), decrypt: true).first?.data.map { String(decoding: $0, as: UTF8.self) }
 }
 
-/// Runs `body` expecting a store error; returns it.
-func storeError(_ body: () throws -> Void) -> KeychainStoreError? {
-    do {
-        try body()
-        return nil
-    } catch let error as KeychainStoreError {
-        return error
-    } catch {
-        return .internalFailure("unexpected \(error)")
-    }
-}

@@ -170,18 +170,6 @@ final class RawSQLite {
     struct RawError: Error { var message: String }
 }
 
-/// The error a store call throws, or nil.
-func storeError(_ body: () throws -> Void) -> KeychainStoreError? {
-    do {
-        try body()
-        return nil
-    } catch let error as KeychainStoreError {
-        return error
-    } catch {
-        return .internalFailure("not a store error: \(error)")
-    }
-}
-
 /// Runs `body` expecting success or a store error; returns the OSStatus (0 for success).
 func status(_ body: () throws -> Void) -> Int32 {
     storeError(body)?.osStatus ?? 0
