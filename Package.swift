@@ -186,7 +186,7 @@ let package = Package(
         // fixture, the torture values, the built-products locator and a tool runner.
         .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainPrimitives"], path: "Tests/Support/KeychainTest"),
         // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
-        .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync"]),
+        .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync", "KeychainPrimitives"]),
         // Times the access log's durable append for docs/PERFORMANCE.md (not a product; bench/access_log.sh runs it).
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "CSQLite", "KeychainTestSupport"]),

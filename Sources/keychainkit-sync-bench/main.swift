@@ -9,6 +9,7 @@
 // protocol names items (`items/<32 hex>`). Two devices: A publishes, B (a fresh clone or a second
 // transport on the folder) refreshes and lists.
 import Foundation
+import KeychainPrimitives
 import KeychainSync
 
 let arguments = CommandLine.arguments
@@ -53,12 +54,10 @@ func diskUsage(_ path: String) -> Int {
 }
 
 func gitGC(_ repository: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-    process.arguments = ["--git-dir=\(repository)", "gc", "--quiet", "--prune=now"]
     do {
-        try process.run()
-        process.waitUntilExit()
+        let outcome = try Subprocess.run(executable: "/usr/bin/git", arguments: ["git", "--git-dir=\(repository)", "gc", "--quiet", "--prune=now"],
+                                         environment: nil, deadline: .now + .seconds(600))
+        if !outcome.succeeded { FileHandle.standardError.write(Data("git gc: exit status \(outcome.status): \(outcome.errorText)\n".utf8)) }
     } catch {
         FileHandle.standardError.write(Data("git gc: \(error)\n".utf8))
     }
