@@ -1,7 +1,7 @@
 import Foundation
+import KeychainPrimitives
 import KeychainServices
 import KeychainServicesExtras
-import KeychainStore
 
 /// Where a keychain keeps its ``ApplicationAccessRecord``: the secret of one generic password,
 /// service ``service``, account ``account``. Secrets are encrypted and authenticated in the
