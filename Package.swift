@@ -198,7 +198,7 @@ let package = Package(
         .testTarget(name: "SecItemParityTests", dependencies: ["KeychainServices"]),
         .testTarget(
             name: "AppleAPIShapeTests",
-            dependencies: [.target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms))],
+            dependencies: [.target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms)), "KeychainTestSupport"],
             exclude: ["ReviewedAdditions.txt"]
         ),
         // Black-box tests that run the built keychainctl and docker-credential-keychainkit.

@@ -2,6 +2,7 @@
 // swift-symbolgraph-extract from the module this test build compiled.
 
 import Foundation
+import KeychainTestSupport
 
 /// The public declarations of one built Swift module.
 struct PublicInterface {
@@ -84,8 +85,7 @@ struct PublicInterface {
 
     /// The directory of the running test bundle (`.build/<triple>/debug`), where `Modules/` is.
     private static func currentBuildDirectory() throws -> URL {
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        return URL(fileURLWithPath: executable).deletingLastPathComponent()
+        URL(fileURLWithPath: BuiltProducts.folder, isDirectory: true)
     }
 
     /// The triple the build directory is named after (`.build/x86_64-unknown-linux-gnu/debug`).
