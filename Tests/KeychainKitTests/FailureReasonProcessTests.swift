@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// Issue 24: `KeychainError.reason` carries the keychain's precise cause and fix for a refused
@@ -7,11 +8,7 @@ import Testing
 /// (`keychainkit-migration-probe keychain-set-reason`), as an app launched with it would.
 @Suite("KeychainError.reason: a refused password file, a damaged item")
 struct FailureReasonProcessTests {
-    private static let probe: String = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))  // test code only
-            ?? CommandLine.arguments[0]
-        return (executable as NSString).deletingLastPathComponent + "/keychainkit-migration-probe"
-    }()
+    private static var probe: String { BuiltProducts.path("keychainkit-migration-probe") }
 
     /// Runs the probe's `keychain-set-reason` with `passwordFile`; returns its output lines.
     private func setReporting(passwordFile: String, in directory: String) throws -> [String] {
