@@ -1,3 +1,4 @@
+import KeychainTestSupport
 import Foundation
 import Testing
 @testable import KeychainStore
@@ -8,7 +9,7 @@ import Testing
 struct AtomicallyTests {
     @Test("committed together when the body says so; nothing kept when it does not, or when a call in it failed")
     func allOrNothing() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         _ = try database.insert(genericPassword(account: "before", secret: "b"))
@@ -51,7 +52,7 @@ struct AtomicallyTests {
 
     @Test("another connection sees none of the body's writes until the commit, and all of them after it")
     func noPartialStateVisible() throws {
-        let keychain = try TestKeychain()
+        let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
         let observer = try keychain.open()
