@@ -106,7 +106,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine"]),
+        // KeychainEngine: the isolated in-memory keychain behind `KeychainBackend.isolated()`;
+        // KeychainStore: it records each call's failure for KeychainError.reason (FailureReport).
+        .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine", "KeychainStore"]),
         // The Secret Service provider (org.freedesktop.secrets) on the keychain (issue 15): the D-Bus
         // objects and the store that maps Secret Service items onto keychain items.
         .target(

@@ -1,5 +1,6 @@
 import KeychainEngine
 import KeychainKit
+import KeychainStore
 
 extension KeychainBackend {
     /// A new, empty, in-memory keychain that only this backend sees: Apple's SecItem semantics
@@ -22,6 +23,33 @@ extension KeychainBackend {
     /// - Throws: The engine's error if it cannot be created.
     public static func isolated(accessGroups: [String] = [IsolatedKeychain.defaultAccessGroup]) throws -> KeychainBackend {
         .engine(try SecItemEngine.ephemeral(accessGroups: accessGroups))
+    }
+
+    /// The four SecItem operations on `engine`. Internal: the engine is not part of KeychainKit's
+    /// or this module's public API; tests reach it through ``isolated(accessGroups:)``.
+    static func engine(_ engine: SecItemEngine) -> KeychainBackend {
+        KeychainBackend(
+            add: { attributes in
+                let result = recorded(engine.add(attributes))
+                return Response(status: result.status, value: result.value)
+            },
+            copyMatching: { query in
+                let result = recorded(engine.copyMatching(query))
+                return Response(status: result.status, value: result.value)
+            },
+            update: { query, attributesToUpdate in recorded(engine.updateOutcome(query, attributesToUpdate)).status },
+            delete: { query in recorded(engine.deleteOutcome(query)).status }
+        )
+    }
+
+    /// `outcome`, after recording for this thread what a status cannot carry (the failure's
+    /// reason, the items a read left out), as the C functions do: `KeychainError.reason` reads
+    /// it from there for this backend too.
+    private static func recorded(_ outcome: SecItemResult) -> SecItemResult {
+        FailureReport.beginCall()
+        if let failure = outcome.failure { FailureReport.fail(failure) }
+        FailureReport.skippedUnreadable(outcome.unreadableItems, first: outcome.firstUnreadableItem)
+        return outcome
     }
 }
 

@@ -1,5 +1,3 @@
-import KeychainEngine
-import KeychainStore
 import KeychainServices
 
 /// The one seam between KeychainKit and a keychain: Apple's four SecItem operations on
@@ -8,9 +6,9 @@ import KeychainServices
 /// - ``securityFramework`` (the default) calls `SecItemAdd`, `SecItemCopyMatching`,
 ///   `SecItemUpdate` and `SecItemDelete`: Apple's keychain on Apple platforms, the KeychainKit
 ///   keychain file on Linux.
-/// - ``engine(_:)`` runs the same dictionaries against a `SecItemEngine`, for example an
-///   isolated in-memory keychain in tests (see `KeychainKitTesting`). It needs no entitlement on
-///   any platform.
+/// - `KeychainKitTesting`'s `isolated(accessGroups:)` runs the same dictionaries against an
+///   isolated in-memory keychain with Apple's semantics, for tests. It needs no entitlement on any
+///   platform.
 ///
 /// You can also build a backend from four closures, for example to inject failures in tests.
 public struct KeychainBackend: Sendable {
@@ -118,34 +116,4 @@ extension KeychainBackend {
             SecItemDelete(query as CFDictionary)
         }
     )
-
-    /// A keychain engine with Apple's SecItem semantics, for example an isolated in-memory
-    /// keychain from `SecItemEngine.ephemeral(accessGroups:)`.
-    ///
-    /// - Parameter engine: The engine that runs the four operations.
-    /// - Returns: A backend over that engine.
-    public static func engine(_ engine: SecItemEngine) -> KeychainBackend {
-        KeychainBackend(
-            add: { attributes in
-                let result = recorded(engine.add(attributes))
-                return Response(status: result.status, value: result.value)
-            },
-            copyMatching: { query in
-                let result = recorded(engine.copyMatching(query))
-                return Response(status: result.status, value: result.value)
-            },
-            update: { query, attributesToUpdate in recorded(engine.updateOutcome(query, attributesToUpdate)).status },
-            delete: { query in recorded(engine.deleteOutcome(query)).status }
-        )
-    }
-
-    /// `outcome`, after recording for this thread what a status cannot carry (the failure's
-    /// reason, the items a read left out), as the C functions do: ``KeychainError/reason`` reads
-    /// it from there for this backend too.
-    private static func recorded(_ outcome: SecItemResult) -> SecItemResult {
-        FailureReport.beginCall()
-        if let failure = outcome.failure { FailureReport.fail(failure) }
-        FailureReport.skippedUnreadable(outcome.unreadableItems, first: outcome.firstUnreadableItem)
-        return outcome
-    }
 }
