@@ -5,6 +5,11 @@ import PackageDescription
 let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst]
 /// Platforms where `KeychainServices` is our own implementation on the encrypted keychain file.
 let reimplementedPlatforms: [Platform] = [.linux, .android, .openbsd, .wasi, .windows]
+/// `#if KEYCHAINKIT_REIMPLEMENTED`: code that uses our own keychain's extras (Linux-only management,
+/// sync) where `KeychainServices` is our implementation. The one switch for the platform split,
+/// instead of `canImport` of our own modules (SwiftPM puts every built module on the import path,
+/// so `canImport` can see a module the target does not link).
+let reimplementedDefine: SwiftSetting = .define("KEYCHAINKIT_REIMPLEMENTED", .when(platforms: reimplementedPlatforms))
 
 let package = Package(
     name: "KeychainKit",
@@ -100,11 +105,12 @@ let package = Package(
             name: "KeychainKit",
             dependencies: [
                 "KeychainServices",
-                // KeychainError.reason: the cause behind a failed status (KeychainFailureDetails).
-                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
-                "KeychainEngine",
+                // KeychainError.reason: the cause behind a failed status (KeychainFailureDetails);
+                // Keychain.storageSecurity (SecKeychainCopyStorageSecurity).
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: [reimplementedDefine]
         ),
         // KeychainEngine: the isolated in-memory keychain behind `KeychainBackend.isolated()`;
         // KeychainStore: it records each call's failure for KeychainError.reason (FailureReport).
@@ -149,9 +155,10 @@ let package = Package(
             dependencies: [
                 "KeychainServices",
                 // The reason behind a failed status (KeychainFailureDetails), shown by the tools.
-                .target(name: "KeychainServicesExtras", condition: .when(platforms: [.linux])),
+                .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
-            ]
+            ],
+            swiftSettings: [reimplementedDefine]
         ),
         // Parsers of plain-text credential files (Foundation only, so the fuzz package builds them alone).
         .target(name: "CredentialFiles", dependencies: ["KeychainPrimitives"]),
@@ -175,7 +182,8 @@ let package = Package(
                 // import/export: PEM keys and SHA-1 certificate hashes.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: [reimplementedDefine]
         ),
         .executableTarget(name: "docker-credential-keychainkit", dependencies: [
             "KeychainServices", "CredentialStore",
@@ -223,7 +231,7 @@ let package = Package(
                     // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).
                     exclude: ["Golden"],
                     // IdentityTransactionTests: the store's fault-injection seam (IOSeam), in debug builds.
-                    swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]),
+                    swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug)), reimplementedDefine]),
         .target(name: "EtcdClusterSupport", dependencies: ["RequiredToolSupport"], path: "Tests/Support/EtcdCluster"),
         // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
         // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).

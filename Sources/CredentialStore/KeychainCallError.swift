@@ -1,6 +1,6 @@
 import Foundation
 import KeychainServices
-#if canImport(KeychainServicesExtras)
+#if KEYCHAINKIT_REIMPLEMENTED
 import KeychainServicesExtras
 #endif
 
@@ -19,7 +19,7 @@ public struct KeychainCallError: Error, Sendable, Equatable, CustomStringConvert
     public init(_ status: OSStatus, in function: String) {
         self.status = status
         self.function = function
-        #if canImport(KeychainServicesExtras)
+        #if KEYCHAINKIT_REIMPLEMENTED
         self.reason = KeychainFailureDetails.reason(for: status)
         #else
         self.reason = nil

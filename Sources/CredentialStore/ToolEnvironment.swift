@@ -1,6 +1,6 @@
 import Foundation
 
-#if canImport(Security)
+#if !KEYCHAINKIT_REIMPLEMENTED
 /// Process configuration for the command-line tools. On Apple platforms the Security framework
 /// decides access groups (entitlements) and key derivation, so there is nothing to configure.
 public enum ToolEnvironment {

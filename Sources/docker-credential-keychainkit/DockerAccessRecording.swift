@@ -1,7 +1,7 @@
 import CredentialStore
 import Foundation
 import KeychainServices
-#if canImport(KeychainAudit)
+#if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 #endif
 
@@ -21,7 +21,7 @@ enum DockerAccessRecording {
 
     /// Lets the helper reach the log's key item (its own access group stays the default for adds).
     static func prepare() {
-        #if canImport(KeychainAudit)
+        #if os(Linux)
         ToolEnvironment.grantAccessGroup(AccessLog.keyAccessGroup)
         #endif
     }
@@ -29,7 +29,7 @@ enum DockerAccessRecording {
     /// Records `operation` on `credential` (a store is recorded as an update: the helper replaces
     /// whatever the registry had).
     static func record(_ operation: Operation, _ credential: InternetCredential) throws {
-        #if canImport(KeychainAudit)
+        #if os(Linux)
         let outcome = switch operation {
         case .read: "the credential was not given out because the access could not be logged: "
         case .update: "the credential was stored, but the access log could not record it: "

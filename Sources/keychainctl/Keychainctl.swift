@@ -28,10 +28,10 @@ struct Keychainctl: ParsableCommand {
             ImportItems.self, ExportItems.self, FindCertificate.self, FindIdentity.self,
             Exec.self, ImportCredentials.self,
         ]
-        #if canImport(KeychainSync)
+        #if KEYCHAINKIT_REIMPLEMENTED
         commands.append(Sync.self)
         #endif
-        #if canImport(SecretService)
+        #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's SecretService dependency
         commands.append(SecretServiceCommand.self)
         commands.append(AppAccess.self)
         #endif

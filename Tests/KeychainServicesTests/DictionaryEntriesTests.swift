@@ -1,4 +1,4 @@
-#if canImport(KeychainServicesPortable)
+#if KEYCHAINKIT_REIMPLEMENTED
 import Foundation
 @testable import KeychainServicesPortable
 import Testing

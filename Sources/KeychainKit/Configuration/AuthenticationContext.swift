@@ -6,7 +6,7 @@
 
 import KeychainServices
 
-#if (canImport(LocalAuthentication) && !os(tvOS)) || !canImport(Security)
+#if (canImport(LocalAuthentication) && !os(tvOS)) || KEYCHAINKIT_REIMPLEMENTED
 
 /// The authentication context KeychainKit passes with every read, write and delete
 /// (`kSecUseAuthenticationContext`): the prompt text, and one `LAContext` reused across calls so

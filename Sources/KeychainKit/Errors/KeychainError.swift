@@ -1,5 +1,5 @@
 import KeychainServices
-#if canImport(KeychainServicesExtras)
+#if KEYCHAINKIT_REIMPLEMENTED
 import KeychainServicesExtras
 #endif
 
@@ -76,7 +76,7 @@ public struct KeychainError: Error {
 
     /// The reason the keychain recorded for the call that just returned `status` on this thread.
     private static func recordedReason(for status: OSStatus) -> String? {
-        #if canImport(KeychainServicesExtras)
+        #if KEYCHAINKIT_REIMPLEMENTED
         return KeychainFailureDetails.reason(for: status)
         #else
         return nil

@@ -1,7 +1,7 @@
-#if !canImport(Security)
+#if KEYCHAINKIT_REIMPLEMENTED
 import Foundation
-import KeychainEngine
-import KeychainStore
+import KeychainServices
+import KeychainServicesExtras
 
 /// How the keychain file is protected, as this process sees it (Linux; on Apple platforms the
 /// system's keychain protection is not something an app can choose or query).
@@ -55,22 +55,32 @@ extension Keychain {
     /// ``KeychainError`` with `errSecNoSuchKeychain` (-25294) when the file does not exist (this
     /// never creates it).
     public static func storageSecurity(ofKeychainAt path: String?) throws(KeychainError) -> KeychainStorageSecurity {
-        do {
-            let (storage, configuration) = try KeychainLifecycle.apple.storageSecurity(path)
-            return KeychainStorageSecurity(
-                isEncryptedAtRest: storage.encryptedAtRest,
-                keySource: KeychainStorageSecurity.KeySource(rawValue: storage.keySource.rawValue) ?? KeychainStorageSecurity.KeySource.none,
-                deviceBoundClassesAvailable: storage.deviceBoundClassesAvailable,
-                isLocked: storage.isLocked,
-                autoLockInterval: storage.autoLockSeconds > 0 ? storage.autoLockSeconds : nil,
-                requirement: configuration.storageRequirement?.name,
-                meetsRequirement: configuration.storageRequirement?.isMet(by: storage.keySource) ?? true)
-        } catch {
-            // The cause recorded for `KeychainError.reason`, as the C edge records it.
-            FailureReport.beginCall()
-            if let failure = error.failure { FailureReport.fail(failure) }
-            throw KeychainError(status: error.status, context: "storageSecurity")
+        var keychain: SecKeychain?
+        if let path {
+            let status = SecKeychainOpen(path, &keychain)
+            guard status == errSecSuccess else { throw KeychainError(status: status, context: "storageSecurity") }
         }
+        var report: CFDictionary?
+        let status = SecKeychainCopyStorageSecurity(keychain, &report)
+        guard status == errSecSuccess else { throw KeychainError(status: status, context: "storageSecurity") }
+        guard let report = report as? [String: Any],
+              let encryptedAtRest = report[kSecKeychainStorageEncryptedAtRest as String] as? Bool,
+              let keySourceName = report[kSecKeychainStorageKeySource as String] as? String,
+              let deviceBoundClassesAvailable = report[kSecKeychainStorageDeviceBoundClassesAvailable as String] as? Bool,
+              let isLocked = report[kSecKeychainStorageLocked as String] as? Bool,
+              let autoLockSeconds = report[kSecKeychainStorageAutoLockInterval as String] as? Int,
+              let meetsRequirement = report[kSecKeychainStorageMeetsRequirement as String] as? Bool
+        else {
+            throw KeychainError(status: errSecInternalComponent, kind: .unexpectedResult, context: "storageSecurity")
+        }
+        return KeychainStorageSecurity(
+            isEncryptedAtRest: encryptedAtRest,
+            keySource: KeychainStorageSecurity.KeySource(rawValue: keySourceName) ?? KeychainStorageSecurity.KeySource.none,
+            deviceBoundClassesAvailable: deviceBoundClassesAvailable,
+            isLocked: isLocked,
+            autoLockInterval: autoLockSeconds > 0 ? autoLockSeconds : nil,
+            requirement: report[kSecKeychainStorageRequirement as String] as? String,
+            meetsRequirement: meetsRequirement)
     }
 }
 #endif

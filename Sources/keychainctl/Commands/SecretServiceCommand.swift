@@ -1,11 +1,8 @@
-#if canImport(SecretService)
+#if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's SecretService dependency
 import ArgumentParser
 import Foundation
 import KeychainAudit
 import SecretService
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `secret-service`: serves `org.freedesktop.secrets` from the keychain in the foreground, so that
 /// libsecret, `secret-tool`, Python `keyring`, git's libsecret helper and browsers keep their

@@ -18,7 +18,7 @@ struct ShowKeychainInfo: KeychainCommand {
     var keychain: String?
 
     func execute() throws {
-        #if canImport(KeychainServicesExtras)
+        #if KEYCHAINKIT_REIMPLEMENTED
         // First, so that a keychain KEYCHAINKIT_REQUIRE refuses can still be described.
         let protection = try StorageSecurityReport.of(keychain)
         if !protection.meetsRequirement {
@@ -40,7 +40,7 @@ struct ShowKeychainInfo: KeychainCommand {
         if output.json {
             var info: [String: Any] = ["keychain": target.path, "locked": locked, "lockOnSleep": settings.lockOnSleep.boolValue,
                                        "timeout": timeout]
-            #if canImport(KeychainServicesExtras)
+            #if KEYCHAINKIT_REIMPLEMENTED
             info["storageSecurity"] = protection.json
             #endif
             Console.out(try ItemFormatter.serialise(info))
@@ -48,7 +48,7 @@ struct ShowKeychainInfo: KeychainCommand {
             let lockOnSleep = settings.lockOnSleep.boolValue ? " lock-on-sleep" : ""
             let interval = timeout > 0 ? " timeout=\(timeout)s" : " no-timeout"
             Console.out("Keychain \"\(target.path)\"\(lockOnSleep)\(interval) \(locked ? "locked" : "unlocked")")
-            #if canImport(KeychainServicesExtras)
+            #if KEYCHAINKIT_REIMPLEMENTED
             if security { protection.lines.forEach { Console.out($0) } }
             #endif
         }

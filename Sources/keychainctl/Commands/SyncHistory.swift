@@ -1,4 +1,4 @@
-#if canImport(KeychainSync)
+#if KEYCHAINKIT_REIMPLEMENTED
 import ArgumentParser
 import Foundation
 import KeychainSync

@@ -1,6 +1,6 @@
 import Foundation
 import KeychainServices
-#if canImport(KeychainAudit)
+#if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 import KeychainLinux
 #endif
@@ -51,7 +51,7 @@ enum AccessRecording {
     /// login keeps the log key locked: at a terminal the password is asked for once, as for items.
     static func record(_ operation: Operation, _ items: [ItemNames], in target: KeychainTarget,
                        channel: Channel = .command) throws {
-        #if canImport(KeychainAudit)
+        #if os(Linux)
         guard !items.isEmpty else { return }
         do {
             try recordUnlocking(operation, items, in: target, channel: channel)
@@ -65,7 +65,7 @@ enum AccessRecording {
 
     /// The exit status a failed record gives (docs/CLI.md): 36 locked, 65 the log was altered, else 1.
     static func exitCode(for error: Error) -> Int32 {
-        #if canImport(KeychainAudit)
+        #if os(Linux)
         switch error as? AccessLogError {
         case .keychainLocked?: return Int32(UInt8(truncatingIfNeeded: errSecInteractionNotAllowed))
         case .altered?: return 65
@@ -85,7 +85,7 @@ enum AccessRecording {
         }
     }
 
-    #if canImport(KeychainAudit)
+    #if os(Linux)
     private static func recordUnlocking(_ operation: Operation, _ items: [ItemNames], in target: KeychainTarget,
                                         channel: Channel) throws {
         let log = try AccessLog(keychainAt: target.path)

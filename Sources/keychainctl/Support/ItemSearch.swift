@@ -1,10 +1,10 @@
 import CredentialStore
 import Foundation
 import KeychainServices
-#if canImport(KeychainAudit)
+#if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 #endif
-#if canImport(KeychainServicesExtras)
+#if KEYCHAINKIT_REIMPLEMENTED
 import KeychainServicesExtras
 #endif
 
@@ -64,7 +64,7 @@ enum ItemSearch {
     /// How many matching items the last read on this thread left out as undecryptable, and
     /// why the first of them could not be read (naming it).
     private static func unreadableInLastRead() -> (count: Int, first: String?) {
-        #if canImport(KeychainServicesExtras)
+        #if KEYCHAINKIT_REIMPLEMENTED
         return (KeychainFailureDetails.unreadableItemsInLastRead, KeychainFailureDetails.firstUnreadableItemInLastRead)
         #else
         return (0, nil)
@@ -110,7 +110,7 @@ enum ItemSearch {
     /// Whether `query` names the access log's key item, which keychainctl never shows or hands
     /// out (its reader could forge log entries): such a search finds nothing.
     private static func isAccessLogKey(_ query: [String: Any]) -> Bool {
-        #if canImport(KeychainAudit)
+        #if os(Linux)
         return AccessLog.namesLogKeyItem(query)
         #else
         return false
@@ -119,7 +119,7 @@ enum ItemSearch {
 
     /// Whether a found item is the access log's key item (left out of every listing).
     private static func isAccessLogKey(item: [String: Any]) -> Bool {
-        #if canImport(KeychainAudit)
+        #if os(Linux)
         return AccessLog.isLogKeyItem(item)
         #else
         return false

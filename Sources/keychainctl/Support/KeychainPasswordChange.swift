@@ -1,13 +1,13 @@
 import Foundation
 import KeychainServices
-#if !canImport(Security)
+#if KEYCHAINKIT_REIMPLEMENTED
 import KeychainServicesExtras
 #endif
 
 /// Changing a keychain's password: `SecKeychainChangePassword` is private on macOS (SPI, not in
 /// the SDK headers), so this is the one call keychainctl cannot make there.
 enum KeychainPasswordChange {
-    #if canImport(Security)
+    #if !KEYCHAINKIT_REIMPLEMENTED
     /// macOS: not available through the public SDK (`errSecUnimplemented`); use `security set-keychain-password`.
     static func change(_ keychain: SecKeychain, from old: Data, to new: Data) -> OSStatus { errSecUnimplemented }
     #else

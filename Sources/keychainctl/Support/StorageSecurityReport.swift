@@ -1,4 +1,4 @@
-#if canImport(KeychainServicesExtras)
+#if KEYCHAINKIT_REIMPLEMENTED
 import Foundation
 import KeychainServices
 import KeychainServicesExtras

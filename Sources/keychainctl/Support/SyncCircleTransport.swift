@@ -1,4 +1,4 @@
-#if canImport(KeychainSync)
+#if KEYCHAINKIT_REIMPLEMENTED
 import Foundation
 import KeychainSync
 
