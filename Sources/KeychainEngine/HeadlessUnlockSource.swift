@@ -1,8 +1,5 @@
 import Foundation
 import KeychainStore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where a process without a person at a prompt finds its keychain password: a file named by
 /// `KEYCHAINKIT_PASSWORD_FILE`, else the systemd credential `keychainkit.password` in

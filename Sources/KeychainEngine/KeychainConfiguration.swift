@@ -1,8 +1,5 @@
 import Foundation
 import KeychainStore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Everything a process's keychain calls take from its environment, read **once per process**,
 /// at the first keychain call that needs it (`KeychainRegistry.configuration`), the way an Apple

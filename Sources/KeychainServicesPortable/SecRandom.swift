@@ -4,14 +4,7 @@
 // wrapper of the getrandom(2) system call (it blocks only until the pool is first seeded).
 // getentropy serves at most 256 bytes a call, so larger requests are filled in chunks. When
 // the system call is unavailable (old kernels, seccomp sandboxes) /dev/urandom is read instead.
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#endif
+import Foundation
 
 /// Apple: `SecRandomRef`, an opaque reference to a random number generator. Only the default
 /// generator exists.

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// What the last Keychain Services call on this thread knew about its failure beyond the
 /// `OSStatus` Apple's C API returns: the store's error (its reason and fix) and how many matching

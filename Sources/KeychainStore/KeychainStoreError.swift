@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Why a store operation failed: the `OSStatus` Apple returns in the same situation, the
 /// precise reason (with what it concerns: a path, a mode, an item's name, a size), and the

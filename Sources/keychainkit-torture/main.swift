@@ -28,9 +28,6 @@
 import Foundation
 import KeychainStore
 import KeychainTestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 // The shared vocabulary (paths, passwords, values, labels, queries) is `Torture`, in
 // KeychainTestSupport: the tests recompute the same values from the same code.

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// How to reach the user for a password: a pinentry program (the standard Linux secret prompt:
 /// `pinentry-tty`, `pinentry-curses`, `pinentry-gnome3`) and the terminal it should use.

@@ -1,12 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What fprintd reports about the caller's fingerprints: the reader, the enrolled fingers, and
 /// their digest, the "domain state" that `.biometryCurrentSet` items are bound to.

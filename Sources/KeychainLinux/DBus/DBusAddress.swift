@@ -1,12 +1,5 @@
 import KeychainPrimitives
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Where a D-Bus bus listens: the Unix-socket addresses of the specification
 /// (`unix:path=…` and `unix:abstract=…`, alternatives separated by `;`).

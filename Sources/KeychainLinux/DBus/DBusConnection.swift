@@ -1,12 +1,5 @@
 import KeychainPrimitives
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A client connection to a D-Bus message bus: SASL `EXTERNAL` authentication (the peer
 /// credentials of the Unix socket), `Hello`, method calls that wait for their reply, and signals.

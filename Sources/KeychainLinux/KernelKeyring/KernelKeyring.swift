@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The kernel keyring system calls on the user keyring (Linux), or nothing (elsewhere).
 ///

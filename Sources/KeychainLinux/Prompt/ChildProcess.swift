@@ -1,12 +1,5 @@
 import Foundation
 import KeychainPrimitives
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A helper program started with `posix_spawn`, talking over two pipes (its standard input and
 /// output; its standard error goes to /dev/null). Used instead of Foundation's `Process`, whose

@@ -1,10 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Random bytes from the kernel, up to 256 bytes per system call. `SystemRandomNumberGenerator`
 /// makes one `getrandom` per 8 bytes, and swift-crypto draws keys and nonces through it: a new

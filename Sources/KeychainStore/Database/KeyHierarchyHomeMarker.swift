@@ -1,12 +1,5 @@
 import KeychainPrimitives
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A small file beside the device key saying "this device has authenticated keychain X's key
 /// hierarchy". It decides what a missing or wrong hierarchy tag means (see

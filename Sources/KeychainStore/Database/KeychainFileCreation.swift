@@ -1,12 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Creating a new keychain file so that the path never names an incomplete one: the schema and
 /// keybag are written to a private temporary name, the database is closed (SQLite folds its log

@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A keychain password kept in a file for headless use (`KEYCHAINKIT_PASSWORD_FILE`).
 ///
@@ -59,15 +52,10 @@ public enum PasswordFile {
             content.append(contentsOf: buffer[0..<count])
         }
     }
+}
 
-    /// `read(2)`; a name of its own because `read` here is the method above.
-    private static func readChunk(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.read(fd, buffer, count)
-        #elseif canImport(Musl)
-        Musl.read(fd, buffer, count)
-        #else
-        Darwin.read(fd, buffer, count)
-        #endif
-    }
+/// `read(2)`; a name of its own because inside `PasswordFile` `read` is its method. At file scope
+/// the name is the C library's, whichever one `import Foundation` brings (Glibc, Musl, Darwin).
+private func readChunk(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
 }

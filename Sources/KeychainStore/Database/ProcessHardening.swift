@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Keeps unlocked key material out of core dumps and away from other processes of the same user.
 ///

@@ -1,11 +1,6 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The external half of rollback detection: a small file, kept outside the keychain file (by
 /// default nowhere — it is opt-in, see `KeychainDatabase.Options.rollbackAnchorDirectory`), that

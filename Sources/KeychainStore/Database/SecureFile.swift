@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// File-system rules for everything the keychain keeps on disk: directories 0700, files 0600
 /// whatever the umask, never through a symlink, never a file another user owns or others can

@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What the HTTP exchange reads and writes: plain TCP, or TLS over it.
 protocol ByteStream: AnyObject {

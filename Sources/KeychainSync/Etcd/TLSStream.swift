@@ -1,10 +1,5 @@
 import COpenSSL
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The TLS settings every connection of one client shares (an OpenSSL `SSL_CTX`): TLS 1.2 or
 /// later, the server verified against the named CA file only, and the client certificate when one

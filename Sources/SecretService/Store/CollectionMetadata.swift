@@ -1,8 +1,5 @@
 import Foundation
 import KeychainServices
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What the Secret Service needs about collections that a keychain file does not hold: each
 /// collection's label, creation and modification times and file name, and the aliases.
@@ -58,7 +55,7 @@ struct CollectionMetadata: Codable, Equatable {
             guard let base = buffer.baseAddress else { return true }
             var offset = 0
             while offset < buffer.count {
-                let count = Glibc.write(descriptor, base + offset, buffer.count - offset)
+                let count = writeChunk(descriptor, base + offset, buffer.count - offset)
                 if count < 0 { if errno == EINTR { continue }; return false }
                 offset += count
             }
@@ -79,4 +76,10 @@ struct CollectionMetadata: Codable, Equatable {
     private static func writeFailure(_ path: String, _ code: Int32) -> SecretServiceError {
         .storage(status: errSecIO, reason: "the collection metadata \(path) could not be written (\(String(cString: strerror(code))))")
     }
+}
+
+/// `write(2)`; a name of its own because inside `CollectionMetadata` `write` is its method. At file
+/// scope the name is the C library's.
+private func writeChunk(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
 }

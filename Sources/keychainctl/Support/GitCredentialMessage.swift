@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// git's credential-helper message: `key=value` lines, ended by a blank line or end of input.
 /// Keys that repeat (`capability[]`, `wwwauth[]`) keep their last value; they are not used here.

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Replaces keychainctl with a program (`execve`), with an environment that adds the given
 /// variables to keychainctl's own. Nothing runs in between: no shell, no temporary file, and the

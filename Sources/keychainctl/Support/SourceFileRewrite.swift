@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Replaces a file's content atomically: a new file beside it with the same mode, written and
 /// synced, then renamed over it, so a crash leaves the old or the new content, never half.

@@ -1,9 +1,6 @@
 import KeychainPrimitives
 import Foundation
 import KeychainServices
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A keychain password sealed to this machine's TPM 2.0 through Debian's tpm2-tools (over the
 /// tpm2-tss stack): a random secret that only this TPM can unseal, kept beside the keychain as

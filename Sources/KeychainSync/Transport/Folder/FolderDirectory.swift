@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// File operations inside a shared folder that never follow a symbolic link below its root:
 /// every path is walked one component at a time from a descriptor of the folder with `openat`
@@ -12,7 +9,7 @@ struct FolderDirectory {
     /// An open directory inside the folder (closed by ``close()``).
     struct Handle {
         let descriptor: Int32
-        func close() { _ = Glibc.close(descriptor) }
+        func close() { closeDescriptor(descriptor) }
     }
 
     /// What a directory entry is, from `fstatat(…, AT_SYMLINK_NOFOLLOW)`.
@@ -141,4 +138,10 @@ struct FolderDirectory {
         // EINVAL: some network file systems cannot fsync a directory; the rename is still atomic.
         guard fsync(directory.descriptor) == 0 || errno == EINVAL else { throw Failure(operation: "fsync the folder of", path: path, code: errno) }
     }
+}
+
+/// `close(2)`; a name of its own because inside `FolderDirectory.Handle` `close` is its method. At
+/// file scope the name is the C library's.
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
 }

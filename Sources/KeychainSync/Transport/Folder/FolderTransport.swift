@@ -1,9 +1,6 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Records as files in a folder that a file-syncing tool (Syncthing, a cloud drive's client) or a
 /// network file system shares between the devices: `items/3fa2…` is the file `items/3fa2…` below

@@ -1,8 +1,5 @@
 import Foundation
 import KeychainPrimitives
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Runs the real `git` binary through `Subprocess.run`: an argument array (never a shell), standard
 /// input/output/error exchanged in one `poll` loop, a deadline after which git and everything it

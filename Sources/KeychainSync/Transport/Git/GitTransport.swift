@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Records as files in a git repository, on one branch of a remote the user already has (any URL
 /// git accepts), driven through the real `git` binary so that the user's ssh keys and agent,
