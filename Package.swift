@@ -126,9 +126,8 @@ let package = Package(
                 "KeychainAudit",
                 "KeychainServices",
                 // errSecInternal (Apple's private name for -26276); the cause behind a failed status in
-                // D-Bus error replies (KeychainFailureDetails).
+                // D-Bus error replies (KeychainFailureDetails); the keychain's pinentry (KeychainPromptProgram).
                 "KeychainServicesExtras",
-                "KeychainEngine",
                 "KeychainPrimitives",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
                 "CredentialStore",
@@ -146,7 +145,8 @@ let package = Package(
         // keys and the end-to-end encrypted records.
         // COpenSSL: TLS to etcd (the system OpenSSL; Debian: libssl-dev to build, libssl3 to run).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
-        .target(name: "KeychainSync", dependencies: ["KeychainPrimitives", "KeychainStore", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
+        // KeychainEngine: opens the keychain to synchronize through the engine's registry (KeychainSynchronizer+Keychain).
+        .target(name: "KeychainSync", dependencies: ["KeychainEngine", "KeychainPrimitives", "KeychainStore", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
         // Walks KeychainKit's flows on the default keychain: `swift run keychainkit-demo`.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
         // Internet-password credentials (git, Docker) over Apple's SecItem API, shared by the tools.
@@ -155,8 +155,8 @@ let package = Package(
             dependencies: [
                 "KeychainServices",
                 // The reason behind a failed status (KeychainFailureDetails), shown by the tools.
+                // ToolEnvironment: the tools' process settings (KeychainToolSettings).
                 .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
-                .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
             ],
             swiftSettings: [reimplementedDefine]
         ),
@@ -173,7 +173,6 @@ let package = Package(
                 // (private on Apple); damaged items a read left out (KeychainFailureDetails), reported by
                 // find and dump.
                 .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
-                .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "SecretService", condition: .when(platforms: [.linux])),
                 // The access log: every secret keychainctl hands out or stores, and `access-log`.

@@ -12,16 +12,16 @@ public enum ToolEnvironment {
     package static func grantAccessGroup(_ group: String) {}
 }
 #else
-import KeychainEngine
+import KeychainServicesExtras
 
 /// Process configuration for the command-line tools on KeychainKit's own keychain: the one seam
-/// where the tools reach below Apple's API.
+/// where the tools ask for more than an application gets (through `KeychainServicesExtras`).
 public enum ToolEnvironment {
     /// Lets the tool see the items of every access group, as `security(1)` does. Adds go to the
     /// tool's own default group (`KEYCHAINKIT_ACCESS_GROUPS`' first, else `KEYCHAINKIT_APP_ID`,
     /// else the executable's name).
     public static func grantAllAccessGroups() {
-        KeychainRegistry.shared.setAccessGroups(KeychainRegistry.shared.configuration.accessGroups.groups + ["*"])
+        KeychainToolSettings.grantAllAccessGroups()
     }
 
     /// Adds `group` to the tool's access groups, after its own (adds still go to its default group):
@@ -33,7 +33,7 @@ public enum ToolEnvironment {
     /// Test suites only: keychains are created with, and may be opened with, a deliberately cheap
     /// key derivation, so that tests can create many password keychains quickly.
     public static func useTestingKDF() {
-        KeychainRegistry.shared.useTestingKDF(true)
+        KeychainToolSettings.useTestingKDF()
     }
 }
 #endif

@@ -1,7 +1,6 @@
 #if KEYCHAINKIT_REIMPLEMENTED
 import ArgumentParser
 import Foundation
-import KeychainEngine
 import KeychainSync
 
 /// `sync …`: synchronizable items across devices through etcd, a git remote or a shared folder
@@ -25,11 +24,11 @@ struct SyncKeychainArgument: ParsableArguments {
     /// The synchronizer, reaching the circle's own transport or `location` when given
     /// (`creating`: a shared folder's marker is made, for `sync create`).
     func synchronizer(location: SyncTransportLocation? = nil, creating: Bool = false) throws -> KeychainSynchronizer {
-        let path = keychain ?? KeychainRegistry.shared.defaultKeychainPath
+        let path = keychain ?? KeychainSynchronizer.defaultKeychainPath
         do {
-            return KeychainSynchronizer(database: try KeychainRegistry.shared.database(at: path),
-                                        openTransport: syncTransportOpener(keychainPath: path, creating: creating, override: location,
-                                                                                   password: etcdPassword.cached()))
+            return try KeychainSynchronizer(keychainAt: path,
+                                            openTransport: syncTransportOpener(keychainPath: path, creating: creating, override: location,
+                                                                                       password: etcdPassword.cached()))
         } catch {
             throw SyncCommandFailure(message: error.description)
         }
