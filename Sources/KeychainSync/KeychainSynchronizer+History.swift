@@ -66,7 +66,7 @@ extension KeychainSynchronizer {
         var attributes = payload.attributes
         attributes["mdat"] = .date(Date())
         _ = try Self.keychain { () throws(KeychainStoreError) -> Data in
-            try database.applySynchronizedItem(NewItem(itemClass: record.itemClass, attributes: attributes, data: payload.data,
+            try database.storeItemKeepingDates(NewItem(itemClass: record.itemClass, attributes: attributes, data: payload.data,
                                                        protection: record.protection))
         }
         return try synchronize()

@@ -28,7 +28,7 @@ extension KeychainSynchronizer {
         }
 
         // Local: every synchronizable item and tombstone, named.
-        let (entries, locked) = try Self.keychain { () throws(KeychainStoreError) in try database.synchronizableEntries(of: Self.classes) }
+        let (entries, locked) = try Self.keychain { () throws(KeychainStoreError) in try database.portableEntries(of: Self.classes) }
         report.locked = locked
         var local: [Data: LocalItemState] = [:]
         let nameByIdentity = Dictionary(session.state.synced.compactMap { name, synced in
@@ -88,7 +88,7 @@ extension KeychainSynchronizer {
     }
 
     struct LocalItemState {
-        var entry: SynchronizableEntry
+        var entry: PortableEntry
         var version: RecordVersion
     }
 
@@ -277,7 +277,7 @@ extension KeychainSynchronizer {
                 // what the record claims.
                 if let local, local.entry.item != nil {
                     try KeychainSynchronizer.keychain { () throws(KeychainStoreError) in
-                        try database.applySynchronizedDeletion(itemClass: local.entry.itemClass, localIdentity: local.entry.localIdentity,
+                        try database.recordDeletionKeepingDate(itemClass: local.entry.itemClass, localIdentity: local.entry.localIdentity,
                                                                deletedAt: Date(timeIntervalSinceReferenceDate: record.version.time))
                     }
                 }
@@ -287,7 +287,7 @@ extension KeychainSynchronizer {
             }
             guard let payload = record.payload else { throw .tampered("a record") }
             let identity = try KeychainSynchronizer.keychain { () throws(KeychainStoreError) -> Data in
-                try database.applySynchronizedItem(NewItem(itemClass: record.itemClass, attributes: payload.attributes, data: payload.data,
+                try database.storeItemKeepingDates(NewItem(itemClass: record.itemClass, attributes: payload.attributes, data: payload.data,
                                                            protection: record.protection))
             }
             session.state.synced[nameHex] = .init(version: record.version, localIdentity: identity, isDeletion: false,

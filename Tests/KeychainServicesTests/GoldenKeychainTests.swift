@@ -89,7 +89,7 @@ struct GoldenKeychainTests {
             let items = try #require(found as? [[String: Any]])
             result[itemClass.name] = items.map(describe).sorted()
         }
-        let tombstones = try database.synchronizableEntries(of: [.genericPassword, .internetPassword]).entries
+        let tombstones = try database.portableEntries(of: [.genericPassword, .internetPassword]).entries
             .filter { $0.deletedAt != nil }
             .map { "\($0.itemClass) \($0.localIdentity.base64EncodedString()) deleted \($0.deletedAt!.timeIntervalSinceReferenceDate)" }
         if !tombstones.isEmpty { result["tombstones"] = tombstones.sorted() }

@@ -13,7 +13,7 @@ import Glibc
 final class FaultPlan {
     enum Kind: String, CaseIterable {
         case eio = "EIO", enospc = "ENOSPC", eintr = "EINTR", busy = "SQLITE_BUSY"
-        /// EIO from `fsync` inside SQLite (its `xSync`, through `SyncFaultVFS`): the one fault after
+        /// EIO from `fsync` inside SQLite (its `xSync`, through `FsyncFaultVFS`): the one fault after
         /// which a write may or may not have happened.
         case fsync = "fsync-EIO"
     }

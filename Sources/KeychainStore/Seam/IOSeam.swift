@@ -5,7 +5,7 @@ import Foundation
 /// `SQLiteConnection` makes, every file-system call `SecureFile` makes, and — once a test installs
 /// an observer — the read/write/open system calls SQLite's own unix VFS makes (replaced through
 /// `sqlite3_vfs.xSetSystemCall`, SQLite's documented hook for exactly this) and its `fsync`
-/// (through the forwarding `SyncFaultVFS`), and the rollback anchor's file calls. It follows
+/// (through the forwarding `FsyncFaultVFS`), and the rollback anchor's file calls. It follows
 /// swift-system's mockable syscalls: thin wrappers (`IOSeam.step`, `IOSeam.open`, …) that call
 /// the real function directly, and that in builds with `KEYCHAINKIT_FAULT_INJECTION` (debug
 /// builds only, see Package.swift) first ask an observer installed *on the calling thread*
@@ -50,7 +50,7 @@ package enum IOSeam {
         case vfsWrite
         /// `ftruncate` inside SQLite's unix VFS.
         case vfsTruncate
-        /// `xSync` (the `fsync`/`fdatasync` of the unix VFS), through `SyncFaultVFS`.
+        /// `xSync` (the `fsync`/`fdatasync` of the unix VFS), through `FsyncFaultVFS`.
         case vfsSync
         /// One scrypt derivation of a password key (an event; no fault applies).
         case kdfDerivation
@@ -265,7 +265,7 @@ private func system_close(_ fd: Int32) -> Int32 { close(fd) }
 /// Replaces, once per process, the system calls SQLite's unix VFS makes for file I/O with
 /// versions that consult the calling thread's observer and otherwise call SQLite's originals.
 /// SQLite retries `EINTR` itself and maps `ENOSPC` to `SQLITE_FULL`, other errors to
-/// `SQLITE_IOERR_*`. `fsync` is not in SQLite's replaceable table: `SyncFaultVFS` covers it.
+/// `SQLITE_IOERR_*`. `fsync` is not in SQLite's replaceable table: `FsyncFaultVFS` covers it.
 extension IOSeam {
     fileprivate typealias OpenCall = @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> Int32
     fileprivate typealias ReadCall = @convention(c) (Int32, UnsafeMutableRawPointer?, Int) -> Int
@@ -313,7 +313,7 @@ extension IOSeam {
         replace("pwrite", seamPwrite as PwriteCall, if: originals.pwrite)
         replace("pwrite64", seamPwrite64 as PwriteCall, if: originals.pwrite64)
         replace("ftruncate", seamFtruncate as TruncateCall, if: originals.ftruncate)
-        SyncFaultVFS.register()
+        FsyncFaultVFS.register()
     }()
 
     /// Installs the replacements (idempotent; the first SQLite connection of the process does it).

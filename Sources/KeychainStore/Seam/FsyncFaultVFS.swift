@@ -10,7 +10,7 @@ import Foundation
 ///
 /// A wrapped file is the wrapper's `sqlite3_file` header followed by the real VFS's file; the
 /// wrapper's methods find the real file at a fixed offset and call the real file's own methods.
-enum SyncFaultVFS {
+enum FsyncFaultVFS {
     /// `SQLITE_IOERR | (4 << 8)`: the extended code the unix VFS returns when `fsync` fails.
     static let syncFailure: Int32 = 1034
 
@@ -31,12 +31,12 @@ enum SyncFaultVFS {
         wrapper.zName = UnsafePointer(strdup("keychainkit-sync-fault"))
         wrapper.pNext = nil
         wrapper.xOpen = { _, name, file, flags, outFlags in
-            guard let file, let real = SyncFaultVFS.real, let open = real.pointee.xOpen else { return SQLITE_CANTOPEN }
-            let inner = SyncFaultVFS.inner(file)
+            guard let file, let real = FsyncFaultVFS.real, let open = real.pointee.xOpen else { return SQLITE_CANTOPEN }
+            let inner = FsyncFaultVFS.inner(file)
             inner.pointee.pMethods = nil
             let rc = open(real, name, inner, flags, outFlags)
             // SQLite calls xClose whenever pMethods is set, even after a failed open: mirror the real file.
-            file.pointee.pMethods = inner.pointee.pMethods == nil ? nil : UnsafePointer(SyncFaultVFS.methods)
+            file.pointee.pMethods = inner.pointee.pMethods == nil ? nil : UnsafePointer(FsyncFaultVFS.methods)
             return rc
         }
         let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
@@ -66,79 +66,79 @@ enum SyncFaultVFS {
         var m = sqlite3_io_methods()
         m.iVersion = 3
         m.xClose = { file in
-            guard let real = SyncFaultVFS.real(file) else { return SQLITE_OK }
+            guard let real = FsyncFaultVFS.real(file) else { return SQLITE_OK }
             return real.methods.xClose?(real.file) ?? SQLITE_OK
         }
         m.xRead = { file, buffer, amount, offset in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xRead else { return SQLITE_IOERR }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xRead else { return SQLITE_IOERR }
             return call(real.file, buffer, amount, offset)
         }
         m.xWrite = { file, buffer, amount, offset in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xWrite else { return SQLITE_IOERR }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xWrite else { return SQLITE_IOERR }
             return call(real.file, buffer, amount, offset)
         }
         m.xTruncate = { file, size in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xTruncate else { return SQLITE_IOERR }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xTruncate else { return SQLITE_IOERR }
             return call(real.file, size)
         }
         m.xSync = { file, flags in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xSync else { return SQLITE_IOERR }
-            if IOSeam.errnoFault(.vfsSync) != nil { return SyncFaultVFS.syncFailure }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xSync else { return SQLITE_IOERR }
+            if IOSeam.errnoFault(.vfsSync) != nil { return FsyncFaultVFS.syncFailure }
             return call(real.file, flags)
         }
         m.xFileSize = { file, size in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xFileSize else { return SQLITE_IOERR }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xFileSize else { return SQLITE_IOERR }
             return call(real.file, size)
         }
         m.xLock = { file, level in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xLock else { return SQLITE_IOERR }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xLock else { return SQLITE_IOERR }
             return call(real.file, level)
         }
         m.xUnlock = { file, level in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xUnlock else { return SQLITE_IOERR }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xUnlock else { return SQLITE_IOERR }
             return call(real.file, level)
         }
         m.xCheckReservedLock = { file, result in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xCheckReservedLock else { return SQLITE_IOERR }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xCheckReservedLock else { return SQLITE_IOERR }
             return call(real.file, result)
         }
         m.xFileControl = { file, operation, argument in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xFileControl else { return SQLITE_NOTFOUND }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xFileControl else { return SQLITE_NOTFOUND }
             return call(real.file, operation, argument)
         }
         m.xSectorSize = { file in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xSectorSize else { return 4096 }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xSectorSize else { return 4096 }
             return call(real.file)
         }
         m.xDeviceCharacteristics = { file in
-            guard let real = SyncFaultVFS.real(file), let call = real.methods.xDeviceCharacteristics else { return 0 }
+            guard let real = FsyncFaultVFS.real(file), let call = real.methods.xDeviceCharacteristics else { return 0 }
             return call(real.file)
         }
         m.xShmMap = { file, region, size, extend, pointer in
-            guard let real = SyncFaultVFS.real(file), real.methods.iVersion >= 2, let call = real.methods.xShmMap else { return SQLITE_IOERR }
+            guard let real = FsyncFaultVFS.real(file), real.methods.iVersion >= 2, let call = real.methods.xShmMap else { return SQLITE_IOERR }
             return call(real.file, region, size, extend, pointer)
         }
         m.xShmLock = { file, offset, count, flags in
-            guard let real = SyncFaultVFS.real(file), real.methods.iVersion >= 2, let call = real.methods.xShmLock else { return SQLITE_IOERR }
+            guard let real = FsyncFaultVFS.real(file), real.methods.iVersion >= 2, let call = real.methods.xShmLock else { return SQLITE_IOERR }
             return call(real.file, offset, count, flags)
         }
         m.xShmBarrier = { file in
-            guard let real = SyncFaultVFS.real(file), real.methods.iVersion >= 2, let call = real.methods.xShmBarrier else { return }
+            guard let real = FsyncFaultVFS.real(file), real.methods.iVersion >= 2, let call = real.methods.xShmBarrier else { return }
             call(real.file)
         }
         m.xShmUnmap = { file, delete in
-            guard let real = SyncFaultVFS.real(file), real.methods.iVersion >= 2, let call = real.methods.xShmUnmap else { return SQLITE_OK }
+            guard let real = FsyncFaultVFS.real(file), real.methods.iVersion >= 2, let call = real.methods.xShmUnmap else { return SQLITE_OK }
             return call(real.file, delete)
         }
         m.xFetch = { file, offset, amount, pointer in
-            guard let real = SyncFaultVFS.real(file), real.methods.iVersion >= 3, let call = real.methods.xFetch else {
+            guard let real = FsyncFaultVFS.real(file), real.methods.iVersion >= 3, let call = real.methods.xFetch else {
                 pointer?.pointee = nil
                 return SQLITE_OK
             }
             return call(real.file, offset, amount, pointer)
         }
         m.xUnfetch = { file, offset, pointer in
-            guard let real = SyncFaultVFS.real(file), real.methods.iVersion >= 3, let call = real.methods.xUnfetch else { return SQLITE_OK }
+            guard let real = FsyncFaultVFS.real(file), real.methods.iVersion >= 3, let call = real.methods.xUnfetch else { return SQLITE_OK }
             return call(real.file, offset, pointer)
         }
         return m

@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
 
-/// One synchronizable item as the sync engine sees it: a live item (decrypted) or a deletion.
-public struct SynchronizableEntry: Sendable {
+/// One item that may leave this device (marked synchronizable, in a class that is not
+/// ThisDeviceOnly): a live item (decrypted) or a deletion.
+public struct PortableEntry: Sendable {
     /// The item's class.
     public var itemClass: ItemClass
     /// The item's identity in this keychain (keyed with this keychain's index key, so it means
-    /// nothing elsewhere): how sync finds the item again, also after it was deleted.
+    /// nothing elsewhere): how a caller finds the item again, also after it was deleted.
     public var localIdentity: Data
     /// The item, decrypted; nil for a deletion.
     public var item: KeychainItem?
@@ -14,31 +15,32 @@ public struct SynchronizableEntry: Sendable {
     public var deletedAt: Date?
 }
 
-/// What sync needs from the store: every synchronizable item and tombstone, and writes that keep
-/// another device's modification date instead of stamping a new one (a new date would make the
-/// applied copy look newer than the original, and devices would trade it back and forth).
+/// Items that may leave the device, for whatever copies them between keychains (the sync layer
+/// above the engine): every such item and tombstone, and writes that keep the copied item's
+/// modification date instead of stamping a new one (a new date would make the copy look newer
+/// than the original, and the two keychains would trade it back and forth).
 ///
-/// Synchronizable means `sync = 1` and an accessibility class that may leave the device (not
-/// ThisDeviceOnly), as on Apple platforms.
+/// Portable means marked synchronizable (`sync = 1`, Apple's `kSecAttrSynchronizable`) and an
+/// accessibility class that may leave the device (not ThisDeviceOnly), as on Apple platforms.
 extension KeychainDatabase {
     private static let portableClasses: [ProtectionClass] = [.whenUnlocked, .afterFirstUnlock, .always]
 
-    /// Every synchronizable item and tombstone of `itemClasses`. Items whose class key is not
+    /// Every portable item and tombstone of `itemClasses`. Items whose class key is not
     /// available (locked) are left out and counted in `lockedCount`.
-    public func synchronizableEntries(of itemClasses: [ItemClass]) throws(KeychainStoreError)
-        -> (entries: [SynchronizableEntry], lockedCount: Int) {
+    public func portableEntries(of itemClasses: [ItemClass]) throws(KeychainStoreError)
+        -> (entries: [PortableEntry], lockedCount: Int) {
         try withLock { () throws(KeychainStoreError) in
             let classes = itemClasses.map(\.rawValue)
             let protections = Self.portableClasses.map(\.rawValue)
             let sql = "SELECT \(Schema.itemColumns) FROM items WHERE class IN (\(placeholders(classes.count)))"
                 + " AND protection IN (\(placeholders(protections.count))) AND (tombstone = 1 OR ix_sync = ?) ORDER BY id"
             let rows = try selectRows(sql, classes.map { .text($0) } + protections.map { .text($0) } + [.blob(syncIndex(true))])
-            var entries: [SynchronizableEntry] = []
+            var entries: [PortableEntry] = []
             var locked = 0
             for row in rows {
                 if row.isTombstone {
                     guard ItemRecord.isGenuineTombstone(row, key: indexKey) else { continue }
-                    entries.append(SynchronizableEntry(itemClass: row.itemClass, localIdentity: row.primaryKeyDigest, item: nil,
+                    entries.append(PortableEntry(itemClass: row.itemClass, localIdentity: row.primaryKeyDigest, item: nil,
                                                        deletedAt: ItemRecord.deletionTime(of: row, key: indexKey)))
                     continue
                 }
@@ -46,7 +48,7 @@ extension KeychainDatabase {
                     let item = try decryptRow(row)
                     // The blind index said "synchronizable"; the item itself must agree.
                     guard AttributeKind.number.matches(item.attributes["sync"] ?? .number(0), .number(1)) else { continue }
-                    entries.append(SynchronizableEntry(itemClass: row.itemClass, localIdentity: row.primaryKeyDigest, item: item, deletedAt: nil))
+                    entries.append(PortableEntry(itemClass: row.itemClass, localIdentity: row.primaryKeyDigest, item: item, deletedAt: nil))
                 } catch .locked {
                     locked += 1
                 } catch {
@@ -57,13 +59,13 @@ extension KeychainDatabase {
         }
     }
 
-    /// Stores an item another device wrote: its attributes (with their creation and modification
+    /// Stores an item copied from another keychain: its attributes (with their creation and modification
     /// dates) and secret replace the live item with the same primary key, or it is added (replacing
     /// a tombstone of that identity). Returns its local identity.
     @discardableResult
-    public func applySynchronizedItem(_ item: NewItem) throws(KeychainStoreError) -> Data {
+    public func storeItemKeepingDates(_ item: NewItem) throws(KeychainStoreError) -> Data {
         guard Self.portableClasses.contains(item.protection), item.accessControl == nil else {
-            throw .invalidParameter("a synchronized item must have a portable accessibility and no access control")
+            throw .invalidParameter("a copied item must have a portable accessibility and no access control")
         }
         return try withLock { () throws(KeychainStoreError) in
             var attributes = ItemRecord.withPrimaryKeyDefaults(item.attributes, for: item.itemClass)
@@ -93,10 +95,10 @@ extension KeychainDatabase {
         }
     }
 
-    /// Deletes, as another device did at `deletedAt`, the synchronizable item with local identity
+    /// Deletes, as another keychain did at `deletedAt`, the portable item with local identity
     /// `localIdentity`: it becomes a tombstone recording that time. Nothing happens if no live
-    /// synchronizable item has that identity.
-    public func applySynchronizedDeletion(itemClass: ItemClass, localIdentity: Data, deletedAt: Date) throws(KeychainStoreError) {
+    /// portable item has that identity.
+    public func recordDeletionKeepingDate(itemClass: ItemClass, localIdentity: Data, deletedAt: Date) throws(KeychainStoreError) {
         try withLock { () throws(KeychainStoreError) in
             try transaction { () throws(KeychainStoreError) in
                 guard let row = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 0",
@@ -117,7 +119,7 @@ extension KeychainDatabase {
 
 extension KeychainItem {
     /// A keyed digest of the item's class and primary key under `key`: the same for the same
-    /// item on every device that holds `key` (sync names its records with it).
+    /// item on every device that holds `key` (a name for the item that other keychains can share).
     public func primaryKeyName(using key: SymmetricKey) -> Data {
         itemClass.primaryKeyName(of: attributes, using: key)
     }
@@ -125,8 +127,8 @@ extension KeychainItem {
 
 extension ItemClass {
     /// The keyed primary-key digest an item of this class with `attributes` has under `key`
-    /// (``KeychainItem/primaryKeyName(using:)`` without an item): sync checks a received record's
-    /// name against the attributes inside it with this.
+    /// (``KeychainItem/primaryKeyName(using:)`` without an item): checks a received item's name
+    /// against the attributes inside it.
     package func primaryKeyName(of attributes: [String: AttributeValue], using key: SymmetricKey) -> Data {
         ItemRecord.primaryKeyDigest(of: ItemRecord.withPrimaryKeyDefaults(attributes, for: self), for: self, key: BlindIndexKey(key))
     }
