@@ -149,15 +149,24 @@ let package = Package(
         .target(name: "KeychainSync", dependencies: ["KeychainEngine", "KeychainPrimitives", "KeychainStore", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
         // Walks KeychainKit's flows on the default keychain: `swift run keychainkit-demo`.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
-        // Internet-password credentials (git, Docker) over Apple's SecItem API, shared by the tools.
+        // Internet-password credentials (git, Docker) over Apple's SecItem API, shared by the tools and
+        // the Secret Service: the credential, its store, server addresses, protocol codes.
         .target(
             name: "CredentialStore",
             dependencies: [
                 "KeychainServices",
+                // InternetProtocol: the one table of protocol names (URL scheme ↔ kSecAttrProtocol).
+                "KeychainKit",
                 // The reason behind a failed status (KeychainFailureDetails), shown by the tools.
-                // ToolEnvironment: the tools' process settings (KeychainToolSettings).
                 .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
             ],
+            swiftSettings: [reimplementedDefine]
+        ),
+        // The command-line tools' glue: their version and process settings (all access groups, the
+        // tests' cheap key derivation, through KeychainServicesExtras' KeychainToolSettings).
+        .target(
+            name: "KeychainToolSupport",
+            dependencies: [.target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms))],
             swiftSettings: [reimplementedDefine]
         ),
         // Parsers of plain-text credential files (Foundation only, so the fuzz package builds them alone).
@@ -169,6 +178,7 @@ let package = Package(
                 "CredentialStore",
                 "CredentialFiles",
                 "KeychainPrimitives",
+                "KeychainToolSupport",
                 // show-keychain-info --security (SecKeychainCopyStorageSecurity); SecKeychainChangePassword
                 // (private on Apple); damaged items a read left out (KeychainFailureDetails), reported by
                 // find and dump.
@@ -185,7 +195,7 @@ let package = Package(
             swiftSettings: [reimplementedDefine]
         ),
         .executableTarget(name: "docker-credential-keychainkit", dependencies: [
-            "KeychainServices", "CredentialStore",
+            "KeychainServices", "CredentialStore", "KeychainToolSupport",
             // The access log: the helper records each credential it hands out, stores or erases.
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
         ]),

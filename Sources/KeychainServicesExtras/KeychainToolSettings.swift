@@ -11,6 +11,12 @@ package enum KeychainToolSettings {
         KeychainRegistry.shared.setAccessGroups(KeychainRegistry.shared.configuration.accessGroups.groups + ["*"])
     }
 
+    /// Adds `group` to the process's access groups, after its own (adds still go to its default
+    /// group).
+    package static func grantAccessGroup(_ group: String) {
+        KeychainRegistry.shared.setAccessGroups(KeychainRegistry.shared.configuration.accessGroups.groups + [group])
+    }
+
     /// Test suites only: keychains are created with, and may be opened with, a deliberately cheap
     /// key derivation, so that tests can create many password keychains quickly.
     package static func useTestingKDF() {

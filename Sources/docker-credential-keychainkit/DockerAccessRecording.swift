@@ -1,4 +1,5 @@
 import CredentialStore
+import KeychainToolSupport
 import Foundation
 import KeychainServices
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency

@@ -1,5 +1,5 @@
-import CredentialStore
 import Foundation
+import KeychainToolSupport
 
 /// The JSON object of Docker's credential-helper protocol (`store` input, `get` output).
 struct DockerCredentials: Codable, Equatable {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CredentialStore
+import KeychainToolSupport
 
 /// The root command: `keychainctl <command>`, with macOS `security(1)` command names and flags.
 struct Keychainctl: ParsableCommand {

@@ -1,4 +1,4 @@
-import CredentialStore
+import KeychainToolSupport
 import Foundation
 
 // keychainctl: a security(1)-style command line for the keychain. It sees every access group,

@@ -27,7 +27,7 @@ public enum ToolEnvironment {
     /// Adds `group` to the tool's access groups, after its own (adds still go to its default group):
     /// the Docker helper reaches the access log's key item this way.
     package static func grantAccessGroup(_ group: String) {
-        KeychainRegistry.shared.setAccessGroups(KeychainRegistry.shared.configuration.accessGroups.groups + [group])
+        KeychainToolSettings.grantAccessGroup(group)
     }
 
     /// Test suites only: keychains are created with, and may be opened with, a deliberately cheap
