@@ -14,18 +14,24 @@ let reimplementedDefine: SwiftSetting = .define("KEYCHAINKIT_REIMPLEMENTED", .wh
 let package = Package(
     name: "KeychainKit",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    // The API: KeychainServices, KeychainKit, KeychainKitTesting, KeychainServicesExtras and the two
+    // executables. The other library products exist only so that Fuzz/ (a package of its own) can
+    // build what it fuzzes; they are not APIs. Every other module (KeychainStore, KeychainEngine,
+    // KeychainLinux, KeychainSync, SecretService, CredentialStore, KeychainToolSupport) declares
+    // `package`, never `public`: Fuzz/ reaches them with `@testable import` in its debug build.
     products: [
         .library(name: "KeychainServices", targets: ["KeychainServices"]),
         .library(name: "KeychainKit", targets: ["KeychainKit"]),
         .library(name: "KeychainKitTesting", targets: ["KeychainKitTesting"]),
         // Linux-only keychain management beyond Apple's Security API (not built on Apple platforms).
         .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
-        // The sync protocol and its transports (Linux; Fuzz/ drives its decoders through this product).
+        // Not an API: lets Fuzz/ build the sync decoders (package access, reached with @testable import).
         .library(name: "KeychainSync", targets: ["KeychainSync"]),
-        // Readers of the plain-text credential files tools write (netrc, git, Docker, gh, .env), for
-        // `keychainctl import-credentials` and the fuzz targets.
+        // Not an API for users: the readers of the plain-text credential files tools write (netrc, git,
+        // Docker, gh, .env), for `keychainctl import-credentials` and Fuzz/. Public, because Fuzz/'s
+        // shared invariant module (CredentialFileFuzzing) names its types in its own public API.
         .library(name: "CredentialFiles", targets: ["CredentialFiles"]),
-        // Not an API: lets Fuzz/ (a package of its own) build the Secret Service's decoders.
+        // Not an API: lets Fuzz/ build the Secret Service's decoders (package access, @testable import).
         .library(name: "SecretServiceFuzzing", targets: ["SecretService"]),
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "docker-credential-keychainkit", targets: ["docker-credential-keychainkit"]),

@@ -2,29 +2,29 @@ import Foundation
 
 /// An internet password as git and Docker see it: protocol, host, port, path, user name, secret.
 /// Stored as a `kSecClassInternetPassword` item (server, port, path, protocol code, account).
-public struct InternetCredential: Sendable, Equatable {
+package struct InternetCredential: Sendable, Equatable {
     /// The URL scheme (`https`).
-    public var scheme: String
+    package var scheme: String
     /// The host name without port (`example.com`, `::1`).
-    public var host: String
+    package var host: String
     /// The port, if one was given.
-    public var port: Int?
+    package var port: Int?
     /// The path (git: without a leading slash; Docker: as in the URL), if any.
-    public var path: String?
+    package var path: String?
     /// The user name.
-    public var account: String?
+    package var account: String?
     /// The secret; nil in queries and in results that did not ask for it.
-    public var secret: Data?
+    package var secret: Data?
     /// `kSecAttrLabel`.
-    public var label: String?
+    package var label: String?
     /// `kSecAttrComment`.
-    public var comment: String?
+    package var comment: String?
     /// `kSecAttrAccessGroup` to store in and search (nil: the tool's default group; every
     /// entitled group when searching). Not filled in by searches.
-    public var accessGroup: String?
+    package var accessGroup: String?
 
     /// A credential (or a query: nil fields match anything).
-    public init(scheme: String, host: String, port: Int? = nil, path: String? = nil, account: String? = nil,
+    package init(scheme: String, host: String, port: Int? = nil, path: String? = nil, account: String? = nil,
                 secret: Data? = nil, label: String? = nil, comment: String? = nil, accessGroup: String? = nil) {
         self.scheme = scheme
         self.host = host

@@ -3,18 +3,18 @@ import KeychainServices
 
 /// Finds, saves and deletes `InternetCredential`s in the default keychain through Apple's SecItem
 /// API (so the same code runs on macOS), as `kSecClassInternetPassword` items.
-public enum InternetCredentialStore {
+package enum InternetCredentialStore {
     /// Credentials matching `query` (nil fields, and an empty scheme or host, match anything),
     /// with their secrets, oldest first. With `exactLocation`, a nil port or path in `query` means
     /// "none": `example.com` is then not `example.com:8443` (git's and Docker's view).
     /// None is an empty array, not an error.
-    public static func find(_ query: InternetCredential, exactLocation: Bool = false) throws(KeychainCallError) -> [InternetCredential] {
+    package static func find(_ query: InternetCredential, exactLocation: Bool = false) throws(KeychainCallError) -> [InternetCredential] {
         try findItems(query, exactLocation: exactLocation).map(\.credential)
     }
 
     /// Adds `credential`; if an item with the same primary key (account, server, protocol, port,
     /// path) exists, replaces its secret, label and comment.
-    public static func save(_ credential: InternetCredential) throws(KeychainCallError) {
+    package static func save(_ credential: InternetCredential) throws(KeychainCallError) {
         guard let secret = credential.secret, !credential.host.isEmpty, !credential.scheme.isEmpty else { throw KeychainCallError(errSecParam, in: "SecItemAdd") }
         var item = try attributes(of: credential)
         item[kSecValueData as String] = secret
@@ -32,7 +32,7 @@ public enum InternetCredentialStore {
     /// Deletes the credentials matching `query` (as `find` matches them); with `secret`, only those
     /// whose secret is exactly that (git's `erase` with a password). Returns how many were deleted.
     @discardableResult
-    public static func delete(_ query: InternetCredential, exactLocation: Bool = false,
+    package static func delete(_ query: InternetCredential, exactLocation: Bool = false,
                               onlyWithSecret secret: Data? = nil) throws(KeychainCallError) -> Int {
         var deleted = 0
         for item in try findItems(query, exactLocation: exactLocation) where secret == nil || item.credential.secret == secret {

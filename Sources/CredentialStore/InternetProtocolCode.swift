@@ -4,11 +4,11 @@ import KeychainKit
 /// Maps URL schemes (`https`, as git and Docker name protocols) to the four-character codes of
 /// `kSecAttrProtocol` (`kSecAttrProtocolHTTPS` = `"htps"`) and back, for the tools: KeychainKit's
 /// `InternetProtocol` names the protocols; this adds the tools' rule for names it does not know.
-public enum InternetProtocolCode {
+package enum InternetProtocolCode {
     /// The code for a scheme or a code: a known scheme gives Apple's constant (`https` → `htps`);
     /// anything else is taken as a code, its first four characters padded with spaces
     /// (`ssh` → `"ssh "`, `cert` → `cert`). Nil for an empty or non-ASCII name.
-    public static func code(for schemeOrCode: String) -> String? {
+    package static func code(for schemeOrCode: String) -> String? {
         let name = schemeOrCode.lowercased()
         if let known = InternetProtocol(urlScheme: name) { return known.rawValue }
         guard !name.isEmpty, name.allSatisfy({ $0.isASCII && !$0.isNewline }) else { return nil }
@@ -17,7 +17,7 @@ public enum InternetProtocolCode {
     }
 
     /// The scheme for a code (`htps` → `https`), or the code without its padding if none is known.
-    public static func scheme(for code: String) -> String {
+    package static func scheme(for code: String) -> String {
         InternetProtocol(rawValue: code).urlScheme ?? code.trimmingCharacters(in: .whitespaces)
     }
 }

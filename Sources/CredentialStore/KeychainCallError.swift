@@ -5,18 +5,18 @@ import KeychainServicesExtras
 #endif
 
 /// A Keychain Services call that did not succeed: the function, its `OSStatus` and Apple's message.
-public struct KeychainCallError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct KeychainCallError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The `OSStatus` the call returned.
-    public let status: OSStatus
+    package let status: OSStatus
     /// The Keychain Services function that returned it (`SecItemAdd`, …).
-    public let function: String
+    package let function: String
     /// The cause and the fix, when the keychain knew more than the status says (Linux:
     /// `KeychainFailureDetails`, read on the calling thread right after the call); never a secret.
-    public let reason: String?
+    package let reason: String?
 
     /// An error for `status` returned by `function`, just now on this thread (its reason is read
     /// from the keychain's record of that call).
-    public init(_ status: OSStatus, in function: String) {
+    package init(_ status: OSStatus, in function: String) {
         self.status = status
         self.function = function
         #if KEYCHAINKIT_REIMPLEMENTED
@@ -27,21 +27,21 @@ public struct KeychainCallError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// Apple's message for the status (`SecCopyErrorMessageString`).
-    public var appleMessage: String {
+    package var appleMessage: String {
         SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "OSStatus \(status)"
     }
 
     /// Apple's message, then the reason and its fix when known.
-    public var message: String {
+    package var message: String {
         guard let reason else { return appleMessage }
         return appleMessage + " " + reason
     }
 
     /// The exit status `security(1)` uses: the low byte of the `OSStatus` (44 not found, …).
-    public var exitCode: Int32 { Int32(UInt8(truncatingIfNeeded: status)) }
+    package var exitCode: Int32 { Int32(UInt8(truncatingIfNeeded: status)) }
 
     /// The message; never contains a secret (statuses and function names only).
-    public var description: String { "\(function): \(message)" }
+    package var description: String { "\(function): \(message)" }
 }
 
 /// Throws a `KeychainCallError` unless `status` is `errSecSuccess`.

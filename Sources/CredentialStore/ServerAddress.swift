@@ -1,10 +1,10 @@
 import Foundation
 
 /// Splits the server addresses git and Docker pass around into host, port, path and scheme.
-public enum ServerAddress {
+package enum ServerAddress {
     /// Splits `host[:port]` (IPv6 in brackets: `[::1]:8080`) into host and port. A port that is not
     /// a number in 1…65535 stays part of the host, so nothing is silently dropped.
-    public static func splitHostPort(_ hostAndPort: String) -> (host: String, port: Int?) {
+    package static func splitHostPort(_ hostAndPort: String) -> (host: String, port: Int?) {
         if hostAndPort.hasPrefix("["), let close = hostAndPort.firstIndex(of: "]") {
             let host = String(hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close])
             let rest = hostAndPort[hostAndPort.index(after: close)...]
@@ -21,7 +21,7 @@ public enum ServerAddress {
     /// Parses a Docker server URL: `https://index.docker.io/v1/`, `ghcr.io`, `localhost:5000`.
     /// Without a scheme, `https` is assumed (as Docker's own helpers do). The path keeps its
     /// leading slash; nil when there is none (or it is just `/`). Nil for an empty host.
-    public static func parseURL(_ url: String) -> (scheme: String, host: String, port: Int?, path: String?)? {
+    package static func parseURL(_ url: String) -> (scheme: String, host: String, port: Int?, path: String?)? {
         var rest = Substring(url.trimmingCharacters(in: .whitespacesAndNewlines))
         var scheme = "https"
         if let range = rest.range(of: "://") {

@@ -7,12 +7,12 @@ import KeychainStore
 /// group is `errSecMissingEntitlement`. A `*` entry grants every group (used by tools such as
 /// keychainctl). On Linux this is an API contract, not a security boundary: any process of the
 /// same user can claim any group.
-public struct AccessGroups: Sendable, Equatable {
+package struct AccessGroups: Sendable, Equatable {
     /// The groups, in order.
-    public let groups: [String]
+    package let groups: [String]
 
     /// Creates a group list; surrounding whitespace is trimmed and empty entries are dropped.
-    public init(_ groups: [String]) {
+    package init(_ groups: [String]) {
         self.groups = groups.map(Self.trimmingWhitespace).filter { !$0.isEmpty }
     }
 
@@ -36,7 +36,7 @@ public struct AccessGroups: Sendable, Equatable {
     /// The groups from the environment: `KEYCHAINKIT_ACCESS_GROUPS` (comma-separated) in order,
     /// then `KEYCHAINKIT_APP_ID`, else the executable's name.
     /// (The process's environment is read once, by ``KeychainConfiguration/fromProcessEnvironment()``.)
-    public static func fromEnvironment(_ environment: [String: String]) -> AccessGroups {
+    package static func fromEnvironment(_ environment: [String: String]) -> AccessGroups {
         let listed = environment["KEYCHAINKIT_ACCESS_GROUPS"].map { $0.split(separator: ",").map(String.init) } ?? []
         let appID = environment["KEYCHAINKIT_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executableName
         var groups = AccessGroups(listed).groups

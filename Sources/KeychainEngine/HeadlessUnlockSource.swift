@@ -6,18 +6,18 @@ import KeychainStore
 /// `$CREDENTIALS_DIRECTORY` (what `LoadCredential=`, `LoadCredentialEncrypted=` and `SetCredential=`
 /// provide, systemd.exec(5) "Credentials"). Both are read with the same checks (`PasswordFile`):
 /// a regular file of this user or root that group and others cannot access.
-public enum HeadlessUnlockSource: Sendable, Equatable {
+package enum HeadlessUnlockSource: Sendable, Equatable {
     /// `KEYCHAINKIT_PASSWORD_FILE` names this file.
     case passwordFile(String)
     /// The systemd credential at this path (`$CREDENTIALS_DIRECTORY/keychainkit.password`).
     case systemdCredential(String)
 
     /// The credential name a unit passes (`LoadCredentialEncrypted=keychainkit.password:…`).
-    public static let systemdCredentialName = "keychainkit.password"
+    package static let systemdCredentialName = "keychainkit.password"
 
     /// The source `environment` names: `KEYCHAINKIT_PASSWORD_FILE` first (an explicit choice),
     /// then the systemd credential if that file exists; nil for neither.
-    public static func fromEnvironment(_ environment: [String: String]) -> HeadlessUnlockSource? {
+    package static func fromEnvironment(_ environment: [String: String]) -> HeadlessUnlockSource? {
         if let path = environment["KEYCHAINKIT_PASSWORD_FILE"], !path.isEmpty { return .passwordFile(path) }
         guard let directory = environment["CREDENTIALS_DIRECTORY"], directory.hasPrefix("/") else { return nil }
         let path = directory + "/" + systemdCredentialName
@@ -28,7 +28,7 @@ public enum HeadlessUnlockSource: Sendable, Equatable {
     }
 
     /// The file's path.
-    public var path: String {
+    package var path: String {
         switch self {
         case .passwordFile(let path), .systemdCredential(let path): return path
         }
@@ -43,7 +43,7 @@ public enum HeadlessUnlockSource: Sendable, Equatable {
     }
 
     /// The password (one trailing newline removed). Read at each call, never kept.
-    public func password() throws(KeychainStoreError) -> Data {
+    package func password() throws(KeychainStoreError) -> Data {
         var password = try PasswordFile.read(path, origin: origin)
         if password.last == UInt8(ascii: "\n") { password.removeLast() }
         if password.last == UInt8(ascii: "\r") { password.removeLast() }

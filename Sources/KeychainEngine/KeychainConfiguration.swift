@@ -22,26 +22,26 @@ import KeychainStore
 /// | `KEYCHAINKIT_SESSION_KEYRING` | ``sharesUnlockWithSession`` (`off` disables sharing) |
 /// | `KEYCHAINKIT_REQUIRE` | ``storageRequirement`` |
 /// | `KEYCHAINKIT_PINENTRY`, `KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, `DISPLAY`, `WAYLAND_DISPLAY`, `PATH`, `DBUS_SYSTEM_BUS_ADDRESS` | ``authenticator`` |
-public struct KeychainConfiguration: Sendable {
+package struct KeychainConfiguration: Sendable {
     /// The default keychain's path (`KEYCHAINKIT_KEYCHAIN`, else the XDG path).
-    public var defaultKeychainPath: String
+    package var defaultKeychainPath: String
     /// The access groups this process is entitled to.
-    public var accessGroups: AccessGroups
+    package var accessGroups: AccessGroups
     /// Where the device key lives.
-    public var deviceKeyPath: String
+    package var deviceKeyPath: String
     /// The rollback anchors' directory, or nil (rollback detection off).
-    public var rollbackAnchorDirectory: String?
+    package var rollbackAnchorDirectory: String?
     /// The file whose content unlocks keychains (`KEYCHAINKIT_PASSWORD_FILE`, else the systemd
     /// credential `keychainkit.password`), or nil.
-    public var passwordFilePath: String? { unlockSource?.path }
+    package var passwordFilePath: String? { unlockSource?.path }
     /// Where that file comes from.
-    public var unlockSource: HeadlessUnlockSource?
+    package var unlockSource: HeadlessUnlockSource?
     /// The least protection a keychain needs before it is created or used (`KEYCHAINKIT_REQUIRE`), or nil.
-    public var storageRequirement: StorageRequirement?
+    package var storageRequirement: StorageRequirement?
     /// Whether unlocks may be shared through the kernel keyring (unless `KEYCHAINKIT_SESSION_KEYRING=off`).
-    public var sharesUnlockWithSession: Bool
+    package var sharesUnlockWithSession: Bool
     /// How the owner is asked for a password (pinentry) or a fingerprint (fprintd).
-    public var authenticator: OwnerAuthenticator
+    package var authenticator: OwnerAuthenticator
 
     /// The names of every variable read, for ``fromProcessEnvironment()``.
     static let variableNames = [
@@ -52,7 +52,7 @@ public struct KeychainConfiguration: Sendable {
     ]
 
     /// The configuration `environment` describes, with `authenticator` for prompts.
-    public init(environment: [String: String], authenticator: OwnerAuthenticator) {
+    package init(environment: [String: String], authenticator: OwnerAuthenticator) {
         defaultKeychainPath = KeychainLocation.environmentPath(environment)
         accessGroups = AccessGroups.fromEnvironment(environment)
         deviceKeyPath = KeychainLocation.deviceKeyPath(environment)
@@ -65,7 +65,7 @@ public struct KeychainConfiguration: Sendable {
 
     /// The configuration of this process's environment now: only the variables listed above,
     /// each read with `getenv` (not `ProcessInfo.environment`, which copies the whole environment).
-    public static func fromProcessEnvironment() -> KeychainConfiguration {
+    package static func fromProcessEnvironment() -> KeychainConfiguration {
         var environment: [String: String] = [:]
         for name in variableNames {
             if let value = getenv(name) { environment[name] = String(cString: value) }
@@ -75,7 +75,7 @@ public struct KeychainConfiguration: Sendable {
 
     /// The password in ``passwordFilePath`` (one trailing newline removed), or nil if none is set.
     /// Read at each call, never kept in memory between calls.
-    public func passwordFromFile() throws(KeychainStoreError) -> Data? {
+    package func passwordFromFile() throws(KeychainStoreError) -> Data? {
         try unlockSource?.password()
     }
 }

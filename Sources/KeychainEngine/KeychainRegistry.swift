@@ -11,16 +11,16 @@ import KeychainStore
 /// | `KEYCHAINKIT_PASSWORD_FILE` | file whose content unlocks (or, at creation, sets) the password |
 /// | `KEYCHAINKIT_DEVICE_KEY_FILE` | where the device key lives (default beside the XDG state) |
 /// | `KEYCHAINKIT_ROLLBACK_ANCHOR` | directory of rollback anchors; unset: rollback detection off |
-public enum KeychainLocation {
+package enum KeychainLocation {
     /// `$XDG_DATA_HOME/keychainkit/login.keychain-db`, or `~/.local/share/keychainkit/login.keychain-db`.
-    public static func xdgDefaultPath(_ environment: [String: String]) -> String {
+    package static func xdgDefaultPath(_ environment: [String: String]) -> String {
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (homeDirectory(environment) + "/.local/share")
         return dataHome + "/keychainkit/login.keychain-db"
     }
 
     /// The default keychain's path from the environment: `KEYCHAINKIT_KEYCHAIN`, else the XDG path.
-    public static func environmentPath(_ environment: [String: String]) -> String {
+    package static func environmentPath(_ environment: [String: String]) -> String {
         if let path = environment["KEYCHAINKIT_KEYCHAIN"], !path.isEmpty { return absolute(path) }
         return xdgDefaultPath(environment)
     }
@@ -28,7 +28,7 @@ public enum KeychainLocation {
     /// The device key's path: `KEYCHAINKIT_DEVICE_KEY_FILE`, else
     /// `$XDG_STATE_HOME/keychainkit/device.key` (`~/.local/state/…`): outside the keychain's folder,
     /// so copying the keychain folder does not copy the device key.
-    public static func deviceKeyPath(_ environment: [String: String]) -> String {
+    package static func deviceKeyPath(_ environment: [String: String]) -> String {
         if let path = environment["KEYCHAINKIT_DEVICE_KEY_FILE"], !path.isEmpty { return absolute(path) }
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (homeDirectory(environment) + "/.local/state")
@@ -37,13 +37,13 @@ public enum KeychainLocation {
 
     /// The directory of rollback anchors from `KEYCHAINKIT_ROLLBACK_ANCHOR`, or nil (detection
     /// off). It should live where the keychain file's backups and copies do not reach.
-    public static func rollbackAnchorDirectory(_ environment: [String: String]) -> String? {
+    package static func rollbackAnchorDirectory(_ environment: [String: String]) -> String? {
         guard let path = environment["KEYCHAINKIT_ROLLBACK_ANCHOR"], !path.isEmpty else { return nil }
         return absolute(path)
     }
 
     /// Makes a relative path absolute against the working directory.
-    public static func absolute(_ path: String) -> String {
+    package static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         return FileManager.default.currentDirectoryPath + "/" + path
     }
@@ -56,9 +56,9 @@ public enum KeychainLocation {
 /// The keychains this process has open, one `KeychainDatabase` per path, so that every handle
 /// on one file shares its lock state (as `securityd` does on macOS), and the process-wide
 /// configuration (default keychain, access groups; the environment's read once, at first use).
-public final class KeychainRegistry: @unchecked Sendable {
+package final class KeychainRegistry: @unchecked Sendable {
     /// The process-wide registry.
-    public static let shared = KeychainRegistry()
+    package static let shared = KeychainRegistry()
 
     private let lock = NSLock()
     private var databases: [String: KeychainDatabase] = [:]
@@ -91,7 +91,7 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// The configuration from the environment, read once per process at first use
     /// (see ``KeychainConfiguration``). Explicit settings (``setDefaultKeychainPath(_:)``,
     /// ``setAccessGroups(_:)``) take precedence over it.
-    public var configuration: KeychainConfiguration {
+    package var configuration: KeychainConfiguration {
         lock.withLock { loadedConfiguration() }
     }
 
@@ -126,12 +126,12 @@ public final class KeychainRegistry: @unchecked Sendable {
 
     /// The authenticator SecItem calls on `database` use: the one set for its file, else the
     /// environment's.
-    public func authenticator(for database: KeychainDatabase) -> OwnerAuthenticator {
+    package func authenticator(for database: KeychainDatabase) -> OwnerAuthenticator {
         lock.withLock { keychainAuthenticators[database.path] ?? loadedConfiguration().authenticator }
     }
 
     /// Sets the default keychain (overrides `KEYCHAINKIT_KEYCHAIN`); nil returns to the environment.
-    public func setDefaultKeychainPath(_ path: String?) {
+    package func setDefaultKeychainPath(_ path: String?) {
         lock.withLock {
             configuredDefaultPath = path.map(KeychainLocation.absolute)
             generation &+= 1
@@ -139,7 +139,7 @@ public final class KeychainRegistry: @unchecked Sendable {
     }
 
     /// Sets the caller's access groups (overrides the environment); nil returns to the environment.
-    public func setAccessGroups(_ groups: [String]?) {
+    package func setAccessGroups(_ groups: [String]?) {
         lock.withLock {
             configuredAccessGroups = groups.map(AccessGroups.init)
             generation &+= 1
@@ -148,7 +148,7 @@ public final class KeychainRegistry: @unchecked Sendable {
 
     /// Lets keychains be created with, and opened with, the cheap test KDF. For test suites only:
     /// a keychain made this way protects its password far less than a real one.
-    public func useTestingKDF(_ enabled: Bool) {
+    package func useTestingKDF(_ enabled: Bool) {
         lock.withLock {
             allowTestingKDF = enabled
             testingKDFForNewKeychains = enabled
@@ -156,24 +156,24 @@ public final class KeychainRegistry: @unchecked Sendable {
     }
 
     /// The default keychain's path, by precedence.
-    public var defaultKeychainPath: String {
+    package var defaultKeychainPath: String {
         lock.withLock { configuredDefaultPath ?? loadedConfiguration().defaultKeychainPath }
     }
 
     /// A number that changes whenever the default keychain, the access groups, an authenticator,
     /// the configuration or the set of open keychains changes. What was derived from the registry
     /// while it had one value (a keychain, an engine) may be kept while it keeps it.
-    public var settingsGeneration: UInt64 {
+    package var settingsGeneration: UInt64 {
         lock.withLock { generation }
     }
 
     /// The caller's access groups, by precedence.
-    public var accessGroups: AccessGroups {
+    package var accessGroups: AccessGroups {
         lock.withLock { configuredAccessGroups ?? loadedConfiguration().accessGroups }
     }
 
     /// Options for opening or creating a file keychain.
-    public func options(createIfMissing: Bool = true) -> KeychainDatabase.Options {
+    package func options(createIfMissing: Bool = true) -> KeychainDatabase.Options {
         lock.withLock {
             let configuration = loadedConfiguration()
             return KeychainDatabase.Options(deviceKeyPath: configuration.deviceKeyPath,
@@ -202,7 +202,7 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// (`.keychainReplaced`) by every call, a storing one too, until a keychain exists at the path
     /// again: a write after the deletion must not silently start a new, empty keychain without
     /// the old one's password.
-    public func database(at path: String, enforcingRequirement: Bool = true,
+    package func database(at path: String, enforcingRequirement: Bool = true,
                          createIfMissing: Bool = true) throws(KeychainStoreError) -> KeychainDatabase {
         let path = KeychainLocation.absolute(path)
         if let open = lock.withLock({ databases[path] }) {
@@ -256,7 +256,7 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// Marks `database`'s unlock as the session's (it was published or adopted), so that a lock or
     /// timeout of the session's unlock locks it here too. An unlock this process made on its own
     /// (a password file at open, or sharing unavailable) is not tied to the session.
-    public func markUnlockSharedWithSession(_ database: KeychainDatabase) {
+    package func markUnlockSharedWithSession(_ database: KeychainDatabase) {
         _ = lock.withLock { sessionBackedPaths.insert(database.path) }
     }
 
@@ -266,7 +266,7 @@ public final class KeychainRegistry: @unchecked Sendable {
     ///
     /// Public for callers that keep a keychain between calls (the SecItem functions keep the
     /// default one while ``settingsGeneration`` stays the same): run it before each use.
-    public func followSession(_ database: KeychainDatabase) throws(KeychainStoreError) {
+    package func followSession(_ database: KeychainDatabase) throws(KeychainStoreError) {
         guard sharesUnlockWithSession else { return }
         if database.isLocked {
             if try SessionKeyring.adoptPublishedKeys(into: database, sharing: true) { markUnlockSharedWithSession(database) }
@@ -279,12 +279,12 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// Whether this registry's keychains share their unlock with the user's other processes
     /// through the kernel keyring: its configuration allows it (`KEYCHAINKIT_SESSION_KEYRING`),
     /// and the kernel keyring's system calls exist here.
-    public var sharesUnlockWithSession: Bool {
+    package var sharesUnlockWithSession: Bool {
         SystemFacilities.Keyring.isAvailable && configuration.sharesUnlockWithSession
     }
 
     /// Registers a keychain opened or created elsewhere (e.g. `SecKeychainCreate`).
-    public func register(_ database: KeychainDatabase) {
+    package func register(_ database: KeychainDatabase) {
         lock.withLock {
             databases[database.path] = database
             deletedPaths.remove(database.path)
@@ -301,7 +301,7 @@ public final class KeychainRegistry: @unchecked Sendable {
     /// normally (`exit`, or returning from `main`); a keychain another thread is using then is
     /// left as it is. Returns the paths whose log could not be emptied.
     @discardableResult
-    public func checkpointOpenKeychains(waitingAtMost milliseconds: Int32 = 200) -> [String] {
+    package func checkpointOpenKeychains(waitingAtMost milliseconds: Int32 = 200) -> [String] {
         var left: [String] = []
         for database in openDatabases {
             do {
@@ -328,15 +328,15 @@ public final class KeychainRegistry: @unchecked Sendable {
     }()
 
     /// The keychain at `path` if this process has it open.
-    public func openDatabase(at path: String) -> KeychainDatabase? {
+    package func openDatabase(at path: String) -> KeychainDatabase? {
         lock.withLock { databases[KeychainLocation.absolute(path)] }
     }
 
     /// Every keychain this process has open.
-    public var openDatabases: [KeychainDatabase] { lock.withLock { Array(databases.values) } }
+    package var openDatabases: [KeychainDatabase] { lock.withLock { Array(databases.values) } }
 
     /// Forgets the keychain at `path` (after it was deleted).
-    public func forget(path: String) {
+    package func forget(path: String) {
         lock.withLock {
             databases.removeValue(forKey: KeychainLocation.absolute(path))
             // Deleted on purpose (`SecKeychainDelete`), not under the process: not refused later.

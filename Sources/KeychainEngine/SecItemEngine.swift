@@ -5,20 +5,20 @@ import KeychainStore
 /// validation, defaults, access groups, result shapes and status codes. Keys are Apple's string
 /// values (`"class"`, `"acct"`, `"r_Data"`, …). Pure Swift and platform-neutral, so it also
 /// gives Apple-platform tests a hermetic keychain.
-public final class SecItemEngine: Sendable {
+package final class SecItemEngine: Sendable {
     /// The keychain the engine works on.
-    public let database: KeychainDatabase
+    package let database: KeychainDatabase
     /// The caller's access groups.
-    public let accessGroups: AccessGroups
+    package let accessGroups: AccessGroups
     /// How the device owner is asked for the keychain password (or an application password).
-    public let authenticator: OwnerAuthenticator
+    package let authenticator: OwnerAuthenticator
     private let accessControlObject: @Sendable (AccessControlPolicy) -> Any
 
     /// An engine over `database` for a caller entitled to `accessGroups`.
     /// `accessControlObject` builds the value returned under `kSecAttrAccessControl`
     /// (KeychainServices passes its `SecAccessControl`); by default the policy itself.
     /// `authenticator` prompts for passwords (default: a pinentry from the environment, if any).
-    public init(database: KeychainDatabase, accessGroups: AccessGroups,
+    package init(database: KeychainDatabase, accessGroups: AccessGroups,
                 authenticator: OwnerAuthenticator = .fromEnvironment(),
                 accessControlObject: @escaping @Sendable (AccessControlPolicy) -> Any = { $0 }) {
         self.database = database
@@ -30,7 +30,7 @@ public final class SecItemEngine: Sendable {
     /// An isolated in-memory keychain (unlocked, no password) entitled to `accessGroups`
     /// (the first is the default group for adds). For tests: it never shows a prompt, whatever
     /// pinentry the environment offers — anything that would need one fails as not interactive.
-    public static func ephemeral(accessGroups: [String] = ["test"]) throws -> SecItemEngine {
+    package static func ephemeral(accessGroups: [String] = ["test"]) throws -> SecItemEngine {
         SecItemEngine(database: try KeychainDatabase.inMemory(), accessGroups: AccessGroups(accessGroups),
                       authenticator: OwnerAuthenticator(pinentry: nil))
     }
@@ -38,7 +38,7 @@ public final class SecItemEngine: Sendable {
     // MARK: SecItemAdd
 
     /// `SecItemAdd`. The data of a token-bound (Secure Enclave) key is never returned.
-    public func add(_ attributes: [String: Any]) -> SecItemResult {
+    package func add(_ attributes: [String: Any]) -> SecItemResult {
         add(attributes, releasingTokenKeyMaterial: false)
     }
 
@@ -91,7 +91,7 @@ public final class SecItemEngine: Sendable {
     /// their constraints guard each private-key operation instead (``authorizePrivateKeyUse``),
     /// as on Apple platforms. Only for a caller that turns the data into such a guarded key.
     /// The data of a token-bound (Secure Enclave) key is never returned (empty data instead).
-    public func copyMatching(_ query: [String: Any], deferringPrivateKeyUsage: Bool = false) -> SecItemResult {
+    package func copyMatching(_ query: [String: Any], deferringPrivateKeyUsage: Bool = false) -> SecItemResult {
         copyMatching(query, deferringPrivateKeyUsage: deferringPrivateKeyUsage, releasingTokenKeyMaterial: false)
     }
 
@@ -130,7 +130,7 @@ public final class SecItemEngine: Sendable {
     // MARK: SecItemUpdate
 
     /// `SecItemUpdate`: the status.
-    public func update(_ query: [String: Any], _ attributesToUpdate: [String: Any]) -> Int32 {
+    package func update(_ query: [String: Any], _ attributesToUpdate: [String: Any]) -> Int32 {
         updateOutcome(query, attributesToUpdate).status
     }
 
@@ -181,7 +181,7 @@ public final class SecItemEngine: Sendable {
     // MARK: SecItemDelete
 
     /// `SecItemDelete`: the status.
-    public func delete(_ query: [String: Any]) -> Int32 {
+    package func delete(_ query: [String: Any]) -> Int32 {
         deleteOutcome(query).status
     }
 

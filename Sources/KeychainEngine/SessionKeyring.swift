@@ -42,9 +42,9 @@ import KeychainStore
 /// published or adopted ends when the `when-unlocked` entry goes (a lock anywhere, or the
 /// auto-lock timeout). That costs at most one `keyctl` search per call. An unlock a process made
 /// on its own without publishing it (a password file at open, sharing off) stays its own.
-public enum SessionKeyring {
+package enum SessionKeyring {
     /// One of a keychain's two entries in the kernel keyring.
-    public enum Entry: String, CaseIterable, Sendable {
+    package enum Entry: String, CaseIterable, Sendable {
         /// The "when unlocked" classes (`ak`, `aku`, `akpu`), with the auto-lock timeout.
         case whenUnlocked = "when-unlocked"
         /// The "after first unlock" classes (`ck`, `cku`), without timeout.
@@ -59,15 +59,15 @@ public enum SessionKeyring {
     /// Whether sharing is on for the process-wide registry (``KeychainRegistry/sharesUnlockWithSession``):
     /// unless `KEYCHAINKIT_SESSION_KEYRING` is `off`, and where the kernel keyring system calls exist.
     /// Each call below is told by its caller's registry whether sharing is on (`sharing`).
-    public static var isEnabled: Bool { KeychainRegistry.shared.sharesUnlockWithSession }
+    package static var isEnabled: Bool { KeychainRegistry.shared.sharesUnlockWithSession }
 
     /// Whether `entry` of `database` is in the keyring now (not expired, revoked or withdrawn).
-    public static func isPublished(_ entry: Entry, of database: KeychainDatabase) -> Bool {
+    package static func isPublished(_ entry: Entry, of database: KeychainDatabase) -> Bool {
         SystemFacilities.Keyring.contains(description(of: entry, keychainID: database.keychainID))
     }
 
     /// The key description of `entry` for the keychain `keychainID`.
-    public static func description(of entry: Entry, keychainID: Data) -> String {
+    package static func description(of entry: Entry, keychainID: Data) -> String {
         "keychainkit:" + HexEncoding.string(keychainID) + ":" + entry.rawValue
     }
 
@@ -76,7 +76,7 @@ public enum SessionKeyring {
     /// keys were published; false also when sharing is off or the kernel keyring refuses them
     /// (the unlock then holds for this process only).
     @discardableResult
-    public static func publish(_ database: KeychainDatabase, sharing: Bool) throws(KeychainStoreError) -> Bool {
+    package static func publish(_ database: KeychainDatabase, sharing: Bool) throws(KeychainStoreError) -> Bool {
         guard sharing else { return false }
         let status = try database.status
         guard status.hasPassword, status.isUnlocked else { return false }
@@ -99,7 +99,7 @@ public enum SessionKeyring {
     /// Removes `entries` of `database` from the keyring (revoked, so that no process can read them
     /// any more, then unlinked). Returns whether every entry is gone (also when none existed).
     @discardableResult
-    public static func withdraw(_ entries: [Entry], of database: KeychainDatabase, sharing: Bool) -> Bool {
+    package static func withdraw(_ entries: [Entry], of database: KeychainDatabase, sharing: Bool) -> Bool {
         guard sharing else { return true }
         var removed = true
         for entry in entries where !SystemFacilities.Keyring.remove(description(of: entry, keychainID: database.keychainID)) {
@@ -111,7 +111,7 @@ public enum SessionKeyring {
     /// Adopts the class keys another process published for `database`, if it is locked (or has not
     /// had its first unlock). Returns whether any key was adopted.
     @discardableResult
-    public static func adoptPublishedKeys(into database: KeychainDatabase, sharing: Bool) throws(KeychainStoreError) -> Bool {
+    package static func adoptPublishedKeys(into database: KeychainDatabase, sharing: Bool) throws(KeychainStoreError) -> Bool {
         guard sharing else { return false }
         let available = database.availableClassKeys()
         var found: [ProtectionClass: SymmetricKey] = [:]

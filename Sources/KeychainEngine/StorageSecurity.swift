@@ -3,9 +3,9 @@ import KeychainStore
 
 /// How a keychain file is protected, as far as this process can tell: what an application asks
 /// before it trusts the keychain with a secret, instead of discovering a weak store later.
-public struct StorageSecurity: Sendable, Equatable {
+package struct StorageSecurity: Sendable, Equatable {
     /// What the keychain's "when unlocked" class keys are wrapped with and where that secret comes from.
-    public enum KeySource: String, Sendable, CaseIterable {
+    package enum KeySource: String, Sendable, CaseIterable {
         /// No password: items are encrypted, but the key to them is in the file and the device key
         /// (like a device without a passcode); anyone who can read both as this user reads the items.
         case none
@@ -20,18 +20,18 @@ public struct StorageSecurity: Sendable, Equatable {
     }
 
     /// Always true: every item's data and attributes are encrypted (AES-256-GCM) in the file.
-    public var encryptedAtRest: Bool
+    package var encryptedAtRest: Bool
     /// Where the unlock secret comes from.
-    public var keySource: KeySource
+    package var keySource: KeySource
     /// Whether the `…ThisDeviceOnly` classes are usable (the device key is here).
-    public var deviceBoundClassesAvailable: Bool
+    package var deviceBoundClassesAvailable: Bool
     /// Whether the "when unlocked" classes are locked now.
-    public var isLocked: Bool
+    package var isLocked: Bool
     /// Seconds of inactivity after which the keychain locks; 0 for never.
-    public var autoLockSeconds: Int
+    package var autoLockSeconds: Int
 
     /// The protection of `database` in a process configured as `configuration`.
-    public static func of(_ database: KeychainDatabase, configuration: KeychainConfiguration) throws(KeychainStoreError) -> StorageSecurity {
+    package static func of(_ database: KeychainDatabase, configuration: KeychainConfiguration) throws(KeychainStoreError) -> StorageSecurity {
         let status = try database.status
         let source: KeySource
         if !status.hasPassword {
@@ -54,7 +54,7 @@ public struct StorageSecurity: Sendable, Equatable {
 
 /// `KEYCHAINKIT_REQUIRE`: the least protection a keychain must have before this process creates
 /// or uses it. Below it, the keychain is refused with `errSecNotAvailable` and a reason.
-public enum StorageRequirement: Sendable, Equatable {
+package enum StorageRequirement: Sendable, Equatable {
     /// `password`: the keychain has a password (typed, from a password file or a systemd credential).
     case password
     /// `tpm`: the unlock secret is sealed to this machine's TPM.
@@ -65,7 +65,7 @@ public enum StorageRequirement: Sendable, Equatable {
     case invalid(String)
 
     /// The requirement `KEYCHAINKIT_REQUIRE` in `environment` names, or nil when unset or empty.
-    public static func fromEnvironment(_ environment: [String: String]) -> StorageRequirement? {
+    package static func fromEnvironment(_ environment: [String: String]) -> StorageRequirement? {
         guard let value = environment["KEYCHAINKIT_REQUIRE"], !value.isEmpty else { return nil }
         switch value.lowercased() {
         case "password": return .password
@@ -76,7 +76,7 @@ public enum StorageRequirement: Sendable, Equatable {
     }
 
     /// Whether a keychain whose secret comes from `source` meets the requirement.
-    public func isMet(by source: StorageSecurity.KeySource) -> Bool {
+    package func isMet(by source: StorageSecurity.KeySource) -> Bool {
         switch self {
         case .password: return [.password, .passwordFile, .systemdCredential].contains(source)
         case .tpm: return source == .tpm
@@ -86,7 +86,7 @@ public enum StorageRequirement: Sendable, Equatable {
     }
 
     /// The variable's value as written.
-    public var name: String {
+    package var name: String {
         switch self {
         case .password: return "password"
         case .tpm: return "tpm"
@@ -97,7 +97,7 @@ public enum StorageRequirement: Sendable, Equatable {
 
     /// Throws `notAvailable` with the reason and the fix unless a keychain at `path` protected by
     /// `source` meets the requirement (`creating`: it would be created so).
-    public func check(_ source: StorageSecurity.KeySource, path: String, creating: Bool) throws(KeychainStoreError) {
+    package func check(_ source: StorageSecurity.KeySource, path: String, creating: Bool) throws(KeychainStoreError) {
         guard !isMet(by: source) else { return }
         let verb = creating ? "creating" : "using"
         switch self {

@@ -7,15 +7,15 @@ import Foundation
 ///
 /// Nothing in an error is a secret or an attribute value other than an item's label, service
 /// or account (the names a user gave the item, shown so they can tell which one is damaged).
-public struct KeychainStoreError: Error, Sendable, Equatable {
+package struct KeychainStoreError: Error, Sendable, Equatable {
     /// The precise cause, with what it concerns.
-    public var reason: Reason
+    package var reason: Reason
     /// The `OSStatus` Apple's Keychain Services return for this failure.
     package var status: KeychainStatus
     /// SQLite's extended result code, when SQLite reported the failure.
-    public var sqliteCode: Int32?
+    package var sqliteCode: Int32?
     /// The `errno` of the failed system call, when there was one.
-    public var systemErrno: Int32?
+    package var systemErrno: Int32?
 
     /// An error for `reason`, with the status Apple returns for it unless `status` is given.
     package init(_ reason: Reason, status: KeychainStatus? = nil, sqliteCode: Int32? = nil, systemErrno: Int32? = nil) {
@@ -31,11 +31,11 @@ public struct KeychainStoreError: Error, Sendable, Equatable {
     }
 
     /// The `OSStatus` Apple's Keychain Services return for this failure.
-    public var osStatus: Int32 { status.rawValue }
+    package var osStatus: Int32 { status.rawValue }
 
     /// The precise cause of a store failure. Every case carries what a person needs to find the
     /// problem (a path, a mode, a size, an item's name), never a secret.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// A refusal its status names completely (no more to say).
         case statusOnly
         /// No item matched (`errSecItemNotFound`).
@@ -134,44 +134,44 @@ public struct KeychainStoreError: Error, Sendable, Equatable {
 // (`throw .locked`, `error == .itemNotFound`, `throw .undecodable("the keybag")`).
 extension KeychainStoreError {
     /// No item matched.
-    public static var itemNotFound: KeychainStoreError { .init(.itemNotFound) }
+    package static var itemNotFound: KeychainStoreError { .init(.itemNotFound) }
     /// Another item already has this primary key.
-    public static var duplicateItem: KeychainStoreError { .init(.duplicateItem) }
+    package static var duplicateItem: KeychainStoreError { .init(.duplicateItem) }
     /// The keychain is locked.
-    public static var locked: KeychainStoreError { .init(.locked) }
+    package static var locked: KeychainStoreError { .init(.locked) }
     /// The password is wrong.
-    public static var wrongPassword: KeychainStoreError { .init(.wrongPassword) }
+    package static var wrongPassword: KeychainStoreError { .init(.wrongPassword) }
     /// The item's access control was not satisfied.
-    public static var accessControlNotSatisfied: KeychainStoreError { .init(.accessControlNotSatisfied) }
+    package static var accessControlNotSatisfied: KeychainStoreError { .init(.accessControlNotSatisfied) }
     /// The keychain file is read-only.
-    public static var readOnly: KeychainStoreError { .init(.readOnly) }
+    package static var readOnly: KeychainStoreError { .init(.readOnly) }
     /// The disk is full.
-    public static var diskFull: KeychainStoreError { .init(.diskFull) }
+    package static var diskFull: KeychainStoreError { .init(.diskFull) }
     /// Out of memory.
-    public static var outOfMemory: KeychainStoreError { .init(.outOfMemory) }
+    package static var outOfMemory: KeychainStoreError { .init(.outOfMemory) }
     /// Keychain data (`what`) cannot be decoded.
-    public static func undecodable(_ what: String) -> KeychainStoreError { .init(.undecodable(what)) }
+    package static func undecodable(_ what: String) -> KeychainStoreError { .init(.undecodable(what)) }
     /// A capability is missing (`what`).
-    public static func notAvailable(_ what: String) -> KeychainStoreError { .init(.notAvailable(what)) }
+    package static func notAvailable(_ what: String) -> KeychainStoreError { .init(.notAvailable(what)) }
     /// The keychain file was rolled back (`what` says how it was found).
-    public static func rolledBack(_ what: String) -> KeychainStoreError { .init(.rolledBack(what)) }
+    package static func rolledBack(_ what: String) -> KeychainStoreError { .init(.rolledBack(what)) }
     /// The request is invalid (`what`).
-    public static func invalidParameter(_ what: String) -> KeychainStoreError { .init(.invalidParameter(what)) }
+    package static func invalidParameter(_ what: String) -> KeychainStoreError { .init(.invalidParameter(what)) }
     /// The keychain file cannot be used (`what`).
-    public static func unusableKeychain(_ what: String) -> KeychainStoreError { .init(.unusableKeychain(what)) }
+    package static func unusableKeychain(_ what: String) -> KeychainStoreError { .init(.unusableKeychain(what)) }
     /// The keychain file at `path` was deleted or replaced while open.
-    public static func keychainReplaced(_ path: String) -> KeychainStoreError { .init(.keychainReplaced(path)) }
+    package static func keychainReplaced(_ path: String) -> KeychainStoreError { .init(.keychainReplaced(path)) }
     /// There is no keychain at `path`.
-    public static func keychainMissing(_ path: String) -> KeychainStoreError { .init(.keychainMissing(path)) }
+    package static func keychainMissing(_ path: String) -> KeychainStoreError { .init(.keychainMissing(path)) }
     /// An I/O error (`what`).
-    public static func io(_ what: String) -> KeychainStoreError { .init(.io(what)) }
+    package static func io(_ what: String) -> KeychainStoreError { .init(.io(what)) }
     /// Any other internal failure (`what`).
-    public static func internalFailure(_ what: String) -> KeychainStoreError { .init(.internalFailure(what)) }
+    package static func internalFailure(_ what: String) -> KeychainStoreError { .init(.internalFailure(what)) }
 }
 
 extension KeychainStoreError: CustomStringConvertible {
     /// A sentence for people and logs: the cause, and the fix where there is one; no secret.
-    public var description: String { reason.description(errno: systemErrno) }
+    package var description: String { reason.description(errno: systemErrno) }
 }
 
 extension KeychainStoreError.Reason {
@@ -244,7 +244,7 @@ extension KeychainStoreError {
     /// The cause and the fix for people, when the error knows more than its status says (Apple's
     /// text for the status is the rest); nil for the failures the status alone names. Contains no
     /// secret. keychainctl, the helpers, the Secret Service provider and `KeychainError` show it.
-    public var explanation: String? {
+    package var explanation: String? {
         switch reason {
         case .statusOnly, .itemNotFound, .duplicateItem, .wrongPassword, .outOfMemory, .diskFull:
             return nil
@@ -308,7 +308,7 @@ extension KeychainStoreError {
 extension KeychainStoreError {
     /// Matches by reason, so that `catch .duplicateItem` and `case .locked:` hold whatever SQLite
     /// code or errno came with the error.
-    public static func ~= (pattern: KeychainStoreError, value: KeychainStoreError) -> Bool {
+    package static func ~= (pattern: KeychainStoreError, value: KeychainStoreError) -> Bool {
         pattern.reason == value.reason
     }
 }

@@ -27,27 +27,27 @@ extension CircleLayout {
 
 /// One version of a synchronized item, as ``KeychainSynchronizer/history(account:service:)``
 /// lists it (no secret in it).
-public struct SyncItemVersion: Sendable, Equatable {
+package struct SyncItemVersion: Sendable, Equatable {
     /// 1 for the newest (the item as the circle has it now), then 2, 3, … going back.
-    public var number: Int
+    package var number: Int
     /// When it was written (the version's hybrid logical clock time).
-    public var date: Date
+    package var date: Date
     /// The device that wrote it (hex id).
-    public var device: String
+    package var device: String
     /// Whether this version is the item's deletion.
-    public var isDeletion: Bool
+    package var isDeletion: Bool
 }
 
 extension KeychainSynchronizer {
     /// How many earlier versions of each item are kept on the transport by default.
-    public static let defaultHistoryDepth = 10
+    package static let defaultHistoryDepth = 10
 
     /// The versions of the synchronized item with this account (and service, when given), newest
     /// first — its current record and the earlier versions kept in its history, deletions
     /// included — read from the transport and each verified like any record. Fails with
     /// ``SyncError/itemNotInHistory(_:)`` when no item matches, and
     /// ``SyncError/ambiguousItem(_:)`` when several do (give the service).
-    public func history(account: String, service: String? = nil) throws(SyncError) -> [SyncItemVersion] {
+    package func history(account: String, service: String? = nil) throws(SyncError) -> [SyncItemVersion] {
         try versions(account: account, service: service).enumerated().map { index, record in
             SyncItemVersion(number: index + 1, date: Date(timeIntervalSinceReferenceDate: record.version.time),
                             device: HexEncoding.string(record.version.device), isDeletion: record.isDeletion)
@@ -58,7 +58,7 @@ extension KeychainSynchronizer {
     /// this keychain as a new change, dated now, and synchronizes so that every device gets it.
     /// Restoring a deletion is refused (delete the item instead); so is a number out of range.
     @discardableResult
-    public func restore(account: String, service: String? = nil, version number: Int) throws(SyncError) -> SyncReport {
+    package func restore(account: String, service: String? = nil, version number: Int) throws(SyncError) -> SyncReport {
         let versions = try versions(account: account, service: service)
         guard number >= 1, number <= versions.count else { throw .noSuchVersion(number, available: versions.count) }
         let record = versions[number - 1]

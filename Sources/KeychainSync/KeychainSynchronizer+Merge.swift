@@ -9,7 +9,7 @@ extension KeychainSynchronizer {
     /// if it verifies (``SyncRecord/init(opening:name:circleID:bundle:roster:now:)``) and is newer
     /// than what this device has; a record that does not verify is counted as refused and replaced
     /// by this device's version when it has one.
-    public func synchronize() throws(SyncError) -> SyncReport {
+    package func synchronize() throws(SyncError) -> SyncReport {
         let session = try Session(self)
         let (roster, bundle) = try session.state.membership()
         let identity = try session.state.identity

@@ -8,7 +8,7 @@ extension KeychainSynchronizer {
     /// changes are picked up), then the next pass. A failure (the transport down, a network error)
     /// is reported and retried with exponential backoff from 1 s up to 30 s; being removed from
     /// the circle, not being in one, a locked keychain or an old-format circle ends the loop.
-    public func watch(pollInterval: Duration = .seconds(5), shouldContinue: () -> Bool,
+    package func watch(pollInterval: Duration = .seconds(5), shouldContinue: () -> Bool,
                       onResult: (Result<SyncReport, SyncError>) -> Void) {
         var backoff = Duration.seconds(1)
         while shouldContinue() {

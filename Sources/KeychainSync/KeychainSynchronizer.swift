@@ -5,7 +5,7 @@ import KeychainStore
 
 /// Opens the transport a circle's records live on: its location as the user gave it and the
 /// circle's id (hex).
-public typealias SyncTransportOpener = @Sendable (_ location: String, _ circleID: String) throws(SyncError) -> any SyncTransport
+package typealias SyncTransportOpener = @Sendable (_ location: String, _ circleID: String) throws(SyncError) -> any SyncTransport
 
 /// Synchronizable items of one keychain kept in step with the other devices of its circle over
 /// any ``SyncTransport``, end to end encrypted and signed (docs/ARCHITECTURE.md, "Sync").
@@ -20,7 +20,7 @@ public typealias SyncTransportOpener = @Sendable (_ location: String, _ circleID
 ///
 /// Nothing the transport says decides what is accepted: member lists, key wraps and records are
 /// each verified (signatures by members, epochs inside the signed bytes) before use.
-public final class KeychainSynchronizer {
+package final class KeychainSynchronizer {
     /// Item classes that synchronize.
     static let classes: [ItemClass] = [.genericPassword, .internetPassword]
 
@@ -28,11 +28,11 @@ public final class KeychainSynchronizer {
     let openTransport: SyncTransportOpener
     /// How many earlier versions of each item this device keeps on the transport when it
     /// replaces one (at least 1); the losing side of a merge is kept the same way.
-    public var historyDepth = KeychainSynchronizer.defaultHistoryDepth
+    package var historyDepth = KeychainSynchronizer.defaultHistoryDepth
 
     /// A synchronizer for `database` (which must be in a circle for anything but `create`/`join`),
     /// reaching its circle through `openTransport` (etcd by default).
-    public init(database: KeychainDatabase, openTransport: @escaping SyncTransportOpener = EtcdTransport.open) {
+    package init(database: KeychainDatabase, openTransport: @escaping SyncTransportOpener = EtcdTransport.open) {
         self.database = database
         self.openTransport = openTransport
     }
@@ -41,7 +41,7 @@ public final class KeychainSynchronizer {
 
     /// Starts a circle at `location` (etcd endpoints, comma-separated) with this keychain as its
     /// only member; returns its code.
-    public func create(location: String) throws(SyncError) -> CircleCode {
+    package func create(location: String) throws(SyncError) -> CircleCode {
         guard try CircleState.load(from: database) == nil else { throw .alreadyInCircle }
         let code = CircleCode.random()
         let transport = try openTransport(location, HexEncoding.string(code.circleID))
@@ -65,7 +65,7 @@ public final class KeychainSynchronizer {
     /// (its public keys, signed, authenticated with the code) and returns this device's id, which a
     /// member passes to ``sponsor(_:)``. The next ``synchronize()`` completes the join.
     @discardableResult
-    public func join(code: CircleCode, location: String) throws(SyncError) -> String {
+    package func join(code: CircleCode, location: String) throws(SyncError) -> String {
         guard try CircleState.load(from: database) == nil else { throw .alreadyInCircle }
         let transport = try openTransport(location, HexEncoding.string(code.circleID))
         guard try Self.transport({ () throws(SyncTransportError) in
@@ -89,7 +89,7 @@ public final class KeychainSynchronizer {
     /// (made with the current code, signed by the key it names), signs a member list that adds it
     /// and seals the next epoch's keys to every member. Returns the members after.
     @discardableResult
-    public func sponsor(_ deviceID: String) throws(SyncError) -> [String] {
+    package func sponsor(_ deviceID: String) throws(SyncError) -> [String] {
         let id = try CircleLayout.deviceID(deviceID)
         var session = try Session(self)
         let (roster, bundle) = try session.state.membership()
@@ -112,16 +112,16 @@ public final class KeychainSynchronizer {
     }
 
     /// What a removal did.
-    public struct Removal: Sendable, Equatable {
+    package struct Removal: Sendable, Equatable {
         /// The circle's new code (the old one no longer authorises join requests).
-        public var code: CircleCode
+        package var code: CircleCode
         /// The members that remain (hex ids).
-        public var members: [String]
+        package var members: [String]
         /// The new epoch.
-        public var epoch: UInt32
+        package var epoch: UInt32
         /// Records that did not verify and were skipped (overwritten or left for their owner to
         /// replace): their transport names.
-        public var skipped: [String]
+        package var skipped: [String]
     }
 
     /// Removes the device `deviceID` (hex, either case) from the circle: a member list without it
@@ -129,7 +129,7 @@ public final class KeychainSynchronizer {
     /// device can read re-encrypted under them, and a new code. Records that do not verify are
     /// reported in the result and skipped, never a reason to stop half-way; until the new member
     /// list is published nothing has changed, so a failed removal is simply run again.
-    public func removeDevice(_ deviceID: String) throws(SyncError) -> Removal {
+    package func removeDevice(_ deviceID: String) throws(SyncError) -> Removal {
         let id = try CircleLayout.deviceID(deviceID)
         var session = try Session(self)
         let (roster, bundle) = try session.state.membership()
@@ -147,13 +147,13 @@ public final class KeychainSynchronizer {
 
     /// Leaves the circle: this device's circle state (of either format) is removed from its
     /// keychain. Its keys are rotated out when a member runs `removeDevice` for it.
-    public func leave() throws(SyncError) {
+    package func leave() throws(SyncError) {
         try CircleState.remove(from: database)
     }
 
     /// The ids (hex) of the circle's members, from the member list this device verified last
     /// (brought up to date first).
-    public func members() throws(SyncError) -> [String] {
+    package func members() throws(SyncError) -> [String] {
         let session = try Session(self)
         return try session.state.membership().roster.memberIDs
     }
@@ -161,7 +161,7 @@ public final class KeychainSynchronizer {
     /// The ids (hex) of devices whose join request was made with the current code and awaits a
     /// sponsor, so that a person sees every request before approving one. Requests that do not
     /// verify are left out.
-    public func joinRequests() throws(SyncError) -> [String] {
+    package func joinRequests() throws(SyncError) -> [String] {
         let session = try Session(self)
         let (roster, bundle) = try session.state.membership()
         let code = CircleCode(circleID: roster.circleID, secret: bundle.joinSecret)
@@ -179,7 +179,7 @@ public final class KeychainSynchronizer {
     }
 
     /// This device's id in its circle (hex).
-    public func deviceID() throws(SyncError) -> String { HexEncoding.string(try requireState().deviceID) }
+    package func deviceID() throws(SyncError) -> String { HexEncoding.string(try requireState().deviceID) }
 
     // MARK: Plumbing
 
@@ -208,24 +208,24 @@ public final class KeychainSynchronizer {
 }
 
 /// Where this keychain stands in its circle (no secret in it).
-public struct CircleStatus: Sendable, Equatable {
+package struct CircleStatus: Sendable, Equatable {
     /// The circle's id (hex).
-    public var circleID: String
+    package var circleID: String
     /// This device's id in the circle (hex).
-    public var deviceID: String
+    package var deviceID: String
     /// Where the circle's records are.
-    public var location: String
+    package var location: String
     /// The epoch of the member list and keys this device holds (0 while awaiting sponsorship).
-    public var epoch: UInt32
+    package var epoch: UInt32
     /// The members of that list (hex ids; empty while awaiting sponsorship).
-    public var members: [String]
+    package var members: [String]
     /// How many records this device has agreed on with the circle.
-    public var syncedRecords: Int
+    package var syncedRecords: Int
 }
 
 extension KeychainSynchronizer {
     /// This keychain's circle, from its local state (no network).
-    public func status() throws(SyncError) -> CircleStatus {
+    package func status() throws(SyncError) -> CircleStatus {
         let state = try requireState()
         var epoch: UInt32 = 0
         var members: [String] = []

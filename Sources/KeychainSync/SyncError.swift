@@ -2,7 +2,7 @@ import KeychainStore
 
 /// Why a sync operation failed. Messages never contain secrets, item names or values; each says
 /// what to do.
-public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The circle code is not one this library writes.
     case invalidCircleCode
     /// A code, or this keychain's circle, is of the first sync format (membership not
@@ -50,7 +50,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case keychain(KeychainStoreError)
 
     /// A sentence for people and logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidCircleCode: return "not a circle code (it starts with kkc2-)"
         case .legacyCircle:

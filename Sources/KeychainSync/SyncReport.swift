@@ -1,23 +1,23 @@
 /// What one synchronization did. Counts only: no names, no values.
-public struct SyncReport: Sendable, Equatable {
+package struct SyncReport: Sendable, Equatable {
     /// Local changes written to the transport (items and deletions).
-    public var pushed = 0
+    package var pushed = 0
     /// Remote changes applied to this keychain (items and deletions).
-    public var pulled = 0
+    package var pulled = 0
     /// Records, member lists or key wraps that did not verify (altered, written by a device that is
     /// not a member, of an unknown epoch, named for another item, dated too far ahead): never
     /// applied; a record is replaced by this device's version when it has one.
-    public var refused = 0
+    package var refused = 0
     /// Local synchronizable items left out because their class is locked.
-    public var locked = 0
+    package var locked = 0
     /// Local changes that lost to a newer version from another device: kept in the item's
     /// history (`keychainctl sync history`), not dropped.
-    public var kept = 0
+    package var kept = 0
     /// Writes that lost a conditional publish race and were merged again.
-    public var retried = 0
+    package var retried = 0
     /// The epoch of the member list and keys this pass used.
-    public var epoch: UInt32 = 0
+    package var epoch: UInt32 = 0
 
     /// An empty report.
-    public init() {}
+    package init() {}
 }

@@ -3,11 +3,11 @@ import Foundation
 #if !KEYCHAINKIT_REIMPLEMENTED
 /// Process configuration for the command-line tools. On Apple platforms the Security framework
 /// decides access groups (entitlements) and key derivation, so there is nothing to configure.
-public enum ToolEnvironment {
+package enum ToolEnvironment {
     /// Nothing to do on Apple platforms.
-    public static func grantAllAccessGroups() {}
+    package static func grantAllAccessGroups() {}
     /// Nothing to do on Apple platforms.
-    public static func useTestingKDF() {}
+    package static func useTestingKDF() {}
     /// Nothing to do on Apple platforms.
     package static func grantAccessGroup(_ group: String) {}
 }
@@ -16,11 +16,11 @@ import KeychainServicesExtras
 
 /// Process configuration for the command-line tools on KeychainKit's own keychain: the one seam
 /// where the tools ask for more than an application gets (through `KeychainServicesExtras`).
-public enum ToolEnvironment {
+package enum ToolEnvironment {
     /// Lets the tool see the items of every access group, as `security(1)` does. Adds go to the
     /// tool's own default group (`KEYCHAINKIT_ACCESS_GROUPS`' first, else `KEYCHAINKIT_APP_ID`,
     /// else the executable's name).
-    public static func grantAllAccessGroups() {
+    package static func grantAllAccessGroups() {
         KeychainToolSettings.grantAllAccessGroups()
     }
 
@@ -32,7 +32,7 @@ public enum ToolEnvironment {
 
     /// Test suites only: keychains are created with, and may be opened with, a deliberately cheap
     /// key derivation, so that tests can create many password keychains quickly.
-    public static func useTestingKDF() {
+    package static func useTestingKDF() {
         KeychainToolSettings.useTestingKDF()
     }
 }

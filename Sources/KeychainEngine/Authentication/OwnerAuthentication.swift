@@ -3,7 +3,7 @@ import KeychainStore
 
 /// Why the device owner could not be authenticated, with the `OSStatus` a keychain call returns
 /// and the `LAError` code `LAContext.evaluatePolicy` reports.
-public enum OwnerAuthenticationFailure: Error, Sendable, Equatable {
+package enum OwnerAuthenticationFailure: Error, Sendable, Equatable {
     /// The user cancelled the prompt (`errSecUserCanceled`, `LAError.userCancel`).
     case cancelled
     /// Wrong password three times (`errSecAuthFailed`, `LAError.authenticationFailed`).
@@ -25,7 +25,7 @@ public enum OwnerAuthenticationFailure: Error, Sendable, Equatable {
     case systemCancelled
 
     /// The status a SecItem call returns for this failure (Apple's LocalAuthentication mapping).
-    public var osStatus: Int32 { status.rawValue }
+    package var osStatus: Int32 { status.rawValue }
 
     /// The status a SecItem call returns for this failure, from the one table of statuses.
     package var status: KeychainStatus {
@@ -40,34 +40,34 @@ public enum OwnerAuthenticationFailure: Error, Sendable, Equatable {
 /// Authenticates the device owner. On Linux "the device passcode" is the keychain's password:
 /// the user types it into a pinentry prompt and it is checked against the keybag (a full KDF run),
 /// with up to three attempts. Biometry is a fingerprint verified by fprintd, when configured.
-public struct OwnerAuthenticator: Sendable {
+package struct OwnerAuthenticator: Sendable {
     /// The prompt program, or nil when no prompt can be shown.
-    public let pinentry: PinentryConfiguration?
+    package let pinentry: PinentryConfiguration?
     /// How to reach fprintd, or nil when biometry is never used (it is then "not available").
-    public let biometry: BiometryConfiguration?
+    package let biometry: BiometryConfiguration?
     /// Attempts before failing.
     static let attempts = 3
 
     /// An authenticator using `pinentry` (nil: every prompt fails as not interactive) and
     /// fprintd as `biometry` says (nil, the default: no biometry).
-    public init(pinentry: PinentryConfiguration?, biometry: BiometryConfiguration? = nil) {
+    package init(pinentry: PinentryConfiguration?, biometry: BiometryConfiguration? = nil) {
         self.pinentry = pinentry
         self.biometry = biometry
     }
 
     /// The authenticator configured from the environment: a pinentry when one can be shown, and
     /// fprintd on the system bus.
-    public static func fromEnvironment() -> OwnerAuthenticator {
+    package static func fromEnvironment() -> OwnerAuthenticator {
         OwnerAuthenticator(pinentry: PinentryConfiguration.fromEnvironment(), biometry: .fromEnvironment())
     }
 
     /// The fingerprint authenticator, or nil when biometry is not configured.
-    public var biometric: BiometricAuthenticator? {
+    package var biometric: BiometricAuthenticator? {
         biometry.map(BiometricAuthenticator.init(configuration:))
     }
 
     /// Asks for and verifies the password of `database`.
-    public func authenticateOwner(of database: KeychainDatabase, reason: String, interactionAllowed: Bool) throws(OwnerAuthenticationFailure) {
+    package func authenticateOwner(of database: KeychainDatabase, reason: String, interactionAllowed: Bool) throws(OwnerAuthenticationFailure) {
         let hasPassword: Bool
         do { hasPassword = try database.status.hasPassword } catch { throw .failed }
         guard hasPassword else { throw .passcodeNotSet }
@@ -89,7 +89,7 @@ public struct OwnerAuthenticator: Sendable {
     }
 
     /// Asks for an application password (items protected with `kSecAccessControlApplicationPassword`).
-    public func applicationPassword(reason: String, interactionAllowed: Bool) throws(OwnerAuthenticationFailure) -> Data {
+    package func applicationPassword(reason: String, interactionAllowed: Bool) throws(OwnerAuthenticationFailure) -> Data {
         guard interactionAllowed, let pinentry else { throw .notInteractive }
         return try SystemFacilities.askPassword(
             pinentry, title: "Application password", description: reason.isEmpty ? "Enter the application password." : reason,

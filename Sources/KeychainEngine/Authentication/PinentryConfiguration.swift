@@ -2,21 +2,21 @@ import Foundation
 
 /// How to reach the user for a password: a pinentry program (the standard Linux secret prompt:
 /// `pinentry-tty`, `pinentry-curses`, `pinentry-gnome3`) and the terminal it should use.
-public struct PinentryConfiguration: Sendable, Equatable {
+package struct PinentryConfiguration: Sendable, Equatable {
     /// The program's path.
-    public var program: String
+    package var program: String
     /// The terminal pinentry draws on (`OPTION ttyname`), if any.
-    public var terminal: String?
+    package var terminal: String?
     /// Seconds one prompt may take in all, from starting the program to its answer (the user's
     /// typing included); a program that has not answered by then is stopped and the call fails
     /// as not interactive, so a hung prompt cannot hang the caller.
-    public var responseTimeout: Double
+    package var responseTimeout: Double
 
     /// The response timeout used unless one is given: long enough to read and type a password.
-    public static let defaultResponseTimeout: Double = 120
+    package static let defaultResponseTimeout: Double = 120
 
     /// A configuration naming the program and terminal explicitly.
-    public init(program: String, terminal: String?, responseTimeout: Double = PinentryConfiguration.defaultResponseTimeout) {
+    package init(program: String, terminal: String?, responseTimeout: Double = PinentryConfiguration.defaultResponseTimeout) {
         self.program = program
         self.terminal = terminal
         self.responseTimeout = responseTimeout
@@ -26,7 +26,7 @@ public struct PinentryConfiguration: Sendable, Equatable {
     /// fail fast instead of hanging): `KEYCHAINKIT_PINENTRY` if set; otherwise a `pinentry` on the
     /// `PATH` when a terminal (`KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, or standard input) or a
     /// display (`DISPLAY`, `WAYLAND_DISPLAY`) exists.
-    public static func fromEnvironment() -> PinentryConfiguration? {
+    package static func fromEnvironment() -> PinentryConfiguration? {
         // Only the variables used below, read with getenv: `ProcessInfo.environment` builds a
         // dictionary of the whole environment, and this runs on every SecItem call (issue 7:
         // it was 40 % of the instructions of a SecItemCopyMatching).
@@ -38,7 +38,7 @@ public struct PinentryConfiguration: Sendable, Equatable {
     }
 
     /// The configuration from `environment` (see ``fromEnvironment()``).
-    public static func fromEnvironment(_ environment: [String: String]) -> PinentryConfiguration? {
+    package static func fromEnvironment(_ environment: [String: String]) -> PinentryConfiguration? {
         let terminal = environment["KEYCHAINKIT_PINENTRY_TTY"].flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["GPG_TTY"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (isatty(STDIN_FILENO) == 1 ? ttyname(STDIN_FILENO).map { String(cString: $0) } : nil)

@@ -11,7 +11,7 @@ extension AccessControlPolicy {
     /// Whether constraints guard the use of the private key rather than the reading of it:
     /// `.privateKeyUsage` with a constraint, but no application password (that seals the key
     /// bytes themselves, so they can only be read with the password).
-    public var defersToPrivateKeyUse: Bool {
+    package var defersToPrivateKeyUse: Bool {
         hasConstraints && flags & AccessControlPolicy.privateKeyUsage != 0 && flags & AccessControlPolicy.applicationPassword == 0
     }
 }

@@ -4,18 +4,18 @@ import Foundation
 /// the Linux counterpart of Touch ID. Every call opens its own connection and closes it, and
 /// every wait is bounded: without a bus, without fprintd or without a reader it fails at once
 /// with `biometryNotAvailable`.
-public struct BiometricAuthenticator: Sendable {
+package struct BiometricAuthenticator: Sendable {
     /// The bus, timeouts and attempts.
-    public let configuration: BiometryConfiguration
+    package let configuration: BiometryConfiguration
 
     /// An authenticator using fprintd as `configuration` says.
-    public init(configuration: BiometryConfiguration) {
+    package init(configuration: BiometryConfiguration) {
         self.configuration = configuration
     }
 
     /// The default reader and the caller's enrolled fingers.
     /// Throws `biometryNotAvailable` when there is no bus, no fprintd or no reader.
-    public func currentState() throws(OwnerAuthenticationFailure) -> BiometryState {
+    package func currentState() throws(OwnerAuthenticationFailure) -> BiometryState {
         try SystemFacilities.fingerprintState(configuration)
     }
 
@@ -25,7 +25,7 @@ public struct BiometricAuthenticator: Sendable {
     /// Throws `biometryNotAvailable` (no fprintd or reader), `biometryNotEnrolled`, `failed`
     /// (no scan matched), `appCancelled` (`isCancelled` turned true) or `systemCancelled` (no
     /// finger within `configuration.verifyTimeout` seconds, or the reader is busy).
-    public func verify(isCancelled: () -> Bool) throws(OwnerAuthenticationFailure) -> BiometryState {
+    package func verify(isCancelled: () -> Bool) throws(OwnerAuthenticationFailure) -> BiometryState {
         try SystemFacilities.verifyFingerprint(configuration, isCancelled: isCancelled)
     }
 }

@@ -3,17 +3,17 @@ import Foundation
 
 /// What fprintd reports about the caller's fingerprints: the reader, the enrolled fingers, and
 /// their digest, the "domain state" that `.biometryCurrentSet` items are bound to.
-public struct BiometryState: Sendable, Equatable {
+package struct BiometryState: Sendable, Equatable {
     /// The default reader's name.
-    public let readerName: String
+    package let readerName: String
     /// The caller's enrolled fingers (fprintd's names, such as "right-index-finger"), sorted.
-    public let enrolledFingers: [String]
+    package let enrolledFingers: [String]
     /// SHA-256 of the user, the reader and the enrolled fingers: it changes when a finger is
     /// enrolled or deleted (Apple's `evaluatedPolicyDomainState`).
-    public let domainState: Data
+    package let domainState: Data
 
     /// Whether at least one finger is enrolled.
-    public var isEnrolled: Bool { !enrolledFingers.isEmpty }
+    package var isEnrolled: Bool { !enrolledFingers.isEmpty }
 
     /// The state of `fingers` on the reader `readerName` for the calling user.
     init(readerName: String, enrolledFingers fingers: [String], userID: UInt32 = getuid()) {

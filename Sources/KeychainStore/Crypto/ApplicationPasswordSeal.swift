@@ -8,14 +8,14 @@ import Foundation
 /// decrypted, even with the class key.
 ///
 /// Layout: `"KKAP" ‖ version:u8 ‖ field(kdf parameters) ‖ AES-256-GCM(password key, data)`.
-public enum ApplicationPasswordSeal {
+package enum ApplicationPasswordSeal {
     private static let magic = Data("KKAP".utf8)
     private static let version: UInt8 = 1
     private static let associatedData = Data("keychainkit application password v1".utf8)
 
     /// Seals `data` under `password`, with scrypt calibrated for this machine (N ≥ 2^16, see
     /// `PasswordKDF.calibrated()`). `testing` uses the cheap test KDF (test suites only).
-    public static func seal(_ data: Data, password: Data, testing: Bool) throws(KeychainStoreError) -> Data {
+    package static func seal(_ data: Data, password: Data, testing: Bool) throws(KeychainStoreError) -> Data {
         let kdf = testing ? PasswordKDF.testing() : try PasswordKDF.calibratedOncePerProcess()
         let key = try kdf.deriveKey(password: password)
         var out = magic
@@ -35,7 +35,7 @@ public enum ApplicationPasswordSeal {
     }
 
     /// Opens a sealed secret; `.wrongPassword` if `password` is not the one it was sealed with.
-    public static func open(_ sealed: Data, password: Data, allowTestingKDF: Bool) throws(KeychainStoreError) -> Data {
+    package static func open(_ sealed: Data, password: Data, allowTestingKDF: Bool) throws(KeychainStoreError) -> Data {
         var reader = ByteReader(sealed)
         guard try reader.bytes(4) == magic, try reader.byte() == version else {
             throw .undecodable("an application-password-protected secret")

@@ -4,25 +4,25 @@ import CryptoExtras
 import Foundation
 
 /// scrypt parameters stored in the keychain file, and the derivation of the password key.
-public struct PasswordKDF: Sendable, Equatable {
+package struct PasswordKDF: Sendable, Equatable {
     /// log2 of scrypt's cost parameter N.
-    public var logN: UInt8
+    package var logN: UInt8
     /// scrypt's block size r.
-    public var blockSize: UInt32
+    package var blockSize: UInt32
     /// scrypt's parallelism p.
-    public var parallelism: UInt32
+    package var parallelism: UInt32
     /// Random per-keychain salt.
-    public var salt: Data
+    package var salt: Data
 
     /// The weakest cost accepted when **reading** (opening a keychain, opening an
     /// application-password seal) outside tests: N = 2^14, r = 8, 16 MiB. Files made by earlier
     /// versions at 2^14 or 2^15 keep opening (nobody is locked out); their parameters are
     /// replaced by ``minimumNewLogN`` or more at the next password change. A file that asks for
     /// less was tampered with or made for tests, and is refused.
-    public static let minimumLogN: UInt8 = 14
+    package static let minimumLogN: UInt8 = 14
     /// The weakest cost **new** parameters get (new keychains, password changes, new
     /// application-password seals): N = 2^16, r = 8, 64 MiB per derivation.
-    public static let minimumNewLogN: UInt8 = 16
+    package static let minimumNewLogN: UInt8 = 16
     /// The largest cost calibration chooses: N = 2^20, r = 8, 1 GiB (see ``maximumWork``).
     static let maximumNewLogN: UInt8 = 20
     /// The most work a stored parameter set may ask for, scrypt N·r·p ≤ 2^23: N = 2^20 with r = 8
@@ -33,7 +33,7 @@ public struct PasswordKDF: Sendable, Equatable {
 
     /// Cheap parameters for tests only (N = 2^4). Files using them open only when
     /// `KeychainDatabase.Options.allowTestingKDF` is set.
-    public static func testing() -> PasswordKDF {
+    package static func testing() -> PasswordKDF {
         PasswordKDF(logN: 4, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
     }
 
@@ -41,7 +41,7 @@ public struct PasswordKDF: Sendable, Equatable {
     /// machine: N starts at 2^16 (``minimumNewLogN``, never less, however slow the machine) and
     /// doubles while a derivation is under 250 ms and doubling would stay under 500 ms, up to
     /// 2^20 (1 GiB) and to no more than a quarter of the machine's memory.
-    public static func calibrated() throws(KeychainStoreError) -> PasswordKDF {
+    package static func calibrated() throws(KeychainStoreError) -> PasswordKDF {
         var kdf = PasswordKDF(logN: minimumNewLogN, blockSize: 8, parallelism: 1, salt: Sealing.randomBytes(32))
         let clock = ContinuousClock()
         let ceiling = memoryCeilingLogN(blockSize: 8)

@@ -43,7 +43,7 @@ extension KeychainDatabase {
     /// checkpoint from finishing in time (the log then stays as it was, and a later checkpoint
     /// completes it). In-memory keychains have no log.
     @discardableResult
-    public func checkpointAndTruncateLog(waitingAtMost milliseconds: Int32) throws(KeychainStoreError) -> Bool {
+    package func checkpointAndTruncateLog(waitingAtMost milliseconds: Int32) throws(KeychainStoreError) -> Bool {
         guard path != ":memory:" else { return true }
         guard lock.try() else { return false }
         defer { lock.unlock() }

@@ -9,7 +9,7 @@ extension KeychainDatabase {
     /// One write transaction and nothing before it: the key hierarchy is checked under the write
     /// lock (`transaction`), not also in a read transaction of its own first (issue 11: a
     /// `PRAGMA data_version` statement and two `fcntl` locks per add).
-    public func insert(_ item: NewItem) throws(KeychainStoreError) -> KeychainItem {
+    package func insert(_ item: NewItem) throws(KeychainStoreError) -> KeychainItem {
         try withLock(checkingHierarchy: false) { () throws(KeychainStoreError) in
             _ = try keybag.classKey(for: item.protection)  // locked: refused before anything else
             var attributes = ItemRecord.withPrimaryKeyDefaults(item.attributes, for: item.itemClass)
@@ -52,7 +52,7 @@ extension KeychainDatabase {
     /// Items matching `query`, in insertion order, at most `query.limit`. With `decrypt` false
     /// and a query answerable from blind indexes alone, items are returned without their
     /// contents and no class key is needed.
-    public func find(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> [KeychainItem] {
+    package func find(_ query: ItemQuery, decrypt: Bool) throws(KeychainStoreError) -> [KeychainItem] {
         try findCountingUnreadable(query, decrypt: decrypt).items
     }
 
@@ -82,7 +82,7 @@ extension KeychainDatabase {
     /// its secret) — otherwise nothing changes (`.accessControlNotSatisfied`): removing or
     /// re-binding a constraint, or changing the accessibility, must cost what reading costs.
     @discardableResult
-    public func update(_ query: ItemQuery, with changes: ItemChanges,
+    package func update(_ query: ItemQuery, with changes: ItemChanges,
                        satisfiedItems: Set<UUID> = []) throws(KeychainStoreError) -> Int {
         try withLock { () throws(KeychainStoreError) in
             try transaction { () throws(KeychainStoreError) in
@@ -110,7 +110,7 @@ extension KeychainDatabase {
     /// deleted on its indexes, so that damaged items can still be removed. A locked class fails
     /// the whole call (`.locked`) and nothing is deleted.
     @discardableResult
-    public func delete(_ query: ItemQuery) throws(KeychainStoreError) -> Int {
+    package func delete(_ query: ItemQuery) throws(KeychainStoreError) -> Int {
         try withLock { () throws(KeychainStoreError) in
             try transaction { () throws(KeychainStoreError) in
                 var unlimited = query
@@ -163,7 +163,7 @@ extension KeychainDatabase {
     }
 
     /// Number of live items (tombstones excluded), without decrypting anything.
-    public func itemCount() throws(KeychainStoreError) -> Int {
+    package func itemCount() throws(KeychainStoreError) -> Int {
         try withLock { () throws(KeychainStoreError) in
             do {
                 return try connection.query("SELECT count(*) FROM items WHERE tombstone = 0") { Int($0.int64(0)) }.first ?? 0

@@ -3,16 +3,16 @@ import Foundation
 
 /// One item that may leave this device (marked synchronizable, in a class that is not
 /// ThisDeviceOnly): a live item (decrypted) or a deletion.
-public struct PortableEntry: Sendable {
+package struct PortableEntry: Sendable {
     /// The item's class.
-    public var itemClass: ItemClass
+    package var itemClass: ItemClass
     /// The item's identity in this keychain (keyed with this keychain's index key, so it means
     /// nothing elsewhere): how a caller finds the item again, also after it was deleted.
-    public var localIdentity: Data
+    package var localIdentity: Data
     /// The item, decrypted; nil for a deletion.
-    public var item: KeychainItem?
+    package var item: KeychainItem?
     /// When the item was deleted (tombstones only; nil for tombstones older than the marker).
-    public var deletedAt: Date?
+    package var deletedAt: Date?
 }
 
 /// Items that may leave the device, for whatever copies them between keychains (the sync layer
@@ -27,7 +27,7 @@ extension KeychainDatabase {
 
     /// Every portable item and tombstone of `itemClasses`. Items whose class key is not
     /// available (locked) are left out and counted in `lockedCount`.
-    public func portableEntries(of itemClasses: [ItemClass]) throws(KeychainStoreError)
+    package func portableEntries(of itemClasses: [ItemClass]) throws(KeychainStoreError)
         -> (entries: [PortableEntry], lockedCount: Int) {
         try withLock { () throws(KeychainStoreError) in
             let classes = itemClasses.map(\.rawValue)
@@ -63,7 +63,7 @@ extension KeychainDatabase {
     /// dates) and secret replace the live item with the same primary key, or it is added (replacing
     /// a tombstone of that identity). Returns its local identity.
     @discardableResult
-    public func storeItemKeepingDates(_ item: NewItem) throws(KeychainStoreError) -> Data {
+    package func storeItemKeepingDates(_ item: NewItem) throws(KeychainStoreError) -> Data {
         guard Self.portableClasses.contains(item.protection), item.accessControl == nil else {
             throw .invalidParameter("a copied item must have a portable accessibility and no access control")
         }
@@ -98,7 +98,7 @@ extension KeychainDatabase {
     /// Deletes, as another keychain did at `deletedAt`, the portable item with local identity
     /// `localIdentity`: it becomes a tombstone recording that time. Nothing happens if no live
     /// portable item has that identity.
-    public func recordDeletionKeepingDate(itemClass: ItemClass, localIdentity: Data, deletedAt: Date) throws(KeychainStoreError) {
+    package func recordDeletionKeepingDate(itemClass: ItemClass, localIdentity: Data, deletedAt: Date) throws(KeychainStoreError) {
         try withLock { () throws(KeychainStoreError) in
             try transaction { () throws(KeychainStoreError) in
                 guard let row = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 0",
@@ -120,7 +120,7 @@ extension KeychainDatabase {
 extension KeychainItem {
     /// A keyed digest of the item's class and primary key under `key`: the same for the same
     /// item on every device that holds `key` (a name for the item that other keychains can share).
-    public func primaryKeyName(using key: SymmetricKey) -> Data {
+    package func primaryKeyName(using key: SymmetricKey) -> Data {
         itemClass.primaryKeyName(of: attributes, using: key)
     }
 }

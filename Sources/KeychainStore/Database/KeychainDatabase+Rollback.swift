@@ -17,7 +17,7 @@ import Foundation
 /// current file under the current seal — the seal covers the key hierarchy, not every item.
 extension KeychainDatabase {
     /// The rollback anchor file this handle keeps up to date, or nil when it has none.
-    public var rollbackAnchorPath: String? { rollbackAnchor?.path }
+    package var rollbackAnchorPath: String? { rollbackAnchor?.path }
 
     /// Checks the file against its anchor in `directory` (creating the anchor on first use, which
     /// trusts the file as it is now) and keeps the anchor for this handle's writes.

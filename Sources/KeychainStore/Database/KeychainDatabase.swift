@@ -5,26 +5,26 @@ import Foundation
 /// An open keychain: one SQLite file (or a private in-memory database) with its key hierarchy
 /// and lock state. Thread-safe: calls are serialised on one connection; several processes may
 /// open the same file (SQLite WAL, every write one `BEGIN IMMEDIATE` transaction).
-public final class KeychainDatabase: @unchecked Sendable {
+package final class KeychainDatabase: @unchecked Sendable {
     /// How a keychain is opened or created.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Where the device key lives; nil keeps a random device key in memory (in-memory keychains).
-        public var deviceKeyPath: String?
+        package var deviceKeyPath: String?
         /// KDF for a keychain created with a password; nil calibrates scrypt on this machine.
-        public var newKeychainKDF: PasswordKDF?
+        package var newKeychainKDF: PasswordKDF?
         /// Accept files whose KDF is weaker than `PasswordKDF.minimumLogN` (tests only).
-        public var allowTestingKDF: Bool
+        package var allowTestingKDF: Bool
         /// Create the file if it does not exist.
-        public var createIfMissing: Bool
+        package var createIfMissing: Bool
         /// A directory outside the keychain file's where its rollback anchor lives; nil turns
         /// rollback detection off for this handle. See `RollbackAnchor` and docs/ARCHITECTURE.md.
-        public var rollbackAnchorDirectory: String?
+        package var rollbackAnchorDirectory: String?
         /// The time the auto-lock by inactivity measures idleness with: the continuous clock, or in
         /// tests a clock they move forward instead of sleeping (`KeychainTestSupport.ManualClock`).
         package var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 
         /// Options for a file keychain with the device key at `deviceKeyPath`.
-        public init(deviceKeyPath: String?, newKeychainKDF: PasswordKDF? = nil, allowTestingKDF: Bool = false,
+        package init(deviceKeyPath: String?, newKeychainKDF: PasswordKDF? = nil, allowTestingKDF: Bool = false,
                     createIfMissing: Bool = true, rollbackAnchorDirectory: String? = nil) {
             self.deviceKeyPath = deviceKeyPath
             self.newKeychainKDF = newKeychainKDF
@@ -35,17 +35,17 @@ public final class KeychainDatabase: @unchecked Sendable {
     }
 
     /// Whether the keychain is locked and whether it has a password.
-    public struct Status: Sendable, Equatable {
+    package struct Status: Sendable, Equatable {
         /// The "when unlocked" classes are available.
-        public var isUnlocked: Bool
+        package var isUnlocked: Bool
         /// The keychain has a password (otherwise it behaves like a device without a passcode).
-        public var hasPassword: Bool
+        package var hasPassword: Bool
         /// Seconds of inactivity after which the keychain should lock (0 = never), as stored in the file.
-        public var autoLockSeconds: Int
+        package var autoLockSeconds: Int
     }
 
     /// The file's path, or `":memory:"`.
-    public let path: String
+    package let path: String
     let connection: SQLiteConnection
     /// Serialises calls on the connection. Recursive so that the calls of one ``atomically(_:)``
     /// body (made on the thread that holds it) run inside its transaction.
@@ -102,7 +102,7 @@ public final class KeychainDatabase: @unchecked Sendable {
 
     /// Opens the keychain file at `path`, creating it (with `password`, or none) if missing.
     /// A password given for an existing keychain unlocks it.
-    public static func open(path: String, password: Data?, options: Options) throws(KeychainStoreError) -> KeychainDatabase {
+    package static func open(path: String, password: Data?, options: Options) throws(KeychainStoreError) -> KeychainDatabase {
         let directory = (path as NSString).deletingLastPathComponent
         let exists = try SecureFile.validateExisting(path)
         var deviceKey: SymmetricKey?
@@ -131,7 +131,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     }
 
     /// A private keychain in memory, gone when released; same engine, same encryption.
-    public static func inMemory(password: Data? = nil, options: Options = Options(deviceKeyPath: nil, newKeychainKDF: .testing(), allowTestingKDF: true)) throws(KeychainStoreError) -> KeychainDatabase {
+    package static func inMemory(password: Data? = nil, options: Options = Options(deviceKeyPath: nil, newKeychainKDF: .testing(), allowTestingKDF: true)) throws(KeychainStoreError) -> KeychainDatabase {
         try open(connectionTo: ":memory:", deviceKey: Sealing.randomKey(), password: password, options: options, fileIdentity: nil)
     }
 
@@ -210,7 +210,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     // MARK: Lock state
 
     /// The current lock status.
-    public var status: Status {
+    package var status: Status {
         get throws(KeychainStoreError) {
             try withLock { () throws(KeychainStoreError) in
                 Status(isUnlocked: keybag.isUnlocked, hasPassword: keybag.hasPassword,
@@ -221,7 +221,7 @@ public final class KeychainDatabase: @unchecked Sendable {
 
     /// Whether the "when unlocked" classes are unavailable because the keychain is locked (always
     /// false for a keychain without a password). Reads no file: cheap enough for every call.
-    public var isLocked: Bool {
+    package var isLocked: Bool {
         lock.lock()
         defer { lock.unlock() }
         lockIfIdle(now: options.now())
@@ -230,25 +230,25 @@ public final class KeychainDatabase: @unchecked Sendable {
 
     /// Unlocks with the password (`nil` or empty for a keychain without one).
     /// A wrong password costs a full KDF run and changes nothing on disk.
-    public func unlock(password: Data?) throws(KeychainStoreError) {
+    package func unlock(password: Data?) throws(KeychainStoreError) {
         try withLock { () throws(KeychainStoreError) in try unlockLocked(password: password) }
     }
 
     /// Locks: the "when unlocked" classes become unavailable until the next unlock.
-    public func lockKeychain() {
+    package func lockKeychain() {
         lock.lock()
         defer { lock.unlock() }
         keybag.lock()
     }
 
     /// Verifies a password without changing the lock state.
-    public func verify(password: Data?) throws(KeychainStoreError) {
+    package func verify(password: Data?) throws(KeychainStoreError) {
         try withLock { () throws(KeychainStoreError) in _ = try unwrapPasswordClasses(password: password) }
     }
 
     /// The unwrapped class keys for export to another process of the same session
     /// (see the kernel-keyring session cache). Only classes that are available now.
-    public func availableClassKeys() -> [ProtectionClass: SymmetricKey] {
+    package func availableClassKeys() -> [ProtectionClass: SymmetricKey] {
         lock.lock()
         defer { lock.unlock() }
         return keybag.availableKeys
@@ -256,7 +256,7 @@ public final class KeychainDatabase: @unchecked Sendable {
 
     /// Makes class keys obtained from another process of the same session available, after
     /// checking each against this file's keybag (a key that does not open its entry is ignored).
-    public func adoptClassKeys(_ keys: [ProtectionClass: SymmetricKey]) throws(KeychainStoreError) {
+    package func adoptClassKeys(_ keys: [ProtectionClass: SymmetricKey]) throws(KeychainStoreError) {
         try withLock { () throws(KeychainStoreError) in
             let stored = try readKeybagEntries()
             var verified: [ProtectionClass: SymmetricKey] = [:]
@@ -359,7 +359,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     ///
     /// Refused (`.notAvailable`, nothing changed) when a password-protected ThisDeviceOnly class
     /// cannot be opened here — another device key: its items would be orphaned.
-    public func changePassword(from oldPassword: Data?, to newPassword: Data?) throws(KeychainStoreError) {
+    package func changePassword(from oldPassword: Data?, to newPassword: Data?) throws(KeychainStoreError) {
         try withLock { () throws(KeychainStoreError) in
             // Both password keys are derived before the write lock is taken: the KDF is the slow part.
             let oldKDF = keybag.passwordKDF
@@ -447,7 +447,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     }
 
     /// Stores the auto-lock timeout (seconds of inactivity, 0 = never) used by session sharing.
-    public func setAutoLockTimeout(seconds: Int) throws(KeychainStoreError) {
+    package func setAutoLockTimeout(seconds: Int) throws(KeychainStoreError) {
         guard seconds >= 0 else { throw .invalidParameter("the auto-lock timeout must not be negative") }
         try withLock { () throws(KeychainStoreError) in
             var bytes = Data()
@@ -467,10 +467,10 @@ public final class KeychainDatabase: @unchecked Sendable {
     }
 
     /// Whether this keychain accepts the cheap test KDF (test suites only).
-    public var allowsTestingKDF: Bool { options.allowTestingKDF }
+    package var allowsTestingKDF: Bool { options.allowTestingKDF }
 
     /// The keychain's random identity (used to name its entries in the session cache).
-    public let keychainID: Data
+    package let keychainID: Data
 
     /// The auto-lock by inactivity: a keychain with a password, unlocked in this process and not
     /// used for `autoLockSeconds` (0: never), is locked before the next call runs — as the
@@ -535,7 +535,7 @@ public final class KeychainDatabase: @unchecked Sendable {
     }
 
     /// Whether the path was found to name another file than this handle's (see `fileWasReplaced`).
-    public var wasReplaced: Bool {
+    package var wasReplaced: Bool {
         lock.withLock { fileWasReplaced }
     }
 

@@ -7,14 +7,14 @@ import Foundation
 /// can read has leaked already, and one others can write lets them choose the password a new
 /// keychain gets. A symlink is followed — secret stores commonly link the file into place — but
 /// the checks apply to the file actually opened (`fstat`), not to the name.
-public enum PasswordFile {
+package enum PasswordFile {
     /// The largest password file read (a password, not a document).
     static let maximumSize = 64 * 1024
 
     /// The file's whole content. The bytes read pass through one buffer, zeroed before it is
     /// released. Throws `passwordFileMissing` or `passwordFileUnsafe` (errSecNotAvailable) with the reason (never the content) when the file cannot be
     /// read or breaks a rule above; `origin` names the source in those reasons.
-    public static func read(_ path: String, origin: String = "KEYCHAINKIT_PASSWORD_FILE") throws(KeychainStoreError) -> Data {
+    package static func read(_ path: String, origin: String = "KEYCHAINKIT_PASSWORD_FILE") throws(KeychainStoreError) -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             throw KeychainStoreError(.passwordFileMissing(origin: origin, path: path), systemErrno: errno)

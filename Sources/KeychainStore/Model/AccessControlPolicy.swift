@@ -2,37 +2,37 @@ import Foundation
 
 /// What `SecAccessControlCreateWithFlags` describes: a protection class plus constraint flags,
 /// validated by Apple's rules. Stored with the item (inside its encrypted payload).
-public struct AccessControlPolicy: Sendable, Hashable {
+package struct AccessControlPolicy: Sendable, Hashable {
     /// The accessibility class the item is stored under.
-    public let protection: ProtectionClass
+    package let protection: ProtectionClass
     /// The `SecAccessControlCreateFlags` bits, exactly as Apple numbers them.
-    public let flags: UInt64
+    package let flags: UInt64
     /// For a `.biometryCurrentSet` item: the digest of the enrolled fingers when it was stored
     /// (its biometric "domain state"); reads fail once the enrolled set differs. Nil otherwise,
     /// and for items stored while no fingerprint service was available.
-    public private(set) var biometryDomainState: Data?
+    package private(set) var biometryDomainState: Data?
 
     /// `kSecAccessControlUserPresence`.
-    public static let userPresence: UInt64 = 1 << 0
+    package static let userPresence: UInt64 = 1 << 0
     /// `kSecAccessControlBiometryAny`.
-    public static let biometryAny: UInt64 = 1 << 1
+    package static let biometryAny: UInt64 = 1 << 1
     /// `kSecAccessControlBiometryCurrentSet`.
-    public static let biometryCurrentSet: UInt64 = 1 << 3
+    package static let biometryCurrentSet: UInt64 = 1 << 3
     /// `kSecAccessControlDevicePasscode`.
-    public static let devicePasscode: UInt64 = 1 << 4
+    package static let devicePasscode: UInt64 = 1 << 4
     /// `kSecAccessControlWatch` / `kSecAccessControlCompanion`.
-    public static let companion: UInt64 = 1 << 5
+    package static let companion: UInt64 = 1 << 5
     /// `kSecAccessControlOr`.
-    public static let or: UInt64 = 1 << 14
+    package static let or: UInt64 = 1 << 14
     /// `kSecAccessControlAnd`.
-    public static let and: UInt64 = 1 << 15
+    package static let and: UInt64 = 1 << 15
     /// `kSecAccessControlPrivateKeyUsage`.
-    public static let privateKeyUsage: UInt64 = 1 << 30
+    package static let privateKeyUsage: UInt64 = 1 << 30
     /// `kSecAccessControlApplicationPassword`.
-    public static let applicationPassword: UInt64 = 1 << 31
+    package static let applicationPassword: UInt64 = 1 << 31
 
     /// Why a combination of flags is refused (Apple answers `errSecParam` for each).
-    public enum ValidationError: Error, Sendable, Equatable {
+    package enum ValidationError: Error, Sendable, Equatable {
         /// `Or` and `And` together.
         case orAndAnd
         /// `BiometryAny` and `BiometryCurrentSet` together.
@@ -42,7 +42,7 @@ public struct AccessControlPolicy: Sendable, Hashable {
     }
 
     /// Validates flags as `SecAccessControlCreateWithFlags` does.
-    public init(protection: ProtectionClass, flags: UInt64) throws(ValidationError) {
+    package init(protection: ProtectionClass, flags: UInt64) throws(ValidationError) {
         if flags & Self.or != 0 && flags & Self.and != 0 { throw .orAndAnd }
         if flags & Self.biometryAny != 0 && flags & Self.biometryCurrentSet != 0 { throw .twoBiometryFlags }
         if flags & Self.userPresence != 0 {
@@ -55,7 +55,7 @@ public struct AccessControlPolicy: Sendable, Hashable {
 
     /// The policy of an item stored without access control: its protection class, no constraints
     /// (what Apple synthesises for `kSecAttrAccessControl` in results).
-    public static func unconstrained(_ protection: ProtectionClass) -> AccessControlPolicy {
+    package static func unconstrained(_ protection: ProtectionClass) -> AccessControlPolicy {
         AccessControlPolicy(validated: protection, flags: 0)
     }
 
@@ -65,14 +65,14 @@ public struct AccessControlPolicy: Sendable, Hashable {
     }
 
     /// This policy bound to the biometric domain state `state` (see `biometryDomainState`).
-    public func binding(biometryDomainState state: Data?) -> AccessControlPolicy {
+    package func binding(biometryDomainState state: Data?) -> AccessControlPolicy {
         var bound = self
         bound.biometryDomainState = state
         return bound
     }
 
     /// Whether reading the item's data requires a constraint to be satisfied.
-    public var hasConstraints: Bool {
+    package var hasConstraints: Bool {
         flags & (Self.userPresence | Self.biometryAny | Self.biometryCurrentSet | Self.devicePasscode
             | Self.companion | Self.applicationPassword) != 0
     }

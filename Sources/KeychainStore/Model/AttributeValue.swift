@@ -5,7 +5,7 @@ import Foundation
 /// Blob attributes (account, service, label, …) keep the caller's choice of `String` or `Data`
 /// and are returned the same way, but compare by their bytes, so `"x"` and `Data("x".utf8)` are
 /// the same key — as on Apple platforms.
-public enum AttributeValue: Sendable, Hashable {
+package enum AttributeValue: Sendable, Hashable {
     /// Text.
     case string(String)
     /// Bytes.
@@ -18,7 +18,7 @@ public enum AttributeValue: Sendable, Hashable {
 
 extension AttributeValue: CustomStringConvertible {
     /// Names the kind only: attribute values may be secret-adjacent and never reach logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .string: return "AttributeValue.string(<redacted>)"
         case .data(let data): return "AttributeValue.data(\(data.count) bytes)"
@@ -29,7 +29,7 @@ extension AttributeValue: CustomStringConvertible {
 }
 
 /// How an attribute's value is interpreted, compared and defaulted (Apple's schema kinds).
-public enum AttributeKind: Sendable {
+package enum AttributeKind: Sendable {
     /// Bytes given as String or Data, type preserved, compared by bytes; default empty.
     case blob
     /// Text; Data is decoded as UTF-8; default empty.

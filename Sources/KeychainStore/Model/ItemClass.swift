@@ -1,6 +1,6 @@
 /// A keychain item class (`kSecClass…`) this store keeps, with its schema: which attributes it
 /// has, of which kind, and which of them form its primary key.
-public enum ItemClass: String, Sendable, CaseIterable, Hashable {
+package enum ItemClass: String, Sendable, CaseIterable, Hashable {
     /// `kSecClassGenericPassword`.
     case genericPassword = "genp"
     /// `kSecClassInternetPassword`.
@@ -47,7 +47,7 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
 
     /// The attributes of this class (short name → kind), excluding `pdmn` and `accc`, which the
     /// store models as the item's protection and access control.
-    public var attributes: [String: AttributeKind] {
+    package var attributes: [String: AttributeKind] {
         switch self {
         case .genericPassword: return Self.genericPasswordAttributes
         case .internetPassword: return Self.internetPasswordAttributes
@@ -57,7 +57,7 @@ public enum ItemClass: String, Sendable, CaseIterable, Hashable {
     }
 
     /// The attributes that together identify an item (Apple's primary key), in a fixed order.
-    public var primaryKey: [String] {
+    package var primaryKey: [String] {
         switch self {
         case .genericPassword: return Self.genericPasswordPrimaryKey
         case .internetPassword: return Self.internetPasswordPrimaryKey

@@ -1,7 +1,7 @@
 /// An accessibility class (`kSecAttrAccessible…`), named by Apple's short string.
 ///
 /// It decides which class key wraps an item's key and so when the item can be read.
-public enum ProtectionClass: String, Sendable, CaseIterable, Hashable {
+package enum ProtectionClass: String, Sendable, CaseIterable, Hashable {
     /// `kSecAttrAccessibleWhenUnlocked`.
     case whenUnlocked = "ak"
     /// `kSecAttrAccessibleAfterFirstUnlock`.
@@ -18,7 +18,7 @@ public enum ProtectionClass: String, Sendable, CaseIterable, Hashable {
     case whenPasscodeSetThisDeviceOnly = "akpu"
 
     /// When the class key is available.
-    public enum Availability: Sendable {
+    package enum Availability: Sendable {
         /// Only while the keychain is unlocked.
         case whenUnlocked
         /// From the first unlock until the process (the "session") ends.
@@ -28,7 +28,7 @@ public enum ProtectionClass: String, Sendable, CaseIterable, Hashable {
     }
 
     /// When items of this class can be read.
-    public var availability: Availability {
+    package var availability: Availability {
         switch self {
         case .whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly: return .whenUnlocked
         case .afterFirstUnlock, .afterFirstUnlockThisDeviceOnly: return .afterFirstUnlock
@@ -37,7 +37,7 @@ public enum ProtectionClass: String, Sendable, CaseIterable, Hashable {
     }
 
     /// Whether the class key is also bound to this device's key, so a copied file cannot open it.
-    public var isThisDeviceOnly: Bool {
+    package var isThisDeviceOnly: Bool {
         switch self {
         case .whenUnlockedThisDeviceOnly, .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly,
              .whenPasscodeSetThisDeviceOnly:
@@ -48,7 +48,7 @@ public enum ProtectionClass: String, Sendable, CaseIterable, Hashable {
     }
 
     /// Whether the class key exists only while the keychain has a password.
-    public var requiresPassword: Bool { self == .whenPasscodeSetThisDeviceOnly }
+    package var requiresPassword: Bool { self == .whenPasscodeSetThisDeviceOnly }
 
     /// Whether the class key is protected by the keychain password (when it has one).
     var isPasswordProtected: Bool { availability != .always }

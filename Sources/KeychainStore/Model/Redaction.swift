@@ -6,7 +6,7 @@ import Foundation
 
 extension AttributeValue: CustomReflectable {
     /// The kind of value and, for bytes, their count; never the value.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         let kind: String
         switch self {
         case .string: kind = "string"
@@ -25,7 +25,7 @@ private func redacted(_ data: Data?) -> String {
 
 extension KeychainItem: CustomReflectable {
     /// Class, protection, attribute names and the secret's size; attribute values and data redacted.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: ["itemClass": itemClass, "persistentID": persistentID, "protection": protection,
                                 "accessControl": accessControl as Any, "attributes": attributes, "data": redacted(data),
                                 "isDecrypted": isDecrypted], displayStyle: .struct)
@@ -34,7 +34,7 @@ extension KeychainItem: CustomReflectable {
 
 extension NewItem: CustomReflectable {
     /// Class, protection, attribute names and the secret's size; attribute values and data redacted.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: ["itemClass": itemClass, "attributes": attributes, "data": redacted(data),
                                 "protection": protection, "accessControl": accessControl as Any], displayStyle: .struct)
     }
@@ -42,7 +42,7 @@ extension NewItem: CustomReflectable {
 
 extension ItemChanges: CustomReflectable {
     /// Attribute names and the new secret's size; values redacted.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: ["attributes": attributes, "data": redacted(data), "protection": protection as Any,
                                 "accessControl": accessControl as Any], displayStyle: .struct)
     }

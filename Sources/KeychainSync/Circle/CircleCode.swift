@@ -8,9 +8,9 @@ import KeychainStore
 /// Shown once when a circle is created (or re-keyed at a removal). It authorises a join request
 /// (a member checks it before sponsoring the device); it is not what devices trust — the signed
 /// member list is. It never goes to the transport.
-public struct CircleCode: Sendable, Equatable {
+package struct CircleCode: Sendable, Equatable {
     /// The circle's public identity (16 random bytes): names its folder in etcd.
-    public let circleID: Data
+    package let circleID: Data
     /// The join secret (32 random bytes): authenticates join requests.
     let secret: SymmetricKey
 
@@ -32,7 +32,7 @@ public struct CircleCode: Sendable, Equatable {
     }
 
     /// Parses the text form; surrounding white space is ignored.
-    public init(text: String) throws(SyncError) {
+    package init(text: String) throws(SyncError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix(Self.legacyPrefix) { throw .legacyCircle }
         guard trimmed.hasPrefix(Self.prefix) else { throw .invalidCircleCode }
@@ -45,7 +45,7 @@ public struct CircleCode: Sendable, Equatable {
     }
 
     /// The text form (contains the secret: show it once, never log it).
-    public var text: String {
+    package var text: String {
         Self.prefix + HexEncoding.string(circleID) + "-" + secret.withUnsafeBytes { HexEncoding.string($0) }
     }
 
@@ -57,7 +57,7 @@ public struct CircleCode: Sendable, Equatable {
                                outputByteCount: 32)
     }
 
-    public static func == (lhs: CircleCode, rhs: CircleCode) -> Bool {
+    package static func == (lhs: CircleCode, rhs: CircleCode) -> Bool {
         lhs.circleID == rhs.circleID && lhs.secret == rhs.secret
     }
 

@@ -1,21 +1,21 @@
 import Foundation
 
 /// One key in etcd, as a range or a watch returns it.
-public struct EtcdKeyValue: Sendable, Equatable {
+package struct EtcdKeyValue: Sendable, Equatable {
     /// The key's bytes.
-    public var key: Data
+    package var key: Data
     /// The value's bytes (empty for a deletion event).
-    public var value: Data
+    package var value: Data
     /// The revision of the key's last change.
-    public var modRevision: Int64
+    package var modRevision: Int64
 }
 
 /// One change a watch reports.
-public struct EtcdEvent: Sendable, Equatable {
+package struct EtcdEvent: Sendable, Equatable {
     /// The key and, for a put, its new value.
-    public var keyValue: EtcdKeyValue
+    package var keyValue: EtcdKeyValue
     /// Whether the key was deleted (otherwise put).
-    public var isDelete: Bool
+    package var isDelete: Bool
 }
 
 /// A client of etcd's v3 API through its JSON gateway (`/v3/kv/…`, `/v3/watch`), the HTTP face
@@ -28,7 +28,7 @@ public struct EtcdEvent: Sendable, Equatable {
 /// optional client certificate, optional etcd user credentials (a token from
 /// `/v3/auth/authenticate`, fetched again when etcd says it expired), plain HTTP only when allowed.
 /// Refusals of trust or access are ``EtcdError/refused(_:)`` and are not retried on other members.
-public final class EtcdClient: @unchecked Sendable {
+package final class EtcdClient: @unchecked Sendable {
     private let endpoints: [EtcdEndpoint]
     private let tls: TLSContext?
     private let credentials: EtcdConnection.Credentials?
@@ -40,7 +40,7 @@ public final class EtcdClient: @unchecked Sendable {
 
     /// A client for `connection`. Checks the settings and reads the CA and client certificate files
     /// now, so a mistake there is reported before any network call.
-    public init(connection: EtcdConnection) throws(EtcdError) {
+    package init(connection: EtcdConnection) throws(EtcdError) {
         var parsed: [EtcdEndpoint] = []
         for text in connection.endpoints {
             parsed.append(try EtcdEndpoint(parsing: text, insecure: connection.insecure))
@@ -68,14 +68,14 @@ public final class EtcdClient: @unchecked Sendable {
     /// A client for plain-HTTP `endpoints` such as `http://127.0.0.1:2379`, without TLS or
     /// authentication: for a cluster on loopback (the tests). Everything else uses
     /// ``init(connection:)``; an `https://` endpoint here is refused (no CA is named).
-    public convenience init(endpoints: [String], timeout: Duration = .seconds(5)) throws(EtcdError) {
+    package convenience init(endpoints: [String], timeout: Duration = .seconds(5)) throws(EtcdError) {
         try self.init(connection: EtcdConnection(endpoints: endpoints, insecure: true, timeout: timeout))
     }
 
     // MARK: Key-value calls
 
     /// Every key starting with `prefix`, in key order, and the store's revision at that moment.
-    public func range(prefix: Data) throws(EtcdError) -> (keyValues: [EtcdKeyValue], revision: Int64) {
+    package func range(prefix: Data) throws(EtcdError) -> (keyValues: [EtcdKeyValue], revision: Int64) {
         let response = try call("/v3/kv/range", ["key": prefix.base64EncodedString(),
                                                  "range_end": Self.prefixEnd(prefix).base64EncodedString()])
         let keyValues = try (response["kvs"] as? [[String: Any]] ?? []).map { entry throws(EtcdError) in try Self.keyValue(entry) }
@@ -83,21 +83,21 @@ public final class EtcdClient: @unchecked Sendable {
     }
 
     /// The value at `key`, if any.
-    public func get(_ key: Data) throws(EtcdError) -> EtcdKeyValue? {
+    package func get(_ key: Data) throws(EtcdError) -> EtcdKeyValue? {
         let response = try call("/v3/kv/range", ["key": key.base64EncodedString()])
         return try (response["kvs"] as? [[String: Any]])?.first.map { entry throws(EtcdError) in try Self.keyValue(entry) }
     }
 
     /// Writes `value` at `key` unconditionally; returns the new revision.
     @discardableResult
-    public func put(_ key: Data, _ value: Data) throws(EtcdError) -> Int64 {
+    package func put(_ key: Data, _ value: Data) throws(EtcdError) -> Int64 {
         try Self.revision(try call("/v3/kv/put", ["key": key.base64EncodedString(), "value": value.base64EncodedString()]))
     }
 
     /// Writes `value` at `key` only if the key's last change is still `expectedModRevision`
     /// (0: the key must not exist). Returns whether it was written: the compare-and-swap that
     /// keeps two devices from overwriting each other's acknowledged writes.
-    public func compareAndPut(_ key: Data, _ value: Data, expectedModRevision: Int64) throws(EtcdError) -> Bool {
+    package func compareAndPut(_ key: Data, _ value: Data, expectedModRevision: Int64) throws(EtcdError) -> Bool {
         let encodedKey = key.base64EncodedString()
         let response = try call("/v3/kv/txn", [
             "compare": [["target": "MOD", "key": encodedKey, "mod_revision": String(expectedModRevision), "result": "EQUAL"]],
@@ -107,7 +107,7 @@ public final class EtcdClient: @unchecked Sendable {
     }
 
     /// Deletes `key` only if its last change is still `expectedModRevision`. Returns whether it did.
-    public func compareAndDelete(_ key: Data, expectedModRevision: Int64) throws(EtcdError) -> Bool {
+    package func compareAndDelete(_ key: Data, expectedModRevision: Int64) throws(EtcdError) -> Bool {
         let encodedKey = key.base64EncodedString()
         let response = try call("/v3/kv/txn", [
             "compare": [["target": "MOD", "key": encodedKey, "mod_revision": String(expectedModRevision), "result": "EQUAL"]],
@@ -121,7 +121,7 @@ public final class EtcdClient: @unchecked Sendable {
     /// Streams the changes under `prefix` from `startRevision` on, handing each batch to
     /// `onEvents` until it returns false or `deadline` passes (then returns normally). Throws when
     /// the connection fails, for the caller to reconnect (with backoff) from the last revision seen.
-    public func watch(prefix: Data, startRevision: Int64, deadline: ContinuousClock.Instant,
+    package func watch(prefix: Data, startRevision: Int64, deadline: ContinuousClock.Instant,
                       onEvents: ([EtcdEvent], Int64) -> Bool) throws(EtcdError) {
         let request: [String: Any] = ["create_request": [
             "key": prefix.base64EncodedString(), "range_end": Self.prefixEnd(prefix).base64EncodedString(),

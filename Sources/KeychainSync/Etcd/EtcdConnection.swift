@@ -10,51 +10,51 @@ import Foundation
 /// or IP address in subjectAltName). `http://` endpoints are refused unless ``insecure`` is set:
 /// records stay end-to-end encrypted, but a password, the auth token, key names, record sizes and
 /// timing cross the network in the clear, and anyone on the path can drop or replay requests.
-public struct EtcdConnection: Sendable {
+package struct EtcdConnection: Sendable {
     /// An etcd user and password (etcd's `--auth`: `/v3/auth/authenticate` turns them into a token
     /// sent with every call). The password is never printed, logged or reflected.
-    public struct Credentials: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    package struct Credentials: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         /// The etcd user name.
-        public var user: String
+        package var user: String
         /// The password, kept only in memory for (re-)authentication.
         let password: String
 
         /// Credentials for `user` with `password`.
-        public init(user: String, password: String) {
+        package init(user: String, password: String) {
             self.user = user
             self.password = password
         }
 
         /// The user name only.
-        public var description: String { "etcd user \(user)" }
+        package var description: String { "etcd user \(user)" }
         /// The user name only.
-        public var debugDescription: String { description }
+        package var debugDescription: String { description }
         /// The user name only: the password stays out of dumps and reflection.
-        public var customMirror: Mirror { Mirror(self, children: ["user": user]) }
+        package var customMirror: Mirror { Mirror(self, children: ["user": user]) }
     }
 
     /// Client URLs such as `https://10.0.0.1:2379` (port 2379 when none is given).
-    public var endpoints: [String]
+    package var endpoints: [String]
     /// A PEM file of the CA certificate(s) etcd's server certificates must chain to. Required for
     /// `https://` endpoints.
-    public var caFile: String?
+    package var caFile: String?
     /// A PEM client certificate (with any intermediates) for etcd's `--client-cert-auth`.
-    public var clientCertificateFile: String?
+    package var clientCertificateFile: String?
     /// The PEM private key of ``clientCertificateFile``.
-    public var clientKeyFile: String?
+    package var clientKeyFile: String?
     /// etcd user credentials, when etcd has authentication enabled.
-    public var credentials: Credentials?
+    package var credentials: Credentials?
     /// Allows `http://` endpoints (see the type's discussion for what that exposes). TLS endpoints
     /// are verified the same either way.
-    public var insecure: Bool
+    package var insecure: Bool
     /// The longest a connection (TCP and TLS handshake) or one ordinary call, reading its whole
     /// response, may take before the next endpoint is tried.
-    public var timeout: Duration
+    package var timeout: Duration
     /// Bounds on what one response may make the client hold (tests lower them).
     var limits = HTTPLimits.standard
 
     /// Connection settings; see each property.
-    public init(endpoints: [String], caFile: String? = nil, clientCertificateFile: String? = nil, clientKeyFile: String? = nil,
+    package init(endpoints: [String], caFile: String? = nil, clientCertificateFile: String? = nil, clientKeyFile: String? = nil,
                 credentials: Credentials? = nil, insecure: Bool = false, timeout: Duration = .seconds(5)) {
         self.endpoints = endpoints
         self.caFile = caFile

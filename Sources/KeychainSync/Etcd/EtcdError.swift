@@ -1,6 +1,6 @@
 /// Why a call to etcd failed. Messages name endpoints, limits and reasons, never keys, values,
 /// passwords or tokens.
-public enum EtcdError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum EtcdError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No endpoint could be reached, or the connection failed mid-call.
     case unavailable(String)
     /// A wait for data passed its deadline.
@@ -18,7 +18,7 @@ public enum EtcdError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidConfiguration(String)
 
     /// A sentence for people and logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unavailable(let reason): return "etcd is unavailable: \(reason)"
         case .timedOut: return "etcd did not answer in time"

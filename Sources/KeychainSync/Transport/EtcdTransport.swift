@@ -5,14 +5,14 @@ import KeychainStore
 /// `/keychainkit/v2/<circle id>/<name>`, a version token is the key's mod revision (decimal), and a
 /// conditional publish is a compare-and-swap on it. The protocol never reads meaning into those
 /// revisions: they only keep two honest devices from overwriting each other's writes.
-public final class EtcdTransport: SyncTransport, @unchecked Sendable {  // EtcdClient is thread-safe; the rest is immutable
+package final class EtcdTransport: SyncTransport, @unchecked Sendable {  // EtcdClient is thread-safe; the rest is immutable
     private let client: EtcdClient
     private let prefix: Data
     /// The etcd endpoints, comma-separated.
-    public let location: String
+    package let location: String
 
     /// A transport for the circle `circleID` (hex) on `client`, described as `location`.
-    public init(client: EtcdClient, circleID: String, location: String) {
+    package init(client: EtcdClient, circleID: String, location: String) {
         self.client = client
         self.prefix = Data("/keychainkit/v2/\(circleID)/".utf8)
         self.location = location
@@ -22,7 +22,7 @@ public final class EtcdTransport: SyncTransport, @unchecked Sendable {  // EtcdC
     /// user), described as `location`. Settings that cannot work (an `https://` endpoint without a
     /// CA, `http://` without ``EtcdConnection/insecure``, an unreadable certificate) are refused
     /// with etcd's message, which names the fix.
-    public static func open(_ connection: EtcdConnection, circleID: String, location: String) throws(SyncError) -> any SyncTransport {
+    package static func open(_ connection: EtcdConnection, circleID: String, location: String) throws(SyncError) -> any SyncTransport {
         do {
             return EtcdTransport(client: try EtcdClient(connection: connection), circleID: circleID, location: location)
         } catch {
@@ -34,33 +34,33 @@ public final class EtcdTransport: SyncTransport, @unchecked Sendable {  // EtcdC
     /// comma-separated: plain `http://` as circles made that way always reached etcd (see
     /// ``EtcdClient/init(endpoints:timeout:)``). Circles that use TLS are opened with
     /// ``open(_:circleID:location:)``.
-    public static func open(location: String, circleID: String) throws(SyncError) -> any SyncTransport {
+    package static func open(location: String, circleID: String) throws(SyncError) -> any SyncTransport {
         try open(EtcdConnection(endpoints: location.split(separator: ",").map(String.init), insecure: true),
                  circleID: circleID, location: location)
     }
 
     /// True: every conditional change is a compare-and-swap on the key's mod revision.
-    public var supportsConditionalPublish: Bool { true }
+    package var supportsConditionalPublish: Bool { true }
 
     /// Nothing to fetch: every call reads etcd.
-    public func refresh() throws(SyncTransportError) {}
+    package func refresh() throws(SyncTransportError) {}
 
     /// Every key under the circle's prefix followed by `name`, with its mod revision as the token.
-    public func list(prefix name: String) throws(SyncTransportError) -> [SyncTransportRecord] {
+    package func list(prefix name: String) throws(SyncTransportError) -> [SyncTransportRecord] {
         try Self.checkName(name, allowEmpty: true)
         let keyValues = try etcd { () throws(EtcdError) in try client.range(prefix: prefix + Data(name.utf8)).keyValues }
         return keyValues.compactMap(record)
     }
 
     /// The key for `name`, with its mod revision as the token.
-    public func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord? {
+    package func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord? {
         try Self.checkName(name, allowEmpty: false)
         return try etcd { () throws(EtcdError) in try client.get(prefix + Data(name.utf8)) }.flatMap(record)
     }
 
     /// One change at a time (each conditional one a compare-and-swap); the conflicts, if any, are
     /// reported together after the others were applied.
-    public func publish(_ changes: [SyncTransportChange]) throws(SyncTransportError) {
+    package func publish(_ changes: [SyncTransportChange]) throws(SyncTransportError) {
         for change in changes { try Self.checkName(change.name, allowEmpty: false) }
         var conflicts: [String] = []
         for change in changes {
@@ -87,7 +87,7 @@ public final class EtcdTransport: SyncTransport, @unchecked Sendable {  // EtcdC
     }
 
     /// A watch from the current revision until `deadline`: true at the first change under `prefix`.
-    public func waitForChange(prefix name: String, until deadline: ContinuousClock.Instant) throws(SyncTransportError) -> Bool {
+    package func waitForChange(prefix name: String, until deadline: ContinuousClock.Instant) throws(SyncTransportError) -> Bool {
         try Self.checkName(name, allowEmpty: true)
         let watched = prefix + Data(name.utf8)
         var changed = false

@@ -13,7 +13,7 @@ import Foundation
 /// `keys`, `members/<hex>`, `items/<hex>`); a transport maps them onto its own namespace (an etcd
 /// key prefix, a file in a repository or a folder). No component is empty or starts with `.`
 /// (`.git`, `.stfolder`: what git and sync tools treat specially); `TransportRecordName` checks all this.
-public protocol SyncTransport: AnyObject, Sendable {
+package protocol SyncTransport: AnyObject, Sendable {
     /// Where the records live, for messages (an endpoint list, a URL without credentials, a path).
     var location: String { get }
 
@@ -49,17 +49,17 @@ public protocol SyncTransport: AnyObject, Sendable {
 }
 
 /// One record as a transport holds it.
-public struct SyncTransportRecord: Sendable, Equatable {
+package struct SyncTransportRecord: Sendable, Equatable {
     /// The record's name (see ``SyncTransport``).
-    public var name: String
+    package var name: String
     /// The record's bytes, exactly as published.
-    public var bytes: Data
+    package var bytes: Data
     /// The transport's opaque version of this record (an etcd mod revision, a git blob id, a file's
     /// content digest), used only for conditional publishing.
-    public var version: String
+    package var version: String
 
     /// A record with its version token.
-    public init(name: String, bytes: Data, version: String) {
+    package init(name: String, bytes: Data, version: String) {
         self.name = name
         self.bytes = bytes
         self.version = version
@@ -67,9 +67,9 @@ public struct SyncTransportRecord: Sendable, Equatable {
 }
 
 /// One change to publish.
-public struct SyncTransportChange: Sendable, Equatable {
+package struct SyncTransportChange: Sendable, Equatable {
     /// What to do with the record.
-    public enum Operation: Sendable, Equatable {
+    package enum Operation: Sendable, Equatable {
         /// Store these bytes under the name.
         case write(Data)
         /// Remove the record.
@@ -77,15 +77,15 @@ public struct SyncTransportChange: Sendable, Equatable {
     }
 
     /// The record's name.
-    public var name: String
+    package var name: String
     /// Write or remove.
-    public var operation: Operation
+    package var operation: Operation
     /// Apply only if the record still has this version; `.some(nil)` only if it is absent;
     /// `nil` applies unconditionally.
-    public var expected: String??
+    package var expected: String??
 
     /// A change, conditional on `expected` when given.
-    public init(name: String, operation: Operation, expected: String?? = nil) {
+    package init(name: String, operation: Operation, expected: String?? = nil) {
         self.name = name
         self.operation = operation
         self.expected = expected
@@ -93,7 +93,7 @@ public struct SyncTransportChange: Sendable, Equatable {
 }
 
 /// Why a transport call failed. Messages name the location and the cause, never record contents.
-public enum SyncTransportError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum SyncTransportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The transport could not be reached (offline, refused, timed out): the reason.
     case unreachable(String)
     /// A conditional publish found these records changed since they were read.
@@ -109,7 +109,7 @@ public enum SyncTransportError: Error, Equatable, Sendable, CustomStringConverti
     case invalidName(String)
 
     /// A sentence for people and logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreachable(let reason): return "the sync transport is unreachable: \(reason)"
         case .conflict(let names): return "records changed while publishing (\(names.count)); list again and retry"

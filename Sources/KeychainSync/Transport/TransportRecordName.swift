@@ -68,11 +68,11 @@ package enum TransportRecordName {
 /// with a name outside the rules (`../x`), a symbolic link, a submodule, a FIFO, a file over the
 /// size limit. Whoever can write to a git remote or a shared folder can put anything there; such
 /// entries are skipped (never followed, never read) and reported here so that a user can see them.
-public struct SyncTransportSkippedEntry: Sendable, Equatable, CustomStringConvertible {
+package struct SyncTransportSkippedEntry: Sendable, Equatable, CustomStringConvertible {
     /// The entry's path as found, escaped for display (see ``description``).
-    public var path: String
+    package var path: String
     /// Why it was skipped.
-    public var reason: String
+    package var reason: String
 
     /// A skipped entry; `path` is escaped for display here.
     package init(rawPath: String, reason: String) {
@@ -81,5 +81,5 @@ public struct SyncTransportSkippedEntry: Sendable, Equatable, CustomStringConver
     }
 
     /// `path: reason`.
-    public var description: String { "\(path): \(reason)" }
+    package var description: String { "\(path): \(reason)" }
 }

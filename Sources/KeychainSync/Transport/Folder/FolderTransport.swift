@@ -26,15 +26,15 @@ import Foundation
 /// Whoever else can write to the folder is untrusted: symbolic links, FIFOs, devices, files with
 /// names outside the record rules and oversized files are skipped (never followed, opened or
 /// read) and listed in ``skippedEntries``.
-public final class FolderTransport: SyncTransport, @unchecked Sendable {
+package final class FolderTransport: SyncTransport, @unchecked Sendable {
     /// The folder's path.
-    public let location: String
+    package let location: String
 
     /// False: a shared folder cannot compare and swap; changes are applied unconditionally.
-    public var supportsConditionalPublish: Bool { false }
+    package var supportsConditionalPublish: Bool { false }
 
     /// The file that marks a folder as a KeychainKit sync folder (upper case: never a record name).
-    public static let markerName = "KEYCHAINKIT-SYNC-FOLDER"
+    package static let markerName = "KEYCHAINKIT-SYNC-FOLDER"
     /// How our temporary files start (`~` is outside the record alphabet: never a record name).
     static let temporaryPrefix = ".~keychainkit-"
 
@@ -53,7 +53,7 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     /// - Parameters:
     ///   - pollInterval: how often ``waitForChange(prefix:until:)`` looks at the folder.
     ///   - maximumRecordBytes: a larger file is skipped, not read.
-    public init(folder path: String, create: Bool = false, pollInterval: Duration = .seconds(2),
+    package init(folder path: String, create: Bool = false, pollInterval: Duration = .seconds(2),
                 maximumRecordBytes: Int = 1 << 20) throws(SyncTransportError) {
         guard path.hasPrefix("/") else { throw .refused("the sync folder's path must be absolute: \(path)") }
         self.location = path
@@ -63,21 +63,21 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     }
 
     /// Entries of the last listing that were not records, with why.
-    public var skippedEntries: [SyncTransportSkippedEntry] {
+    package var skippedEntries: [SyncTransportSkippedEntry] {
         state.withLock { lastSkipped }
     }
 
     // MARK: SyncTransport
 
     /// Checks that the folder is there and marked (nothing to fetch: the sync tool moves files).
-    public func refresh() throws(SyncTransportError) {
+    package func refresh() throws(SyncTransportError) {
         let root = try openMarkedRoot()
         root.close()
     }
 
     /// Every record under `prefix`: each file, and each conflict copy of it with different bytes,
     /// versioned by its SHA-256.
-    public func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord] {
+    package func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord] {
         let prefix = try TransportRecordName.validatedPrefix(prefix)
         let root = try openMarkedRoot()
         defer { root.close() }
@@ -107,7 +107,7 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     }
 
     /// The file `name` itself (not its conflict copies), or nil.
-    public func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord? {
+    package func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord? {
         let name = try TransportRecordName.validated(name)
         let root = try openMarkedRoot()
         defer { root.close() }
@@ -124,7 +124,7 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     /// Writes and removes each file atomically, one after the other (a folder has no
     /// transactions), ignoring `expected` tokens for the write itself; a change conditional on a
     /// listed conflict copy's version then removes that copy (see the type's documentation).
-    public func publish(_ changes: [SyncTransportChange]) throws(SyncTransportError) {
+    package func publish(_ changes: [SyncTransportChange]) throws(SyncTransportError) {
         var names = Set<String>()
         for change in changes {
             let name = try TransportRecordName.validated(change.name)
@@ -157,7 +157,7 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
 
     /// Looks at the folder every `pollInterval` (names, sizes, modification times and inodes
     /// under `prefix`, no contents) until something changes (true) or `deadline` (false).
-    public func waitForChange(prefix: String, until deadline: ContinuousClock.Instant) throws(SyncTransportError) -> Bool {
+    package func waitForChange(prefix: String, until deadline: ContinuousClock.Instant) throws(SyncTransportError) -> Bool {
         let prefix = try TransportRecordName.validatedPrefix(prefix)
         let before = try fingerprint(prefix: prefix)
         while ContinuousClock.now < deadline {

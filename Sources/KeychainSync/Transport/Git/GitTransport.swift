@@ -30,16 +30,16 @@ import Foundation
 /// signed (a signature names its key), and file names are the record names, which the protocol
 /// makes opaque. What remains visible is what git needs: which files changed in which commit, in
 /// what order, and their sizes (the protocol pads records).
-public final class GitTransport: SyncTransport, @unchecked Sendable {
+package final class GitTransport: SyncTransport, @unchecked Sendable {
     /// The remote without credentials and the branch, for messages.
-    public let location: String
+    package let location: String
     /// The private bare clone.
-    public let repositoryPath: String
+    package let repositoryPath: String
     /// The branch on the remote that holds the records.
-    public let branch: String
+    package let branch: String
 
     /// Always: publishing pushes with a lease and checks each change's expected blob.
-    public var supportsConditionalPublish: Bool { true }
+    package var supportsConditionalPublish: Bool { true }
 
     private let remote: GitRemoteURL
     private let git: GitProcess
@@ -81,7 +81,7 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     ///   - environment: variables added to git's environment (for example `GIT_SSH_COMMAND`);
     ///     git otherwise gets this process's environment, less variables that would point it at
     ///     another repository.
-    public init(remote: String, repositoryPath: String, branch: String = "keychainkit",
+    package init(remote: String, repositoryPath: String, branch: String = "keychainkit",
                 networkTimeout: Duration = .seconds(60), pollInterval: Duration = .seconds(30),
                 maximumRecordBytes: Int = 1 << 20, maximumPushAttempts: Int = 5,
                 gitExecutable: String? = nil, environment: [String: String] = [:]) throws(SyncTransportError) {
@@ -107,13 +107,13 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
 
     /// `remote` as ``location`` shows it: without the user-info part (where a password or token
     /// rides) of a `scheme://user:password@host/…` URL.
-    public static func redacted(remote: String) -> String {
+    package static func redacted(remote: String) -> String {
         GitRemoteURL.redact(remote)
     }
 
     /// Entries of the last listed tree that were not records (bad names, links, submodules,
     /// oversized files), with why.
-    public var skippedEntries: [SyncTransportSkippedEntry] {
+    package var skippedEntries: [SyncTransportSkippedEntry] {
         state.withLock { lastSkipped }
     }
 
@@ -123,21 +123,21 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     /// descend from the last accepted one (nothing is accepted then), and with
     /// ``SyncTransportError/unreachable(_:)`` when the remote cannot be reached (the last fetch
     /// still answers ``list(prefix:)`` and ``read(_:)``).
-    public func refresh() throws(SyncTransportError) {
+    package func refresh() throws(SyncTransportError) {
         try withRepositoryLock { () throws(SyncTransportError) in
             _ = try fetchAndAccept(deadline: .now + networkTimeout)
         }
     }
 
     /// Records under `prefix` in the last accepted head, each with its blob id as version.
-    public func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord] {
+    package func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord] {
         let prefix = try TransportRecordName.validatedPrefix(prefix)
         let snapshot = try currentSnapshot()
         return try records(snapshot.blobs.filter { $0.key.hasPrefix(prefix) }, keepingOnly: Set(snapshot.blobs.values))
     }
 
     /// The record `name` in the last accepted head, or nil.
-    public func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord? {
+    package func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord? {
         let name = try TransportRecordName.validated(name)
         guard let blob = try currentSnapshot().blobs[name] else { return nil }
         return try records([name: blob], keepingOnly: nil).first
@@ -146,7 +146,7 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     /// One commit of every change on top of the last accepted head, pushed with a lease on that
     /// head; retried on a newer head when another device pushed first and no conditional change
     /// is affected (see the type's documentation).
-    public func publish(_ changes: [SyncTransportChange]) throws(SyncTransportError) {
+    package func publish(_ changes: [SyncTransportChange]) throws(SyncTransportError) {
         var seen = Set<String>()
         for change in changes {
             let name = try TransportRecordName.validated(change.name)
@@ -180,7 +180,7 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
 
     /// Fetches every `pollInterval` until a record under `prefix` differs from the last accepted
     /// head (true) or `deadline` (false).
-    public func waitForChange(prefix: String, until deadline: ContinuousClock.Instant) throws(SyncTransportError) -> Bool {
+    package func waitForChange(prefix: String, until deadline: ContinuousClock.Instant) throws(SyncTransportError) -> Bool {
         let prefix = try TransportRecordName.validatedPrefix(prefix)
         let before = try fingerprint(prefix: prefix)
         while ContinuousClock.now < deadline {
@@ -202,7 +202,7 @@ public final class GitTransport: SyncTransport, @unchecked Sendable {
     /// was reported and the user decided that the rewind was intended (a restored backup, a
     /// repository moved): the next ``refresh()`` takes the remote's head as the new base. Records
     /// missing from it are not deletions to the protocol; it publishes them again.
-    public func adoptRemoteHistory() throws(SyncTransportError) {
+    package func adoptRemoteHistory() throws(SyncTransportError) {
         try withRepositoryLock { () throws(SyncTransportError) in
             if let fetched = try fetch(deadline: .now + networkTimeout) {
                 try updateRef(Self.seenRef, to: fetched, from: nil, unconditionally: true)
