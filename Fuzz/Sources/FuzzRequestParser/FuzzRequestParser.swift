@@ -1,6 +1,6 @@
 import CFuzzDriver
 import Foundation
-import KeychainEngine
+@testable import KeychainEngine
 @testable import KeychainStore
 
 /// Turns fuzz bytes into SecItem calls on an in-memory keychain. Layout: one byte picks the call

@@ -1,6 +1,6 @@
 import CFuzzDriver
 import Foundation
-import KeychainStore
+@testable import KeychainStore
 @testable import KeychainSync
 
 /// The first byte chooses the decoder: even = a sealed record's envelope (read before its
