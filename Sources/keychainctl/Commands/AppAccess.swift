@@ -1,8 +1,7 @@
-#if canImport(SecretService)
+#if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's SecretService dependency
 import ArgumentParser
 import CredentialStore
 import Foundation
-import KeychainEngine
 import KeychainLinux
 import KeychainServices
 import KeychainServicesExtras
@@ -252,7 +251,7 @@ enum AppAccessSupport {
 
     /// Asks for a confirmation through pinentry; nobody to ask is a refusal, never a silent yes.
     static func confirmThroughPinentry(_ target: KeychainTarget, toAllow action: String) throws {
-        guard let configuration = PinentryConfiguration.fromEnvironment() else {
+        guard let configuration = KeychainPromptProgram.fromEnvironment() else {
             throw UsageFailure(message: "this needs your confirmation and no prompt can be shown (no terminal or display); "
                                + "run it in a terminal; nothing was changed")
         }
