@@ -2,11 +2,6 @@ import Crypto
 import Foundation
 import KeychainLinux
 import KeychainServices
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The access log of one keychain file: every secret read and every write, recorded before the
 /// secret is handed out or the write reported, encrypted and chained so that an edited, removed,

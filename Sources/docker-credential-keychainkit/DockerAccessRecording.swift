@@ -1,7 +1,7 @@
 import CredentialStore
-import KeychainToolSupport
 import Foundation
 import KeychainServices
+import KeychainToolSupport
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 #endif

@@ -35,7 +35,7 @@ struct Keychainctl: ParsableCommand {
         commands.append(SecretServiceCommand.self)
         commands.append(AppAccess.self)
         #endif
-        #if canImport(KeychainAudit)
+        #if os(Linux)
         commands.append(AccessLogCommand.self)
         #endif
         return commands

@@ -1,4 +1,4 @@
-#if canImport(KeychainAudit)
+#if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import ArgumentParser
 import Foundation
 import KeychainAudit

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import CredentialStore
 import KeychainServices
-#if canImport(KeychainAudit)
+#if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 #endif
 
@@ -21,7 +21,7 @@ struct DeleteKeychain: KeychainCommand {
             let target = try KeychainTarget.open(path, mayBeMissing: true)
             try require(SecKeychainDelete(target.keychain), "SecKeychainDelete")
             try TPMSeal.removeSeal(of: target.path)  // its TPM-sealed password, if any: it opens nothing now
-            #if canImport(KeychainAudit)
+            #if os(Linux)
             // The access log is about this keychain and its key went with it: a new keychain at
             // this path starts a new log instead of refusing to continue one it cannot verify.
             do {
