@@ -1,8 +1,5 @@
 import Foundation
 import KeychainStore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A keychain call refused: the `OSStatus` Apple's `SecKeychain…` functions return for it, and
 /// the store's error behind it when there is one (the Apple edge records it for the caller's tools).
