@@ -17,7 +17,7 @@ let package = Package(
     // The API: KeychainServices, KeychainKit, KeychainKitTesting, KeychainServicesExtras and the two
     // executables. The other library products exist only so that Fuzz/ (a package of its own) can
     // build what it fuzzes; they are not APIs. Every other module (KeychainStore, KeychainEngine,
-    // KeychainLinux, KeychainAudit, KeychainSync, SecretService, CredentialStore, KeychainToolSupport) declares
+    // KeychainPrimitives, KeychainLinux, KeychainAudit, KeychainSync, SecretService, CredentialStore, KeychainToolSupport) declares
     // `package`, never `public`: Fuzz/ reaches them with `@testable import` in its debug build.
     products: [
         .library(name: "KeychainServices", targets: ["KeychainServices"]),

@@ -1,10 +1,5 @@
 #if os(Linux)
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The one way KeychainKit starts a program (git, pinentry, the TPM tools) and the one way its test
 /// support does: `posix_spawn` of an absolute path with an argument array (never a shell), an empty

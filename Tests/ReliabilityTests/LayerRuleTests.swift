@@ -8,7 +8,7 @@ import Testing
 @Suite("Layer rules in the source tree")
 struct LayerRuleTests {
     /// Modules that are not an API: `package` access only.
-    static let packageOnlyModules = ["KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
+    static let packageOnlyModules = ["KeychainPrimitives", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
                                      "SecretService", "CredentialStore", "KeychainToolSupport"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync.
