@@ -193,6 +193,8 @@ let package = Package(
                 .target(name: "SecretService", condition: .when(platforms: [.linux])),
                 // The access log: every secret keychainctl hands out or stores, and `access-log`.
                 .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
+                // ProcessLineage (the caller chain the access log and app-access name).
+                .target(name: "KeychainLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // import/export: PEM keys and SHA-1 certificate hashes.
                 .product(name: "Crypto", package: "swift-crypto"),

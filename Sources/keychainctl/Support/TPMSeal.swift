@@ -130,6 +130,7 @@ enum TPMSeal {
         } catch {
             throw UsageFailure(message: "\(tool) is not installed: the TPM is used through tpm2-tools (Debian: apt install tpm2-tools)")
         }
+        #if os(Linux)  // tpm2-tools and the spawner (KeychainPrimitives.Subprocess) are Linux's
         let outcome: Subprocess.Outcome
         do {
             outcome = try Subprocess.run(executable: executable, arguments: [tool] + arguments, environment: nil, input: input ?? Data(),
@@ -146,5 +147,8 @@ enum TPMSeal {
             throw UsageFailure(message: (failure.map { $0 + " — " } ?? "") + "\(tool): \(detail)", exitCode: 1)
         }
         return output
+        #else
+        throw UsageFailure(message: "\(tool): sealing a keychain password to a TPM needs Linux's tpm2-tools", exitCode: 1)
+        #endif
     }
 }
