@@ -12,11 +12,14 @@ enum PersistentReference {
     /// Apple's legacy 12-byte rowid form). A valid reference to a class this keychain does not
     /// store is `errSecUnimplemented`.
     static func parse(_ value: Any) throws(KeychainStoreError) -> (itemClass: ItemClass, id: UUID) {
-        guard let bytes = ValueCoercion.data(value), bytes.count == 20 else { throw KeychainStoreError(status: .param) }
+        guard let bytes = ValueCoercion.data(value), bytes.count == 20 else {
+            throw ParameterRefusal.value(of: "v_PersistentRef", mustBe: "a persistent reference this keychain returned (kSecReturnPersistentRef)")
+        }
         let normalized = Data(bytes)
         let className = String(decoding: normalized.prefix(4), as: UTF8.self)
         guard let itemClass = ItemClass(rawValue: className) else {
-            throw KeychainStoreError(status: RequestParser.otherAppleClasses.contains(className) ? .unimplemented : .param)
+            if RequestParser.otherAppleClasses.contains(className) { throw KeychainStoreError(status: .unimplemented) }
+            throw ParameterRefusal.value(of: "v_PersistentRef", mustBe: "a persistent reference this keychain returned (kSecReturnPersistentRef)")
         }
         let uuid = normalized.suffix(16).withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
         return (itemClass, UUID(uuid: uuid))

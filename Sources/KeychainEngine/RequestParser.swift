@@ -25,7 +25,9 @@ enum RequestParser {
     private static let maximumKeyCount = 128
 
     static func parse(_ dictionary: [String: Any], mode: Mode) throws(KeychainStoreError) -> ParsedRequest {
-        guard dictionary.count <= maximumKeyCount else { throw KeychainStoreError(status: .param) }
+        guard dictionary.count <= maximumKeyCount else {
+            throw ParameterRefusal.request("the dictionary has \(dictionary.count) keys; Apple's limit is \(maximumKeyCount)")
+        }
         let itemClass = try resolveClass(dictionary)
         do {
             // In the dictionary's own order: whether some key is refused does not depend on the
@@ -50,16 +52,16 @@ enum RequestParser {
 
     private static func resolveClass(_ dictionary: [String: Any]) throws(KeychainStoreError) -> ItemClass {
         if let value = dictionary["class"] {
-            guard let name = ValueCoercion.string(value) else { throw KeychainStoreError(status: .param) }
+            guard let name = ValueCoercion.string(value) else { throw ParameterRefusal.value(of: "class", mustBe: "a kSecClass constant") }
             if let itemClass = ItemClass(rawValue: name) { return itemClass }
             throw KeychainStoreError(status: otherAppleClasses.contains(name) ? .unimplemented : .noSuchClass)
         }
         if let reference = dictionary["v_PersistentRef"] { return try PersistentReference.parse(reference).itemClass }
-        throw KeychainStoreError(status: .param)
+        throw ParameterRefusal.request("the dictionary names no item class: give kSecClass (or kSecValuePersistentRef)")
     }
 
     private static func apply(key: String, value: Any, to request: inout ParsedRequest, mode: Mode) throws(KeychainStoreError) {
-        if ValueCoercion.isNull(value) { throw KeychainStoreError(status: .param) }
+        if ValueCoercion.isNull(value) { throw ParameterRefusal.value(of: key, mustBe: "a value, not null") }
         if key == "class" { return }
         let isPlainASCII = isPrintableASCII(key)
         let characterCount = isPlainASCII ? key.utf8.count : key.count
@@ -67,7 +69,7 @@ enum RequestParser {
             try applyAttribute(key, value, to: &request)
             return
         }
-        guard characterCount > 1 else { throw KeychainStoreError(status: .param) }
+        guard characterCount > 1 else { throw ParameterRefusal.request("\(ParameterRefusal.name(of: key)) is not a SecItem key") }
         let first: Character? = isPlainASCII ? key.utf8.first.map { Character(Unicode.Scalar($0)) } : key.first
         switch first {
         case "m": try applyMatch(key, value, to: &request)
@@ -75,7 +77,7 @@ enum RequestParser {
         case "u": try applyUse(key, value, to: &request, mode: mode)
         case "v": try applyValue(key, value, to: &request)
         case "f": return  // callbacks: ignored, as by Apple
-        default: throw KeychainStoreError(status: .param)
+        default: throw ParameterRefusal.request("\(ParameterRefusal.name(of: key)) is not a SecItem key")
         }
     }
 
@@ -97,16 +99,22 @@ enum RequestParser {
             return  // kSecUseDataProtectionKeychain: this keychain is always the data-protection kind
         case "pdmn":
             guard let name = ValueCoercion.string(value), let protection = ProtectionClass(rawValue: name) else {
-                throw KeychainStoreError(status: .param)
+                throw ParameterRefusal.value(of: key, mustBe: "one of the kSecAttrAccessible… constants")
             }
             request.protection = protection
         case "accc":
-            guard let convertible = value as? AccessControlConvertible else { throw KeychainStoreError(status: .param) }
+            guard let convertible = value as? AccessControlConvertible else {
+                throw ParameterRefusal.value(of: key, mustBe: "a SecAccessControl (SecAccessControlCreateWithFlags)")
+            }
             request.accessControl = convertible.accessControlPolicy
         case "agrp":
-            guard case .string(let group) = try ValueCoercion.attribute(value, kind: .string) else {
-                throw KeychainStoreError(status: .param)
+            let coerced: AttributeValue
+            do {
+                coerced = try ValueCoercion.attribute(value, kind: .string)
+            } catch {
+                throw ParameterRefusal.value(of: key, mustBe: "a string")
             }
+            guard case .string(let group) = coerced else { throw ParameterRefusal.value(of: key, mustBe: "a string") }
             request.accessGroup = group
         case "sync":
             if let text = ValueCoercion.string(value), text == "syna" {
@@ -118,12 +126,16 @@ enum RequestParser {
             } else if let text = ValueCoercion.string(value), let number = Int(text) {
                 request.synchronizable = .value(number != 0)
             } else {
-                throw KeychainStoreError(status: .param)
+                throw ParameterRefusal.value(of: key, mustBe: "a Boolean, a number or kSecAttrSynchronizableAny")
             }
         default:
-            if isForbiddenInternalAttribute(key) { throw KeychainStoreError(status: .param) }
+            if isForbiddenInternalAttribute(key) { throw ParameterRefusal.request("\(ParameterRefusal.name(of: key)) is kept by the keychain itself and cannot be given") }
             guard let kind = request.itemClass.attributes[key] else { throw KeychainStoreError(status: .noSuchAttribute) }
-            request.attributes[key] = try ValueCoercion.attribute(value, kind: kind)
+            do {
+                request.attributes[key] = try ValueCoercion.attribute(value, kind: kind)
+            } catch where error.reason == .statusOnly {
+                throw ParameterRefusal.value(of: key, mustBe: ParameterRefusal.expectation(for: kind))
+            }
         }
     }
 
@@ -136,7 +148,7 @@ enum RequestParser {
                 switch text {
                 case "m_LimitOne": request.limit = .one
                 case "m_LimitAll": request.limit = .all
-                default: throw KeychainStoreError(status: .param)
+                default: throw ParameterRefusal.value(of: key, mustBe: "kSecMatchLimitOne, kSecMatchLimitAll or a count")
                 }
             } else if ValueCoercion.boolean(value) == nil, let number = ValueCoercion.integer(value) {
                 // -1 is Apple's internal "unlimited"; 1 behaves exactly like kSecMatchLimitOne.
@@ -144,13 +156,13 @@ enum RequestParser {
                 case 1: request.limit = .one
                 case -1: request.limit = .all
                 case 0...: request.limit = .count(Int(number))
-                default: throw KeychainStoreError(status: .param)
+                default: throw ParameterRefusal.value(of: key, mustBe: "kSecMatchLimitOne, kSecMatchLimitAll or a count of 0 or more")
                 }
             } else {
-                throw KeychainStoreError(status: .param)
+                throw ParameterRefusal.value(of: key, mustBe: "kSecMatchLimitOne, kSecMatchLimitAll or a count")
             }
         case "m_HostOrSubdomainOfHost":
-            guard let host = ValueCoercion.string(value) else { throw KeychainStoreError(status: .param) }
+            guard let host = ValueCoercion.string(value) else { throw ParameterRefusal.value(of: key, mustBe: "a host name string") }
             request.hostOrSubdomainOf = host
         case "m_Issuers", "m_Policy", "m_EmailAddressIfPresent", "m_TrustedOnly", "m_ValidOnDate":
             // Certificate-only matches.
@@ -161,40 +173,42 @@ enum RequestParser {
     }
 
     private static func applyReturn(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(KeychainStoreError) {
-        guard let flag = ValueCoercion.boolean(value) else { throw KeychainStoreError(status: .param) }
+        guard let flag = ValueCoercion.boolean(value) else { throw ParameterRefusal.value(of: key, mustBe: "a Boolean") }
         switch key {
         case "r_Data": request.returnData = flag
         case "r_Attributes": request.returnAttributes = flag
         case "r_Ref": request.returnRef = flag
         case "r_PersistentRef": request.returnPersistentRef = flag
-        default: throw KeychainStoreError(status: .param)
+        default: throw ParameterRefusal.request("\(ParameterRefusal.name(of: key)) is not a SecItem key")
         }
     }
 
     private static func applyUse(_ key: String, _ value: Any, to request: inout ParsedRequest, mode: Mode) throws(KeychainStoreError) {
         switch key {
         case "u_AuthUI":
-            guard let text = ValueCoercion.string(value) else { throw KeychainStoreError(status: .param) }
+            guard let text = ValueCoercion.string(value) else { throw ParameterRefusal.value(of: key, mustBe: "a kSecUseAuthenticationUI… constant") }
             switch text {
             case "u_AuthUIA": request.authenticationUI = .allow
             case "u_AuthUIF": request.authenticationUI = .fail
             case "u_AuthUIS": request.authenticationUI = .skip
-            default: throw KeychainStoreError(status: .param)
+            default: throw ParameterRefusal.value(of: key, mustBe: "a kSecUseAuthenticationUI… constant")
             }
         case "u_NoAuthUI":
-            guard let flag = ValueCoercion.boolean(value) else { throw KeychainStoreError(status: .param) }
+            guard let flag = ValueCoercion.boolean(value) else { throw ParameterRefusal.value(of: key, mustBe: "a Boolean") }
             if flag { request.authenticationUI = .fail }
         case "u_AuthCtx":
-            guard let context = value as? AuthenticationContextConvertible else { throw KeychainStoreError(status: .param) }
+            guard let context = value as? AuthenticationContextConvertible else {
+                throw ParameterRefusal.value(of: key, mustBe: "an LAContext")
+            }
             request.authenticationContext = context
         case "u_OpPrompt", "u_CallerName":
-            guard ValueCoercion.string(value) != nil else { throw KeychainStoreError(status: .param) }
+            guard ValueCoercion.string(value) != nil else { throw ParameterRefusal.value(of: key, mustBe: "a string") }
         case "u_ItemList":
             request.hasItemList = true
         case "u_Tomb":
             return
         default:
-            throw KeychainStoreError(status: .param)
+            throw ParameterRefusal.request("\(ParameterRefusal.name(of: key)) is not a SecItem key this keychain takes")
         }
     }
 
@@ -206,18 +220,20 @@ enum RequestParser {
     private static func applyValue(_ key: String, _ value: Any, to request: inout ParsedRequest) throws(KeychainStoreError) {
         switch key {
         case "v_Data":
-            guard let bytes = ValueCoercion.data(value) else { throw KeychainStoreError(status: .param) }
+            guard let bytes = ValueCoercion.data(value) else { throw ParameterRefusal.value(of: key, mustBe: "data (Data or NSData)") }
             try refuseOversized(bytes)
             request.data = bytes
             request.hasDataKey = true
         case "v_PersistentRef":
             let reference = try PersistentReference.parse(value)
-            guard reference.itemClass == request.itemClass else { throw KeychainStoreError(status: .param) }
+            guard reference.itemClass == request.itemClass else {
+                throw ParameterRefusal.request("kSecValuePersistentRef names an item of another class than kSecClass")
+            }
             request.persistentID = reference.id
         default:
             // kSecValueRef: the Apple edge expands SecKey / SecCertificate / SecIdentity objects
             // into attributes (ItemReferenceBridge, ValueRefQuery); the engine itself takes none.
-            throw KeychainStoreError(status: .param)
+            throw ParameterRefusal.request("\(ParameterRefusal.name(of: key)) is not a value this keychain takes")
         }
     }
 
@@ -228,7 +244,9 @@ enum RequestParser {
         for key in dictionary.keys.sorted() {
             guard let value = dictionary[key] else { continue }
             if key == "v_Data" {
-                guard !ValueCoercion.isNull(value), let bytes = ValueCoercion.data(value) else { throw KeychainStoreError(status: .param) }
+                guard !ValueCoercion.isNull(value), let bytes = ValueCoercion.data(value) else {
+                    throw ParameterRefusal.value(of: key, mustBe: "data (Data or NSData)")
+                }
                 try refuseOversized(bytes)
                 request.data = bytes
                 request.hasDataKey = true
@@ -238,11 +256,11 @@ enum RequestParser {
                 && (itemClass.attributes[key] != nil || ["pdmn", "accc", "agrp", "sync", "nleg"].contains(key)
                     || isForbiddenInternalAttribute(key))
             guard isAttribute else { throw KeychainStoreError(status: .noSuchAttribute) }
-            if ValueCoercion.isNull(value) { throw KeychainStoreError(status: .param) }
+            if ValueCoercion.isNull(value) { throw ParameterRefusal.value(of: key, mustBe: "a value, not null") }
             // The token an item lives in is fixed when it is created (a Secure Enclave key never
             // leaves the enclave, a software key never enters it): changing it is -50, as securityd
             // refuses the other attributes that cannot change (the sharing group).
-            if key == "tkid" { throw KeychainStoreError(status: .param) }
+            if key == "tkid" { throw ParameterRefusal.request("kSecAttrTokenID (\"tkid\") is fixed when the item is created") }
             try applyAttribute(key, value, to: &request)
         }
         return request

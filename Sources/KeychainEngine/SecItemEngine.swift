@@ -51,7 +51,7 @@ package final class SecItemEngine: Sendable {
             // Apple's iOS path reports success and stores nothing when an add carries a match
             // key or an item list; we refuse instead (documented deviation).
             if request.hasMatchKey || request.hasItemList || request.authenticationUI == .skip {
-                throw KeychainStoreError(status: .param)
+                throw ParameterRefusal.request("SecItemAdd takes no kSecMatch… key, kSecUseItemList or kSecUseAuthenticationUISkip")
             }
             // Apple's default accessibility: WhenUnlocked, but Always (its private `dk` alias) for
             // certificates, which are public data.
@@ -61,9 +61,9 @@ package final class SecItemEngine: Sendable {
             switch request.synchronizable {
             case .absent: synchronizable = false
             case .value(let flag): synchronizable = flag
-            case .any: throw KeychainStoreError(status: .param)
+            case .any: throw ParameterRefusal.value(of: "sync", mustBe: "true or false when adding (kSecAttrSynchronizableAny is for queries)")
             }
-            if synchronizable && request.accessControl != nil { throw KeychainStoreError(status: .param) }
+            if synchronizable && request.accessControl != nil { throw Self.synchronizableWithAccessControl }
             let group: String
             if let explicit = request.accessGroup { group = explicit } else { group = try accessGroups.defaultGroup() }
             try accessGroups.requireWritable(group)
@@ -103,7 +103,7 @@ package final class SecItemEngine: Sendable {
         var outcome = run { () throws(KeychainStoreError) -> Any? in
             try accessGroups.requireAny()
             let request = try RequestParser.parse(query, mode: .copyMatching)
-            if request.hasItemList { throw KeychainStoreError(status: .param) }
+            if request.hasItemList { throw ParameterRefusal.request("kSecUseItemList is not supported in SecItemCopyMatching here") }
             let itemQuery = try makeQuery(request, writing: false)
             let limit = request.limit ?? .one
             var storeQuery = itemQuery
@@ -143,7 +143,8 @@ package final class SecItemEngine: Sendable {
             // an update does anyway. Other match keys are -50, as on iOS.
             let refusedMatch = request.hasMatchKey && !request.matchKeysOnlyLimitAll
             if request.hasReturnKeyTrue || refusedMatch || request.hasItemList || request.authenticationUI == .skip {
-                throw KeychainStoreError(status: .param)
+                throw ParameterRefusal.request("SecItemUpdate's query takes no kSecReturn… key set to true, no kSecMatch… key but kSecMatchLimitAll, "
+                                               + "no kSecUseItemList and no kSecUseAuthenticationUISkip")
             }
             let changesRequest = try RequestParser.parseChanges(attributesToUpdate, itemClass: request.itemClass)
             // One gate for the whole call: a password or finger is asked for at most once.
@@ -163,9 +164,9 @@ package final class SecItemEngine: Sendable {
             switch changesRequest.synchronizable {
             case .absent: break
             case .value(let flag):
-                if flag && changesRequest.accessControl != nil { throw KeychainStoreError(status: .param) }
+                if flag && changesRequest.accessControl != nil { throw Self.synchronizableWithAccessControl }
                 changes.attributes["sync"] = .number(flag ? 1 : 0)
-            case .any: throw KeychainStoreError(status: .param)
+            case .any: throw ParameterRefusal.value(of: "sync", mustBe: "true or false in the changes (kSecAttrSynchronizableAny is for queries)")
             }
             let itemQuery = try makeQuery(request, writing: true)
             // Last, so that a prompt never precedes a refusal.
@@ -194,7 +195,9 @@ package final class SecItemEngine: Sendable {
             // for what a delete does anyway. kSecMatchLimitOne would delete less on macOS's file
             // keychain and more here, so it stays -50 with every other match key, as on iOS.
             let refusedMatch = request.hasMatchKey && !request.matchKeysOnlyLimitAll
-            if refusedMatch || request.authenticationUI == .skip { throw KeychainStoreError(status: .param) }
+            if refusedMatch || request.authenticationUI == .skip {
+                throw ParameterRefusal.request("SecItemDelete's query takes no kSecMatch… key but kSecMatchLimitAll and no kSecUseAuthenticationUISkip")
+            }
             let itemQuery = try makeQuery(request, writing: true)
             try database.delete(itemQuery)
             return nil
@@ -225,17 +228,32 @@ package final class SecItemEngine: Sendable {
 
     // MARK: Shared steps
 
+    /// Apple refuses a synchronizable item guarded by an access control (`errSecParam`).
+    private static let synchronizableWithAccessControl = ParameterRefusal.request(
+        "a synchronizable item cannot have kSecAttrAccessControl: access control binds an item to this device")
+
+    /// Adding or removing the application password (`kSecAccessControlApplicationPassword`) changes
+    /// how the secret is sealed, so the same update must give the secret, and give it for items that
+    /// all end up the same way.
+    private static let applicationPasswordChangeNeedsData = ParameterRefusal.request(
+        "adding or removing kSecAccessControlApplicationPassword needs kSecValueData in the same update, "
+            + "for items that all use it or all do not")
+
     /// The accessibility of an add or update: from `kSecAttrAccessible` or the access control;
     /// both at once is `errSecParam` (Apple never finds them equal).
     private func resolveProtection(_ request: ParsedRequest, defaultClass: ProtectionClass?) throws(KeychainStoreError) -> ProtectionClass? {
-        if request.protection != nil && request.accessControl != nil { throw KeychainStoreError(status: .param) }
+        if request.protection != nil && request.accessControl != nil {
+            throw ParameterRefusal.request("give kSecAttrAccessible or kSecAttrAccessControl, not both (the access control carries the accessibility)")
+        }
         return request.accessControl?.protection ?? request.protection ?? defaultClass
     }
 
     /// The store query for a CopyMatching (`writing` false) or Update/Delete (`writing` true)
     /// request. Writes reach only the writable groups: the token group is read-only.
     func makeQuery(_ request: ParsedRequest, writing: Bool) throws(KeychainStoreError) -> ItemQuery {
-        if request.persistentID != nil && request.hasAttributeFilter { throw KeychainStoreError(status: .param) }
+        if request.persistentID != nil && request.hasAttributeFilter {
+            throw ParameterRefusal.request("kSecValuePersistentRef names one item: give no attributes beside it")
+        }
         if request.hostOrSubdomainOf != nil && request.itemClass != .internetPassword {
             throw KeychainStoreError(status: .unimplemented)
         }
@@ -333,11 +351,11 @@ package final class SecItemEngine: Sendable {
             newUsesPassword = oldUsesPassword
         }
         guard let data = changes.data else {
-            if oldUsesPassword != newUsesPassword { throw KeychainStoreError(status: .param) }
+            if oldUsesPassword != newUsesPassword { throw Self.applicationPasswordChangeNeedsData }
             return nil
         }
         guard let first = newUsesPassword.first, newUsesPassword.allSatisfy({ $0 == first }) else {
-            throw KeychainStoreError(status: .param)  // one secret cannot be stored sealed and plain at once
+            throw Self.applicationPasswordChangeNeedsData  // one secret cannot be stored sealed and plain at once
         }
         guard first else { return data }
         let policy = changes.accessControl ?? matched.first?.accessControl

@@ -28,7 +28,7 @@ extension SecItemEngine {
             var query: [String: Any] = ["v_PersistentRef": persistentReference, "r_Attributes": true]
             if let context { query["u_AuthCtx"] = context }
             let request = try RequestParser.parse(query, mode: .copyMatching)
-            guard request.itemClass == .key else { throw KeychainStoreError(status: .param) }
+            guard request.itemClass == .key else { throw ParameterRefusal.request("the persistent reference names no key item") }
             let itemQuery = try makeQuery(request, writing: false)
             let items = try database.find(itemQuery, decrypt: true)
             guard let item = items.first else { throw KeychainStoreError.itemNotFound }
