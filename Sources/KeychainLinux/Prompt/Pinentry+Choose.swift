@@ -20,21 +20,11 @@ extension Pinentry {
             if !child.hasFailed { child.send("BYE") }
             child.closeInput()
         }
-        var reader = AssuanReader(child: child, deadline: Deadline(secondsFromNow: responseTimeout))
-        _ = try reader.expectOK()  // greeting
-        var commands: [String] = []
-        if let terminal = terminal {
-            let terminalType = getenv("TERM").map { String(cString: $0) } ?? "dumb"
-            commands += [Self.command("OPTION", "ttyname=" + Self.escape(terminal)),
-                         Self.command("OPTION", "ttytype=" + Self.escape(terminalType))]
-        }
-        commands += [Self.command("SETTITLE", Self.escape(title)), Self.command("SETDESC", Self.escape(description)),
-                     Self.command("SETOK", Self.escape(ok)), Self.command("SETNOTOK", Self.escape(notOK)),
-                     Self.command("SETCANCEL", Self.escape(cancel))]
-        for command in commands {
-            child.send(command)
-            _ = try reader.expectOK()
-        }
+        var reader = try openDialog(on: child, settings: [
+            Self.command("SETTITLE", Self.escape(title)), Self.command("SETDESC", Self.escape(description)),
+            Self.command("SETOK", Self.escape(ok)), Self.command("SETNOTOK", Self.escape(notOK)),
+            Self.command("SETCANCEL", Self.escape(cancel)),
+        ])
         child.send("CONFIRM")
         do {
             _ = try reader.expectOK()

@@ -34,14 +34,10 @@ package struct Pinentry {
         self.responseTimeout = responseTimeout
     }
 
-    /// Asks for one password.
-    package func password(title: String, description: String, prompt: String, error: String?) throws(PinentryFailure) -> Data {
-        let child = try ChildProcess(path: program)
-        defer {
-            // A program that broke the protocol or hung gets no more input: it is killed.
-            if !child.hasFailed { child.send("BYE") }
-            child.closeInput()
-        }
+    /// Starts a dialog with `child`: waits for its greeting, puts it on ``terminal`` (if any), then
+    /// sends `settings` (title, description, buttons…), each of which must be answered `OK`. The
+    /// reader it returns keeps the exchange's deadline.
+    func openDialog(on child: ChildProcess, settings: [String]) throws(PinentryFailure) -> AssuanReader {
         var reader = AssuanReader(child: child, deadline: Deadline(secondsFromNow: responseTimeout))
         _ = try reader.expectOK()  // greeting
         var commands: [String] = []
@@ -50,13 +46,25 @@ package struct Pinentry {
             commands += [Self.command("OPTION", "ttyname=" + Self.escape(terminal)),
                          Self.command("OPTION", "ttytype=" + Self.escape(terminalType))]
         }
-        commands += [Self.command("SETTITLE", Self.escape(title)), Self.command("SETDESC", Self.escape(description)),
-                     Self.command("SETPROMPT", Self.escape(prompt))]
-        if let error { commands.append(Self.command("SETERROR", Self.escape(error))) }
-        for command in commands {
+        for command in commands + settings {
             child.send(command)
             _ = try reader.expectOK()
         }
+        return reader
+    }
+
+    /// Asks for one password.
+    package func password(title: String, description: String, prompt: String, error: String?) throws(PinentryFailure) -> Data {
+        let child = try ChildProcess(path: program)
+        defer {
+            // A program that broke the protocol or hung gets no more input: it is killed.
+            if !child.hasFailed { child.send("BYE") }
+            child.closeInput()
+        }
+        var settings = [Self.command("SETTITLE", Self.escape(title)), Self.command("SETDESC", Self.escape(description)),
+                        Self.command("SETPROMPT", Self.escape(prompt))]
+        if let error { settings.append(Self.command("SETERROR", Self.escape(error))) }
+        var reader = try openDialog(on: child, settings: settings)
         child.send("GETPIN")
         return try reader.expectOK() ?? Data()
     }
