@@ -88,7 +88,7 @@ package struct AccessLogFiles: Sendable, Equatable {
 enum LogIO {
     /// Opens (creating 0600 if asked) `path`; returns the descriptor.
     static func open(_ path: String, flags: Int32, create: Bool = false) throws(AccessLogError) -> Int32 {
-        let descriptor = create ? Glibc.open(path, flags | O_CREAT | O_CLOEXEC, 0o600) : Glibc.open(path, flags | O_CLOEXEC)
+        let descriptor = create ? systemOpen(path, flags | O_CREAT | O_CLOEXEC, 0o600) : systemOpen(path, flags | O_CLOEXEC)
         guard descriptor >= 0 else { throw .io(path: path, operation: "open", errno: errno) }
         return descriptor
     }
@@ -110,7 +110,7 @@ enum LogIO {
 
     /// The whole content of `path`, or empty when it does not exist.
     static func readAll(_ path: String) throws(AccessLogError) -> Data {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = systemOpen(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {
             if errno == ENOENT { return Data() }
             throw .io(path: path, operation: "open", errno: errno)
@@ -177,4 +177,10 @@ enum LogIO {
     static func renameIfPresent(_ from: String, to: String) throws(AccessLogError) {
         if rename(from, to) != 0 && errno != ENOENT { throw .io(path: from, operation: "rename", errno: errno) }
     }
+}
+
+/// The C library's `open(2)`, which the `open` method above hides inside the type (a file-level
+/// name instead of `Glibc.open`, so the file builds against any C library Foundation re-exports).
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    open(path, flags, mode)
 }
