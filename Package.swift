@@ -260,9 +260,11 @@ let package = Package(
         // PseudoTerminalSupport: pinentry-tty answering per-application access prompts.
         .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
                                                                    "RequiredToolSupport", "PseudoTerminalSupport"]),
-        // PrivateBusSupport: `git daemon` and `sshd` for the git transport tests; Crypto: the folder's version digests.
+        // PrivateBusSupport: `git daemon` and `sshd` for the git transport tests; Crypto: the folder's version digests;
+        // KeychainTestSupport: the ManualClock the devices' keychains stamp edits with.
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport",
-                                                             "PrivateBusSupport", .product(name: "Crypto", package: "swift-crypto")]),
+                                                             "PrivateBusSupport", "KeychainTestSupport",
+                                                             .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.

@@ -64,7 +64,7 @@ extension KeychainSynchronizer {
         let record = versions[number - 1]
         guard !record.isDeletion, let payload = record.payload else { throw .versionIsDeletion(number) }
         var attributes = payload.attributes
-        attributes["mdat"] = .date(Date())
+        attributes["mdat"] = .date(database.currentDate())
         _ = try Self.keychain { () throws(KeychainStoreError) -> Data in
             try database.storeItemKeepingDates(NewItem(itemClass: record.itemClass, attributes: attributes, data: payload.data,
                                                        protection: record.protection))

@@ -41,7 +41,7 @@ extension KeychainSynchronizer {
             } else if let name = nameByIdentity[entry.localIdentity], let synced = session.state.synced[HexEncoding.string(name)] {
                 // A deletion of an item this device synchronized before.
                 let version = synced.isDeletion ? synced.version
-                    : RecordVersion(time: Self.hybridTime((entry.deletedAt ?? Date()).timeIntervalSinceReferenceDate, after: synced.version),
+                    : RecordVersion(time: Self.hybridTime((entry.deletedAt ?? database.currentDate()).timeIntervalSinceReferenceDate, after: synced.version),
                                     device: session.state.deviceID)
                 local[name] = LocalItemState(entry: entry, version: version)
             }
@@ -95,7 +95,7 @@ extension KeychainSynchronizer {
     func open(_ transportRecord: SyncTransportRecord, name: Data, session: Session, roster: Roster, bundle: KeyBundle) -> RemoteRecordState {
         do {
             let record = try SyncRecord(opening: transportRecord.bytes, name: name, circleID: session.state.circleID, bundle: bundle,
-                                        roster: roster)
+                                        roster: roster, now: database.currentDate())
             return RemoteRecordState(record: record, token: transportRecord.version, bytes: transportRecord.bytes)
         } catch {
             var refused = RemoteRecordState(record: nil, token: transportRecord.version)

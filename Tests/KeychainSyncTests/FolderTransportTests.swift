@@ -9,27 +9,9 @@ import Glibc
 
 /// FolderTransport on a real folder, as two devices see one folder a sync tool keeps in step (here
 /// both look at the same directory), with the files a sync tool and an attacker leave there.
-@Suite struct FolderTransportTests {
-    static func write(_ name: String, _ text: String) -> SyncTransportChange {
-        SyncTransportChange(name: name, operation: .write(Data(text.utf8)))
-    }
-
-    static func text(_ record: SyncTransportRecord?) -> String? {
-        record.map { String(decoding: $0.bytes, as: UTF8.self) }
-    }
-
+@Suite struct FolderTransportTests: TransportTestCase {
     static func digest(_ text: String) -> String {
         "sha256:" + HexEncoding.string(SHA256.hash(data: Data(text.utf8)))
-    }
-
-    static func error(_ body: () throws(SyncTransportError) -> Void) -> SyncTransportError? {
-        do {
-            try body()
-            Issue.record("expected a SyncTransportError, got success")
-            return nil
-        } catch {
-            return error
-        }
     }
 
     static func put(_ text: String, at path: String) throws {
@@ -177,30 +159,14 @@ import Glibc
         let a = try FolderTransport(folder: folder, create: true, pollInterval: .milliseconds(100))
         let b = try FolderTransport(folder: folder, pollInterval: .milliseconds(100))
         try a.publish([Self.write("keys", "k")])
-        #expect(try b.waitForChange(prefix: "items/", until: .now + .milliseconds(500)) == false)
-        let writer = Thread {
-            Thread.sleep(forTimeInterval: 0.3)
-            do {
-                try a.publish([Self.write("keys", "k2")])
-                try a.publish([Self.write("items/aa", "new")])
-            } catch {
-                Issue.record("publish failed: \(error)")
-            }
-        }
-        writer.start()
-        #expect(try b.waitForChange(prefix: "items/", until: .now + .seconds(60)) == true)
-        #expect(Self.text(try b.read("items/aa")) == "new")
+        try Self.expectWaitSeesChange(writer: a, reader: b, quiet: .milliseconds(500), writeAfter: 0.3)
     }
 
     @Test func badNamesAreRefusedOnTheWayIn() throws {
         let scratch = try ScratchFolder("folder-names")
         let device = try FolderTransport(folder: scratch.path + "/shared", create: true)
-        for name in ["../x", "/etc/passwd", "items/../../x", "Items/AB", ".stfolder/x", "items//a", "", "items/.~keychainkit-1"] {
-            guard case .invalidName = Self.error({ () throws(SyncTransportError) in try device.publish([Self.write(name, "x")]) }) else {
-                Issue.record("\(name) must be refused")
-                continue
-            }
-        }
+        Self.expectNamesRefused(["../x", "/etc/passwd", "items/../../x", "Items/AB", ".stfolder/x", "items//a", "", "items/.~keychainkit-1"],
+                                by: device)
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/x"))
     }
 }

@@ -7,32 +7,13 @@ import Testing
 /// (`git daemon` on loopback) and over ssh (the test's own sshd), two devices each with a
 /// private clone, and a remote an attacker can write to.
 @Suite("git transport (real git, git daemon and sshd)", .tags(.external, .git))
-struct GitTransportTests {
+struct GitTransportTests: TransportTestCase {
     // MARK: Helpers
 
     static func device(_ remote: String, in scratch: ScratchFolder, _ name: String,
                        environment: [String: String] = [:]) throws -> GitTransport {
         try GitTransport(remote: remote, repositoryPath: scratch.path + "/device-\(name)/sync.git", networkTimeout: .seconds(60),
                          pollInterval: .milliseconds(200), environment: environment)
-    }
-
-    static func write(_ name: String, _ text: String, expected: String?? = nil) -> SyncTransportChange {
-        SyncTransportChange(name: name, operation: .write(Data(text.utf8)), expected: expected)
-    }
-
-    static func text(_ record: SyncTransportRecord?) -> String? {
-        record.map { String(decoding: $0.bytes, as: UTF8.self) }
-    }
-
-    /// The error `body` throws, or nil (with an issue recorded) when it does not throw.
-    static func error(_ body: () throws(SyncTransportError) -> Void) -> SyncTransportError? {
-        do {
-            try body()
-            Issue.record("expected a SyncTransportError, got success")
-            return nil
-        } catch {
-            return error
-        }
     }
 
     /// Two devices on `remote`: records in common, versions as git blob ids, a clean rebase when
@@ -264,13 +245,8 @@ struct GitTransportTests {
         let bare = try GitRemote()
         let scratch = try ScratchFolder("git-names")
         let a = try Self.device(bare.fileURL, in: scratch, "a")
-        for name in ["../x", "/etc/passwd", "items/../keys", "Items/AB", ".git/config", "items//a", "items/", "", "a b",
-                     "items/.hidden", String(repeating: "a", count: 256)] {
-            guard case .invalidName = Self.error({ () throws(SyncTransportError) in try a.publish([Self.write(name, "x")]) }) else {
-                Issue.record("\(name) must be refused")
-                continue
-            }
-        }
+        Self.expectNamesRefused(["../x", "/etc/passwd", "items/../keys", "Items/AB", ".git/config", "items//a", "items/", "", "a b",
+                                 "items/.hidden", String(repeating: "a", count: 256)], by: a)
         guard case .invalidName = Self.error({ () throws(SyncTransportError) in _ = try a.list(prefix: "../") }) else {
             Issue.record("a prefix outside the rules must be refused")
             return
@@ -348,21 +324,7 @@ struct GitTransportTests {
         let b = try Self.device(bare.fileURL, in: scratch, "b")
         try a.publish([Self.write("keys", "k")])
         try b.refresh()
-        // Nothing changes: false at the deadline.
-        #expect(try b.waitForChange(prefix: "items/", until: .now + .milliseconds(700)) == false)
-        // A change under another prefix does not count; one under the prefix does.
-        let publisher = Thread {
-            Thread.sleep(forTimeInterval: 0.5)
-            do {
-                try a.publish([Self.write("keys", "k2")])
-                try a.publish([Self.write("items/aa", "new")])
-            } catch {
-                Issue.record("publish failed: \(error)")
-            }
-        }
-        publisher.start()
-        #expect(try b.waitForChange(prefix: "items/", until: .now + .seconds(60)) == true)
-        #expect(Self.text(try b.read("items/aa")) == "new")
+        try Self.expectWaitSeesChange(writer: a, reader: b, quiet: .milliseconds(700), writeAfter: 0.5)
     }
 }
 

@@ -1,6 +1,7 @@
 import KeychainPrimitives
 import Foundation
 import KeychainStore
+import KeychainTestSupport
 import RequiredToolSupport
 import Testing
 @testable import KeychainSync
@@ -35,35 +36,21 @@ struct PersonalSyncTests {
         }
     }
 
-    /// Devices in one circle over one git remote or folder: the first created it and sponsored
-    /// the others.
-    struct Circle {
-        var devices: [SyncDevice]
-        var location: String
-        var code: CircleCode
-
-        init(count: Int, location: String, opener: @escaping (URL) -> SyncTransportOpener) throws {
-            self.location = location
-            devices = try (0..<count).map { try SyncDevice("personal-\($0)", opener: opener) }
-            code = try devices[0].synchronizer.create(location: location)
-            for device in devices.dropFirst() { try device.join(code, sponsor: devices[0], location: location) }
-        }
-
-        func syncAll(rounds: Int = 2) throws {
-            for _ in 0..<rounds { for device in devices { try device.sync() } }
-        }
+    /// Devices in one circle over `location`, reached through `opener`.
+    static func circle(count: Int, location: String, opener: @escaping (URL) -> SyncTransportOpener) throws -> DeviceCircle {
+        try DeviceCircle((0..<count).map { "personal-\($0)" }, location: location, opener: opener)
     }
 
-    static func gitCircle(count: Int = 2) throws -> (Circle, GitRemote) {
+    static func gitCircle(count: Int = 2) throws -> (DeviceCircle, GitRemote) {
         let remote = try GitRemote()
-        return (try Circle(count: count, location: remote.fileURL, opener: gitOpener), remote)
+        return (try circle(count: count, location: remote.fileURL, opener: gitOpener), remote)
     }
 
-    static func folderCircle(count: Int = 2) throws -> (Circle, ScratchFolder) {
+    static func folderCircle(count: Int = 2) throws -> (DeviceCircle, ScratchFolder) {
         let scratch = try ScratchFolder("sync-folder")
         let folder = scratch.path + "/keychain"
         _ = try FolderTransport(folder: folder, create: true)  // what `sync create --transport folder` makes
-        return (try Circle(count: count, location: folder, opener: folderOpener), scratch)
+        return (try circle(count: count, location: folder, opener: folderOpener), scratch)
     }
 
     /// The error `body` throws, or nil (with an issue recorded) when it succeeds.
@@ -82,7 +69,7 @@ struct PersonalSyncTests {
 
     // MARK: Create, join, sponsor, sync
 
-    static func exerciseTwoDevices(_ circle: Circle) throws {
+    static func exerciseTwoDevices(_ circle: DeviceCircle) throws {
         let (a, b) = (circle.devices[0], circle.devices[1])
         #expect(try a.synchronizer.members().count == 2)
         try a.add("mail", "m-1")
@@ -112,7 +99,7 @@ struct PersonalSyncTests {
     func twoDevicesOverGitDaemon() throws {
         let remote = try GitRemote()
         let daemon = try GitDaemon(serving: remote.scratch.path, log: remote.scratch.path + "/daemon.log")
-        try Self.exerciseTwoDevices(try Circle(count: 2, location: daemon.url("remote.git"), opener: Self.gitOpener))
+        try Self.exerciseTwoDevices(try Self.circle(count: 2, location: daemon.url("remote.git"), opener: Self.gitOpener))
         withExtendedLifetime(daemon) {}
     }
 
@@ -228,7 +215,7 @@ struct PersonalSyncTests {
     /// Three devices edit the same and different items while the transport is unreachable
     /// (`goOffline`/`goOnline`), then sync in `order`; all must converge on the newest edit of
     /// each item.
-    static func offlineEditsConverge(_ circle: Circle, order: [Int], round: Int, goOffline: () throws -> Void, goOnline: () throws -> Void) throws {
+    static func offlineEditsConverge(_ circle: DeviceCircle, order: [Int], round: Int, goOffline: () throws -> Void, goOnline: () throws -> Void) throws {
         let devices = circle.devices
         let shared = "shared-\(round)"
         try devices[0].add(shared, "base")
@@ -236,10 +223,13 @@ struct PersonalSyncTests {
         try circle.syncAll()
         try goOffline()
         // Edits in time order: the last edit of `shared` is the newest and must win everywhere.
+        circle.tick()
         try devices[order[0]].update(shared, "first")
         try devices[order[1]].add("own-\(round)-\(order[1])", "mine")
         try devices[order[2]].delete("doomed-\(round)")
+        circle.tick()
         try devices[order[1]].update(shared, "second")
+        circle.tick()
         try devices[order[2]].update(shared, "third")
         for device in devices {
             let error = Self.syncError { try device.sync() }
@@ -288,12 +278,14 @@ struct PersonalSyncTests {
         try b.add("two", "2")
         let failure = NSLock()
         nonisolated(unsafe) var aFailure: (any Error)?
+        let firstDone = DispatchSemaphore(value: 0)
         let first = Thread {
             do { try a.sync() } catch { failure.withLock { aFailure = error } }
+            firstDone.signal()
         }
         first.start()
         try b.sync()
-        while !first.isFinished { Thread.sleep(forTimeInterval: 0.05) }
+        firstDone.wait()
         #expect(failure.withLock { aFailure } == nil, "a publish that lost the race fetches, merges and retries")
         try circle.syncAll()
         #expect(try a.contents() == ["one": "1", "two": "2"])
@@ -316,7 +308,7 @@ struct PersonalSyncTests {
         var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["app"]))
         query.synchronizable = true
         let item = try #require(try a.database.find(query, decrypt: true).first)
-        let ahead = Date(timeIntervalSinceNow: 300)
+        let ahead = circle.clock.date().addingTimeInterval(300)
         var attributes = item.attributes
         attributes["mdat"] = .date(ahead)
         let record = SyncRecord(name: try #require(HexEncoding.bytes(nameHex)), protection: item.protection,
@@ -409,6 +401,7 @@ struct PersonalSyncTests {
         try a.add("mail", "base")
         try circle.syncAll()
         try b.update("mail", "older-edit")
+        circle.tick()
         try a.update("mail", "newer-edit")
         try a.sync()
         let report = try b.sync()

@@ -2,6 +2,7 @@ import Crypto
 import EtcdClusterSupport
 import Foundation
 import KeychainStore
+import KeychainTestSupport
 import Testing
 @testable import KeychainSync
 import RequiredToolSupport
@@ -143,11 +144,8 @@ struct SyncAttackTests {
     @Test("a stolen copy of a password keychain and its device key cannot read the circle state, sync, or get a join sponsored")
     func stolenPasswordKeychain() async throws {
         try await onDedicatedThread {
-            let cluster = try EtcdCluster()
-            let location = cluster.endpoints.joined(separator: ",")
-            let a = try SyncDevice("a"), b = try SyncDevice("b", password: "pw")
-            let code = try a.synchronizer.create(location: location)
-            try b.join(code, sponsor: a, location: location)
+            let circle = try SyncCircle(["a", "b"], passwords: ["b": "pw"])
+            let (a, b, code, location) = (circle.a, circle.b, circle.code, circle.location)
             try a.add("w", "when-unlocked-secret")
             try a.sync()
             try b.sync()
@@ -197,10 +195,8 @@ struct SyncAttackTests {
     @Test("a stolen keychain file without its device key (no password at all) does not give up the circle state")
     func stolenFileWithoutDeviceKey() async throws {
         try await onDedicatedThread {
-            let cluster = try EtcdCluster()
-            let location = cluster.endpoints.joined(separator: ",")
-            let a = try SyncDevice("a")
-            _ = try a.synchronizer.create(location: location)
+            let circle = try SyncCircle(["a"])
+            let a = circle.a
             #expect(try CircleState.load(from: a.database) != nil)
             let stolen: SyncDevice
             do {
@@ -307,7 +303,7 @@ struct SyncAttackTests {
             try circle.syncAll(a, b)
             let transport = try circle.transport()
             let old = Dictionary(uniqueKeysWithValues: try transport.items().map { ($0.name, $0.bytes) })
-            usleep(5_000)
+            circle.tick()
             try a.update("r", "v2")
             try a.delete("gone")
             try circle.syncAll(a, b)
@@ -332,8 +328,9 @@ struct SyncAttackTests {
             let (a, b) = (circle.a, circle.b)
             let transport = try circle.transport()
             let aState = try a.state()
-            let far = try record("far", "x", by: aState, time: Date().timeIntervalSinceReferenceDate + SyncRecord.futureAllowance + 3600)
-            let near = try record("near", "y", by: aState, time: Date().timeIntervalSinceReferenceDate + 60)
+            let now = b.clock.date().timeIntervalSinceReferenceDate  // what B checks version times against
+            let far = try record("far", "x", by: aState, time: now + SyncRecord.futureAllowance + 3600)
+            let near = try record("near", "y", by: aState, time: now + 60)
             try transport.put(far.name, far.bytes)
             try transport.put(near.name, near.bytes)
             let report = try b.sync()

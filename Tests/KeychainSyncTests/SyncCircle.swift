@@ -2,28 +2,63 @@ import KeychainPrimitives
 import EtcdClusterSupport
 import Foundation
 import KeychainStore
+import KeychainTestSupport
 @testable import KeychainSync
 
-/// A real 3-member etcd cluster and three devices in one circle: A created it and sponsored B,
-/// then C (so B has followed one membership change already).
+/// Devices in one circle at `location`: the first created it and sponsored each of the others in
+/// turn (so each earlier member has followed the later membership changes). They share one
+/// clock, the world's time: a test moves it between edits whose order matters.
+struct DeviceCircle {
+    let devices: [SyncDevice]
+    let location: String
+    let code: CircleCode
+    let clock: ManualClock
+
+    /// `names` in order (the first creates the circle), each with its keychain password if
+    /// `passwords` names one; `joinLocation` is where the device at an index says the circle is
+    /// (`location` unless given), `opener` how it reaches it (etcd unless given).
+    init(_ names: [String], location: String, passwords: [String: String] = [:],
+         joinLocation: ((Int) -> String)? = nil, opener: ((URL) -> SyncTransportOpener)? = nil) throws {
+        let clock = ManualClock()
+        let devices = try names.map { try SyncDevice($0, password: passwords[$0], clock: clock, opener: opener) }
+        code = try devices[0].synchronizer.create(location: location)
+        for (index, device) in devices.enumerated().dropFirst() {
+            try device.join(code, sponsor: devices[0], location: joinLocation?(index) ?? location)
+        }
+        self.devices = devices
+        self.location = location
+        self.clock = clock
+    }
+
+    /// `order` (every device unless given) syncs, in that order, `rounds` times.
+    func syncAll(_ order: [SyncDevice]? = nil, rounds: Int = 2) throws {
+        for _ in 0..<rounds { for device in order ?? devices { try device.sync() } }
+    }
+
+    /// Moves the shared clock past every edit made so far: the next edit is the later one.
+    func tick() {
+        clock.advance(by: .milliseconds(5))
+    }
+}
+
+/// A real 3-member etcd cluster and devices in one circle on it (by default A, B and C: A created
+/// it and sponsored B, then C, which names the endpoints in another order).
 struct SyncCircle {
     let cluster: EtcdCluster
-    let a: SyncDevice
-    let b: SyncDevice
-    let c: SyncDevice
-    let code: CircleCode
+    let circle: DeviceCircle
 
-    var location: String { cluster.endpoints.joined(separator: ",") }
+    var a: SyncDevice { circle.devices[0] }
+    var b: SyncDevice { circle.devices[1] }
+    var c: SyncDevice { circle.devices[2] }
+    var code: CircleCode { circle.code }
+    var location: String { circle.location }
 
-    init() throws {
-        cluster = try EtcdCluster()
-        a = try SyncDevice("a")
-        b = try SyncDevice("b")
-        c = try SyncDevice("c")
-        let location = cluster.endpoints.joined(separator: ",")
-        code = try a.synchronizer.create(location: location)
-        try b.join(try CircleCode(text: code.text), sponsor: a, location: location)
-        try c.join(code, sponsor: a, location: cluster.endpoints.reversed().joined(separator: ","))
+    init(_ names: [String] = ["a", "b", "c"], passwords: [String: String] = [:]) throws {
+        let cluster = try EtcdCluster()
+        let endpoints = cluster.endpoints
+        circle = try DeviceCircle(names, location: endpoints.joined(separator: ","), passwords: passwords,
+                                  joinLocation: { $0 == 2 ? endpoints.reversed().joined(separator: ",") : endpoints.joined(separator: ",") })
+        self.cluster = cluster
     }
 
     /// The circle's records, read and written directly as an attacker with etcd access would.
@@ -31,9 +66,13 @@ struct SyncCircle {
         EtcdTransport(client: try EtcdClient(endpoints: cluster.endpoints), circleID: HexEncoding.string(code.circleID), location: location)
     }
 
+    /// `devices` sync, in that order, `rounds` times.
     func syncAll(_ devices: SyncDevice..., rounds: Int = 2) throws {
-        for _ in 0..<rounds { for device in devices { try device.sync() } }
+        try circle.syncAll(devices, rounds: rounds)
     }
+
+    /// Moves the circle's clock past every edit made so far: the next edit is the later one.
+    func tick() { circle.tick() }
 }
 
 extension SyncTransport {

@@ -20,7 +20,7 @@ struct SyncConvergenceBenchmark {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    static func run(_ label: String, _ circle: PersonalSyncTests.Circle, size: () throws -> String) throws {
+    static func run(_ label: String, _ circle: DeviceCircle, size: () throws -> String) throws {
         let (a, b, c) = (circle.devices[0], circle.devices[1], circle.devices[2])
         let count = items
         for index in 0..<count { try a.add("account-\(index)", "secret-\(index)") }

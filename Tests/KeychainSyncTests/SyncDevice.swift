@@ -1,19 +1,25 @@
 import Foundation
 import KeychainStore
+import KeychainTestSupport
 @testable import KeychainSync
 
-/// One simulated device: its own keychain file and device key in a temporary folder.
+/// One simulated device: its own keychain file and device key in a temporary folder, its
+/// keychain's dates read from `clock` (shared by a circle's devices: which of two edits is the
+/// later one is the test's decision, not a race against the system clock).
 final class SyncDevice: @unchecked Sendable {  // used from one thread at a time in tests
     let directory: URL
+    let clock: ManualClock
     let database: KeychainDatabase
     let synchronizer: KeychainSynchronizer
 
     /// A device reaching its circle through etcd, or through the transport `opener` makes for
     /// this device's folder (a git transport keeps its private clone there).
-    init(_ name: String, password: String? = nil, opener: ((URL) -> SyncTransportOpener)? = nil) throws {
+    init(_ name: String, password: String? = nil, clock: ManualClock = ManualClock(),
+         opener: ((URL) -> SyncTransportOpener)? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-sync-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        database = try Self.open(directory, password: password)
+        self.clock = clock
+        database = try Self.open(directory, password: password, clock: clock)
         if let opener {
             synchronizer = KeychainSynchronizer(database: database, openTransport: opener(directory))
         } else {
@@ -28,15 +34,17 @@ final class SyncDevice: @unchecked Sendable {  // used from one thread at a time
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-sync-stolen-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: other.directory, to: directory)
         if !withDeviceKey { try FileManager.default.removeItem(at: directory.appendingPathComponent("state/device.key")) }
-        database = try Self.open(directory, password: nil)
+        clock = other.clock
+        database = try Self.open(directory, password: nil, clock: clock)
         synchronizer = KeychainSynchronizer(database: database)
     }
 
-    private static func open(_ directory: URL, password: String?) throws -> KeychainDatabase {
-        try KeychainDatabase.open(
-            path: directory.appendingPathComponent("login.keychain-db").path, password: password.map { Data($0.utf8) },
-            options: .init(deviceKeyPath: directory.appendingPathComponent("state/device.key").path,
-                           newKeychainKDF: .testing(), allowTestingKDF: true))
+    private static func open(_ directory: URL, password: String?, clock: ManualClock) throws -> KeychainDatabase {
+        var options = KeychainDatabase.Options(deviceKeyPath: directory.appendingPathComponent("state/device.key").path,
+                                               newKeychainKDF: .testing(), allowTestingKDF: true)
+        options.currentDate = { clock.date() }
+        return try KeychainDatabase.open(path: directory.appendingPathComponent("login.keychain-db").path,
+                                         password: password.map { Data($0.utf8) }, options: options)
     }
 
     /// Asks to join with `code` and has `sponsor` sponsor this device; the first sync completes it.

@@ -45,7 +45,7 @@ struct SyncTests {
             try a.add("x", "base")
             try circle.syncAll(a, b, c)
             try a.update("x", "from-a")
-            usleep(5_000)  // B's edit is the later one
+            circle.tick()  // B's edit is the later one
             try b.update("x", "from-b")
             try b.sync()   // B first, then A (whose edit is older) — A must not overwrite B's
             try a.sync()
@@ -64,11 +64,11 @@ struct SyncTests {
             try circle.syncAll(a, b, c)
             // d: deleted on A, then edited later on B → the edit wins.
             try a.delete("d")
-            usleep(5_000)
+            circle.tick()
             try b.update("d", "edited-later")
             // e: edited on B, then deleted later on A → the delete wins.
             try b.update("e", "edited-earlier")
-            usleep(5_000)
+            circle.tick()
             try a.delete("e")
             try circle.syncAll(a, b, c)
             for device in [a, b, c] {
@@ -120,18 +120,16 @@ struct SyncTests {
             try cluster.start(0)
             try cluster.waitUntilServing()
             for index in 20..<120 { try a.add("k\(index)", "v\(index)") }
-            let finished = DispatchSemaphore(value: 0)
-            nonisolated(unsafe) var failure: (any Error)?
-            Thread.detachNewThread {
-                do { try a.sync() } catch { failure = error }
-                finished.signal()
+            // A's pass as it would run, but member 1 is killed after the pass has read the
+            // records and before it writes its 100 new ones.
+            let interrupted = KeychainSynchronizer(database: a.database, openTransport: InterruptedTransport.opener(
+                wrapping: EtcdTransport.open, beforeFirstPublish: { cluster.kill(1) }))
+            do throws(SyncError) {
+                _ = try interrupted.synchronize()
+            } catch {
+                if case .transport = error {} else { Issue.record("mid-sync kill: \(error)") }
             }
-            usleep(150_000)
-            cluster.kill(1)
-            finished.wait()
-            if let failure {
-                if case .transport? = failure as? SyncError {} else { Issue.record("mid-sync kill: \(failure)") }
-            }
+            #expect(cluster.members.map { $0.process == nil } == [false, true, false], "the kill landed in the pass")
             try circle.syncAll(a, b, c)
             for device in [a, b, c] { #expect(try device.contents().count == 120) }
             try cluster.start(1)
@@ -266,11 +264,8 @@ struct SyncTests {
     @Test("a locked password keychain cannot sync (its circle state needs the password) and says so; after the unlock it catches up")
     func lockedDevice() async throws {
         try await onDedicatedThread {
-            let cluster = try EtcdCluster()
-            let location = cluster.endpoints.joined(separator: ",")
-            let a = try SyncDevice("a"), b = try SyncDevice("b", password: "pw")
-            let code = try a.synchronizer.create(location: location)
-            try b.join(code, sponsor: a, location: location)
+            let circle = try SyncCircle(["a", "b"], passwords: ["b": "pw"])
+            let (a, b) = (circle.a, circle.b)
             try a.add("l", "while-locked")
             try a.sync()
             b.database.lockKeychain()

@@ -89,7 +89,9 @@ struct SyncCommandTests {
                 watcher.environment = sandbox.environment
                 watcher.standardInput = FileHandle(forReadingAtPath: "/dev/null")
                 watcher.standardOutput = FileHandle.nullDevice
-                watcher.standardError = FileHandle.nullDevice
+                let watcherErrors = sandbox.directory + "/watcher.stderr"
+                _ = FileManager.default.createFile(atPath: watcherErrors, contents: nil)
+                watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: watcherErrors))
                 try watcher.run()
                 defer {
                     // SIGKILL: the test runner's threads block SIGTERM, and a spawned child inherits that mask.
@@ -103,13 +105,23 @@ struct SyncCommandTests {
                     }
                     return false
                 }
+                /// Whether the watcher reports a failure on standard error after its first `since` bytes there.
+                func waitForFailureReport(after since: Int) -> Bool {
+                    for _ in 0..<300 {  // a bound on the wait, not a timing assertion
+                        if let errors = FileManager.default.contents(atPath: watcherErrors), errors.count > since,
+                           String(decoding: errors.dropFirst(since), as: UTF8.self).contains("keychainctl: sync: ") { return true }
+                        usleep(100_000)
+                    }
+                    return false
+                }
                 #expect(try sandbox.keychainctl(["add-generic-password", "-a", "w", "-s", "svc", "--synchronizable", a, "-w"],
                                                 stdin: "first\n").status == 0)
                 #expect(try sandbox.keychainctl(["sync", a]).status == 0)
                 #expect(waitForSecret("first"), "the watcher applied A's item")
 
+                let reportedBefore = FileManager.default.contents(atPath: watcherErrors)?.count ?? 0
                 for index in cluster.members.indices { cluster.kill(index) }
-                usleep(1_500_000)  // the watcher meets the outage and backs off
+                #expect(waitForFailureReport(after: reportedBefore), "the watcher met the outage and reported it")
                 #expect(watcher.isRunning, "an outage does not end --watch")
                 for index in cluster.members.indices { try cluster.start(index) }
                 try cluster.waitUntilServing()

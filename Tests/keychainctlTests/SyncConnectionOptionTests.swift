@@ -11,13 +11,12 @@ struct SyncConnectionOptionTests {
     @Test("a wrong CA, a missing client certificate and plain HTTP without --insecure are refused, each with its fix")
     func certificates() async throws {
         try await onDedicatedThread {
-            let pki = try TestCertificates()
-            let cluster = try EtcdCluster(size: 1, security: .init(certificates: pki, requireClientCertificates: true))
-            let endpoint = try #require(cluster.endpoints.first)
-            let port = try #require(cluster.members.first?.clientPort)
+            let etcd = try SecuredEtcd.requiringClientCertificates()
+            let (pki, endpoint) = (etcd.pki, etcd.endpoint)
+            let port = try #require(etcd.cluster.members.first?.clientPort)
             try withSandbox { (sandbox) throws in
                 let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
-                let clientCertificate = ["--cert", pki.clientCertificateFile, "--key", pki.clientKeyFile]
+                let clientCertificate = etcd.clientCertificateOptions
 
                 let wrongCA = try sandbox.keychainctl(["sync", "create", "--endpoints", endpoint, "--cacert", pki.otherCAFile] + clientCertificate + [a])
                 #expect(wrongCA.status == 1)
@@ -37,22 +36,19 @@ struct SyncConnectionOptionTests {
                 #expect(help.stdout.contains("--insecure") && help.stdout.contains("drop, delay or replay"), "\(help.stdout)")
                 #expect(try sandbox.keychainctl(["sync", "status", a]).status == 1, "nothing was joined or created")
             }
-            withExtendedLifetime(cluster) {}
+            withExtendedLifetime(etcd) {}
         }
     }
 
     @Test("etcd users: the password from a file or the environment, never argv; a wrong one is refused, naming the user only")
     func passwords() async throws {
         try await onDedicatedThread {
-            let pki = try TestCertificates()
-            let cluster = try EtcdCluster(size: 1, security: .init(certificates: pki, requireClientCertificates: false))
-            try cluster.enableAuthentication(rootPassword: "root-\(UUID())", user: "alice", password: "alice-secret", prefix: "/keychainkit/")
-            let endpoint = try #require(cluster.endpoints.first)
+            let etcd = try SecuredEtcd.withUser()
+            let (pki, endpoint) = (etcd.pki, etcd.endpoint)
             try withSandbox { (sandbox) throws in
                 let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
-                let passwordFile = pki.directory.appendingPathComponent("etcd-password").path
-                try Data("not-it\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
-                let base = ["sync", "create", "--endpoints", endpoint, "--cacert", pki.caFile, "--user", "alice"]
+                let passwordFile = try etcd.file("etcd-password", containing: "not-it")
+                let base = ["sync", "create", "--endpoints", endpoint, "--cacert", pki.caFile, "--user", SecuredEtcd.user]
 
                 let wrong = try sandbox.keychainctl(base + ["--password-file", passwordFile, a])
                 #expect(wrong.status == 1)
@@ -70,7 +66,7 @@ struct SyncConnectionOptionTests {
                 #expect(noUser.stderr.contains("requires authentication") && noUser.stderr.contains("--user"), "\(noUser.stderr)")
                 #expect(try sandbox.keychainctl(["sync", "status", a]).status == 1, "nothing was joined or created")
             }
-            withExtendedLifetime(cluster) {}
+            withExtendedLifetime(etcd) {}
         }
     }
 }

@@ -10,9 +10,8 @@ struct SyncOverTLSTests {
     @Test("create, join, sponsor and run over TLS with client certificates carry an item; a run whose CA file now holds an unrelated CA is refused")
     func clientCertificates() async throws {
         try await onDedicatedThread {
-            let pki = try TestCertificates()
-            let cluster = try EtcdCluster(size: 1, security: .init(certificates: pki, requireClientCertificates: true))
-            let endpoint = try #require(cluster.endpoints.first)
+            let etcd = try SecuredEtcd.requiringClientCertificates()
+            let (pki, endpoint) = (etcd.pki, etcd.endpoint)
             #expect(endpoint.hasPrefix("https://"))
             try withSandbox { (sandbox) throws in
                 let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
@@ -20,7 +19,7 @@ struct SyncOverTLSTests {
                 // A CA file of its own, so that it can be replaced below.
                 let caFile = pki.directory.appendingPathComponent("circle-ca.pem").path
                 try FileManager.default.copyItem(atPath: pki.caFile, toPath: caFile)
-                let place = ["--endpoints", endpoint, "--cacert", caFile, "--cert", pki.clientCertificateFile, "--key", pki.clientKeyFile]
+                let place = ["--endpoints", endpoint, "--cacert", caFile] + etcd.clientCertificateOptions
 
                 let created = try sandbox.keychainctl(["sync", "create"] + place + [a])
                 #expect(created.status == 0, "\(created.stderr)")
@@ -52,14 +51,14 @@ struct SyncOverTLSTests {
                 #expect(!refused.stdout.contains("synchronized"))
 
                 // A move to settings that cannot connect is refused and not recorded.
-                let badMove = try sandbox.keychainctl(["sync", "run", "--endpoints", endpoint, "--cacert", pki.otherCAFile,
-                                                       "--cert", pki.clientCertificateFile, "--key", pki.clientKeyFile, a])
+                let badMove = try sandbox.keychainctl(["sync", "run", "--endpoints", endpoint, "--cacert", pki.otherCAFile]
+                                                      + etcd.clientCertificateOptions + [a])
                 #expect(badMove.status == 1 && badMove.stderr.contains("does not verify against the CA in \(pki.otherCAFile)"), "\(badMove.stderr)")
                 #expect(!(try sandbox.keychainctl(["sync", "status", a]).stdout.contains(pki.otherCAFile)))
 
                 // The fix the docs give: name the right CA once with the location; it is recorded for later runs.
-                let moved = try sandbox.keychainctl(["sync", "run", "--endpoints", endpoint, "--cacert", pki.caFile,
-                                                     "--cert", pki.clientCertificateFile, "--key", pki.clientKeyFile, a])
+                let moved = try sandbox.keychainctl(["sync", "run", "--endpoints", endpoint, "--cacert", pki.caFile]
+                                                    + etcd.clientCertificateOptions + [a])
                 #expect(moved.status == 0, "\(moved.stderr)")
                 let after = try sandbox.keychainctl(["sync", "run", a])
                 #expect(after.status == 0 && after.stdout.contains("synchronized"), "\(after.stderr)")
@@ -69,25 +68,22 @@ struct SyncOverTLSTests {
                 let stray = try sandbox.keychainctl(["sync", "run", "--insecure", a])
                 #expect(stray.status != 0 && stray.stderr.contains("go with --endpoints"), "\(stray.stderr)")
             }
-            withExtendedLifetime(cluster) {}
+            withExtendedLifetime(etcd) {}
         }
     }
 
     @Test("an etcd user's password is asked again by run, sponsor and status (file or environment), never stored; without one, the fix is named")
     func passwordsAgain() async throws {
         try await onDedicatedThread {
-            let pki = try TestCertificates()
-            let cluster = try EtcdCluster(size: 1, security: .init(certificates: pki, requireClientCertificates: false))
-            try cluster.enableAuthentication(rootPassword: "root-\(UUID())", user: "alice", password: "alice-secret", prefix: "/keychainkit/")
-            let endpoint = try #require(cluster.endpoints.first)
+            let etcd = try SecuredEtcd.withUser()
+            let (pki, endpoint) = (etcd.pki, etcd.endpoint)
             try withSandbox { (sandbox) throws in
                 let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
                 let b = try sandbox.createKeychain("b.keychain-db", password: "pw")
-                let passwordFile = pki.directory.appendingPathComponent("etcd-password").path
-                try Data("alice-secret\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
-                let place = ["--endpoints", endpoint, "--cacert", pki.caFile, "--user", "alice"]
+                let passwordFile = try etcd.file("etcd-password", containing: SecuredEtcd.password)
+                let place = ["--endpoints", endpoint, "--cacert", pki.caFile, "--user", SecuredEtcd.user]
                 let withFile = ["--password-file", passwordFile]
-                let environment = ["KEYCHAINKIT_ETCD_PASSWORD": "alice-secret"]
+                let environment = ["KEYCHAINKIT_ETCD_PASSWORD": SecuredEtcd.password]
 
                 let created = try sandbox.keychainctl(["sync", "create"] + place + withFile + [a])
                 #expect(created.status == 0, "\(created.stderr)")
@@ -116,7 +112,7 @@ struct SyncOverTLSTests {
                 #expect(status.status == 0 && status.stdout.contains("user alice"), "\(status.stderr)")
 
             }
-            withExtendedLifetime(cluster) {}
+            withExtendedLifetime(etcd) {}
         }
     }
 }

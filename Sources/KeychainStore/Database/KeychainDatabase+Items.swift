@@ -13,7 +13,7 @@ extension KeychainDatabase {
         try withLock(checkingHierarchy: false) { () throws(KeychainStoreError) in
             _ = try keybag.classKey(for: item.protection)  // locked: refused before anything else
             var attributes = ItemRecord.withPrimaryKeyDefaults(item.attributes, for: item.itemClass)
-            let now = Date()
+            let now = currentDate()
             attributes["cdat"] = .date(now)
             attributes["mdat"] = .date(now)
             let randomness = try ItemRandomness.draw()
@@ -132,7 +132,7 @@ extension KeychainDatabase {
                     if isSynchronizable {
                         let marker = ItemRecord.tombstoneMarker(itemClass: row.itemClass, protection: row.protection,
                                                                 persistentID: row.persistentID,
-                                                                primaryKeyDigest: row.primaryKeyDigest, deletedAt: Date(), key: indexKey)
+                                                                primaryKeyDigest: row.primaryKeyDigest, deletedAt: currentDate(), key: indexKey)
                         try run("UPDATE items SET tombstone = 1, wrapped_key = x'', payload = ? WHERE id = ?",
                                 [.blob(marker), .integer(row.rowID)])
                     } else {
@@ -510,7 +510,7 @@ extension KeychainDatabase {
             updated.accessControl = nil
         }
         // The modification date moves forward by at least a millisecond, even within one clock tick.
-        var modified = Date()
+        var modified = currentDate()
         if case .date(let previous)? = old.attributes["mdat"], modified.timeIntervalSince(previous) < 0.001 {
             modified = previous.addingTimeInterval(0.001)
         }
@@ -533,7 +533,7 @@ extension KeychainDatabase {
     private func insertTombstone(of item: KeychainItem, digest: Data) throws(KeychainStoreError) {
         let persistentID = UUID()
         let marker = ItemRecord.tombstoneMarker(itemClass: item.itemClass, protection: item.protection, persistentID: persistentID,
-                                                primaryKeyDigest: digest, deletedAt: Date(), key: indexKey)
+                                                primaryKeyDigest: digest, deletedAt: currentDate(), key: indexKey)
         let arguments: [SQLiteValue] = [.text(item.itemClass.rawValue), .blob(persistentID.bytes), .text(item.protection.rawValue),
                                         .blob(digest), .integer(1)]
             + ItemRecord.blindIndexes(of: item.attributes, for: item.itemClass, key: indexKey) + [.blob(Data()), .blob(marker)]

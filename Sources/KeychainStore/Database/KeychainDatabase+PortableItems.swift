@@ -70,7 +70,7 @@ extension KeychainDatabase {
         return try withLock { () throws(KeychainStoreError) in
             var attributes = ItemRecord.withPrimaryKeyDefaults(item.attributes, for: item.itemClass)
             attributes["sync"] = .number(1)
-            if attributes["cdat"] == nil { attributes["cdat"] = .date(Date()) }
+            if attributes["cdat"] == nil { attributes["cdat"] = .date(currentDate()) }
             if attributes["mdat"] == nil { attributes["mdat"] = attributes["cdat"] }
             return try transaction { () throws(KeychainStoreError) -> Data in
                 let classKey = try keybag.classKey(for: item.protection)

@@ -22,6 +22,11 @@ package final class KeychainDatabase: @unchecked Sendable {
         /// The time the auto-lock by inactivity measures idleness with: the continuous clock, or in
         /// tests a clock they move forward instead of sleeping (`KeychainTestSupport.ManualClock`).
         package var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+        /// The wall-clock time items' creation and modification dates and deletion times are
+        /// stamped with: the system clock, or in tests a clock they move forward, so that which of
+        /// two edits is the later one (what sync decides conflicts by) is set, not raced
+        /// (`KeychainTestSupport.ManualClock`).
+        package var currentDate: @Sendable () -> Date = { Date() }
 
         /// Options for a file keychain with the device key at `deviceKeyPath`.
         package init(deviceKeyPath: String?, newKeychainKDF: PasswordKDF? = nil, allowTestingKDF: Bool = false,
@@ -468,6 +473,10 @@ package final class KeychainDatabase: @unchecked Sendable {
 
     /// Whether this keychain accepts the cheap test KDF (test suites only).
     package var allowsTestingKDF: Bool { options.allowTestingKDF }
+
+    /// The time now by this keychain's wall clock (`Options.currentDate`): what its items' dates
+    /// and deletion times say, and what sync compares versions against.
+    package func currentDate() -> Date { options.currentDate() }
 
     /// The keychain's random identity (used to name its entries in the session cache).
     package let keychainID: Data
