@@ -64,7 +64,11 @@ extension KeychainSynchronizer {
         let record = versions[number - 1]
         guard !record.isDeletion, let payload = record.payload else { throw .versionIsDeletion(number) }
         var attributes = payload.attributes
-        attributes["mdat"] = .date(database.currentDate())
+        // Dated now, and in any case after the newest version the circle has: a pass finds local
+        // changes by their modification date, and a restore dated exactly as the version it
+        // replaces (a clock that reads the same time) would never be published.
+        let after = versions[0].version.time + 0.001
+        attributes["mdat"] = .date(Date(timeIntervalSinceReferenceDate: max(database.currentDate().timeIntervalSinceReferenceDate, after)))
         _ = try Self.keychain { () throws(KeychainStoreError) -> Data in
             try database.storeItemKeepingDates(NewItem(itemClass: record.itemClass, attributes: attributes, data: payload.data,
                                                        protection: record.protection))
