@@ -123,9 +123,8 @@ struct EtcdTLSTests {
     @Test("client certificate + the right CA: every call works; wrong CA, no or a stranger's certificate, wrong host name, plain HTTP: refused, clearly")
     func clientCertificates() async throws {
         try await onDedicatedThread {
-            let pki = try TestCertificates()
-            let cluster = try EtcdCluster(size: 1, security: .init(certificates: pki, requireClientCertificates: true))
-            let endpoint = try #require(cluster.endpoints.first)
+            let etcd = try SecuredEtcd.requiringClientCertificates()
+            let (pki, cluster, endpoint) = (etcd.pki, etcd.cluster, etcd.endpoint)
             let port = try #require(cluster.members.first?.clientPort)
             func connection(_ endpoints: [String]? = nil, ca: String? = pki.caFile, certificate: String? = pki.clientCertificateFile,
                             key: String? = pki.clientKeyFile, insecure: Bool = false) -> EtcdConnection {
@@ -193,9 +192,8 @@ struct EtcdTLSTests {
     @Test("etcd users: the right password works (and a new token is fetched when it expires); a wrong or missing one, or a key outside the role: refused")
     func passwords() async throws {
         try await onDedicatedThread {
-            let pki = try TestCertificates()
-            let cluster = try EtcdCluster(size: 1, security: .init(certificates: pki, requireClientCertificates: false, authTokenTTL: 1))
-            try cluster.enableAuthentication(rootPassword: "root-\(UUID())", user: "alice", password: "alice-secret", prefix: "/kk/")
+            let etcd = try SecuredEtcd.withUser(prefix: "/kk/", tokenTTL: 1)
+            let (pki, cluster) = (etcd.pki, etcd.cluster)
             func connection(_ credentials: EtcdConnection.Credentials?) -> EtcdConnection {
                 EtcdConnection(endpoints: cluster.endpoints, caFile: pki.caFile, credentials: credentials, timeout: .seconds(3))
             }
