@@ -76,12 +76,7 @@ struct SyncCommandTests {
             let cluster = try EtcdCluster()
             let endpoints = cluster.endpoints.joined(separator: ",")
             try withSandbox { (sandbox) throws in
-                let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
-                let b = try sandbox.createKeychain("b.keychain-db", password: "pw")
-                let code = try sandbox.keychainctl(["sync", "create", "--endpoints", endpoints, "--insecure", a]).stdout
-                let bID = try sandbox.keychainctl(["sync", "join", "--endpoints", endpoints, "--insecure", b], stdin: code).stdout
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-                #expect(try sandbox.keychainctl(["sync", "sponsor", bID, a]).status == 0)
+                let (a, b) = try sandbox.twoKeychainCircle(place: ["--endpoints", endpoints, "--insecure"])
 
                 let watcher = Process()
                 watcher.executableURL = URL(fileURLWithPath: sandbox.tool("keychainctl"))

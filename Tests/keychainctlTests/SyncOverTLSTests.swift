@@ -14,21 +14,10 @@ struct SyncOverTLSTests {
             let (pki, endpoint) = (etcd.pki, etcd.endpoint)
             #expect(endpoint.hasPrefix("https://"))
             try withSandbox { (sandbox) throws in
-                let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
-                let b = try sandbox.createKeychain("b.keychain-db", password: "pw")
                 // A CA file of its own, so that it can be replaced below.
                 let caFile = pki.directory.appendingPathComponent("circle-ca.pem").path
                 try FileManager.default.copyItem(atPath: pki.caFile, toPath: caFile)
-                let place = ["--endpoints", endpoint, "--cacert", caFile] + etcd.clientCertificateOptions
-
-                let created = try sandbox.keychainctl(["sync", "create"] + place + [a])
-                #expect(created.status == 0, "\(created.stderr)")
-                let code = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-                let joined = try sandbox.keychainctl(["sync", "join"] + place + [b], stdin: code + "\n")
-                #expect(joined.status == 0, "\(joined.stderr)")
-                let bID = joined.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-                let sponsored = try sandbox.keychainctl(["sync", "sponsor", bID, a])
-                #expect(sponsored.status == 0, "\(sponsored.stderr)")
+                let (a, b) = try sandbox.twoKeychainCircle(place: ["--endpoints", endpoint, "--cacert", caFile] + etcd.clientCertificateOptions)
 
                 #expect(try sandbox.keychainctl(["add-generic-password", "-a", "shared", "-s", "svc", "--synchronizable", a, "-w"],
                                                 stdin: "over-tls\n").status == 0)

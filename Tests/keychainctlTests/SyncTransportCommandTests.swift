@@ -18,21 +18,6 @@ struct SyncTransportCommandTests {
         guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 
-    /// Two keychains in one circle through `transport` options; returns their paths.
-    static func circle(_ sandbox: ToolSandbox, transport: [String]) throws -> (String, String) {
-        let a = try sandbox.createKeychain("a.keychain-db", password: "pw")
-        let b = try sandbox.createKeychain("b.keychain-db", password: "pw")
-        let created = try sandbox.keychainctl(["sync", "create"] + transport + [a])
-        #expect(created.status == 0, "\(created.stderr)")
-        let code = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let joined = try sandbox.keychainctl(["sync", "join"] + transport + [b], stdin: code + "\n")
-        #expect(joined.status == 0, "\(joined.stderr)")
-        let id = joined.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try sandbox.keychainctl(["sync", "sponsor", id, a]).status == 0)
-        #expect(try sandbox.keychainctl(["sync", b]).status == 0)
-        return (a, b)
-    }
-
     /// An item travels from A to B and back, deleted; B's history lists it and restores it.
     static func exercise(_ sandbox: ToolSandbox, a: String, b: String) throws {
         #expect(try sandbox.keychainctl(["add-generic-password", "-a", "mail", "-s", "svc", "--synchronizable", a, "-w"],
@@ -66,7 +51,7 @@ struct SyncTransportCommandTests {
             try withSandbox { (sandbox) throws in
                 let bare = sandbox.directory + "/remote.git"
                 try Self.git(["init", "--quiet", "--bare", bare])
-                let (a, b) = try Self.circle(sandbox, transport: ["--transport", "git", "--remote", "file://" + bare])
+                let (a, b) = try sandbox.twoKeychainCircle(place: ["--transport", "git", "--remote", "file://" + bare])
                 #expect(FileManager.default.fileExists(atPath: b + ".sync/git"), "the private clone lives beside the keychain")
                 let status = try sandbox.keychainctl(["sync", "status", a])
                 #expect(status.status == 0 && status.stdout.contains("transport git file://\(bare) branch keychainkit"), "\(status.stdout)")
@@ -85,7 +70,7 @@ struct SyncTransportCommandTests {
         try await onDedicatedThread {
             try withSandbox { (sandbox) throws in
                 let folder = sandbox.directory + "/Sync/keychain"
-                let (a, b) = try Self.circle(sandbox, transport: ["--transport", "folder", "--folder", folder])
+                let (a, b) = try sandbox.twoKeychainCircle(place: ["--transport", "folder", "--folder", folder])
                 #expect(FileManager.default.fileExists(atPath: folder + "/KEYCHAINKIT-SYNC-FOLDER"))
                 #expect(try sandbox.keychainctl(["sync", "status", b]).stdout.contains("transport folder \(folder)"))
                 try Self.exercise(sandbox, a: a, b: b)
