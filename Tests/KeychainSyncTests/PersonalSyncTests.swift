@@ -37,8 +37,12 @@ struct PersonalSyncTests {
     }
 
     /// Devices in one circle over `location`, reached through `opener`.
-    static func circle(count: Int, location: String, opener: @escaping (URL) -> SyncTransportOpener) throws -> DeviceCircle {
-        try DeviceCircle((0..<count).map { "personal-\($0)" }, location: location, opener: opener)
+    /// Devices in one circle over `location`, reached through `opener`; those whose index is in
+    /// `ownClocks` keep time by a clock of their own.
+    static func circle(count: Int, location: String, ownClocks: Set<Int> = [],
+                       opener: @escaping (URL) -> SyncTransportOpener) throws -> DeviceCircle {
+        try DeviceCircle((0..<count).map { "personal-\($0)" }, location: location, ownClocks: Set(ownClocks.map { "personal-\($0)" }),
+                         opener: opener)
     }
 
     static func gitCircle(count: Int = 2) throws -> (DeviceCircle, GitRemote) {
@@ -46,11 +50,11 @@ struct PersonalSyncTests {
         return (try circle(count: count, location: remote.fileURL, opener: gitOpener), remote)
     }
 
-    static func folderCircle(count: Int = 2) throws -> (DeviceCircle, ScratchFolder) {
+    static func folderCircle(count: Int = 2, ownClocks: Set<Int> = []) throws -> (DeviceCircle, ScratchFolder) {
         let scratch = try ScratchFolder("sync-folder")
         let folder = scratch.path + "/keychain"
         _ = try FolderTransport(folder: folder, create: true)  // what `sync create --transport folder` makes
-        return (try circle(count: count, location: folder, opener: folderOpener), scratch)
+        return (try circle(count: count, location: folder, ownClocks: ownClocks, opener: folderOpener), scratch)
     }
 
     /// The error `body` throws, or nil (with an issue recorded) when it succeeds.
@@ -296,28 +300,17 @@ struct PersonalSyncTests {
 
     @Test("a device whose clock is behind edits an item after pulling a version stamped by a clock 5 minutes ahead: its later edit wins everywhere (hybrid logical clock), nothing is lost")
     func slowClockEditWins() throws {
-        let (circle, scratch) = try Self.folderCircle()
+        let (circle, scratch) = try Self.folderCircle(ownClocks: [0])
         let (a, b) = (circle.devices[0], circle.devices[1])
         try a.add("mail", "m-1")
         try circle.syncAll()
         // A's clock runs 5 minutes ahead (within what receivers accept): its next version of the
-        // item is stamped then. The record is made exactly as A's synchronizer makes one.
-        let state = try a.state()
-        let (_, bundle) = try state.membership()
-        let (nameHex, synced) = try #require(state.synced.first)
-        var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only(["app"]))
-        query.synchronizable = true
-        let item = try #require(try a.database.find(query, decrypt: true).first)
-        let ahead = circle.clock.date().addingTimeInterval(300)
-        var attributes = item.attributes
-        attributes["mdat"] = .date(ahead)
-        let record = SyncRecord(name: try #require(HexEncoding.bytes(nameHex)), protection: item.protection,
-                                version: RecordVersion(time: ahead.timeIntervalSinceReferenceDate, device: synced.version.device),
-                                isDeletion: false, itemClass: .genericPassword,
-                                payload: ItemPayload(attributes: attributes, data: Data("m-ahead".utf8), accessControlFlags: nil))
-        let folder = try FolderTransport(folder: circle.location)
-        try folder.publish([SyncTransportChange(name: "items/" + nameHex,
-                                                operation: .write(try record.sealed(circleID: state.circleID, bundle: bundle, writer: try state.identity)))])
+        // item is stamped then, by A's own keychain and synchronizer.
+        a.clock.advance(by: .seconds(300))
+        try a.update("mail", "m-ahead")
+        #expect(try a.sync().pushed == 1)
+        let stamped = try #require(try b.synchronizer.history(account: "mail").first)
+        #expect(stamped.date.timeIntervalSince(b.clock.date()) >= 299, "the version carries A's clock, 5 minutes ahead of B's")
         #expect(try b.sync().pulled == 1)
         #expect(try b.secret("mail") == "m-ahead")
         // B edits after seeing that version, by a clock 5 minutes behind the stamp.

@@ -16,11 +16,14 @@ struct DeviceCircle {
 
     /// `names` in order (the first creates the circle), each with its keychain password if
     /// `passwords` names one; `joinLocation` is where the device at an index says the circle is
-    /// (`location` unless given), `opener` how it reaches it (etcd unless given).
-    init(_ names: [String], location: String, passwords: [String: String] = [:],
+    /// (`location` unless given), `opener` how it reaches it (etcd unless given). Devices named in
+    /// `ownClocks` get a clock of their own (`SyncDevice.clock`), to be set ahead of the others'.
+    init(_ names: [String], location: String, passwords: [String: String] = [:], ownClocks: Set<String> = [],
          joinLocation: ((Int) -> String)? = nil, opener: ((URL) -> SyncTransportOpener)? = nil) throws {
         let clock = ManualClock()
-        let devices = try names.map { try SyncDevice($0, password: passwords[$0], clock: clock, opener: opener) }
+        let devices = try names.map {
+            try SyncDevice($0, password: passwords[$0], clock: ownClocks.contains($0) ? ManualClock() : clock, opener: opener)
+        }
         code = try devices[0].synchronizer.create(location: location)
         for (index, device) in devices.enumerated().dropFirst() {
             try device.join(code, sponsor: devices[0], location: joinLocation?(index) ?? location)
