@@ -322,6 +322,24 @@ struct PersonalSyncTests {
         withExtendedLifetime(scratch) {}
     }
 
+    @Test("a device whose clock runs an hour ahead: the others refuse its edit (never applied) and their own later edits stand")
+    func fastClockEditRefused() throws {
+        let (circle, scratch) = try Self.folderCircle(ownClocks: [0])
+        let (a, b) = (circle.devices[0], circle.devices[1])
+        try a.add("mail", "m-1")
+        try circle.syncAll()
+        a.clock.advance(by: .seconds(3600))  // beyond what receivers accept
+        try a.update("mail", "m-ahead")
+        try a.sync()
+        let report = try b.sync()
+        #expect(report.refused == 1 && report.pulled == 0)
+        #expect(try b.secret("mail") == "m-1", "nothing dated an hour ahead is applied")
+        try b.update("mail", "m-b")
+        try circle.syncAll()
+        #expect(try b.secret("mail") == "m-b", "B's own edit stands")
+        withExtendedLifetime(scratch) {}
+    }
+
     // MARK: History
 
     @Test("history keeps every version of an item, the deletion included; restoring one across the deletion brings it back on every device")
