@@ -38,7 +38,8 @@ struct DeviceCircle {
         for _ in 0..<rounds { for device in order ?? devices { try device.sync() } }
     }
 
-    /// Moves the shared clock past every edit made so far: the next edit is the later one.
+    /// Moves the shared clock 5 ms forward: the next edit is dated after the ones before it (an
+    /// edit within one clock reading moves an item's date 1 ms on; tests make a few at most).
     func tick() {
         clock.advance(by: .milliseconds(5))
     }
@@ -74,7 +75,7 @@ struct SyncCircle {
         try circle.syncAll(devices, rounds: rounds)
     }
 
-    /// Moves the circle's clock past every edit made so far: the next edit is the later one.
+    /// ``DeviceCircle/tick()``: the next edit is dated after the ones before it.
     func tick() { circle.tick() }
 }
 
