@@ -211,7 +211,8 @@ let package = Package(
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore", "KeychainTestSupport"]),
         // Test support shared by the test targets and keychainkit-torture: the temporary keychain
         // fixture, the torture values, the built-products locator and a tool runner.
-        .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainPrimitives"], path: "Tests/Support/KeychainTest"),
+        // KeychainEngine: a registry of a fixture's own, and the one helper that sets up the shared one.
+        .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainPrimitives", "KeychainEngine"], path: "Tests/Support/KeychainTest"),
         // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync", "KeychainPrimitives"]),
         // Times the access log's durable append for docs/PERFORMANCE.md (not a product; bench/access_log.sh runs it).
@@ -265,7 +266,7 @@ let package = Package(
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport",
                                                              "PrivateBusSupport", "KeychainTestSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices"]),
+        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
         // PrivateBusSupport, KeychainAudit: the daemon in the test process, recording to the test (AccessRecordingTests).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainEngine
 import KeychainStore
+import KeychainTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,30 +20,22 @@ struct KeychainLifecycleTests {
         static let authFailed: Int32 = -25293
     }
 
-    /// A temporary directory (0700) and a lifecycle service on a registry whose default keychain
-    /// is `login.keychain-db` in it; sharing through the kernel keyring off unless asked for.
+    /// A temporary keychain directory and a lifecycle service on a registry of its own whose
+    /// default keychain is the fixture's; sharing through the kernel keyring off unless asked for.
     private final class Fixture {
-        let directory: URL
+        let scratch: TemporaryKeychain
         let lifecycle: KeychainLifecycle
 
         init(sharingUnlock: Bool = false) throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-lifecycle-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let environment = ["KEYCHAINKIT_KEYCHAIN": directory.appendingPathComponent("login.keychain-db").path,
-                               "KEYCHAINKIT_DEVICE_KEY_FILE": directory.appendingPathComponent("device.key").path,
-                               "KEYCHAINKIT_SESSION_KEYRING": sharingUnlock ? "on" : "off"]
-            let registry = KeychainRegistry(readConfiguration: {
-                KeychainConfiguration(environment: environment, authenticator: OwnerAuthenticator(pinentry: nil))
-            })
-            registry.useTestingKDF(true)
-            lifecycle = KeychainLifecycle(registry: registry)
+            scratch = try TemporaryKeychain("lifecycle")
+            lifecycle = KeychainLifecycle(registry: try scratch.registry(sharingUnlock: sharingUnlock))
         }
 
         deinit {
-            do { try FileManager.default.removeItem(at: directory) } catch {}  // temporary files, best effort
+            scratch.remove()
         }
 
-        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        func path(_ name: String) -> String { scratch.file(name) }
         var defaultPath: String { lifecycle.defaultKeychainPath }
     }
 

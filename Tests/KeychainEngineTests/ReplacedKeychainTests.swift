@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainEngine
 import KeychainStore
+import KeychainTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,17 +15,10 @@ import Glibc
 struct ReplacedKeychainTests {
     @Test("after the deletion every call is refused and nothing is created; once a keychain is created at the path, it is opened")
     func reopensAfterReporting() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-replaced-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { _ = try? FileManager.default.removeItem(at: directory) }  // test cleanup only
-        let path = directory.appendingPathComponent("login.keychain-db").path
-        let registry = KeychainRegistry(readConfiguration: {
-            KeychainConfiguration(environment: ["KEYCHAINKIT_KEYCHAIN": path,
-                                                "KEYCHAINKIT_DEVICE_KEY_FILE": directory.appendingPathComponent("device.key").path,
-                                                "KEYCHAINKIT_SESSION_KEYRING": "off"],
-                                  authenticator: OwnerAuthenticator(pinentry: nil))
-        })
-        registry.useTestingKDF(true)
+        let scratch = try TemporaryKeychain("replaced")
+        defer { scratch.remove() }
+        let path = scratch.path
+        let registry = try scratch.registry()
         let item = { (account: String) in
             NewItem(itemClass: .genericPassword,
                     attributes: ["acct": .string(account), "svce": .string("s"), "agrp": .string("g"), "sync": .number(0)],

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainTestSupport
 import Testing
 @testable import KeychainEngine
 
@@ -14,12 +15,9 @@ struct StorageSecurityTests {
 
     /// A keychain file in a fresh private directory (with its own device key), removed afterwards.
     private func withKeychain(password: Data?, _ body: (KeychainDatabase, String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-storage-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: directory) }  // test cleanup only
-        let options = KeychainDatabase.Options(deviceKeyPath: directory + "/device.key", newKeychainKDF: .testing(), allowTestingKDF: true)
-        let database = try KeychainDatabase.open(path: directory + "/k.keychain-db", password: password, options: options)
-        try body(database, directory)
+        let scratch = try TemporaryKeychain("storage")
+        defer { scratch.remove() }
+        try body(try scratch.open(password: password), scratch.directory)
     }
 
     @Test("key source follows the password and where this process reads it from")

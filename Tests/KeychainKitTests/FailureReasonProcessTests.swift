@@ -11,20 +11,16 @@ struct FailureReasonProcessTests {
     private static var probe: String { BuiltProducts.path("keychainkit-migration-probe") }
 
     /// Runs the probe's `keychain-set-reason` with `passwordFile`; returns its output lines.
-    private func setReporting(passwordFile: String, in directory: String) throws -> [String] {
-        try probe(["keychain-set-reason", "token", "item-secret"], in: directory, environment: ["KEYCHAINKIT_PASSWORD_FILE": passwordFile])
+    private func setReporting(passwordFile: String, in scratch: TemporaryKeychain) throws -> [String] {
+        try probe(["keychain-set-reason", "token", "item-secret"], in: scratch, environment: ["KEYCHAINKIT_PASSWORD_FILE": passwordFile])
     }
 
-    /// Runs the probe with `arguments` on the keychain in `directory`; returns its output lines.
-    private func probe(_ arguments: [String], in directory: String, environment extra: [String: String] = [:]) throws -> [String] {
+    /// Runs the probe with `arguments` on the keychain of `scratch`; returns its output lines.
+    private func probe(_ arguments: [String], in scratch: TemporaryKeychain, environment extra: [String: String] = [:]) throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.probe)
         process.arguments = arguments
-        process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-                               "HOME": directory + "/home",
-                               "KEYCHAINKIT_KEYCHAIN": directory + "/keychains/login.keychain-db",
-                               "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key",
-                               "KEYCHAINKIT_SESSION_KEYRING": "off"].merging(extra) { _, new in new }
+        process.environment = try scratch.environment().merging(extra) { _, new in new }
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -36,10 +32,9 @@ struct FailureReasonProcessTests {
 
     @Test("a loose, missing or symlinked-to-loose password file: errSecNotAvailable with the variable, the path and the fix in reason")
     func passwordFileReasons() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-reason-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: directory) }  // test cleanup only
+        let scratch = try TemporaryKeychain("reason")
+        defer { scratch.remove() }
+        let directory = scratch.directory
         let loose = directory + "/password"
         #expect(FileManager.default.createFile(atPath: loose, contents: Data("file-secret\n".utf8)))
         #expect(chmod(loose, 0o644) == 0)
@@ -52,22 +47,20 @@ struct FailureReasonProcessTests {
             (link, "is accessible by group or others (mode 644); run chmod 600 on it"),
         ]
         for (path, fix) in cases {
-            let lines = try setReporting(passwordFile: path, in: directory)
+            let lines = try setReporting(passwordFile: path, in: scratch)
             #expect(lines.first == "status=-25291", "\(path): \(lines)")
             let reason = lines.dropFirst().first ?? ""
             #expect(reason.contains("KEYCHAINKIT_PASSWORD_FILE (\(path)) \(fix)"), "\(path): \(reason)")
             #expect(!reason.contains("file-secret") && !reason.contains("item-secret"))
-            #expect(!FileManager.default.fileExists(atPath: directory + "/keychains/login.keychain-db"))
+            #expect(!FileManager.default.fileExists(atPath: scratch.path))
         }
     }
 
     @Test("an item altered on disk: errSecDecode, and reason names it by its service and key, never its value")
     func damagedItemIsNamed() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-damaged-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: directory) }  // test cleanup only
-        #expect(try probe(["keychain-set", "token", "item-secret"], in: directory) == [])
+        let scratch = try TemporaryKeychain("damaged")
+        defer { scratch.remove() }
+        #expect(try probe(["keychain-set", "token", "item-secret"], in: scratch) == [])
         // Every stored payload overwritten with zeros (Python's sqlite3 module, another writer).
         let tamper = Process()
         tamper.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -77,11 +70,11 @@ struct FailureReasonProcessTests {
             db.execute("UPDATE items SET payload = zeroblob(length(payload))")
             db.commit()
             db.close()
-            """, directory + "/keychains/login.keychain-db"]
+            """, scratch.path]
         try tamper.run()
         tamper.waitUntilExit()
         #expect(tamper.terminationStatus == 0, "python3 with its sqlite3 module is needed to damage an item")
-        let lines = try probe(["keychain-get-reason", "token"], in: directory)
+        let lines = try probe(["keychain-get-reason", "token"], in: scratch)
         #expect(lines.first == "status=-26275", "\(lines)")
         let reason = lines.dropFirst().first ?? ""
         #expect(reason.contains("item 'migration-probe/token' is damaged or was altered: "), "\(reason)")

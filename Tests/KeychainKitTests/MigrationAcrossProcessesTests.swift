@@ -10,21 +10,13 @@ import Testing
 struct MigrationAcrossProcessesTests {
     /// A private HOME (UserDefaults' files) and keychain for the probe processes.
     private struct Sandbox {
-        let directory: String
+        let scratch: TemporaryKeychain
+        let environment: [String: String]
         let suite = "com.example.migration-\(UUID().uuidString)"
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-migration-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
-
-        var environment: [String: String] {
-            ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-             "HOME": directory + "/home",
-             "KEYCHAINKIT_KEYCHAIN": directory + "/keychains/login.keychain-db",
-             "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key",
-             "KEYCHAINKIT_SESSION_KEYRING": "off"]
+            scratch = try TemporaryKeychain("migration")
+            environment = try scratch.environment()
         }
 
         static var probe: String { BuiltProducts.path("keychainkit-migration-probe") }
@@ -56,7 +48,7 @@ struct MigrationAcrossProcessesTests {
             return text
         }
 
-        func cleanUp() { _ = try? FileManager.default.removeItem(atPath: directory) }  // test cleanup only
+        func cleanUp() { scratch.remove() }
     }
 
     private struct ProbeFailure: Error, CustomStringConvertible { let description: String }

@@ -1,8 +1,8 @@
 #if !canImport(Security)
 import Foundation
-import KeychainEngine
 import KeychainKit
 import KeychainServices
+import KeychainTestSupport
 import Testing
 
 /// `Keychain.storageSecurity(ofKeychainAt:)`: the typed report on real keychain files.
@@ -10,10 +10,9 @@ import Testing
 struct KeychainStorageSecurityTests {
     @Test("a password keychain reports its password, lock state and auto-lock; one without reports none; a missing file is -25294 and stays missing")
     func report() throws {
-        KeychainRegistry.shared.useTestingKDF(true)
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("kk-storage-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: base) }  // test cleanup only
+        let scratch = try TemporaryKeychain.forAppleAPI("storage")
+        defer { scratch.remove() }
+        let base = scratch.directory
 
         let protected = base + "/protected.keychain-db"
         var created: SecKeychain?

@@ -1,7 +1,7 @@
 import Foundation
-import KeychainEngine
 import KeychainServices
 import KeychainStore
+import KeychainTestSupport
 import Testing
 
 /// Keychain files written by an earlier build, read by this one: a change that breaks files users
@@ -51,25 +51,23 @@ struct GoldenKeychainTests {
 
     /// A copy of a golden file and the device key in a fresh 0700 folder (git keeps neither the
     /// modes the file checks require nor the folder's; opening also writes a home marker there).
-    private static func copy(_ name: String) throws -> (directory: String, keychain: String, deviceKey: String) {
-        let directory = NSTemporaryDirectory() + "kk-golden-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    private static func copy(_ name: String) throws -> (scratch: TemporaryKeychain, keychain: String, deviceKey: String) {
+        let scratch = try TemporaryKeychain("golden")
         for file in [name, "device.key"] {
-            try FileManager.default.copyItem(atPath: folder + "/" + file, toPath: directory + "/" + file)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory + "/" + file)
+            try FileManager.default.copyItem(atPath: folder + "/" + file, toPath: scratch.file(file))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: scratch.file(file))
         }
-        return (directory, directory + "/" + name, directory + "/device.key")
+        return (scratch, scratch.file(name), scratch.file("device.key"))
     }
 
     /// Everything a golden file holds, as text: per item class, each item's attributes and value
     /// (`kSecReturnAttributes` + `kSecReturnData`, every item), sorted; and its tombstones.
     static func read(_ name: String, hasPassword: Bool) throws -> [String: [String]] {
         let copy = try copy(name)
-        defer { try? FileManager.default.removeItem(atPath: copy.directory) }  // test cleanup only
+        defer { copy.scratch.remove() }  // forgets the registered keychain too
         let database = try KeychainDatabase.open(path: copy.keychain, password: hasPassword ? password : nil,
                                                  options: .init(deviceKeyPath: copy.deviceKey, createIfMissing: false))
-        KeychainRegistry.shared.register(database)
-        defer { KeychainRegistry.shared.forget(path: copy.keychain) }
+        AppleAPIRegistry.register(database)
         return try contents(of: database, at: copy.keychain)
     }
 
@@ -116,20 +114,20 @@ struct GoldenKeychainTests {
     /// Writes the four keychains and the device key into `Golden/`, then `expected.json` from
     /// reading them back as the test does.
     static func write() throws {
-        let scratch = NSTemporaryDirectory() + "kk-golden-write-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: scratch) }  // test cleanup only
+        let fixture = try TemporaryKeychain("golden-write")
+        defer { fixture.remove() }
+        let scratch = fixture.directory
         let deviceKey = scratch + "/device.key"
         for file in files {
             let path = scratch + "/" + file.name
             let database = try KeychainDatabase.open(path: path, password: file.hasPassword ? password : nil,
                                                      options: .init(deviceKeyPath: deviceKey, createIfMissing: true))
-            KeychainRegistry.shared.register(database)
+            AppleAPIRegistry.register(database)
             var keychain: SecKeychain?
             try #require(SecKeychainOpen(path, &keychain) == errSecSuccess)
             try fill(file.name, try #require(keychain), scratch: scratch)
             _ = try database.checkpointAndTruncateLog(waitingAtMost: 1000)
-            KeychainRegistry.shared.forget(path: path)
+            AppleAPIRegistry.forget(path: path)
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for file in files.map(\.name) + ["device.key"] {

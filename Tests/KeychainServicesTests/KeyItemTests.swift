@@ -3,19 +3,18 @@
 // type, size and key class (matched after decryption), duplicates.
 
 import Foundation
-import KeychainEngine
 import KeychainServices
+import KeychainTestSupport
 import Testing
 
 /// A fresh keychain file in a temporary directory, passed to every call with kSecUseKeychain.
 final class ScratchKeychain {
-    let directory: URL
+    let scratch: TemporaryKeychain
     let keychain: SecKeychain
 
     init() throws {
-        KeychainRegistry.shared.useTestingKDF(true)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-keys-\(UUID().uuidString)")
-        let path = directory.appendingPathComponent("keys.keychain-db").path
+        scratch = try TemporaryKeychain.forAppleAPI("keys")
+        let path = scratch.file("keys.keychain-db")
         var created: SecKeychain?
         try #require(SecKeychainCreate(path, 0, nil, false, nil, &created) == errSecSuccess)
         keychain = try #require(created)
@@ -23,7 +22,7 @@ final class ScratchKeychain {
 
     deinit {
         _ = SecKeychainDelete(keychain)
-        do { try FileManager.default.removeItem(at: directory) } catch {}  // temporary files, best effort
+        scratch.remove()
     }
 
     func copyMatching(_ query: [CFString: Any]) -> (OSStatus, CFTypeRef?) {

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 import KeychainServicesExtras
+import KeychainTestSupport
 import Testing
 
 /// `errSecParam` is Apple's answer to every malformed dictionary; its message ("One or more
@@ -9,22 +10,20 @@ import Testing
 @Suite struct ParameterReasonTests {
     /// A keychain of its own for each test, in a private temporary folder.
     private final class Scratch {
-        let directory: URL
+        let scratch: TemporaryKeychain
         let keychain: SecKeychain
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-param-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            scratch = try TemporaryKeychain.forAppleAPI("param")
             var created: SecKeychain?
-            let status = SecKeychainCreate(directory.appendingPathComponent("p.keychain-db").path, 0, nil, false, nil, &created)
+            let status = SecKeychainCreate(scratch.file("p.keychain-db"), 0, nil, false, nil, &created)
             try #require(status == errSecSuccess)
             keychain = try #require(created)
         }
 
         deinit {
             _ = SecKeychainDelete(keychain)
-            try? FileManager.default.removeItem(at: directory)  // test cleanup only
+            scratch.remove()
         }
 
         /// The status of `call` and the reason recorded for it on this thread.

@@ -6,6 +6,7 @@
 import Foundation
 import KeychainEngine
 import KeychainServices
+import KeychainTestSupport
 import PseudoTerminalSupport
 import Testing
 import RequiredToolSupport
@@ -13,15 +14,14 @@ import RequiredToolSupport
 /// A password keychain whose prompts go to a real pinentry on a pseudo-terminal.
 private final class PromptingKeychain {
     static let password = "device-passcode"
-    let directory: URL
+    let scratch: TemporaryKeychain
     let path: String
     let keychain: SecKeychain
     let terminal: PseudoTerminal
 
     init() throws {
-        KeychainRegistry.shared.useTestingKDF(true)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-pku-\(UUID().uuidString)")
-        path = directory.appendingPathComponent("pku.keychain-db").path
+        scratch = try TemporaryKeychain.forAppleAPI("pku")
+        path = scratch.file("pku.keychain-db")
         let bytes = Array(Self.password.utf8)
         var created: SecKeychain?
         let path = path
@@ -29,15 +29,15 @@ private final class PromptingKeychain {
             == errSecSuccess)
         keychain = try #require(created)
         terminal = try PseudoTerminal()
-        KeychainRegistry.shared.setAuthenticator(
+        AppleAPIRegistry.setAuthenticator(
             OwnerAuthenticator(pinentry: PinentryConfiguration(program: try AccessControlTests.pinentryPath, terminal: terminal.devicePath)),
             forKeychainAt: path)
     }
 
     deinit {
-        KeychainRegistry.shared.setAuthenticator(nil, forKeychainAt: path)
+        AppleAPIRegistry.setAuthenticator(nil, forKeychainAt: path)
         _ = SecKeychainDelete(keychain)
-        do { try FileManager.default.removeItem(at: directory) } catch {}  // temporary files, best effort
+        scratch.remove()
     }
 
     /// How many password prompts the terminal has shown.

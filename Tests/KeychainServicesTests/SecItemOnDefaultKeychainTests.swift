@@ -2,6 +2,7 @@ import Foundation
 import KeychainEngine
 import KeychainServices
 import KeychainServicesExtras
+import KeychainTestSupport
 import Testing
 
 /// The keychain code of a typical iOS tutorial, unchanged but for its import line.
@@ -56,9 +57,9 @@ enum TutorialKeychain {
 struct SecItemOnDefaultKeychainTests {
     /// Creates a keychain in a temporary folder, makes it the default, runs `body`, restores.
     private func withDefaultKeychain(password: String? = nil, _ body: (SecKeychain, String) throws -> Void) throws {
-        KeychainRegistry.shared.useTestingKDF(true)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-services-\(UUID().uuidString)")
-        let path = directory.appendingPathComponent("login.keychain-db").path
+        let scratch = try TemporaryKeychain.forAppleAPI("services")
+        defer { scratch.remove() }
+        let path = scratch.file("login.keychain-db")
         var keychain: SecKeychain?
         let bytes = Array((password ?? "").utf8)
         let status = bytes.withUnsafeBytes { SecKeychainCreate(path, UInt32(bytes.count), $0.baseAddress, false, nil, &keychain) }
@@ -68,14 +69,15 @@ struct SecItemOnDefaultKeychainTests {
         defer {
             _ = SecKeychainSetDefault(nil)
             _ = SecKeychainDelete(created)
-            try? FileManager.default.removeItem(at: directory)  // test cleanup only
         }
         try body(created, path)
     }
 
     @Test("an LAContext passcode check on a default keychain that does not exist says passcodeNotSet and creates nothing")
     func passcodeCheckCreatesNoKeychain() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-services-\(UUID().uuidString)")
+        let scratch = try TemporaryKeychain("services")
+        defer { scratch.remove() }
+        let directory = URL(fileURLWithPath: scratch.file("missing"))
         let path = directory.appendingPathComponent("login.keychain-db").path
         var missing: SecKeychain?
         #expect(SecKeychainOpen(path, &missing) == errSecSuccess)

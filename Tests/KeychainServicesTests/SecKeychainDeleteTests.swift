@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
 import KeychainServices
+import KeychainTestSupport
 import Testing
 
 /// Issue 12 item 7: `SecKeychainDelete` removes a verified keychain file and nothing else.
@@ -14,10 +14,9 @@ struct SecKeychainDeleteTests {
 
     @Test("a directory, a file that is not a keychain and a symlink to a keychain are refused (-25295) and left as they were; a real keychain is deleted")
     func onlyVerifiedKeychains() throws {
-        KeychainRegistry.shared.useTestingKDF(true)
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("kk-delete-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { do { try FileManager.default.removeItem(atPath: base) } catch {} }  // test cleanup only
+        let scratch = try TemporaryKeychain.forAppleAPI("delete")
+        defer { scratch.remove() }
+        let base = scratch.directory
 
         let directory = base + "/documents"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)

@@ -12,9 +12,9 @@ struct SessionFollowingTests {
     /// keyring), deleted afterwards with its keyring entries.
     private func withSharedKeychain(_ body: (SecKeychain, String) throws -> Void) throws {
         try #require(SessionKeyring.isEnabled, "the kernel keyring must be usable here (as in CI)")
-        KeychainRegistry.shared.useTestingKDF(true)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-follow-\(UUID().uuidString)")
-        let path = directory.appendingPathComponent("follow.keychain-db").path
+        let scratch = try TemporaryKeychain.forAppleAPI("follow")
+        defer { scratch.remove() }
+        let path = scratch.file("follow.keychain-db")
         var keychain: SecKeychain?
         let password = Array("follow-pw".utf8)
         let status = password.withUnsafeBytes { SecKeychainCreate(path, UInt32(password.count), $0.baseAddress, false, nil, &keychain) }
@@ -22,7 +22,6 @@ struct SessionFollowingTests {
         let created = try #require(keychain)
         defer {
             _ = SecKeychainDelete(created)
-            do { try FileManager.default.removeItem(at: directory) } catch {}  // test cleanup only
         }
         try body(created, path)
     }

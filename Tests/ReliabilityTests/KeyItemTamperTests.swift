@@ -3,7 +3,6 @@
 
 import Foundation
 import KeychainTestSupport
-import KeychainEngine
 import KeychainServices
 import Testing
 @testable import KeychainStore
@@ -12,7 +11,7 @@ import Testing
 struct KeyItemTamperTests {
     /// A keychain file (with a password) holding one permanent EC key and one RSA key.
     private static func makeKeychain(_ scratch: TemporaryKeychain) throws -> (SecKeychain, ec: SecKey, rsa: SecKey) {
-        KeychainRegistry.shared.useTestingKDF(true)
+        AppleAPIRegistry.useTestingKDF()
         let password = Array("key-items-password".utf8)
         var created: SecKeychain?
         let status = password.withUnsafeBytes {

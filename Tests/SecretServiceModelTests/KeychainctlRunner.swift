@@ -1,6 +1,5 @@
 import Foundation
 import KeychainTestSupport
-import KeychainEngine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,8 +16,8 @@ enum KeychainctlRunner {
             "KEYCHAINKIT_KEYCHAIN": directory + "/login.keychain-db",
             // This process's device key and access group, so the tool and the store under test
             // (here, in this process) open the same classes and see the same items.
-            "KEYCHAINKIT_DEVICE_KEY_FILE": KeychainRegistry.shared.configuration.deviceKeyPath,
-            "KEYCHAINKIT_APP_ID": KeychainRegistry.shared.configuration.accessGroups.groups.last ?? "",
+            "KEYCHAINKIT_DEVICE_KEY_FILE": AppleAPIRegistry.configuration.deviceKeyPath,
+            "KEYCHAINKIT_APP_ID": AppleAPIRegistry.configuration.accessGroups.groups.last ?? "",
             "KEYCHAINKIT_SESSION_KEYRING": "off", "KEYCHAINKIT_TESTING_KDF": "1",
         ]
         let run = try ToolRun("keychainctl", arguments, stdin: stdin, environment: environment)

@@ -1,5 +1,5 @@
 import Foundation
-import KeychainEngine
+import KeychainTestSupport
 import KeychainServices
 @testable import SecretService
 import Testing
@@ -55,7 +55,7 @@ extension SecretStoreTests {
             let loginItem = try reopened.createItem(in: .login, label: "l", attributes: ["k": "v"], secret: SecretValue(bytes: [2]), replace: false)
             try FileManager.default.removeItem(atPath: directory + "/gone.keychain-db")
             // As after a daemon restart: the process no longer holds the removed file open.
-            KeychainRegistry.shared.forget(path: directory + "/gone.keychain-db")
+            AppleAPIRegistry.forget(path: directory + "/gone.keychain-db")
             #expect(try reopened.search(attributes: ["k": "v"]).unlocked == [loginItem])
             // Its own items: the error names the missing file and what to do.
             #expect(throws: SecretServiceError.keychainFileGone(path: directory + "/gone.keychain-db")) { try reopened.itemIDs(in: gone) }

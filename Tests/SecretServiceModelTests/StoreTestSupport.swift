@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
 import KeychainServices
+import KeychainTestSupport
 @testable import SecretService
 #if canImport(Glibc)
 import Glibc
@@ -16,21 +16,13 @@ enum IsolatedKeychains {
 
     /// Runs `body` with a new store over a fresh directory, then removes the directory.
     static func withStore(_ body: (SecretStore, String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-ssmodel-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        KeychainRegistry.shared.useTestingKDF(true)
+        let scratch = try TemporaryKeychain.forAppleAPI("ssmodel")
+        // Locks and forgets this test's keychains only, not `SecKeychainLockAll()`: other suites'
+        // keychains are open in this process at the same time, and locking them made their calls
+        // fail with errSecInteractionNotAllowed (seen in a full run).
+        defer { scratch.remove() }
+        let directory = scratch.directory
         let loginPath = directory + "/login.keychain-db"
-        defer {
-            // This test's keychains only, not `SecKeychainLockAll()`: other suites' keychains are
-            // open in this process at the same time, and locking them made their calls fail
-            // with errSecInteractionNotAllowed (seen in a full run).
-            for database in KeychainRegistry.shared.openDatabases where database.path.hasPrefix(directory + "/") {
-                database.lockKeychain()
-                KeychainRegistry.shared.forget(path: database.path)
-            }
-            try? FileManager.default.removeItem(atPath: directory)  // test cleanup only
-        }
         let store = try SecretStore(loginKeychainPath: loginPath)
         try $loginKeychain.withValue(open(loginPath)) {
             try body(store, directory)

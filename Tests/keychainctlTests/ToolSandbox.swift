@@ -21,8 +21,10 @@ struct ToolRun {
 /// which the built `keychainctl` and `docker-credential-keychainkit` run as separate processes
 /// with a controlled environment and standard input that is never a terminal.
 final class ToolSandbox: @unchecked Sendable {
+    /// The sandbox's temporary keychain directory (its device key is this sandbox's).
+    private let scratch: TemporaryKeychain
     /// The sandbox directory.
-    let directory: String
+    var directory: String { scratch.directory }
     /// `KEYCHAINKIT_KEYCHAIN`: the default keychain of processes run here.
     var keychainPath: String { directory + "/keychains/login.keychain-db" }
     /// The environment every run gets (plus its own additions).
@@ -34,14 +36,15 @@ final class ToolSandbox: @unchecked Sendable {
     static var binaries: String { BuiltProducts.folder }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-cli-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true,
+        let scratch = try TemporaryKeychain("cli")
+        self.scratch = scratch
+        try FileManager.default.createDirectory(atPath: scratch.file("home"), withIntermediateDirectories: false,
                                                 attributes: [.posixPermissions: 0o700])
         environment = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-            "HOME": directory + "/home",
-            "KEYCHAINKIT_KEYCHAIN": directory + "/keychains/login.keychain-db",
-            "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key",
+            "HOME": scratch.file("home"),
+            "KEYCHAINKIT_KEYCHAIN": scratch.file("keychains/login.keychain-db"),
+            "KEYCHAINKIT_DEVICE_KEY_FILE": scratch.deviceKeyPath,
             "KEYCHAINKIT_TESTING_KDF": "1",
             "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_TERMINAL_PROMPT": "0",
@@ -125,7 +128,7 @@ final class ToolSandbox: @unchecked Sendable {
         if FileManager.default.fileExists(atPath: keychainPath) {
             _ = try? keychainctl(["delete-keychain", keychainPath])  // test cleanup only
         }
-        try? FileManager.default.removeItem(atPath: directory)  // test cleanup only
+        scratch.remove()
     }
 }
 

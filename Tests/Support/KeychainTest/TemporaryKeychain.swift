@@ -1,4 +1,5 @@
 import Foundation
+import KeychainEngine
 import KeychainStore
 
 /// A keychain file in a fresh private temporary directory, with the cheap testing KDF and a device
@@ -17,8 +18,18 @@ package struct TemporaryKeychain {
                                                 attributes: [.posixPermissions: 0o700])
     }
 
+    /// A new directory for keychains that Apple's C API creates and opens (`SecKeychainCreate`,
+    /// `SecItem*` with `kSecUseKeychain`): the process-wide registry that API works on is set to
+    /// create them with the cheap testing KDF first (``AppleAPIRegistry/useTestingKDF()``).
+    package static func forAppleAPI(_ name: String) throws -> TemporaryKeychain {
+        AppleAPIRegistry.useTestingKDF()
+        return try TemporaryKeychain(name)
+    }
+
     /// The directory as a file URL.
     package var directoryURL: URL { URL(fileURLWithPath: directory, isDirectory: true) }
+    /// The path of `name` (a file or folder, possibly in a subfolder) inside the directory.
+    package func file(_ name: String) -> String { directory + "/" + name }
     /// The keychain file.
     package var path: String { Torture.keychainPath(directory) }
     /// The device key file the keychain is bound to.
@@ -41,8 +52,36 @@ package struct TemporaryKeychain {
         try KeychainDatabase.open(path: path, password: password, options: options ?? self.options)
     }
 
-    /// Deletes the directory and everything in it.
+    /// The environment that points a KeychainKit process, or a registry of its own
+    /// (``registry(sharingUnlock:)``), at this directory: ``path`` as the default keychain, this
+    /// directory's device key, `HOME` in a `home` folder here (created, mode 0700), and no sharing
+    /// of unlocks through the kernel keyring unless `sharingUnlock`. `PATH` is this process's.
+    package func environment(sharingUnlock: Bool = false) throws -> [String: String] {
+        let home = file("home")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+                "HOME": home,
+                "KEYCHAINKIT_KEYCHAIN": path,
+                "KEYCHAINKIT_DEVICE_KEY_FILE": deviceKeyPath,
+                "KEYCHAINKIT_SESSION_KEYRING": sharingUnlock ? "on" : "off"]
+    }
+
+    /// A registry of its own over this directory (``environment(sharingUnlock:)``: ``path`` is its
+    /// default keychain), with the testing KDF and no prompt program: for tests of the engine
+    /// that must not change the process-wide registry other suites use at the same time.
+    package func registry(sharingUnlock: Bool = false) throws -> KeychainRegistry {
+        let environment = try environment(sharingUnlock: sharingUnlock)
+        let registry = KeychainRegistry(readConfiguration: {
+            KeychainConfiguration(environment: environment, authenticator: OwnerAuthenticator(pinentry: nil))
+        })
+        registry.useTestingKDF(true)
+        return registry
+    }
+
+    /// Deletes the directory and everything in it, after the process-wide registry forgot every
+    /// keychain it had open in it (``AppleAPIRegistry/forgetKeychains(in:)``).
     package func remove() {
+        AppleAPIRegistry.forgetKeychains(in: directory)
         do { try FileManager.default.removeItem(atPath: directory) } catch {}  // best effort: temporary files
     }
 
