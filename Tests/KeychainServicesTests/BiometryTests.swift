@@ -35,22 +35,26 @@ struct BiometryTests {
         ]).status
     }
 
-    /// Presents `prints` one after the other, on another thread, once the reader is claimed (the
-    /// virtual reader queues them for the next scans); then `ifStillOpen`, each only if the reader
-    /// is still open — with several fingers enrolled, fprintd verifies whichever it lists first
-    /// (readers without identification), so both prints are offered.
+    /// Presents `prints` to the next verification, on another thread, each attempt finding its
+    /// finger already on the reader (``FprintdHarness/presentToNextVerification(_:waitingUpTo:)``);
+    /// then `ifStillOpen`, consumed only by further attempts — with several fingers enrolled,
+    /// fprintd verifies whichever it lists first (readers without identification), so both prints
+    /// are offered. Call it right before the call that verifies; the result is whether the
+    /// verification took place and ended.
     private func present(_ prints: [String], ifStillOpen extra: [String] = [], to harness: FprintdHarness) -> ThreadResult<Bool> {
-        Thread.detachResult {
+        do {
+            try harness.holdAuthorizations()
+        } catch {
+            Issue.record("the polkit stand-in did not take SimulateHang: \(error)")
+            return Thread.detachResult { false }
+        }
+        return Thread.detachResult {
             do {
-                for print in prints { try harness.scan(print) }
+                try harness.presentToNextVerification(prints + extra)
+                return true
             } catch {
                 return false
             }
-            for print in extra {
-                // Not delivered only when the verification already ended, with a match.
-                _ = try? harness.scan(print, waitingUpTo: 0)
-            }
-            return true
         }
     }
 

@@ -85,8 +85,11 @@ struct HygieneTests {
         record(database)
         record(try database.status)
 
-        // A tampered item: the decode error names the problem, not the contents.
-        try RawSQLite(scratch.keychainPath).execute("UPDATE items SET payload = substr(payload, 1, length(payload) - 1) || x'00'")
+        // A tampered item: the decode error names the problem, not the contents. One bit of its
+        // sealed payload flipped, so the stored bytes always change (overwriting the last byte
+        // with a fixed value left the item intact whenever its tag already ended in that value:
+        // one run in 256), through a connection of the test's own closed before the next open.
+        #expect(try RawSQLite.flipLastPayloadBit(of: scratch.keychainPath) == 1)
         // The one attribute text an error may show is the damaged item's name, as the query asked
         // for it (its service and account: issue 24, "item 'x' is damaged"), so that its owner
         // can tell which item it is; everything else in that error is scanned like the rest.

@@ -159,6 +159,28 @@ final class RawSQLite {
         return rows
     }
 
+    /// Flips the lowest bit of the last byte of every live item's sealed payload in the keychain
+    /// file at `path`, keeping the column a blob, and closes the connection before returning (no
+    /// second connection stays open beside the library's). Returns how many items it altered.
+    static func flipLastPayloadBit(of path: String) throws -> Int {
+        let raw = try RawSQLite(path)
+        var altered = 0
+        for row in try raw.execute("SELECT id, payload FROM items WHERE tombstone = 0") {
+            guard case .integer(let id) = row[0], case .blob(var payload) = row[1], !payload.isEmpty else { continue }
+            payload[payload.index(before: payload.endIndex)] ^= 0x01
+            try raw.execute("UPDATE items SET payload = ? WHERE id = ?", [.blob(payload), .integer(id)])
+            altered += 1
+        }
+        raw.close()
+        return altered
+    }
+
+    /// Closes the connection now (otherwise when the object is released).
+    func close() {
+        sqlite3_close_v2(handle)
+        handle = nil
+    }
+
     /// `PRAGMA integrity_check`'s answer ("ok" when the file is sound).
     func integrityCheck() throws -> String {
         try execute("PRAGMA integrity_check").compactMap { row -> String? in

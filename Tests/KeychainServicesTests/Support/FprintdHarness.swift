@@ -168,6 +168,64 @@ final class FprintdHarness: @unchecked Sendable {
                               interface: "org.freedesktop.DBus.Peer", member: "Ping"), deadline: Deadline(secondsFromNow: 5))
     }
 
+    // MARK: Fingers in step with verifications
+
+    /// Presents `prints`, in order, to the next verification, so that each of its attempts finds
+    /// its finger already on the reader. libfprint's virtual reader ends a verification that has
+    /// no finger queued within 0.5 s of its start (in fprintd's time) with an error, which a
+    /// finger sent "soon after the reader opens" missed whenever the machine was loaded: the read
+    /// then failed or waited out its timeout (seen once under two CI runs at once).
+    ///
+    /// The order is made, not hoped for: fprintd asks polkit before every device call, and the
+    /// polkit stand-in holds every answer while this runs (python-dbusmock's `SimulateHang`, as
+    /// fprintd's own tests order their steps). Held answers are let through one at a time; the
+    /// first one held while the reader is open (claimed, so the verification is about to start)
+    /// is let through only after every print is queued on the reader. Extra prints are consumed
+    /// only by further attempts; the reader drops a print left over when it closes. Returns once
+    /// the reader is closed again; throws if the verification did not happen within `seconds`.
+    /// Call ``holdAuthorizations()`` first, before the call that verifies starts.
+    func presentToNextVerification(_ prints: [String], waitingUpTo seconds: Double = 15) throws {
+        defer {
+            // Best effort: a polkit stand-in that stopped answering fails the next call anyway.
+            _ = try? polkitMock("SimulateHang", [.boolean(false)])
+            _ = try? polkitMock("ReleaseHangingCalls")
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        var queued = false
+        while true {
+            // A held answer, then the reader's state: the reader opens only after the answer
+            // for its claim was let through, so an answer held while it is open follows the claim.
+            if try polkitMock("HaveHangingCalls").first?.bool == true {
+                if !queued, try attemptCommand("LIST") != nil {
+                    for print in prints { _ = try sendCommand("SCAN \(print)") }
+                    queued = true
+                }
+                try polkitMock("ReleaseHangingCalls")
+            } else if queued, try attemptCommand("LIST") == nil {
+                return  // the verification ended and the reader was released
+            }
+            if Date() > deadline {
+                throw Failure(description: queued ? "the reader was not released after the verification" : "no verification opened the reader")
+            }
+            usleep(5_000)
+        }
+    }
+
+    /// Makes the polkit stand-in hold every authorization fprintd asks for, until
+    /// ``presentToNextVerification(_:waitingUpTo:)`` lets them through (and stops holding).
+    func holdAuthorizations() throws {
+        try polkitMock("SimulateHang", [.boolean(true)])
+    }
+
+    /// Calls one of python-dbusmock's control methods on the polkit stand-in.
+    @discardableResult
+    private func polkitMock(_ member: String, _ body: [DBusValue] = []) throws -> [DBusValue] {
+        let connection = try DBusConnection(address: busAddress, timeout: 5)
+        return try connection.call(.call(destination: "org.freedesktop.PolicyKit1", path: "/org/freedesktop/PolicyKit1/Authority",
+                                         interface: "org.freedesktop.DBus.Mock", member: member, body: body),
+                                   deadline: Deadline(secondsFromNow: 5))
+    }
+
     /// Presents the virtual print `printID` to the reader once it is open (claimed by a
     /// verification), waiting up to `seconds` for that.
     func scan(_ printID: String, waitingUpTo seconds: Double = 15) throws {
