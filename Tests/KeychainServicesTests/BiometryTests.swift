@@ -133,13 +133,12 @@ struct BiometryTests {
         try harness.enroll(finger: "right-index-finger", print: "print-a")
         let engine = try engine(harness.configuration)
         #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
-        // Once the reader is claimed (the verification waits for a finger), the attacker's forged
+        // Once the verification is under way (it waits for a finger), the attacker's forged
         // match arrives first; only then are real, non-matching fingers presented.
+        try harness.holdAuthorizations()
         let attacked = Thread.detachResult { () -> String in
             do {
-                try harness.waitUntilClaimed()
-                try harness.forgeVerifyMatch()
-                for _ in 0..<3 { try harness.scan("print-b") }
+                try harness.presentToNextVerification(["print-b", "print-b", "print-b"]) { try harness.forgeVerifyMatch() }
                 return "forged, then three wrong fingers"
             } catch {
                 return "\(error)"

@@ -171,20 +171,25 @@ final class FprintdHarness: @unchecked Sendable {
     // MARK: Fingers in step with verifications
 
     /// Presents `prints`, in order, to the next verification, so that each of its attempts finds
-    /// its finger already on the reader. libfprint's virtual reader ends a verification that has
-    /// no finger queued within 0.5 s of its start (in fprintd's time) with an error, which a
-    /// finger sent "soon after the reader opens" missed whenever the machine was loaded: the read
-    /// then failed or waited out its timeout (seen once under two CI runs at once).
+    /// its finger on the reader. Fingers sent to libfprint's virtual reader as soon as its socket
+    /// appeared (the reader opening) were now and then not seen by the verification on a loaded
+    /// machine — one read in 30 in a loaded measurement, and the two CI runs at once of issue
+    /// 25 — and the read then waited out its whole timeout instead of ending on its fingers.
     ///
     /// The order is made, not hoped for: fprintd asks polkit before every device call, and the
     /// polkit stand-in holds every answer while this runs (python-dbusmock's `SimulateHang`, as
-    /// fprintd's own tests order their steps). Held answers are let through one at a time; the
-    /// first one held while the reader is open (claimed, so the verification is about to start)
-    /// is let through only after every print is queued on the reader. Extra prints are consumed
-    /// only by further attempts; the reader drops a print left over when it closes. Returns once
-    /// the reader is closed again; throws if the verification did not happen within `seconds`.
-    /// Call ``holdAuthorizations()`` first, before the call that verifies starts.
-    func presentToNextVerification(_ prints: [String], waitingUpTo seconds: Double = 15) throws {
+    /// fprintd's own tests order their steps). Held answers are let through one at a time. The
+    /// first one held while the reader is open follows the claim's reply (the reader opens only
+    /// after the claim's answer was let through, and the client asks again only once the claim
+    /// returned), so the reader is open and idle then: every print is queued before that answer
+    /// is let through, and the verification finds its fingers already there. With `whenVerifying`,
+    /// that answer is let through first, `whenVerifying` runs (the verification is under way),
+    /// and only then are the prints queued. Extra prints are consumed only by further attempts;
+    /// the reader drops one left over when it closes. Returns once the reader is closed again;
+    /// throws if no verification happened within `seconds`. Call ``holdAuthorizations()`` first,
+    /// before the call that verifies starts.
+    func presentToNextVerification(_ prints: [String], waitingUpTo seconds: Double = 15,
+                                   whenVerifying: (() throws -> Void)? = nil) throws {
         defer {
             // Best effort: a polkit stand-in that stopped answering fails the next call anyway.
             _ = try? polkitMock("SimulateHang", [.boolean(false)])
@@ -193,10 +198,13 @@ final class FprintdHarness: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         var queued = false
         while true {
-            // A held answer, then the reader's state: the reader opens only after the answer
-            // for its claim was let through, so an answer held while it is open follows the claim.
+            // A held answer first, then the reader's state (see above for why in this order).
             if try polkitMock("HaveHangingCalls").first?.bool == true {
                 if !queued, try attemptCommand("LIST") != nil {
+                    if let whenVerifying {
+                        try polkitMock("ReleaseHangingCalls")
+                        try whenVerifying()
+                    }
                     for print in prints { _ = try sendCommand("SCAN \(print)") }
                     queued = true
                 }
