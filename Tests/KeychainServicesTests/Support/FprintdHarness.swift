@@ -234,12 +234,6 @@ final class FprintdHarness: @unchecked Sendable {
                                    deadline: Deadline(secondsFromNow: 5))
     }
 
-    /// Presents the virtual print `printID` to the reader once it is open (claimed by a
-    /// verification), waiting up to `seconds` for that.
-    func scan(_ printID: String, waitingUpTo seconds: Double = 15) throws {
-        _ = try sendCommand("SCAN \(printID)", waitingUpTo: seconds)
-    }
-
     /// Waits until the reader is open, that is claimed by someone.
     func waitUntilClaimed() throws {
         _ = try sendCommand("LIST", waitingUpTo: 15)
