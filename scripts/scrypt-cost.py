@@ -2,7 +2,7 @@
 """Time scrypt (r = 8, p = 1) at N = 2^14 … 2^20 on this machine, 3 runs each, with the
 `cryptography` package (OpenSSL's scrypt; the keychain uses BoringSSL's through swift-crypto,
 the same algorithm in C). Prints the memory each N needs (128·r·N bytes) and the run times in ms.
-Used for the KDF figures in docs/ARCHITECTURE.md ("Password KDF")."""
+Used for the KDF figures in docs/FILE-FORMAT.md ("Key hierarchy")."""
 import os
 import time
 

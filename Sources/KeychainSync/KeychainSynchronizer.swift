@@ -8,7 +8,7 @@ import KeychainStore
 package typealias SyncTransportOpener = @Sendable (_ location: String, _ circleID: String) throws(SyncError) -> any SyncTransport
 
 /// Synchronizable items of one keychain kept in step with the other devices of its circle over
-/// any ``SyncTransport``, end to end encrypted and signed (docs/ARCHITECTURE.md, "Sync").
+/// any ``SyncTransport``, end to end encrypted and signed (docs/SYNC.md).
 ///
 /// - `create` starts a circle and returns its code;
 /// - `join` asks to join the circle a code names; a member then runs `sponsor` with the new

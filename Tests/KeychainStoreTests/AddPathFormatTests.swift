@@ -11,7 +11,7 @@ import Testing
 /// random values for every item.
 @Suite("Add path: the format's bytes and fresh randomness")
 struct AddPathFormatTests {
-    /// The payload encoding as the format defines it (docs/ARCHITECTURE.md), appended piece by piece.
+    /// The payload encoding as the format defines it (docs/FILE-FORMAT.md), appended piece by piece.
     private func referenceEncoding(_ payload: ItemPayload) -> Data {
         var out = Data([1])
         for name in payload.attributes.keys.sorted() {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The layer rules of docs/ARCHITECTURE.md ("Modules") that the compiler does not check by itself:
+/// The layer rules of docs/ARCHITECTURE.md ("Modules", "The platform rule") that the compiler does not check by itself:
 /// SwiftPM puts every built module on the import path, so a module could import (or test with
 /// `canImport`) one it does not depend on, and nothing stops a `public` in a module that is not a
 /// product. Each rule names the offending lines.

@@ -290,7 +290,7 @@ struct TamperTests {
         try raw.execute("UPDATE items SET wrapped_key = ?, payload = ? WHERE id = 1", old)
         let database = try scratch.open(generation: 0)
         // The old version is authentic (same row identity), so it opens. A rollback anchor seals the
-        // key hierarchy, not every row, so it does not see this either (docs/ARCHITECTURE.md §2).
+        // key hierarchy, not every row, so it does not see this either (docs/FILE-FORMAT.md, "Rollback anchor").
         // It is never a mix of versions.
         #expect(ReadOutcome.read(database, account: items[0].account, tag: items[0].tag, length: items[0].length) == .exact)
     }

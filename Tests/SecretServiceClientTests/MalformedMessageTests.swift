@@ -54,7 +54,7 @@ struct MalformedMessageTests {
         try await withProvider(provider) { harness in
             let out = try jsonObject(try harness.python(Self.script))
             // gnome-keyring accepts degenerate client DH keys (0, or longer than the group): our
-            // provider refuses public keys ≤ 1 or ≥ p − 1 (docs/ARCHITECTURE.md §5).
+            // provider refuses public keys ≤ 1 or ≥ p − 1 (docs/SECRET-SERVICE.md, "Transfer of secrets").
             let gnomeAccepts: Set<String> = provider == .gnomeKeyring ? ["dh_key_zero", "dh_key_too_long"] : []
             for (name, result) in out where name != "still_answers" {
                 let reply = try #require(result as? String)

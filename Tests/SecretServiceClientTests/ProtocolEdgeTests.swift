@@ -204,7 +204,7 @@ struct ProtocolEdgeTests {
                 == "org.freedesktop.Secret.Error.IsLocked")
         let search = try Self.call(client, Self.root, service, "SearchItems",
                                    [.array(elementSignature: "{ss}", [.dictEntry(key: .string("service"), value: .string("db"))])])
-        // A locked keychain's attributes are encrypted: nothing can be matched (ARCHITECTURE §5).
+        // A locked keychain's attributes are encrypted: nothing can be matched (docs/SECRET-SERVICE.md).
         #expect(search == [.array(elementSignature: "o", []), .array(elementSignature: "o", [])])
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// executable of the caller and of each parent up to `init`. It is evidence for the user (in a
 /// prompt, in the access log) and the key of per-application access lists — not proof: a process
 /// of the same user can ptrace another or run a trusted executable with its own arguments, which
-/// the threat model in docs/ARCHITECTURE.md states.
+/// docs/SECRET-SERVICE.md states ("Per-application access: what it stops and what it cannot").
 ///
 /// A process may exit, and its id be reused, between two reads of `/proc`. Each link therefore
 /// carries the process's start time; ``isStillRunning(_:)`` tells whether an id still names the

@@ -8,7 +8,7 @@
 //   output = ephemeral public key ‖ ciphertext ‖ tag.
 //
 // Sources: Apple's SecKey.h comments on the algorithm constants, and the interoperable
-// implementations cited in docs/ARCHITECTURE.md (§ SecKey).
+// implementations cited in docs/APPLE-API.md ("SecKey").
 
 import Crypto
 import Foundation

@@ -26,7 +26,7 @@ public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertibl
     let label: String?
     /// Made with `kSecAttrTokenIDSecureEnclave`: the private key never leaves the keychain
     /// (`SecKeyCopyExternalRepresentation` refuses it). On Linux this is a software promise of
-    /// the library, not hardware: see docs/ARCHITECTURE.md §5.
+    /// the library, not hardware: see docs/APPLE-API.md, "Key items".
     let isTokenBound: Bool
     /// For a stored key with `.privateKeyUsage` access control: the check each private-key
     /// operation passes first (nil: operations need no authentication).

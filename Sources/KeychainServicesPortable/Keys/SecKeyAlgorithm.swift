@@ -30,15 +30,15 @@ extension SecKeyAlgorithm {
     public static let rsaSignatureRaw = SecKeyAlgorithm(rawValue: "algid:sign:RSA:raw" as CFString)
     /// Apple: `rsaSignatureDigestPKCS1v15Raw` (`"algid:sign:RSA:digest-PKCS1v15"`). PKCS#1 v1.5 padding of caller-encoded data (not supported here).
     public static let rsaSignatureDigestPKCS1v15Raw = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PKCS1v15" as CFString)
-    /// Apple: `rsaSignatureDigestPKCS1v15SHA1` (`"algid:sign:RSA:digest-PKCS1v15:SHA1"`). RSA PKCS#1 v1.5 signature of a SHA1 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPKCS1v15SHA1` (`"algid:sign:RSA:digest-PKCS1v15:SHA1"`). RSA PKCS#1 v1.5 signature of a SHA1 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPKCS1v15SHA1 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PKCS1v15:SHA1" as CFString)
-    /// Apple: `rsaSignatureDigestPKCS1v15SHA224` (`"algid:sign:RSA:digest-PKCS1v15:SHA224"`). RSA PKCS#1 v1.5 signature of a SHA224 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPKCS1v15SHA224` (`"algid:sign:RSA:digest-PKCS1v15:SHA224"`). RSA PKCS#1 v1.5 signature of a SHA224 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPKCS1v15SHA224 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PKCS1v15:SHA224" as CFString)
-    /// Apple: `rsaSignatureDigestPKCS1v15SHA256` (`"algid:sign:RSA:digest-PKCS1v15:SHA256"`). RSA PKCS#1 v1.5 signature of a SHA256 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPKCS1v15SHA256` (`"algid:sign:RSA:digest-PKCS1v15:SHA256"`). RSA PKCS#1 v1.5 signature of a SHA256 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPKCS1v15SHA256 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PKCS1v15:SHA256" as CFString)
-    /// Apple: `rsaSignatureDigestPKCS1v15SHA384` (`"algid:sign:RSA:digest-PKCS1v15:SHA384"`). RSA PKCS#1 v1.5 signature of a SHA384 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPKCS1v15SHA384` (`"algid:sign:RSA:digest-PKCS1v15:SHA384"`). RSA PKCS#1 v1.5 signature of a SHA384 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPKCS1v15SHA384 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PKCS1v15:SHA384" as CFString)
-    /// Apple: `rsaSignatureDigestPKCS1v15SHA512` (`"algid:sign:RSA:digest-PKCS1v15:SHA512"`). RSA PKCS#1 v1.5 signature of a SHA512 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPKCS1v15SHA512` (`"algid:sign:RSA:digest-PKCS1v15:SHA512"`). RSA PKCS#1 v1.5 signature of a SHA512 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPKCS1v15SHA512 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PKCS1v15:SHA512" as CFString)
     /// Apple: `rsaSignatureMessagePKCS1v15SHA1` (`"algid:sign:RSA:message-PKCS1v15:SHA1"`). RSA PKCS#1 v1.5 signature of a message hashed with SHA1.
     public static let rsaSignatureMessagePKCS1v15SHA1 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:message-PKCS1v15:SHA1" as CFString)
@@ -50,15 +50,15 @@ extension SecKeyAlgorithm {
     public static let rsaSignatureMessagePKCS1v15SHA384 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:message-PKCS1v15:SHA384" as CFString)
     /// Apple: `rsaSignatureMessagePKCS1v15SHA512` (`"algid:sign:RSA:message-PKCS1v15:SHA512"`). RSA PKCS#1 v1.5 signature of a message hashed with SHA512.
     public static let rsaSignatureMessagePKCS1v15SHA512 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:message-PKCS1v15:SHA512" as CFString)
-    /// Apple: `rsaSignatureDigestPSSSHA1` (`"algid:sign:RSA:digest-PSS:SHA1:SHA1:20"`). RSA-PSS signature of a SHA1 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPSSSHA1` (`"algid:sign:RSA:digest-PSS:SHA1:SHA1:20"`). RSA-PSS signature of a SHA1 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPSSSHA1 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PSS:SHA1:SHA1:20" as CFString)
-    /// Apple: `rsaSignatureDigestPSSSHA224` (`"algid:sign:RSA:digest-PSS:SHA224:SHA224:24"`). RSA-PSS signature of a SHA224 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPSSSHA224` (`"algid:sign:RSA:digest-PSS:SHA224:SHA224:24"`). RSA-PSS signature of a SHA224 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPSSSHA224 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PSS:SHA224:SHA224:24" as CFString)
-    /// Apple: `rsaSignatureDigestPSSSHA256` (`"algid:sign:RSA:digest-PSS:SHA256:SHA256:32"`). RSA-PSS signature of a SHA256 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPSSSHA256` (`"algid:sign:RSA:digest-PSS:SHA256:SHA256:32"`). RSA-PSS signature of a SHA256 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPSSSHA256 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PSS:SHA256:SHA256:32" as CFString)
-    /// Apple: `rsaSignatureDigestPSSSHA384` (`"algid:sign:RSA:digest-PSS:SHA384:SHA384:48"`). RSA-PSS signature of a SHA384 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPSSSHA384` (`"algid:sign:RSA:digest-PSS:SHA384:SHA384:48"`). RSA-PSS signature of a SHA384 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPSSSHA384 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PSS:SHA384:SHA384:48" as CFString)
-    /// Apple: `rsaSignatureDigestPSSSHA512` (`"algid:sign:RSA:digest-PSS:SHA512:SHA512:64"`). RSA-PSS signature of a SHA512 digest (not supported here: see ARCHITECTURE.md §5).
+    /// Apple: `rsaSignatureDigestPSSSHA512` (`"algid:sign:RSA:digest-PSS:SHA512:SHA512:64"`). RSA-PSS signature of a SHA512 digest (not supported here: see docs/APPLE-API.md, "SecKey").
     public static let rsaSignatureDigestPSSSHA512 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PSS:SHA512:SHA512:64" as CFString)
     /// Apple: `rsaSignatureMessagePSSSHA1` (`"algid:sign:RSA:message-PSS:SHA1:SHA1:20"`). RSA-PSS signature (MGF1 with SHA1, salt as long as the digest) of a message hashed with SHA1.
     public static let rsaSignatureMessagePSSSHA1 = SecKeyAlgorithm(rawValue: "algid:sign:RSA:message-PSS:SHA1:SHA1:20" as CFString)

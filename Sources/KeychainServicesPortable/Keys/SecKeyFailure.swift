@@ -21,7 +21,7 @@ struct SecKeyFailure: Error {
     }
 
     /// `errSecUnimplemented` (-4): an algorithm this implementation does not perform for any
-    /// key (docs/ARCHITECTURE.md §5 lists them), or a name that is no algorithm.
+    /// key (docs/APPLE-API.md, "SecKey", lists them), or a name that is no algorithm.
     static func unimplemented(_ algorithm: SecKeyAlgorithm) -> SecKeyFailure {
         SecKeyFailure(status: errSecUnimplemented, message: "\(algorithm.rawValue): algorithm not implemented")
     }

@@ -13,7 +13,7 @@ import Foundation
 ///   older copy (`.rolledBack`, errSecDecode) — including an older keybag, and so an old password;
 /// - a generation above the anchor's is normal (the anchor is written after each commit and may lag).
 ///
-/// What it does not detect (docs/ARCHITECTURE.md): rows spliced from an older copy into the
+/// What it does not detect (docs/FILE-FORMAT.md, "Rollback anchor"): rows spliced from an older copy into the
 /// current file under the current seal — the seal covers the key hierarchy, not every item.
 extension KeychainDatabase {
     /// The rollback anchor file this handle keeps up to date, or nil when it has none.

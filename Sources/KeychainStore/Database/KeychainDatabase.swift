@@ -17,7 +17,7 @@ package final class KeychainDatabase: @unchecked Sendable {
         /// Create the file if it does not exist.
         package var createIfMissing: Bool
         /// A directory outside the keychain file's where its rollback anchor lives; nil turns
-        /// rollback detection off for this handle. See `RollbackAnchor` and docs/ARCHITECTURE.md.
+        /// rollback detection off for this handle. See `RollbackAnchor` and docs/FILE-FORMAT.md.
         package var rollbackAnchorDirectory: String?
         /// The time the auto-lock by inactivity measures idleness with: the continuous clock, or in
         /// tests a clock they move forward instead of sleeping (`KeychainTestSupport.ManualClock`).

@@ -10,7 +10,7 @@ import Foundation
 /// It plays the part of the iOS Secure Enclave's anti-replay value (Apple Platform Security,
 /// "Keybags"): a keychain file put back from an older copy carries an older generation than the
 /// anchor and is refused. Like the device key, it protects only against someone who can replace
-/// the keychain file but not the anchor's directory; docs/ARCHITECTURE.md has the threat model.
+/// the keychain file but not the anchor's directory; docs/FILE-FORMAT.md ("Rollback anchor") has the threat model.
 ///
 /// Layout (72 bytes): magic `KKANCHR1`, keychain id (16), anchor key (32), generation (UInt64,
 /// big-endian) and its bitwise complement, so a damaged generation is recognised rather than trusted.

@@ -20,7 +20,7 @@ package struct EtcdEvent: Sendable, Equatable {
 
 /// A client of etcd's v3 API through its JSON gateway (`/v3/kv/…`, `/v3/watch`), the HTTP face
 /// every etcd server has since 3.3 — chosen over gRPC so the project needs no gRPC/protobuf build
-/// (see docs/ARCHITECTURE.md). Keys and values are bytes (base64 on the wire). Each call goes to
+/// (see docs/SYNC.md). Keys and values are bytes (base64 on the wire). Each call goes to
 /// the endpoint that answered last and moves on to the next one when a member is down, so a
 /// cluster with one member killed keeps working.
 ///

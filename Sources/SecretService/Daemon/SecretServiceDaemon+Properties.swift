@@ -88,7 +88,7 @@ extension SecretServiceDaemon {
     }
 
     /// The paths of a collection's items; none while it is locked (the keychain cannot list the
-    /// items of a locked keychain without their keys: ARCHITECTURE §5).
+    /// items of a locked keychain without their keys: docs/SECRET-SERVICE.md).
     func itemPaths(in collection: String) throws(DBusError) -> [String] {
         do {
             return try backend.itemNames(in: collection).map { SecretObjectPath.item(collection: collection, item: $0).path }

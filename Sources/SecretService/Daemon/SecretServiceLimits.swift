@@ -3,7 +3,7 @@ import KeychainLinux
 /// The provider's bounds on what clients can make it hold or run, so that no client (or crowd of
 /// clients) can exhaust its memory or threads or stall others. Reaching one gets the caller
 /// `org.freedesktop.DBus.Error.LimitsExceeded`; other clients are served as before.
-/// docs/ARCHITECTURE.md §7 lists them for users.
+/// docs/SECRET-SERVICE.md lists them for users.
 package enum SecretServiceLimits {
     /// Open transfer sessions one client (unique bus name) may hold.
     package static let sessionsPerClient = 32

@@ -4,8 +4,8 @@ import KeychainServices
 
 /// How Secret Service items (a label, a string-to-string attribute dictionary, a secret with a
 /// content type) are stored as keychain items, so that `keychainctl`, the typed API and Secret
-/// Service clients see the same items. See docs/ARCHITECTURE.md, "Secret Service provider —
-/// store mapping".
+/// Service clients see the same items. See docs/SECRET-SERVICE.md, "The store:
+/// collections and items on keychain files".
 ///
 /// | Secret Service attributes | keychain item |
 /// |---|---|

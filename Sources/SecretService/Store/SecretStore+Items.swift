@@ -4,7 +4,7 @@ import KeychainServices
 extension SecretStore {
     /// The items of a collection (its generic and internet passwords).
     /// - Throws: `isLocked` while the collection is locked: the keychain cannot list its items
-    ///   then (gnome-keyring lists them; see ARCHITECTURE.md §5).
+    ///   then (gnome-keyring lists them; see docs/SECRET-SERVICE.md).
     package func itemIDs(in collection: SecretCollectionID) throws(SecretServiceError) -> [SecretItemID] {
         try locked { () throws(SecretServiceError) -> [SecretItemID] in
             guard !(try lockedState(collection)) else { throw .isLocked }
