@@ -10,7 +10,7 @@ import Testing
 struct KeyHierarchyTests {
     /// Every item row of the file, as the store reads them (for opening with chosen class keys).
     private func itemRows(_ database: KeychainDatabase) throws -> [ItemRow] {
-        try database.selectRows("SELECT \(Schema.itemColumns) FROM items WHERE tombstone = 0 ORDER BY id", [])
+        try database.wholeRows("SELECT \(ItemRow.Columns.whole.sql) FROM items WHERE tombstone = 0 ORDER BY id", [])
     }
 
     private func opens(_ row: ItemRow, with key: SymmetricKey?) -> Bool {

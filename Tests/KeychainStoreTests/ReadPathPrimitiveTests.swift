@@ -99,7 +99,7 @@ struct ReadPathPrimitiveTests {
     func selectShapeKeysAreDistinct() {
         var seen: [Int: String] = [:]
         for itemClass in ItemClass.allCases {
-            for columns in [ReadRow.Columns?.none, .identity, .contents] {
+            for columns in [ItemRow.Columns.whole, .identity, .contents] {
                 for flags in 0..<16 {
                     for indexed in [UInt32(0), 1, 2, 3, 0b1010, 0xFFFF] {
                         for groups in [Int?.none, 0, 1, 2, 253] {
@@ -129,7 +129,7 @@ struct ReadPathPrimitiveTests {
     }
 }
 
-/// The lookup reads fewer columns than whole rows (`ReadRow`): rows edited in the columns it
+/// The lookup reads fewer columns than whole rows (`ItemRow.Columns`): rows edited in the columns it
 /// still reads are refused as before, and only the edited item is affected.
 @Suite("Read path: edited rows")
 struct ReadPathEditedRowTests {

@@ -24,7 +24,7 @@ struct TombstoneAndDeleteTests {
     }
 
     private func rows(_ database: KeychainDatabase) throws -> [ItemRow] {
-        try database.selectRows("SELECT \(Schema.itemColumns) FROM items ORDER BY id", [])
+        try database.wholeRows("SELECT \(ItemRow.Columns.whole.sql) FROM items ORDER BY id", [])
     }
 
     private func everyItem(_ database: KeychainDatabase) throws -> [KeychainItem] {

@@ -89,29 +89,26 @@ enum Bootstrap {
         }
         var version = Data()
         version.appendBigEndian(UInt32(Schema.formatVersion))
-        var meta: [(String, Data)] = [
+        var meta: [(key: String, value: Data)] = [
             (Schema.MetaKey.formatVersion, version),
             (Schema.MetaKey.keychainID, keychainID),
             (Schema.MetaKey.fileKey, Sealing.bytes(of: fileKey)),
         ]
         if let kdf { meta.append((Schema.MetaKey.passwordKDF, kdf.encoded)) }
         if let deviceKeyID { meta.append((Schema.MetaKey.deviceKeyID, deviceKeyID)) }
+        var keybagEntries: [(protection: ProtectionClass, entry: Data)] = []
         for protection in ProtectionClass.allCases {
             if protection.requiresPassword && !hasPassword { continue }
             if protection.isThisDeviceOnly && deviceKey == nil { continue }
             let classKey = Sealing.randomKey()
             let entry = KeybagEntry(wrapped: try keybag.wrap(classKey, for: protection, passwordKey: passwordKey),
                                     check: KeybagEntry.checkValue(of: classKey))
-            meta.append(("keybag:" + protection.rawValue, entry.encoded))
+            keybagEntries.append((protection, entry.encoded))
         }
         do {
-            for (key, value) in meta {
-                if key.hasPrefix("keybag:") {
-                    try connection.run("INSERT INTO keybag (class, wrapped_key) VALUES (?, ?)",
-                                       [.text(String(key.dropFirst(7))), .blob(value)])
-                } else {
-                    try connection.run("INSERT INTO meta (key, value) VALUES (?, ?)", [.text(key), .blob(value)])
-                }
+            for (key, value) in meta { try connection.run(MetaSQL.insert, [.text(key), .blob(value)]) }
+            for (protection, entry) in keybagEntries {
+                try connection.run(MetaSQL.insertKeybagEntry, [.text(protection.rawValue), .blob(entry)])
             }
         } catch {
             throw KeychainStoreError(error)
@@ -212,7 +209,7 @@ enum Bootstrap {
 
     static func readMeta(_ connection: SQLiteConnection, _ key: String) throws(KeychainStoreError) -> Data? {
         do {
-            return try connection.query("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.blob(0) }.first
+            return try connection.query(MetaSQL.read, [.text(key)]) { $0.blob(0) }.first
         } catch let error as SQLiteError {
             throw fileError(error)
         } catch {
@@ -234,7 +231,7 @@ enum Bootstrap {
     static func readKeybag(_ connection: SQLiteConnection) throws(KeychainStoreError) -> [ProtectionClass: KeybagEntry] {
         let rows: [(String?, Data)]
         do {
-            rows = try connection.query("SELECT class, wrapped_key FROM keybag") { ($0.text(0), $0.blob(1)) }
+            rows = try connection.query(MetaSQL.readKeybag) { ($0.text(0), $0.blob(1)) }
         } catch let error as SQLiteError {
             throw fileError(error)
         } catch {

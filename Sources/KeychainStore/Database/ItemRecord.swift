@@ -2,45 +2,6 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 
-/// One row of the `items` table as read from SQL, before decryption.
-struct ItemRow {
-    var rowID: Int64
-    var itemClass: ItemClass
-    var persistentID: UUID
-    var protection: ProtectionClass
-    var primaryKeyDigest: Data
-    var isTombstone: Bool
-    var wrappedKey: Data
-    var payload: Data
-    /// The blind index of the `sync` attribute (tells synchronizable items without decrypting).
-    var syncIndex: Data
-
-    /// Decodes the columns listed in `Schema.itemColumns`; a row whose plain columns are
-    /// malformed is reported as undecodable (tampering), never trusted.
-    init(_ statement: SQLiteStatement) throws(KeychainStoreError) {
-        rowID = statement.int64(0)
-        guard let className = statement.text(1), let itemClass = ItemClass(rawValue: className) else {
-            throw .undecodable("an item row (class)")
-        }
-        // Read in place: a 16-byte `Data` is a heap allocation (issue 11).
-        let persistentID = statement.withBlob(2) { bytes in
-            bytes.count == 16 ? UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)) : nil
-        }
-        guard let persistentID else { throw .undecodable("an item row (persistent id)") }
-        guard let protectionName = statement.text(3), let protection = ProtectionClass(rawValue: protectionName) else {
-            throw .undecodable("an item row (protection class)")
-        }
-        self.itemClass = itemClass
-        self.persistentID = persistentID
-        self.protection = protection
-        primaryKeyDigest = statement.blob(4)
-        isTombstone = statement.int64(5) != 0
-        wrappedKey = statement.blob(6)
-        payload = statement.blob(7)
-        syncIndex = statement.blob(8)
-    }
-}
-
 /// The blind-index key, with HMAC-SHA256 keyed with it once. Every primary-key digest starts
 /// from a copy of that keyed state (HMAC is a value type; the copy's hash contexts are copied on
 /// first write) instead of keying HMAC again: re-keying cost about half of each index (issue 7).
@@ -161,20 +122,21 @@ enum ItemRecord {
     /// The deletion time a genuine tombstone records; nil for tombstones written before markers
     /// existed (empty payload), and for rows that are not genuine tombstones.
     static func deletionTime(of row: ItemRow, key: BlindIndexKey) -> Date? {
-        guard row.isTombstone, row.wrappedKey.isEmpty, row.payload.count == 40 else { return nil }
+        guard row.isTombstone, row.wrappedKey.isEmpty, row.payload.count == 40, let digest = row.primaryKeyDigestData else { return nil }
         let time = Data(row.payload.prefix(8))
         let expected = tombstoneTag(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
-                                    primaryKeyDigest: row.primaryKeyDigest, time: time, key: key)
+                                    primaryKeyDigest: digest, time: time, key: key)
         guard Sealing.constantTimeEquals(Data(row.payload.suffix(32)), expected) else { return nil }
         let bits = time.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))
     }
 
-    /// Whether a row flagged as a tombstone is one: no wrapped key, and either a valid marker or
-    /// an empty payload (tombstones written before markers existed). A flagged row that still
-    /// holds a sealed item was edited, and must be neither replaced nor counted as deleted.
+    /// Whether a row flagged as a tombstone is one: no wrapped key, an identity (a 32-byte
+    /// digest), and either a valid marker or an empty payload (tombstones written before markers
+    /// existed). A flagged row that still holds a sealed item was edited, and must be neither
+    /// replaced nor counted as deleted.
     static func isGenuineTombstone(_ row: ItemRow, key: BlindIndexKey) -> Bool {
-        guard row.isTombstone, row.wrappedKey.isEmpty else { return false }
+        guard row.isTombstone, row.wrappedKey.isEmpty, row.primaryKeyDigest != nil else { return false }
         return row.payload.isEmpty || deletionTime(of: row, key: key) != nil
     }
 
@@ -272,33 +234,22 @@ enum ItemRecord {
     /// The row's item key re-wrapped from `oldClassKey` to `newClassKey` (a password change);
     /// `.undecodable` if it does not open under the old key.
     static func rewrapItemKey(of row: ItemRow, from oldClassKey: SymmetricKey, to newClassKey: SymmetricKey) throws(KeychainStoreError) -> Data {
+        guard let digest = row.primaryKeyDigestData else { throw .undecodable("an item key") }
         let aad = associatedData(itemClass: row.itemClass, protection: row.protection,
-                                 persistentID: row.persistentID, primaryKeyDigest: row.primaryKeyDigest)
+                                 persistentID: row.persistentID, primaryKeyDigest: digest)
         var keyBytes = try Sealing.open(row.wrappedKey, using: oldClassKey, binding: aad, what: "an item key")
         defer { Sealing.zero(&keyBytes) }
         guard keyBytes.count == 32 else { throw .undecodable("an item key") }
         return try Sealing.seal(keyBytes, using: newClassKey, binding: aad)
     }
 
-    /// Decrypts a row's payload with its class key; `.undecodable` for any altered byte.
+    /// Decrypts a row's payload with its class key; `.undecodable` for any altered byte (a
+    /// digest that is not 32 bytes long cannot authenticate either).
     static func open(_ row: ItemRow, classKey: SymmetricKey) throws(KeychainStoreError) -> ItemPayload {
-        try row.primaryKeyDigest.withUnsafeBytes { digestBytes in
-            Result { () throws(KeychainStoreError) -> ItemPayload in
-                try withAssociatedData(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
-                                       primaryKeyDigest: digestBytes) { aad throws(KeychainStoreError) in
-                    try open(wrappedKey: row.wrappedKey, payload: row.payload, classKey: classKey, associatedData: aad)
-                }
-            }
-        }.get()
-    }
-
-    /// Decrypts a lookup's row of `itemClass` with its class key; `.undecodable` for any
-    /// altered byte (a digest that is not 32 bytes long cannot authenticate either).
-    static func open(_ row: ReadRow, itemClass: ItemClass, classKey: SymmetricKey) throws(KeychainStoreError) -> ItemPayload {
         guard let digest = row.primaryKeyDigest else { throw .undecodable("an item key") }
         return try withUnsafeBytes(of: digest) { digestBytes in
             Result { () throws(KeychainStoreError) -> ItemPayload in
-                try withAssociatedData(itemClass: itemClass, protection: row.protection, persistentID: row.persistentID,
+                try withAssociatedData(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
                                        primaryKeyDigest: digestBytes) { aad throws(KeychainStoreError) in
                     try open(wrappedKey: row.wrappedKey, payload: row.payload, classKey: classKey, associatedData: aad)
                 }

@@ -1,29 +1,76 @@
 import Foundation
 
-/// The SQL text of the `items` statements, built once instead of at every call (issue 11: a
-/// lookup rebuilt and re-joined its `SELECT` each time). The connection keeps one prepared
-/// statement per text, so a repeated lookup reuses its plan as well.
+/// The SQL text of the `items` statements, built from `Schema`'s names once instead of at every
+/// call (issue 11: a lookup rebuilt and re-joined its `SELECT` each time). The connection keeps
+/// one prepared statement per text, so a repeated statement reuses its plan as well.
 enum ItemSQL {
+    private typealias Items = Schema.Items
+
     /// Removes a tombstone with a primary key, before an item with that key takes its place.
-    static let deleteTombstone = "DELETE FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1"
+    static let deleteTombstone = "DELETE FROM \(Items.table) WHERE \(Items.itemClass) = ? AND \(Items.primaryKeyDigest) = ? AND \(Items.tombstone) = 1"
+
+    /// Removes one row (arguments: the row id).
+    static let deleteRow = "DELETE FROM \(Items.table) WHERE \(Items.rowID) = ?"
+
+    /// Removes every row of a protection class (arguments: the class), tombstones too.
+    static let deleteProtection = "DELETE FROM \(Items.table) WHERE \(Items.protection) = ?"
+
+    /// Turns a row into a tombstone (arguments: its marker, the row id).
+    static let markTombstone = "UPDATE \(Items.table) SET \(Items.tombstone) = 1, \(Items.wrappedKey) = x'', \(Items.payload) = ? WHERE \(Items.rowID) = ?"
+
+    /// Replaces one row's wrapped item key (arguments: the key, the row id).
+    static let rewrapKey = "UPDATE \(Items.table) SET \(Items.wrappedKey) = ? WHERE \(Items.rowID) = ?"
+
+    /// Number of live items.
+    static let countLive = "SELECT count(*) FROM \(Items.table) WHERE \(Items.tombstone) = 0"
 
     /// The columns an insert writes, in the order of its arguments.
-    private static let insertColumns = ["class", "persistent_id", "protection", "pk_digest", "tombstone"]
-        + ItemClass.indexedAttributes.map { "ix_\($0)" } + ["wrapped_key", "payload"]
+    private static let insertColumns = [Items.itemClass, Items.persistentID, Items.protection, Items.primaryKeyDigest, Items.tombstone]
+        + Items.blindIndexes + [Items.wrappedKey, Items.payload]
 
     private static let insertValues = "(\(insertColumns.joined(separator: ", "))) VALUES (\(placeholders(insertColumns.count)))"
 
     /// Inserts one row (arguments in the order of `insertColumns`).
-    static let insert = "INSERT INTO items \(insertValues)"
+    static let insert = "INSERT INTO \(Items.table) \(insertValues)"
 
     /// Inserts one row, replacing a row with the same unique key (tombstones).
-    static let insertOrReplace = "INSERT OR REPLACE INTO items \(insertValues)"
+    static let insertOrReplace = "INSERT OR REPLACE INTO \(Items.table) \(insertValues)"
 
     /// Re-seals one row: protection, digest, every blind index, key and payload, then the row id.
-    static let update = "UPDATE items SET "
-        + (["protection", "pk_digest"] + ItemClass.indexedAttributes.map { "ix_\($0)" } + ["wrapped_key", "payload"])
-            .map { "\($0) = ?" }.joined(separator: ", ")
-        + " WHERE id = ?"
+    static let update = assigning([Items.protection, Items.primaryKeyDigest] + Items.blindIndexes + [Items.wrappedKey, Items.payload])
+
+    /// Re-seals one row keeping its identity: protection, every blind index, key and payload, then the row id.
+    static let updateKeepingIdentity = assigning([Items.protection] + Items.blindIndexes + [Items.wrappedKey, Items.payload])
+
+    private static func assigning(_ columns: [String]) -> String {
+        "UPDATE \(Items.table) SET " + columns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE \(Items.rowID) = ?"
+    }
+
+    // MARK: Whole-row reads (`ItemRow.Columns.whole`)
+
+    private static let selectWhole = "SELECT \(ItemRow.Columns.whole.sql) FROM \(Items.table) WHERE "
+
+    /// The live row with an identity (arguments: class, digest).
+    static let liveRowOfIdentity = selectWhole + "\(Items.itemClass) = ? AND \(Items.primaryKeyDigest) = ? AND \(Items.tombstone) = 0"
+
+    /// The rows flagged as tombstones of an identity (arguments: class, digest).
+    static let tombstonesOfIdentity = selectWhole + "\(Items.itemClass) = ? AND \(Items.primaryKeyDigest) = ? AND \(Items.tombstone) = 1"
+
+    /// The row with a persistent id (arguments: its 16 bytes).
+    static let rowOfPersistentID = selectWhole + "\(Items.persistentID) = ?"
+
+    /// The live rows of a protection class (arguments: the class).
+    static let liveRowsOfProtection = selectWhole + "\(Items.protection) = ? AND \(Items.tombstone) = 0"
+
+    /// Rows that may leave the device: live ones marked synchronizable, and tombstones, of
+    /// `classCount` item classes and `protectionCount` protection classes (arguments: the item
+    /// classes, the protection classes, the `sync` = 1 blind index).
+    static func portableRows(classCount: Int, protectionCount: Int) -> String {
+        selectWhole + "\(Items.itemClass) IN (\(placeholders(classCount))) AND \(Items.protection) IN (\(placeholders(protectionCount)))"
+            + " AND (\(Items.tombstone) = 1 OR \(Items.synchronizableIndex) = ?) ORDER BY \(Items.rowID)"
+    }
+
+    // MARK: Lookups
 
     /// Which conditions a lookup has; its SQL text depends on nothing else.
     struct SelectShape: Hashable {
@@ -38,10 +85,10 @@ enum ItemSQL {
         var accessGroupCount: Int?
         /// Whether a `LIMIT ?` ends the statement.
         var limited = false
-        /// The columns selected: a lookup's (`ReadRow`), or nil for whole rows (`ItemRow`).
-        var columns: ReadRow.Columns?
+        /// The columns selected.
+        var columns: ItemRow.Columns = .whole
 
-        /// A number that names this shape's SQL text (for `SQLiteConnection.query(cacheKey:…)`),
+        /// A number that names this shape's SQL text (for `SQLiteConnection.forEachRow(cacheKey:…)`),
         /// or nil for a shape too unusual to name (a long access-group list).
         var cacheKey: Int? {
             guard indexedAttributes < 1 << 16, (accessGroupCount ?? 0) < 255 else { return nil }
@@ -53,7 +100,7 @@ enum ItemSQL {
             case .certificate: classNumber = 3
             }
             var key = classNumber                                     // bits 0-2
-            key |= (columns?.rawValue ?? 0) << 3                       // bits 3-4
+            key |= columns.rawValue << 3                               // bits 3-4
             if persistentID { key |= 1 << 5 }
             if protection { key |= 1 << 6 }
             if synchronizable { key |= 1 << 7 }
@@ -81,19 +128,19 @@ enum ItemSQL {
     }
 
     private static func selectText(_ shape: SelectShape) -> String {
-        var clauses = ["class = ?", "tombstone = 0"]
-        if shape.persistentID { clauses.append("persistent_id = ?") }
-        if shape.protection { clauses.append("protection = ?") }
+        var clauses = ["\(Items.itemClass) = ?", "\(Items.tombstone) = 0"]
+        if shape.persistentID { clauses.append("\(Items.persistentID) = ?") }
+        if shape.protection { clauses.append("\(Items.protection) = ?") }
         for (offset, name) in shape.itemClass.sortedPrimaryKey.enumerated() where shape.indexedAttributes & (1 << offset) != 0 {
-            clauses.append("ix_\(name) = ?")
+            clauses.append("\(Items.blindIndex(of: name)) = ?")
         }
-        if shape.synchronizable { clauses.append("ix_sync = ?") }
-        if let count = shape.accessGroupCount { clauses.append("ix_agrp IN (\(placeholders(count)))") }
+        if shape.synchronizable { clauses.append("\(Items.synchronizableIndex) = ?") }
+        if let count = shape.accessGroupCount { clauses.append("\(Items.accessGroupIndex) IN (\(placeholders(count)))") }
         let limit = shape.limited ? " LIMIT ?" : ""
-        return "SELECT \(shape.columns?.sql ?? Schema.itemColumns) FROM items WHERE \(clauses.joined(separator: " AND ")) ORDER BY id\(limit)"
+        return "SELECT \(shape.columns.sql) FROM \(Items.table) WHERE \(clauses.joined(separator: " AND ")) ORDER BY \(Items.rowID)\(limit)"
     }
 
-    private static func placeholders(_ count: Int) -> String {
+    static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }

@@ -115,10 +115,10 @@ extension KeychainDatabase {
             try transaction { () throws(KeychainStoreError) in
                 var unlimited = query
                 unlimited.limit = nil
-                let (shape, arguments) = selectStatement(for: unlimited, columns: nil)
-                let (rows, malformed) = try selectDecodableRows(ItemSQL.select(shape), arguments)
+                let (shape, arguments) = selectStatement(for: unlimited, columns: .whole)
+                let read = try readRows(shape, arguments)
                 var deleted = 0
-                for row in rows {
+                for row in read.rows {
                     let isSynchronizable: Bool
                     do throws(KeychainStoreError) {
                         let item = try decryptRow(row)
@@ -129,18 +129,19 @@ extension KeychainDatabase {
                     } catch {
                         isSynchronizable = row.syncIndex == syncIndex(true)
                     }
-                    if isSynchronizable {
+                    // A tombstone names the item by its digest; a row without one (edited) has no
+                    // identity to hand on, and is removed.
+                    if isSynchronizable, let digest = row.primaryKeyDigestData {
                         let marker = ItemRecord.tombstoneMarker(itemClass: row.itemClass, protection: row.protection,
                                                                 persistentID: row.persistentID,
-                                                                primaryKeyDigest: row.primaryKeyDigest, deletedAt: currentDate(), key: indexKey)
-                        try run("UPDATE items SET tombstone = 1, wrapped_key = x'', payload = ? WHERE id = ?",
-                                [.blob(marker), .integer(row.rowID)])
+                                                                primaryKeyDigest: digest, deletedAt: currentDate(), key: indexKey)
+                        try run(ItemSQL.markTombstone, [.blob(marker), .integer(row.rowID)])
                     } else {
-                        try run("DELETE FROM items WHERE id = ?", [.integer(row.rowID)])
+                        try run(ItemSQL.deleteRow, [.integer(row.rowID)])
                     }
                     deleted += 1
                 }
-                if deleted == 0 { throw malformed ?? .itemNotFound }
+                if deleted == 0 { throw read.firstFailure ?? .itemNotFound }
                 return deleted
             }
         }
@@ -151,13 +152,12 @@ extension KeychainDatabase {
     /// edited: refused, nothing is removed.
     @discardableResult
     func removeTombstones(of itemClass: ItemClass, digest: Data) throws(KeychainStoreError) -> Int {
-        let flagged = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 1",
-                                     [.text(itemClass.rawValue), .blob(digest)])
+        let flagged = try wholeRows(ItemSQL.tombstonesOfIdentity, [.text(itemClass.rawValue), .blob(digest)])
         for row in flagged {
             guard ItemRecord.isGenuineTombstone(row, key: indexKey) else {
                 throw .undecodable("an item row marked deleted that still holds an item (the row was edited)")
             }
-            try run("DELETE FROM items WHERE id = ?", [.integer(row.rowID)])
+            try run(ItemSQL.deleteRow, [.integer(row.rowID)])
         }
         return flagged.count
     }
@@ -166,7 +166,7 @@ extension KeychainDatabase {
     package func itemCount() throws(KeychainStoreError) -> Int {
         try withLock { () throws(KeychainStoreError) in
             do {
-                return try connection.query("SELECT count(*) FROM items WHERE tombstone = 0") { Int($0.int64(0)) }.first ?? 0
+                return try connection.query(ItemSQL.countLive) { Int($0.int64(0)) }.first ?? 0
             } catch let error as SQLiteError {
                 throw KeychainStoreError(error)
             } catch {
@@ -181,8 +181,8 @@ extension KeychainDatabase {
     /// decrypt are then read from a snapshot whose hierarchy is checked, after a check and a
     /// second read if another connection committed since this handle last looked.
     ///
-    /// Rows are read with only the columns a lookup uses (`ReadRow`): the identity alone when
-    /// nothing is decrypted.
+    /// Rows are read with only the columns a lookup uses (`ItemRow.Columns`): the identity alone
+    /// when nothing is decrypted.
     func matchingItems(_ query: ItemQuery, decrypt: Bool, checkingHierarchy: Bool = false) throws(KeychainStoreError) -> [KeychainItem] {
         try matches(query, decrypt: decrypt, checkingHierarchy: checkingHierarchy).items
     }
@@ -191,13 +191,13 @@ extension KeychainDatabase {
         let mustDecrypt = decrypt || query.needsDecryptionToMatch
         let (shape, arguments) = selectStatement(for: query, columns: mustDecrypt ? .contents : .identity,
                                                  limit: mustDecrypt ? nil : query.limit)
-        var read = try selectReadRows(shape, arguments)
+        var read = try readRows(shape, arguments)
         if checkingHierarchy, mustDecrypt, !read.rows.isEmpty, !readIsOfVerifiedHierarchy() {
             // What every other call does before it starts: adopt the other process's change
             // (a new password, a lock, settings), then the auto-lock check with its settings.
             try refreshKeyHierarchyIfChanged()
             if let now = lastActivity { lockIfIdle(now: now, since: activityBeforeCall) }
-            read = try selectReadRows(shape, arguments)
+            read = try readRows(shape, arguments)
         }
         let rows = read.rows
         let malformed = read.firstFailure
@@ -218,7 +218,7 @@ extension KeychainDatabase {
             if let limit = query.limit, items.count >= limit { break }
             let item: KeychainItem
             do {
-                item = try decryptRow(row, itemClass: query.itemClass)
+                item = try decryptRow(row)
             } catch .locked {
                 throw .locked
             } catch {
@@ -248,9 +248,9 @@ extension KeychainDatabase {
     }
 
     /// The lookup's shape (its SQL text is cached by shape, see `ItemSQL`) and its arguments;
-    /// `columns` nil selects whole rows (`ItemRow`); `limit` adds a `LIMIT` when rows need no
+    /// `limit` adds a `LIMIT` when rows need no
     /// decryption to be counted.
-    private func selectStatement(for query: ItemQuery, columns: ReadRow.Columns?, limit: Int? = nil) -> (ItemSQL.SelectShape, [SQLiteValue]) {
+    private func selectStatement(for query: ItemQuery, columns: ItemRow.Columns, limit: Int? = nil) -> (ItemSQL.SelectShape, [SQLiteValue]) {
         var shape = ItemSQL.SelectShape(itemClass: query.itemClass)
         shape.columns = columns
         var arguments: [SQLiteValue] = [.text(query.itemClass.rawValue)]
@@ -321,69 +321,24 @@ extension KeychainDatabase {
 
     // MARK: Rows
 
-    func selectRows(_ sql: String, _ arguments: [SQLiteValue]) throws(KeychainStoreError) -> [ItemRow] {
-        do {
-            return try connection.query(sql, arguments) { statement in try ItemRow(statement) }
-        } catch let error as SQLiteError {
-            throw KeychainStoreError(error)
-        } catch let error as KeychainStoreError {
-            throw error
-        } catch {
-            throw .internalFailure("item read")
-        }
-    }
-
-    /// Like `selectRows`, but a row whose plain columns are malformed (tampering) is left out and
-    /// its error returned, so that one altered row cannot hide every other item from a query.
-    private func selectDecodableRows(_ sql: String, _ arguments: [SQLiteValue]) throws(KeychainStoreError)
-        -> (rows: [ItemRow], firstFailure: KeychainStoreError?) {
-        let results: [Result<ItemRow, KeychainStoreError>]
-        do {
-            results = try connection.query(sql, arguments) { statement in
-                Result { () throws(KeychainStoreError) -> ItemRow in try ItemRow(statement) }
-            }
-        } catch let error as SQLiteError {
-            throw KeychainStoreError(error)
-        } catch {
-            throw .internalFailure("item read")
-        }
+    /// The store's one way from `items` rows to items: every read of item rows comes here, and
+    /// every row becomes an `ItemRow` of `columns` (`itemClass`: the class the `WHERE` fixed, nil
+    /// for `.whole` rows, which read it). `sql` is called only when the connection has no
+    /// statement cached under `cacheKey` (nil: cached by its text). A row whose plain columns are
+    /// malformed (tampering) is left out and its error returned, so that one altered row cannot
+    /// hide every other item from a query; `ItemRows.all()` refuses the read instead.
+    func readItemRows(cacheKey: Int?, sql: () -> String, _ arguments: [SQLiteValue], columns: ItemRow.Columns,
+                      itemClass: ItemClass?) throws(KeychainStoreError) -> ItemRows {
         var rows: [ItemRow] = []
         var firstFailure: KeychainStoreError?
-        for result in results {
-            switch result {
-            case .success(let row): rows.append(row)
-            case .failure(let error): if firstFailure == nil { firstFailure = error }
-            }
-        }
-        return (rows, firstFailure)
-    }
-
-    /// Rows of a lookup (`ReadRow`) through the statement cached for its shape. A row whose
-    /// plain columns are malformed (tampering) is left out and its error returned, so that one
-    /// altered row cannot hide every other item from a query.
-    private func selectReadRows(_ shape: ItemSQL.SelectShape, _ arguments: [SQLiteValue]) throws(KeychainStoreError) -> ReadRows {
-        let columns = shape.columns ?? .contents
-        var rows: [ReadRow] = []
-        var firstFailure: KeychainStoreError?
         do {
-            // Closure literals, not a local function passed as a value: its captured variables
+            // A closure literal, not a local function passed as a value: its captured variables
             // would be boxed on the heap.
-            if let cacheKey = shape.cacheKey {
-                try connection.forEachRow(cacheKey: cacheKey, sql: { ItemSQL.select(shape) }, arguments) { statement in
-                    do throws(KeychainStoreError) {
-                        rows.append(try ReadRow(statement, columns))
-                    } catch {
-                        if firstFailure == nil { firstFailure = error }
-                    }
-                }
-            } else {
-                for result in try connection.query(ItemSQL.select(shape), arguments, row: { statement in
-                    Result { () throws(KeychainStoreError) -> ReadRow in try ReadRow(statement, columns) }
-                }) {
-                    switch result {
-                    case .success(let row): rows.append(row)
-                    case .failure(let error): if firstFailure == nil { firstFailure = error }
-                    }
+            try connection.forEachRow(cacheKey: cacheKey, sql: sql, arguments) { statement in
+                do throws(KeychainStoreError) {
+                    rows.append(try ItemRow(statement, columns, itemClass: itemClass))
+                } catch {
+                    if firstFailure == nil { firstFailure = error }
                 }
             }
         } catch let error as SQLiteError {
@@ -391,21 +346,41 @@ extension KeychainDatabase {
         } catch {
             throw .internalFailure("item read")
         }
-        return ReadRows(rows: rows, firstFailure: firstFailure)
+        return ItemRows(rows: rows, firstFailure: firstFailure)
     }
 
-    /// What `selectReadRows` read. A struct, not a tuple: a tuple variable was destroyed through
+    /// Whole rows (`ItemRow.Columns.whole`) of one of `ItemSQL`'s fixed statements; a malformed
+    /// row fails the read.
+    func wholeRows(_ sql: String, _ arguments: [SQLiteValue]) throws(KeychainStoreError) -> [ItemRow] {
+        try readItemRows(cacheKey: nil, sql: { sql }, arguments, columns: .whole, itemClass: nil).all()
+    }
+
+    /// Rows of a lookup, through the statement cached for its shape.
+    private func readRows(_ shape: ItemSQL.SelectShape, _ arguments: [SQLiteValue]) throws(KeychainStoreError) -> ItemRows {
+        try readItemRows(cacheKey: shape.cacheKey, sql: { ItemSQL.select(shape) }, arguments, columns: shape.columns,
+                         itemClass: shape.itemClass)
+    }
+
+    /// What `readItemRows` read. A struct, not a tuple: a tuple variable was destroyed through
     /// the runtime's generic value witnesses, about 1,100 instructions per lookup (issue 11).
-    private struct ReadRows {
-        var rows: [ReadRow]
+    struct ItemRows {
+        /// The decodable rows, in the statement's order.
+        var rows: [ItemRow]
+        /// Why the first malformed row was left out, if one was.
         var firstFailure: KeychainStoreError?
+
+        /// Every row; throws the first malformed row's error instead if there was one.
+        func all() throws(KeychainStoreError) -> [ItemRow] {
+            if let firstFailure { throw firstFailure }
+            return rows
+        }
     }
 
-    /// Decrypts a lookup's row of `itemClass` (the class its `WHERE` clause fixed).
-    func decryptRow(_ row: ReadRow, itemClass: ItemClass) throws(KeychainStoreError) -> KeychainItem {
+    /// Decrypts a row read with `.contents` or `.whole` columns.
+    func decryptRow(_ row: ItemRow) throws(KeychainStoreError) -> KeychainItem {
         let classKey = try keybag.classKey(for: row.protection)
-        let payload = try ItemRecord.open(row, itemClass: itemClass, classKey: classKey)
-        return try item(itemClass: itemClass, persistentID: row.persistentID, protection: row.protection, payload: payload)
+        let payload = try ItemRecord.open(row, classKey: classKey)
+        return try item(itemClass: row.itemClass, persistentID: row.persistentID, protection: row.protection, payload: payload)
     }
 
     /// The decrypted item, with its access control rebuilt from the payload's flags.
@@ -428,16 +403,8 @@ extension KeychainDatabase {
     }
 
     private func rowID(of persistentID: UUID) throws(KeychainStoreError) -> Int64 {
-        guard let row = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE persistent_id = ?",
-                                       [.blob(persistentID.bytes)]).first
-        else { throw .itemNotFound }
+        guard let row = try wholeRows(ItemSQL.rowOfPersistentID, [.blob(persistentID.bytes)]).first else { throw .itemNotFound }
         return row.rowID
-    }
-
-    func decryptRow(_ row: ItemRow) throws(KeychainStoreError) -> KeychainItem {
-        let classKey = try keybag.classKey(for: row.protection)
-        let payload = try ItemRecord.open(row, classKey: classKey)
-        return try item(itemClass: row.itemClass, persistentID: row.persistentID, protection: row.protection, payload: payload)
     }
 
     struct SealedRecord {

@@ -32,15 +32,17 @@ extension KeychainDatabase {
         try withLock { () throws(KeychainStoreError) in
             let classes = itemClasses.map(\.rawValue)
             let protections = Self.portableClasses.map(\.rawValue)
-            let sql = "SELECT \(Schema.itemColumns) FROM items WHERE class IN (\(placeholders(classes.count)))"
-                + " AND protection IN (\(placeholders(protections.count))) AND (tombstone = 1 OR ix_sync = ?) ORDER BY id"
-            let rows = try selectRows(sql, classes.map { .text($0) } + protections.map { .text($0) } + [.blob(syncIndex(true))])
+            let sql = ItemSQL.portableRows(classCount: classes.count, protectionCount: protections.count)
+            let rows = try wholeRows(sql, classes.map { .text($0) } + protections.map { .text($0) } + [.blob(syncIndex(true))])
             var entries: [PortableEntry] = []
             var locked = 0
             for row in rows {
+                // The local identity is the digest; a row without a well-formed one cannot be
+                // named to another keychain (nor decrypted), and is not sent.
+                guard let identity = row.primaryKeyDigestData else { continue }
                 if row.isTombstone {
                     guard ItemRecord.isGenuineTombstone(row, key: indexKey) else { continue }
-                    entries.append(PortableEntry(itemClass: row.itemClass, localIdentity: row.primaryKeyDigest, item: nil,
+                    entries.append(PortableEntry(itemClass: row.itemClass, localIdentity: identity, item: nil,
                                                        deletedAt: ItemRecord.deletionTime(of: row, key: indexKey)))
                     continue
                 }
@@ -48,7 +50,7 @@ extension KeychainDatabase {
                     let item = try decryptRow(row)
                     // The blind index said "synchronizable"; the item itself must agree.
                     guard AttributeKind.number.matches(item.attributes["sync"] ?? .number(0), .number(1)) else { continue }
-                    entries.append(PortableEntry(itemClass: row.itemClass, localIdentity: row.primaryKeyDigest, item: item, deletedAt: nil))
+                    entries.append(PortableEntry(itemClass: row.itemClass, localIdentity: identity, item: item, deletedAt: nil))
                 } catch .locked {
                     locked += 1
                 } catch {
@@ -75,16 +77,13 @@ extension KeychainDatabase {
             return try transaction { () throws(KeychainStoreError) -> Data in
                 let classKey = try keybag.classKey(for: item.protection)
                 let digest = ItemRecord.primaryKeyDigest(of: attributes, for: item.itemClass, key: indexKey)
-                let existing = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 0",
-                                              [.text(item.itemClass.rawValue), .blob(digest)]).first
+                let existing = try wholeRows(ItemSQL.liveRowOfIdentity, [.text(item.itemClass.rawValue), .blob(digest)]).first
                 let stored = KeychainItem(itemClass: item.itemClass, persistentID: existing?.persistentID ?? UUID(),
                                           protection: item.protection, accessControl: nil, attributes: attributes,
                                           data: item.data, isDecrypted: true)
                 let record = try sealedRecord(for: stored, classKey: classKey)
                 if let existing {
-                    let assignments = (["protection"] + ItemClass.indexedAttributes.map { "ix_\($0)" } + ["wrapped_key", "payload"])
-                        .map { "\($0) = ?" }.joined(separator: ", ")
-                    try run("UPDATE items SET \(assignments) WHERE id = ?",
+                    try run(ItemSQL.updateKeepingIdentity,
                             [.text(stored.protection.rawValue)] + record.indexes + [.blob(record.wrappedKey), .blob(record.ciphertext), .integer(existing.rowID)])
                 } else {
                     try removeTombstones(of: item.itemClass, digest: digest)
@@ -101,19 +100,14 @@ extension KeychainDatabase {
     package func recordDeletionKeepingDate(itemClass: ItemClass, localIdentity: Data, deletedAt: Date) throws(KeychainStoreError) {
         try withLock { () throws(KeychainStoreError) in
             try transaction { () throws(KeychainStoreError) in
-                guard let row = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE class = ? AND pk_digest = ? AND tombstone = 0",
-                                               [.text(itemClass.rawValue), .blob(localIdentity)]).first,
+                guard let row = try wholeRows(ItemSQL.liveRowOfIdentity, [.text(itemClass.rawValue), .blob(localIdentity)]).first,
                       row.syncIndex == syncIndex(true)
                 else { return }
                 let marker = ItemRecord.tombstoneMarker(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
-                                                        primaryKeyDigest: row.primaryKeyDigest, deletedAt: deletedAt, key: indexKey)
-                try run("UPDATE items SET tombstone = 1, wrapped_key = x'', payload = ? WHERE id = ?", [.blob(marker), .integer(row.rowID)])
+                                                        primaryKeyDigest: localIdentity, deletedAt: deletedAt, key: indexKey)
+                try run(ItemSQL.markTombstone, [.blob(marker), .integer(row.rowID)])
             }
         }
-    }
-
-    private func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }
 

@@ -144,9 +144,8 @@ extension KeychainDatabase {
 
     /// The `meta` values of `keys` that exist, in one query.
     func readMetaValues(_ keys: [String]) throws(KeychainStoreError) -> [String: Data] {
-        let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
         do {
-            let rows = try connection.query("SELECT key, value FROM meta WHERE key IN (\(placeholders))", keys.map { .text($0) }) {
+            let rows = try connection.query(MetaSQL.readKeys(count: keys.count), keys.map { .text($0) }) {
                 ($0.text(0) ?? "", $0.blob(1))
             }
             return Dictionary(rows, uniquingKeysWith: { first, _ in first })

@@ -409,9 +409,9 @@ package final class KeychainDatabase: @unchecked Sendable {
                     try writeKeybagEntry(protection, KeybagEntry(wrapped: wrapped, check: KeybagEntry.checkValue(of: newKey)))
                 }
                 if removing {
-                    try run("DELETE FROM keybag WHERE class = ?", [.text(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue)])
-                    try run("DELETE FROM items WHERE protection = ?", [.text(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue)])
-                    try run("DELETE FROM meta WHERE key = ?", [.text(Schema.MetaKey.passwordKDF)])
+                    try run(MetaSQL.deleteKeybagEntry, [.text(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue)])
+                    try run(ItemSQL.deleteProtection, [.text(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue)])
+                    try run(MetaSQL.delete, [.text(Schema.MetaKey.passwordKDF)])
                 } else if let newKDF {
                     try writeMeta(Schema.MetaKey.passwordKDF, newKDF.encoded)
                 }
@@ -438,8 +438,7 @@ package final class KeychainDatabase: @unchecked Sendable {
     /// one; the payloads stay as they are. An item whose key does not open is left as it is: it
     /// was unreadable before and stays so.
     private func rewrapItemKeys(of protection: ProtectionClass, from oldKey: SymmetricKey, to newKey: SymmetricKey) throws(KeychainStoreError) {
-        let rows = try selectRows("SELECT \(Schema.itemColumns) FROM items WHERE protection = ? AND tombstone = 0",
-                                  [.text(protection.rawValue)])
+        let rows = try wholeRows(ItemSQL.liveRowsOfProtection, [.text(protection.rawValue)])
         for row in rows {
             let rewrapped: Data
             do {
@@ -447,7 +446,7 @@ package final class KeychainDatabase: @unchecked Sendable {
             } catch where error.undecodableSubject != nil {
                 continue
             }
-            try run("UPDATE items SET wrapped_key = ? WHERE id = ?", [.blob(rewrapped), .integer(row.rowID)])
+            try run(ItemSQL.rewrapKey, [.blob(rewrapped), .integer(row.rowID)])
         }
     }
 
@@ -645,7 +644,7 @@ package final class KeychainDatabase: @unchecked Sendable {
     }
 
     func writeMeta(_ key: String, _ value: Data) throws(KeychainStoreError) {
-        try run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(key), .blob(value)])
+        try run(MetaSQL.write, [.text(key), .blob(value)])
     }
 
     func readKeybagEntries() throws(KeychainStoreError) -> [ProtectionClass: KeybagEntry] {
@@ -653,7 +652,7 @@ package final class KeychainDatabase: @unchecked Sendable {
     }
 
     func writeKeybagEntry(_ protection: ProtectionClass, _ entry: KeybagEntry) throws(KeychainStoreError) {
-        try run("INSERT OR REPLACE INTO keybag (class, wrapped_key) VALUES (?, ?)",
+        try run(MetaSQL.writeKeybagEntry,
                 [.text(protection.rawValue), .blob(entry.encoded)])
     }
 }

@@ -108,10 +108,19 @@ package final class SQLiteConnection {
 
     /// Runs a query and calls `body` at each row, with the statement cached under `cacheKey`,
     /// which names one SQL text for the connection's life (`sql` is called only when no statement
-    /// is cached under it yet). No array of rows is built.
+    /// is cached under it yet), or, without a key, cached by its text. No array of rows is built.
     package func forEachRow(
-        cacheKey: Int, sql: () -> String, _ arguments: [SQLiteValue], _ body: (SQLiteStatement) throws -> Void
+        cacheKey: Int?, sql: () -> String, _ arguments: [SQLiteValue], _ body: (SQLiteStatement) throws -> Void
     ) throws {
+        guard let cacheKey else {
+            let text = sql()
+            let statement = try reusableStatement(text)
+            defer { recycle(statement, text) }
+            try statement.withBindings(arguments) {
+                while try statement.step() { try body(statement) }
+            }
+            return
+        }
         let statement: SQLiteStatement
         let cached = keyedStatements[cacheKey]
         if let cached, !cached.isInUse {
