@@ -127,7 +127,7 @@ extension KeychainDatabase {
                     } catch .locked {
                         throw .locked
                     } catch {
-                        isSynchronizable = row.syncIndex == syncIndex(true)
+                        isSynchronizable = row.hasSyncIndex(syncIndex(true))
                     }
                     // A tombstone names the item by its digest; a row without one (edited) has no
                     // identity to hand on, and is removed.

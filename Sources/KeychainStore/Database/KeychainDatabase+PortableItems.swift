@@ -101,7 +101,7 @@ extension KeychainDatabase {
         try withLock { () throws(KeychainStoreError) in
             try transaction { () throws(KeychainStoreError) in
                 guard let row = try wholeRows(ItemSQL.liveRowOfIdentity, [.text(itemClass.rawValue), .blob(localIdentity)]).first,
-                      row.syncIndex == syncIndex(true)
+                      row.hasSyncIndex(syncIndex(true))
                 else { return }
                 let marker = ItemRecord.tombstoneMarker(itemClass: row.itemClass, protection: row.protection, persistentID: row.persistentID,
                                                         primaryKeyDigest: localIdentity, deletedAt: deletedAt, key: indexKey)
