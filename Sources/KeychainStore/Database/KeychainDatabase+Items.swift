@@ -248,8 +248,7 @@ extension KeychainDatabase {
     }
 
     /// The lookup's shape (its SQL text is cached by shape, see `ItemSQL`) and its arguments;
-    /// `limit` adds a `LIMIT` when rows need no
-    /// decryption to be counted.
+    /// `limit` adds a `LIMIT` when rows need no decryption to be counted.
     private func selectStatement(for query: ItemQuery, columns: ItemRow.Columns, limit: Int? = nil) -> (ItemSQL.SelectShape, [SQLiteValue]) {
         var shape = ItemSQL.SelectShape(itemClass: query.itemClass)
         shape.columns = columns
