@@ -170,9 +170,11 @@ let package = Package(
         ),
         // The command-line tools' glue: their version and process settings (all access groups, the
         // tests' cheap key derivation, through KeychainServicesExtras' KeychainToolSettings).
+        // KeychainAudit: the access log's settings from the process's configuration.
         .target(
             name: "KeychainToolSupport",
-            dependencies: [.target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms))],
+            dependencies: [.target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
+                           .target(name: "KeychainAudit", condition: .when(platforms: [.linux]))],
             swiftSettings: [reimplementedDefine]
         ),
         // Parsers of plain-text credential files (Foundation only, so the fuzz package builds them alone).
@@ -208,7 +210,7 @@ let package = Package(
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
         ]),
         // Writer, reader and stress processes of the reliability suite (not a product).
-        .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainStore", "KeychainTestSupport"]),
+        .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainTestSupport"]),
         // Test support shared by the test targets and keychainkit-torture: the temporary keychain
         // fixture, the torture values, the built-products locator and a tool runner.
         // KeychainEngine: a registry of a fixture's own, and the one helper that sets up the shared one.

@@ -49,15 +49,20 @@ package final class AccessLog: AccessEventRecorder {
             || query[kSecAttrAccessGroup as String] as? String == AccessLogVault.accessGroup
     }
 
-    /// The log described by `files`.
-    package init(files: AccessLogFiles) {
+    /// Debug builds: whether a writer kills itself mid-append (``AccessLogSettings/killsWriterMidAppend``).
+    private let killsWriterMidAppend: Bool
+
+    /// The log described by `files`; `killsWriterMidAppend` as ``AccessLogSettings`` describes it.
+    package init(files: AccessLogFiles, killsWriterMidAppend: Bool = false) {
         self.files = files
+        self.killsWriterMidAppend = killsWriterMidAppend
     }
 
-    /// The log of the keychain at `keychainPath`, with the rotation limits from the environment
-    /// (``AccessLogFiles/forKeychain(at:environment:)``).
-    package convenience init(keychainAt keychainPath: String) throws(AccessLogError) {
-        self.init(files: try AccessLogFiles.forKeychain(at: keychainPath))
+    /// The log of the keychain at `keychainPath`, rotated and tested as `settings` say.
+    package convenience init(keychainAt keychainPath: String, settings: AccessLogSettings) {
+        self.init(files: AccessLogFiles(keychainPath: keychainPath, maximumFileSize: settings.maximumFileSize,
+                                        rotatedFiles: settings.rotatedFiles),
+                  killsWriterMidAppend: settings.killsWriterMidAppend)
     }
 
     /// Appends `event`, durably, or throws (then the caller must not hand out the secret).
@@ -208,12 +213,12 @@ package final class AccessLog: AccessEventRecorder {
         try LogIO.syncDirectory(files.directoryPath)
     }
 
-    /// Writes the new entries. Debug builds only: `KEYCHAINKIT_ACCESS_LOG_TEST_KILL=1` makes the
-    /// process write half of them and SIGKILL itself, as a writer killed mid-append would (the
-    /// killed-writer tests).
+    /// Writes the new entries. Debug builds only: ``AccessLogSettings/killsWriterMidAppend``
+    /// (`KEYCHAINKIT_ACCESS_LOG_TEST_KILL=1`) makes the process write half of them and SIGKILL
+    /// itself, as a writer killed mid-append would (the killed-writer tests).
     private func write(_ bytes: Data, to descriptor: Int32, at offset: Int, path: String) throws(AccessLogError) {
         #if DEBUG
-        if let flag = getenv("KEYCHAINKIT_ACCESS_LOG_TEST_KILL"), String(cString: flag) == "1" {
+        if killsWriterMidAppend {
             try LogIO.write(bytes.prefix(bytes.count / 2), to: descriptor, at: offset, path: path)
             try LogIO.sync(descriptor, path: path)
             kill(getpid(), SIGKILL)

@@ -1,5 +1,27 @@
 import Foundation
 
+/// How an access log rotates and, in debug builds, whether its writer is killed mid-append; the
+/// process's configuration supplies them (the tools read `KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`,
+/// `KEYCHAINKIT_ACCESS_LOG_FILES` and `KEYCHAINKIT_ACCESS_LOG_TEST_KILL` through it): the log never
+/// reads the environment.
+package struct AccessLogSettings: Sendable, Equatable {
+    /// The current file is rotated before an append would take it past this size.
+    package var maximumFileSize: Int
+    /// How many rotated files are kept.
+    package var rotatedFiles: Int
+    /// Debug builds only, for the killed-writer tests: a writer writes half of its entries and
+    /// SIGKILLs itself, as a writer killed mid-append would. Release builds ignore it.
+    package var killsWriterMidAppend: Bool
+
+    /// The given limits (by default 4 MiB per file, 4 rotated files) and no killed writer.
+    package init(maximumFileSize: Int = AccessLogFiles.defaultMaximumFileSize, rotatedFiles: Int = AccessLogFiles.defaultRotatedFiles,
+                 killsWriterMidAppend: Bool = false) {
+        self.maximumFileSize = maximumFileSize
+        self.rotatedFiles = rotatedFiles
+        self.killsWriterMidAppend = killsWriterMidAppend
+    }
+}
+
 /// Where a keychain's access log lives and how far it may grow.
 ///
 /// Beside the keychain file `K`: `K.access-log` (the current file, appended to), `K.access-log.1`
@@ -24,27 +46,6 @@ package struct AccessLogFiles: Sendable, Equatable {
         self.keychainPath = keychainPath
         self.maximumFileSize = max(maximumFileSize, 1)
         self.rotatedFiles = max(rotatedFiles, 1)
-    }
-
-    /// The log of the keychain at `keychainPath` with the limits `KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`
-    /// (bytes per file, at least 4096) and `KEYCHAINKIT_ACCESS_LOG_FILES` (rotated files kept, 1–100)
-    /// set, else the defaults (4 MiB, 4 files).
-    package static func forKeychain(at keychainPath: String,
-                                    environment: [String: String] = ProcessInfo.processInfo.environment)
-        throws(AccessLogError) -> AccessLogFiles {
-        func setting(_ name: String, _ range: ClosedRange<Int>, _ expected: String, default value: Int) throws(AccessLogError) -> Int {
-            guard let text = environment[name], !text.isEmpty else { return value }
-            guard let number = Int(text), range.contains(number) else {
-                throw .invalidSetting(name: name, value: text, expected: expected)
-            }
-            return number
-        }
-        return AccessLogFiles(
-            keychainPath: keychainPath,
-            maximumFileSize: try setting("KEYCHAINKIT_ACCESS_LOG_MAX_BYTES", 4096...(1 << 40), "a size in bytes of at least 4096",
-                                         default: defaultMaximumFileSize),
-            rotatedFiles: try setting("KEYCHAINKIT_ACCESS_LOG_FILES", 1...100, "a number of files from 1 to 100",
-                                      default: defaultRotatedFiles))
     }
 
     /// The current file.

@@ -33,12 +33,11 @@ package struct AccessGroups: Sendable, Equatable {
         scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
     }
 
-    /// The groups from the environment: `KEYCHAINKIT_ACCESS_GROUPS` (comma-separated) in order,
-    /// then `KEYCHAINKIT_APP_ID`, else the executable's name.
-    /// (The process's environment is read once, by ``KeychainConfiguration/fromProcessEnvironment()``.)
-    package static func fromEnvironment(_ environment: [String: String]) -> AccessGroups {
-        let listed = environment["KEYCHAINKIT_ACCESS_GROUPS"].map { $0.split(separator: ",").map(String.init) } ?? []
-        let appID = environment["KEYCHAINKIT_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? executableName
+    /// The groups a process is entitled to: `listed` (`KEYCHAINKIT_ACCESS_GROUPS`) in order, then
+    /// `applicationIdentifier` (`KEYCHAINKIT_APP_ID`), else `executableName`, unless listed already.
+    /// (``KeychainConfiguration`` reads the variables.)
+    package static func entitled(listed: [String], applicationIdentifier: String?, executableName: String) -> AccessGroups {
+        let appID = applicationIdentifier ?? executableName
         var groups = AccessGroups(listed).groups
         if !groups.contains(appID) { groups.append(appID) }
         return AccessGroups(groups)

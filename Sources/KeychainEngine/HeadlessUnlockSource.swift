@@ -15,11 +15,12 @@ package enum HeadlessUnlockSource: Sendable, Equatable {
     /// The credential name a unit passes (`LoadCredentialEncrypted=keychainkit.password:…`).
     package static let systemdCredentialName = "keychainkit.password"
 
-    /// The source `environment` names: `KEYCHAINKIT_PASSWORD_FILE` first (an explicit choice),
-    /// then the systemd credential if that file exists; nil for neither.
-    package static func fromEnvironment(_ environment: [String: String]) -> HeadlessUnlockSource? {
-        if let path = environment["KEYCHAINKIT_PASSWORD_FILE"], !path.isEmpty { return .passwordFile(path) }
-        guard let directory = environment["CREDENTIALS_DIRECTORY"], directory.hasPrefix("/") else { return nil }
+    /// The source the configuration names: `passwordFile` (`KEYCHAINKIT_PASSWORD_FILE`, an explicit
+    /// choice) first, then the systemd credential in `credentialsDirectory` (`CREDENTIALS_DIRECTORY`)
+    /// if that file exists; nil for neither.
+    package static func find(passwordFile: String?, credentialsDirectory: String?) -> HeadlessUnlockSource? {
+        if let path = passwordFile, !path.isEmpty { return .passwordFile(path) }
+        guard let directory = credentialsDirectory, directory.hasPrefix("/") else { return nil }
         let path = directory + "/" + systemdCredentialName
         var info = stat()
         // lstat: a credential that is a dangling link still counts (and fails at read with a reason).
@@ -37,7 +38,7 @@ package enum HeadlessUnlockSource: Sendable, Equatable {
     /// How errors name the source.
     var origin: String {
         switch self {
-        case .passwordFile: return "KEYCHAINKIT_PASSWORD_FILE"
+        case .passwordFile: return KeychainVariable.passwordFile
         case .systemdCredential: return "the systemd credential \(Self.systemdCredentialName)"
         }
     }

@@ -1,27 +1,35 @@
 import Foundation
+import KeychainPrimitives
 import KeychainStore
 
-/// Everything a process's keychain calls take from its environment, read **once per process**,
-/// at the first keychain call that needs it (`KeychainRegistry.configuration`), the way an Apple
-/// app's entitlements are fixed when it starts.
+/// Everything a process's keychain calls and KeychainKit's tools take from its environment, read
+/// **once per process**, at the first keychain call that needs it (`KeychainRegistry.configuration`),
+/// the way an Apple app's entitlements are fixed when it starts. This is the one interpreter of
+/// KeychainKit's variables: every other part gets their values from here (the tools, the access log
+/// and the Secret Service provider through `KeychainServicesExtras`).
 ///
 /// Reading the environment on every call was a third of a `SecItemCopyMatching` in a process
 /// with an ordinary environment (issue 11): `ProcessInfo.environment` copies and parses every
-/// variable. Here only the variables below are read, each with one `getenv`, and only once.
-/// A process that sets one of them itself (`setenv`) must do so before its first keychain call;
-/// test suites that change them call `KeychainRegistry.reloadConfiguration()` (package-visible).
+/// variable. Here only the variables below are read (``variableNames``, through
+/// `ProcessEnvironment`), each with one `getenv`, and only once. A process that sets one of them
+/// itself (`setenv`) must do so before its first keychain call; test suites that change them call
+/// `KeychainRegistry.reloadConfiguration()` (package-visible).
 ///
 /// | variable | what it sets |
 /// |---|---|
 /// | `KEYCHAINKIT_KEYCHAIN` | ``defaultKeychainPath`` (relative paths resolved against the working directory at first use) |
 /// | `XDG_DATA_HOME`, `HOME` | the default path when `KEYCHAINKIT_KEYCHAIN` is unset |
-/// | `KEYCHAINKIT_APP_ID`, `KEYCHAINKIT_ACCESS_GROUPS` | ``accessGroups`` |
+/// | `KEYCHAINKIT_APP_ID`, `KEYCHAINKIT_ACCESS_GROUPS` | ``accessGroups``, ``accessGroups(ofExecutable:)`` |
 /// | `KEYCHAINKIT_DEVICE_KEY_FILE`, `XDG_STATE_HOME` | ``deviceKeyPath`` |
 /// | `KEYCHAINKIT_ROLLBACK_ANCHOR` | ``rollbackAnchorDirectory`` |
 /// | `KEYCHAINKIT_PASSWORD_FILE`, `CREDENTIALS_DIRECTORY` | ``unlockSource`` (the file itself is read when a keychain is opened, never kept) |
 /// | `KEYCHAINKIT_SESSION_KEYRING` | ``sharesUnlockWithSession`` (`off` disables sharing) |
 /// | `KEYCHAINKIT_REQUIRE` | ``storageRequirement`` |
-/// | `KEYCHAINKIT_PINENTRY`, `KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, `DISPLAY`, `WAYLAND_DISPLAY`, `PATH`, `DBUS_SYSTEM_BUS_ADDRESS` | ``authenticator`` |
+/// | `KEYCHAINKIT_PINENTRY`, `KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, `DISPLAY`, `WAYLAND_DISPLAY`, `PATH` | ``authenticator``'s pinentry (fprintd's bus is `DBUS_SYSTEM_BUS_ADDRESS`, read by the D-Bus client) |
+/// | `KEYCHAINKIT_TESTING_KDF` | ``testingKDFRequested`` (`1`: keychainctl's cheap key derivation, test suites only) |
+/// | `KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`, `KEYCHAINKIT_ACCESS_LOG_FILES` | ``accessLog`` (rotation limits) |
+/// | `KEYCHAINKIT_ACCESS_LOG_TEST_KILL` | ``accessLog`` (`1`: debug builds' killed-writer hook, test suites only) |
+/// | `KEYCHAINKIT_ETCD_PASSWORD` | ``etcdPassword`` (`keychainctl sync` with an etcd user) |
 package struct KeychainConfiguration: Sendable {
     /// The default keychain's path (`KEYCHAINKIT_KEYCHAIN`, else the XDG path).
     package var defaultKeychainPath: String
@@ -42,35 +50,79 @@ package struct KeychainConfiguration: Sendable {
     package var sharesUnlockWithSession: Bool
     /// How the owner is asked for a password (pinentry) or a fingerprint (fprintd).
     package var authenticator: OwnerAuthenticator
+    /// Whether `KEYCHAINKIT_TESTING_KDF=1` asks the command-line tools for the deliberately cheap
+    /// key derivation (test suites only; applications never get it from the environment).
+    package var testingKDFRequested: Bool
+    /// The access log's rotation limits and test hook.
+    package var accessLog: AccessLogConfiguration
+    /// The etcd user's password from `KEYCHAINKIT_ETCD_PASSWORD`, or nil.
+    package var etcdPassword: ConfiguredSecret?
+    /// `KEYCHAINKIT_ACCESS_GROUPS`' entries and `KEYCHAINKIT_APP_ID`, for ``accessGroups(ofExecutable:)``.
+    private var listedAccessGroups: [String]
+    private var applicationIdentifier: String?
 
     /// The names of every variable read, for ``fromProcessEnvironment()``.
     static let variableNames = [
-        "KEYCHAINKIT_KEYCHAIN", "XDG_DATA_HOME", "HOME", "KEYCHAINKIT_APP_ID", "KEYCHAINKIT_ACCESS_GROUPS",
-        "KEYCHAINKIT_DEVICE_KEY_FILE", "XDG_STATE_HOME", "KEYCHAINKIT_ROLLBACK_ANCHOR", "KEYCHAINKIT_PASSWORD_FILE",
-        "KEYCHAINKIT_SESSION_KEYRING", "CREDENTIALS_DIRECTORY",
-        "KEYCHAINKIT_REQUIRE",
+        KeychainVariable.keychain, "XDG_DATA_HOME", "HOME", KeychainVariable.applicationIdentifier, KeychainVariable.accessGroups,
+        KeychainVariable.deviceKeyFile, "XDG_STATE_HOME", KeychainVariable.rollbackAnchor, KeychainVariable.passwordFile,
+        KeychainVariable.sessionKeyring, "CREDENTIALS_DIRECTORY", KeychainVariable.require,
+        KeychainVariable.pinentry, KeychainVariable.pinentryTerminal, "GPG_TTY", "DISPLAY", "WAYLAND_DISPLAY", "PATH",
+        KeychainVariable.testingKDF, KeychainVariable.accessLogMaximumBytes, KeychainVariable.accessLogFiles,
+        KeychainVariable.accessLogTestKill, KeychainVariable.etcdPassword,
     ]
 
     /// The configuration `environment` describes, with `authenticator` for prompts.
     package init(environment: [String: String], authenticator: OwnerAuthenticator) {
-        defaultKeychainPath = KeychainLocation.environmentPath(environment)
-        accessGroups = AccessGroups.fromEnvironment(environment)
-        deviceKeyPath = KeychainLocation.deviceKeyPath(environment)
-        rollbackAnchorDirectory = KeychainLocation.rollbackAnchorDirectory(environment)
-        unlockSource = HeadlessUnlockSource.fromEnvironment(environment)
-        storageRequirement = StorageRequirement.fromEnvironment(environment)
-        sharesUnlockWithSession = environment["KEYCHAINKIT_SESSION_KEYRING"]?.lowercased() != "off"
+        /// The value of `name`, or nil when it is unset or empty.
+        func setting(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        /// `XDG_…_HOME` when it is an absolute path (the XDG spec ignores relative ones), else `~/fallback`.
+        func xdgDirectory(_ name: String, fallback: String) -> String {
+            environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil }
+                ?? ((setting("HOME") ?? NSHomeDirectory()) + "/" + fallback)
+        }
+        defaultKeychainPath = setting(KeychainVariable.keychain).map(KeychainLocation.absolute)
+            ?? xdgDirectory("XDG_DATA_HOME", fallback: ".local/share") + "/keychainkit/login.keychain-db"
+        // Outside the keychain's folder, so copying the keychain folder does not copy the device key.
+        deviceKeyPath = setting(KeychainVariable.deviceKeyFile).map(KeychainLocation.absolute)
+            ?? xdgDirectory("XDG_STATE_HOME", fallback: ".local/state") + "/keychainkit/device.key"
+        rollbackAnchorDirectory = setting(KeychainVariable.rollbackAnchor).map(KeychainLocation.absolute)
+        listedAccessGroups = environment[KeychainVariable.accessGroups].map { $0.split(separator: ",").map(String.init) } ?? []
+        applicationIdentifier = setting(KeychainVariable.applicationIdentifier)
+        accessGroups = AccessGroups.entitled(listed: listedAccessGroups, applicationIdentifier: applicationIdentifier,
+                                             executableName: AccessGroups.executableName)
+        unlockSource = HeadlessUnlockSource.find(passwordFile: setting(KeychainVariable.passwordFile),
+                                                 credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
+        storageRequirement = StorageRequirement.named(setting(KeychainVariable.require))
+        sharesUnlockWithSession = environment[KeychainVariable.sessionKeyring]?.lowercased() != "off"
         self.authenticator = authenticator
+        testingKDFRequested = environment[KeychainVariable.testingKDF] == "1"
+        accessLog = AccessLogConfiguration(
+            maximumFileSize: .read(KeychainVariable.accessLogMaximumBytes, from: environment, in: 4096...(1 << 40),
+                                   expected: "a size in bytes of at least 4096"),
+            rotatedFiles: .read(KeychainVariable.accessLogFiles, from: environment, in: 1...100,
+                                expected: "a number of files from 1 to 100"),
+            killsWriterMidAppend: environment[KeychainVariable.accessLogTestKill] == "1")
+        etcdPassword = environment[KeychainVariable.etcdPassword].map(ConfiguredSecret.init)
     }
 
     /// The configuration of this process's environment now: only the variables listed above,
     /// each read with `getenv` (not `ProcessInfo.environment`, which copies the whole environment).
     package static func fromProcessEnvironment() -> KeychainConfiguration {
-        var environment: [String: String] = [:]
-        for name in variableNames {
-            if let value = getenv(name) { environment[name] = String(cString: value) }
-        }
-        return KeychainConfiguration(environment: environment, authenticator: .fromEnvironment())
+        let environment = ProcessEnvironment.values(of: variableNames)
+        let pinentry = PinentryConfiguration.find(
+            program: environment[KeychainVariable.pinentry],
+            terminal: [environment[KeychainVariable.pinentryTerminal], environment["GPG_TTY"]].lazy.compactMap { $0 }.first { !$0.isEmpty },
+            hasDisplay: !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty,
+            searchPath: environment["PATH"])
+        return KeychainConfiguration(environment: environment,
+                                     authenticator: OwnerAuthenticator(pinentry: pinentry, biometry: .fromEnvironment()))
+    }
+
+    /// The access groups of a tool whose executable is called `executableName` under this
+    /// configuration (the Docker helper's, when keychainctl imports credentials for it): the first
+    /// is its default group for adds.
+    package func accessGroups(ofExecutable executableName: String) -> AccessGroups {
+        AccessGroups.entitled(listed: listedAccessGroups, applicationIdentifier: applicationIdentifier, executableName: executableName)
     }
 
     /// The password in ``passwordFilePath`` (one trailing newline removed), or nil if none is set.
@@ -78,4 +130,87 @@ package struct KeychainConfiguration: Sendable {
     package func passwordFromFile() throws(KeychainStoreError) -> Data? {
         try unlockSource?.password()
     }
+}
+
+/// The names of KeychainKit's own environment variables, in one place: what they mean is
+/// ``KeychainConfiguration``'s table. Messages name a variable through these.
+package enum KeychainVariable {
+    /// The default keychain's path.
+    package static let keychain = "KEYCHAINKIT_KEYCHAIN"
+    /// The application identifier: the last access group.
+    package static let applicationIdentifier = "KEYCHAINKIT_APP_ID"
+    /// Comma-separated access groups, the first the default for adds.
+    package static let accessGroups = "KEYCHAINKIT_ACCESS_GROUPS"
+    /// The device key's path.
+    package static let deviceKeyFile = "KEYCHAINKIT_DEVICE_KEY_FILE"
+    /// The rollback anchors' directory.
+    package static let rollbackAnchor = "KEYCHAINKIT_ROLLBACK_ANCHOR"
+    /// A file whose content unlocks keychains.
+    package static let passwordFile = "KEYCHAINKIT_PASSWORD_FILE"
+    /// `off`: no unlock sharing through the kernel keyring.
+    package static let sessionKeyring = "KEYCHAINKIT_SESSION_KEYRING"
+    /// The least protection a keychain needs.
+    package static let require = "KEYCHAINKIT_REQUIRE"
+    /// The pinentry program.
+    package static let pinentry = "KEYCHAINKIT_PINENTRY"
+    /// The terminal pinentry draws on.
+    package static let pinentryTerminal = "KEYCHAINKIT_PINENTRY_TTY"
+    /// `1`: the tools' cheap key derivation (test suites only).
+    package static let testingKDF = "KEYCHAINKIT_TESTING_KDF"
+    /// The access log's file size before rotation.
+    package static let accessLogMaximumBytes = "KEYCHAINKIT_ACCESS_LOG_MAX_BYTES"
+    /// The access log's rotated files kept.
+    package static let accessLogFiles = "KEYCHAINKIT_ACCESS_LOG_FILES"
+    /// `1`: a writer kills itself mid-append (debug builds, test suites only).
+    package static let accessLogTestKill = "KEYCHAINKIT_ACCESS_LOG_TEST_KILL"
+    /// An etcd user's password.
+    package static let etcdPassword = "KEYCHAINKIT_ETCD_PASSWORD"
+}
+
+/// What the environment says about the access log (the log itself, in KeychainAudit, takes these
+/// as parameters: it never reads the environment).
+package struct AccessLogConfiguration: Sendable, Equatable {
+    /// Bytes per file before it is rotated (`KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`, at least 4096).
+    package var maximumFileSize: NumberSetting
+    /// Rotated files kept (`KEYCHAINKIT_ACCESS_LOG_FILES`, 1–100).
+    package var rotatedFiles: NumberSetting
+    /// Debug builds only, for the killed-writer tests (`KEYCHAINKIT_ACCESS_LOG_TEST_KILL=1`): a
+    /// writer writes half of its entries and SIGKILLs itself.
+    package var killsWriterMidAppend: Bool
+}
+
+/// A whole-number setting as the environment gives it.
+package enum NumberSetting: Sendable, Equatable {
+    /// Unset or empty: whoever uses it applies its default.
+    case unset
+    /// A number within the allowed range.
+    case value(Int)
+    /// Not a number, or out of range: whoever uses it refuses to work (a typo must not pass
+    /// silently), with an error naming the variable, its value and what it must be.
+    case refused(name: String, value: String, expected: String)
+
+    /// The setting of variable `name` in `environment`, which must be a number in `range`
+    /// (`expected` says so in words).
+    static func read(_ name: String, from environment: [String: String], in range: ClosedRange<Int>, expected: String) -> NumberSetting {
+        guard let text = environment[name], !text.isEmpty else { return .unset }
+        guard let number = Int(text), range.contains(number) else { return .refused(name: name, value: text, expected: expected) }
+        return .value(number)
+    }
+}
+
+/// A secret the environment holds (an etcd password): kept out of descriptions, dumps and
+/// reflection, so that printing a configuration never shows it.
+package struct ConfiguredSecret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The secret.
+    package let value: String
+
+    /// Wraps `value`.
+    package init(_ value: String) { self.value = value }
+
+    /// A placeholder, never the secret.
+    package var description: String { "(secret)" }
+    /// A placeholder, never the secret.
+    package var debugDescription: String { "(secret)" }
+    /// No children: `dump` and `Mirror` show nothing of the secret.
+    package var customMirror: Mirror { Mirror(self, children: [:]) }
 }

@@ -1,55 +1,13 @@
 import Foundation
 import KeychainStore
 
-/// Where keychains live and which one is the default, by the documented precedence: an explicit
-/// Swift call, then the environment, then the XDG default. Each function reads the environment it
-/// is given: the process's is read once, by ``KeychainConfiguration/fromProcessEnvironment()``.
-///
-/// | variable | meaning |
-/// |---|---|
-/// | `KEYCHAINKIT_KEYCHAIN` | path of the default keychain file |
-/// | `KEYCHAINKIT_PASSWORD_FILE` | file whose content unlocks (or, at creation, sets) the password |
-/// | `KEYCHAINKIT_DEVICE_KEY_FILE` | where the device key lives (default beside the XDG state) |
-/// | `KEYCHAINKIT_ROLLBACK_ANCHOR` | directory of rollback anchors; unset: rollback detection off |
+/// Keychain paths as the registry keeps them: absolute. (The default keychain is an explicit
+/// Swift call's, else ``KeychainConfiguration``'s: the environment's, else the XDG default.)
 package enum KeychainLocation {
-    /// `$XDG_DATA_HOME/keychainkit/login.keychain-db`, or `~/.local/share/keychainkit/login.keychain-db`.
-    package static func xdgDefaultPath(_ environment: [String: String]) -> String {
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (homeDirectory(environment) + "/.local/share")
-        return dataHome + "/keychainkit/login.keychain-db"
-    }
-
-    /// The default keychain's path from the environment: `KEYCHAINKIT_KEYCHAIN`, else the XDG path.
-    package static func environmentPath(_ environment: [String: String]) -> String {
-        if let path = environment["KEYCHAINKIT_KEYCHAIN"], !path.isEmpty { return absolute(path) }
-        return xdgDefaultPath(environment)
-    }
-
-    /// The device key's path: `KEYCHAINKIT_DEVICE_KEY_FILE`, else
-    /// `$XDG_STATE_HOME/keychainkit/device.key` (`~/.local/state/…`): outside the keychain's folder,
-    /// so copying the keychain folder does not copy the device key.
-    package static func deviceKeyPath(_ environment: [String: String]) -> String {
-        if let path = environment["KEYCHAINKIT_DEVICE_KEY_FILE"], !path.isEmpty { return absolute(path) }
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (homeDirectory(environment) + "/.local/state")
-        return stateHome + "/keychainkit/device.key"
-    }
-
-    /// The directory of rollback anchors from `KEYCHAINKIT_ROLLBACK_ANCHOR`, or nil (detection
-    /// off). It should live where the keychain file's backups and copies do not reach.
-    package static func rollbackAnchorDirectory(_ environment: [String: String]) -> String? {
-        guard let path = environment["KEYCHAINKIT_ROLLBACK_ANCHOR"], !path.isEmpty else { return nil }
-        return absolute(path)
-    }
-
     /// Makes a relative path absolute against the working directory.
     package static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         return FileManager.default.currentDirectoryPath + "/" + path
-    }
-
-    private static func homeDirectory(_ environment: [String: String]) -> String {
-        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     }
 }
 

@@ -17,9 +17,9 @@ package final class SecItemEngine: Sendable {
     /// An engine over `database` for a caller entitled to `accessGroups`.
     /// `accessControlObject` builds the value returned under `kSecAttrAccessControl`
     /// (KeychainServices passes its `SecAccessControl`); by default the policy itself.
-    /// `authenticator` prompts for passwords (default: a pinentry from the environment, if any).
+    /// `authenticator` prompts for passwords (default: the configured pinentry, if any).
     package init(database: KeychainDatabase, accessGroups: AccessGroups,
-                authenticator: OwnerAuthenticator = .fromEnvironment(),
+                authenticator: OwnerAuthenticator = .configured,
                 accessControlObject: @escaping @Sendable (AccessControlPolicy) -> Any = { $0 }) {
         self.database = database
         self.accessGroups = accessGroups

@@ -64,9 +64,9 @@ package enum StorageRequirement: Sendable, Equatable {
     /// A value that is none of these: every keychain is refused (a typo must not weaken the rule).
     case invalid(String)
 
-    /// The requirement `KEYCHAINKIT_REQUIRE` in `environment` names, or nil when unset or empty.
-    package static func fromEnvironment(_ environment: [String: String]) -> StorageRequirement? {
-        guard let value = environment["KEYCHAINKIT_REQUIRE"], !value.isEmpty else { return nil }
+    /// The requirement a `KEYCHAINKIT_REQUIRE` value names (any case), or nil when unset or empty.
+    package static func named(_ value: String?) -> StorageRequirement? {
+        guard let value, !value.isEmpty else { return nil }
         switch value.lowercased() {
         case "password": return .password
         case "tpm": return .tpm
@@ -102,13 +102,13 @@ package enum StorageRequirement: Sendable, Equatable {
         let verb = creating ? "creating" : "using"
         switch self {
         case .invalid(let value):
-            throw .notAvailable("KEYCHAINKIT_REQUIRE=\(value) is not password, tpm or any-unlock-secret; no keychain is used until it is")
+            throw .notAvailable("\(KeychainVariable.require)=\(value) is not password, tpm or any-unlock-secret; no keychain is used until it is")
         case .tpm:
-            throw .notAvailable("KEYCHAINKIT_REQUIRE=tpm refuses \(verb) \(path): its password is not sealed to a TPM "
+            throw .notAvailable("\(KeychainVariable.require)=tpm refuses \(verb) \(path): its password is not sealed to a TPM "
                                 + "(keychainctl set-keychain-password --tpm seals one)")
         case .password, .anyUnlockSecret:
-            throw .notAvailable("KEYCHAINKIT_REQUIRE=\(name) refuses \(verb) \(path): it has no password; "
-                                + "give it one (keychainctl set-keychain-password) or unset KEYCHAINKIT_REQUIRE")
+            throw .notAvailable("\(KeychainVariable.require)=\(name) refuses \(verb) \(path): it has no password; "
+                                + "give it one (keychainctl set-keychain-password) or unset \(KeychainVariable.require)")
         }
     }
 }

@@ -78,7 +78,7 @@ package enum Subprocess {
         }
         var child: pid_t = 0
         let result = cEnvironment.map { posix_spawn(&child, executable, &actions, &attributes, cArguments, $0) }
-            ?? posix_spawn(&child, executable, &actions, &attributes, cArguments, environ)
+            ?? posix_spawn(&child, executable, &actions, &attributes, cArguments, ProcessEnvironment.entries)
         guard result == 0 else { throw Failure("cannot start \(executable): \(String(cString: strerror(result)))") }
         return child
     }

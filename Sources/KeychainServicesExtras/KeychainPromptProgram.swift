@@ -11,10 +11,11 @@ package struct KeychainPromptProgram: Sendable, Equatable {
     /// Seconds one prompt may take in all before the program is stopped.
     package var responseTimeout: Double
 
-    /// The program the environment names (`KEYCHAINKIT_PINENTRY`, or `pinentry` on the `PATH`
-    /// when there is a terminal or a display), or nil when no prompt can be shown.
-    package static func fromEnvironment() -> KeychainPromptProgram? {
-        PinentryConfiguration.fromEnvironment().map {
+    /// The program the process's configuration names (`KEYCHAINKIT_PINENTRY`, or `pinentry` on the
+    /// `PATH` when there is a terminal or a display; read once per process), or nil when no prompt
+    /// can be shown.
+    package static func configured() -> KeychainPromptProgram? {
+        KeychainRegistry.shared.configuration.authenticator.pinentry.map {
             KeychainPromptProgram(program: $0.program, terminal: $0.terminal, responseTimeout: $0.responseTimeout)
         }
     }

@@ -22,4 +22,38 @@ package enum KeychainToolSettings {
     package static func useTestingKDF() {
         KeychainRegistry.shared.useTestingKDF(true)
     }
+
+    /// Whether `KEYCHAINKIT_TESTING_KDF=1` asks for ``useTestingKDF()``.
+    package static var testingKDFRequested: Bool {
+        KeychainRegistry.shared.configuration.testingKDFRequested
+    }
+
+    /// The `KEYCHAINKIT_REQUIRE` setting (normalized: `password`, `tpm`, `any-unlock-secret`, or
+    /// an invalid value as written), or nil when none is set.
+    package static var storageRequirement: String? {
+        KeychainRegistry.shared.configuration.storageRequirement?.name
+    }
+
+    /// The default access group (for adds) of the tool whose executable is `executableName`, under
+    /// this process's configuration: `KEYCHAINKIT_ACCESS_GROUPS`' first, else `KEYCHAINKIT_APP_ID`,
+    /// else `executableName`.
+    package static func defaultAccessGroup(ofExecutable executableName: String) -> String {
+        KeychainRegistry.shared.configuration.accessGroups(ofExecutable: executableName).groups.first ?? executableName
+    }
+
+    /// The etcd user's password from `KEYCHAINKIT_ETCD_PASSWORD`, or nil.
+    package static var etcdPassword: String? {
+        KeychainRegistry.shared.configuration.etcdPassword?.value
+    }
+
+    /// The access log's settings: rotation limits and the debug builds' killed-writer hook.
+    package static var accessLog: AccessLogConfiguration {
+        KeychainRegistry.shared.configuration.accessLog
+    }
 }
+
+/// The access log's settings (`KeychainEngine`'s type), named here for the tools, which reach the
+/// engine only through this module.
+package typealias AccessLogConfiguration = KeychainEngine.AccessLogConfiguration
+/// A number setting (`KeychainEngine`'s type), named here for the tools.
+package typealias NumberSetting = KeychainEngine.NumberSetting

@@ -10,12 +10,22 @@ package enum ToolEnvironment {
     package static func useTestingKDF() {}
     /// Nothing to do on Apple platforms.
     package static func grantAccessGroup(_ group: String) {}
+    /// Never on Apple platforms.
+    package static var testingKDFRequested: Bool { false }
+    /// None on Apple platforms: the Security framework has no such rule.
+    package static var storageRequirement: String? { nil }
+    /// The executable's own name: on Apple platforms entitlements name the groups.
+    package static func defaultAccessGroup(ofExecutable executableName: String) -> String { executableName }
 }
 #else
 import KeychainServicesExtras
+#if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
+import KeychainAudit
+#endif
 
 /// Process configuration for the command-line tools on KeychainKit's own keychain: the one seam
-/// where the tools ask for more than an application gets (through `KeychainServicesExtras`).
+/// where the tools ask for more than an application gets, and where they read the process's
+/// configuration (through `KeychainServicesExtras`; its variables are read once per process).
 package enum ToolEnvironment {
     /// Lets the tool see the items of every access group, as `security(1)` does. Adds go to the
     /// tool's own default group (`KEYCHAINKIT_ACCESS_GROUPS`' first, else `KEYCHAINKIT_APP_ID`,
@@ -35,5 +45,46 @@ package enum ToolEnvironment {
     package static func useTestingKDF() {
         KeychainToolSettings.useTestingKDF()
     }
+
+    /// Whether the test suites ask for ``useTestingKDF()`` (`KEYCHAINKIT_TESTING_KDF=1`).
+    package static var testingKDFRequested: Bool {
+        KeychainToolSettings.testingKDFRequested
+    }
+
+    /// The `KEYCHAINKIT_REQUIRE` setting (normalized), or nil when none is set.
+    package static var storageRequirement: String? {
+        KeychainToolSettings.storageRequirement
+    }
+
+    /// The default access group of the tool whose executable is `executableName`
+    /// (`KEYCHAINKIT_ACCESS_GROUPS`' first, else `KEYCHAINKIT_APP_ID`, else `executableName`).
+    package static func defaultAccessGroup(ofExecutable executableName: String) -> String {
+        KeychainToolSettings.defaultAccessGroup(ofExecutable: executableName)
+    }
+
+    /// The etcd user's password from `KEYCHAINKIT_ETCD_PASSWORD`, or nil.
+    package static var etcdPassword: String? {
+        KeychainToolSettings.etcdPassword
+    }
+
+    #if os(Linux)
+    /// The access log's settings from the configuration (`KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`,
+    /// `KEYCHAINKIT_ACCESS_LOG_FILES`, `KEYCHAINKIT_ACCESS_LOG_TEST_KILL`), or
+    /// ``AccessLogError/invalidSetting(name:value:expected:)`` naming a value the log cannot use.
+    package static func accessLogSettings() throws(AccessLogError) -> AccessLogSettings {
+        let configured = KeychainToolSettings.accessLog
+        func number(_ setting: NumberSetting, default value: Int) throws(AccessLogError) -> Int {
+            switch setting {
+            case .unset: return value
+            case .value(let number): return number
+            case .refused(let name, let text, let expected): throw .invalidSetting(name: name, value: text, expected: expected)
+            }
+        }
+        return AccessLogSettings(
+            maximumFileSize: try number(configured.maximumFileSize, default: AccessLogFiles.defaultMaximumFileSize),
+            rotatedFiles: try number(configured.rotatedFiles, default: AccessLogFiles.defaultRotatedFiles),
+            killsWriterMidAppend: configured.killsWriterMidAppend)
+    }
+    #endif
 }
 #endif

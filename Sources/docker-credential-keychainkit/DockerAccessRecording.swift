@@ -37,7 +37,7 @@ enum DockerAccessRecording {
         case .delete: "the credential was erased, but the access log could not record it: "
         }
         do {
-            let log = try AccessLog(keychainAt: try defaultKeychainPath())
+            let log = AccessLog(keychainAt: try defaultKeychainPath(), settings: try ToolEnvironment.accessLogSettings())
             let item = AccessEvent.Item(label: credential.label, service: credential.host, account: credential.account)
             try log.recordOwnAccess(operation == .read ? .read : operation == .update ? .update : .delete, items: [item],
                                     channel: .dockerCredentialHelper)

@@ -5,6 +5,5 @@ import Foundation
 // as `security` does; KEYCHAINKIT_TESTING_KDF=1 (test suites only) creates password keychains
 // with a deliberately cheap key derivation.
 ToolEnvironment.grantAllAccessGroups()
-// getenv reads one variable; `ProcessInfo.environment` would copy the whole environment at start.
-if let flag = getenv("KEYCHAINKIT_TESTING_KDF"), String(cString: flag) == "1" { ToolEnvironment.useTestingKDF() }
+if ToolEnvironment.testingKDFRequested { ToolEnvironment.useTestingKDF() }
 Keychainctl.main(SecretArguments.rewrite(Array(CommandLine.arguments.dropFirst())))

@@ -31,7 +31,7 @@ func milliseconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 do {
-    let log = try AccessLog(keychainAt: keychainPath)
+    let log = AccessLog(keychainAt: keychainPath, settings: AccessLogSettings())  // the default limits: appends, not rotation, are timed
     let caller = try ProcessLineage.current()
     var reads: [Double] = [], records: [Double] = [], updates: [Double] = []
     let change = [kSecValueData as String: Data("secret".utf8)]

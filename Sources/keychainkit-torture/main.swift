@@ -26,6 +26,7 @@
 // Secrets here are test values derived from public tags; the tool prints statuses only.
 
 import Foundation
+import KeychainPrimitives
 import KeychainStore
 import KeychainTestSupport
 
@@ -323,7 +324,7 @@ func verify(_ arguments: Arguments) -> Never {
 /// this output, and anything the library might print itself, for the canary.
 func hygiene(_ arguments: Arguments) -> Never {
     let dir = arguments.string("dir")
-    guard let canary = ProcessInfo.processInfo.environment["KEYCHAINKIT_CANARY"], !canary.isEmpty else { fail("no canary") }
+    guard let canary = ProcessEnvironment.value(of: "KEYCHAINKIT_CANARY"), !canary.isEmpty else { fail("no canary") }
     var options = Torture.options(dir)
     options.createIfMissing = true
     func report(_ what: String, _ body: () throws(KeychainStoreError) -> Void) {

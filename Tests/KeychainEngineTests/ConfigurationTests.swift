@@ -82,8 +82,9 @@ struct ConfigurationTests {
             AccessGroups.isWhitespace($0) != CharacterSet.whitespaces.contains($0)
         }
         #expect(differing.isEmpty, "\(differing.prefix(5).map { String($0.value, radix: 16) })")
-        #expect(AccessGroups.fromEnvironment(["KEYCHAINKIT_ACCESS_GROUPS": " g1 , g2,, ", "KEYCHAINKIT_APP_ID": "app"]).groups
-                == ["g1", "g2", "app"])
+        let configuration = KeychainConfiguration(environment: ["KEYCHAINKIT_ACCESS_GROUPS": " g1 , g2,, ", "KEYCHAINKIT_APP_ID": "app"],
+                                                  authenticator: OwnerAuthenticator(pinentry: nil))
+        #expect(configuration.accessGroups.groups == ["g1", "g2", "app"])
     }
 
     @Test("the variables map as documented: password file, session sharing, device key")
@@ -100,5 +101,58 @@ struct ConfigurationTests {
         #expect(defaults.sharesUnlockWithSession)
         #expect(defaults.passwordFilePath == nil)
         #expect(try defaults.passwordFromFile() == nil)
+    }
+
+    private static func configuration(_ environment: [String: String]) -> KeychainConfiguration {
+        KeychainConfiguration(environment: environment, authenticator: OwnerAuthenticator(pinentry: nil))
+    }
+
+    @Test("the tools' settings: testing KDF only for 1, the access log's limits checked, refused values named")
+    func toolSettings() {
+        #expect(Self.configuration(["KEYCHAINKIT_TESTING_KDF": "1"]).testingKDFRequested)
+        for value in ["0", "yes", "true", " 1", ""] {
+            #expect(!Self.configuration(["KEYCHAINKIT_TESTING_KDF": value]).testingKDFRequested, "\(value)")
+        }
+        let unset = Self.configuration([:]).accessLog
+        #expect(unset == AccessLogConfiguration(maximumFileSize: .unset, rotatedFiles: .unset, killsWriterMidAppend: false))
+        let set = Self.configuration(["KEYCHAINKIT_ACCESS_LOG_MAX_BYTES": "4096", "KEYCHAINKIT_ACCESS_LOG_FILES": "100",
+                                      "KEYCHAINKIT_ACCESS_LOG_TEST_KILL": "1"]).accessLog
+        #expect(set == AccessLogConfiguration(maximumFileSize: .value(4096), rotatedFiles: .value(100), killsWriterMidAppend: true))
+        let empty = Self.configuration(["KEYCHAINKIT_ACCESS_LOG_MAX_BYTES": "", "KEYCHAINKIT_ACCESS_LOG_FILES": ""]).accessLog
+        #expect(empty.maximumFileSize == .unset && empty.rotatedFiles == .unset)
+        // The adversary's values: below, above, negative, overflowing, not a number, padded.
+        for value in ["4095", "-4096", "0x1000", "4096 ", "1099511627777", "99999999999999999999999"] {
+            #expect(Self.configuration(["KEYCHAINKIT_ACCESS_LOG_MAX_BYTES": value]).accessLog.maximumFileSize
+                    == .refused(name: "KEYCHAINKIT_ACCESS_LOG_MAX_BYTES", value: value, expected: "a size in bytes of at least 4096"))
+        }
+        for value in ["0", "101", "-1", "two"] {
+            #expect(Self.configuration(["KEYCHAINKIT_ACCESS_LOG_FILES": value]).accessLog.rotatedFiles
+                    == .refused(name: "KEYCHAINKIT_ACCESS_LOG_FILES", value: value, expected: "a number of files from 1 to 100"))
+        }
+        #expect(Self.configuration(["KEYCHAINKIT_ACCESS_LOG_TEST_KILL": "true"]).accessLog.killsWriterMidAppend == false)
+    }
+
+    @Test("another tool's default access group follows the same variables as this process's")
+    func otherExecutablesGroups() {
+        #expect(Self.configuration([:]).accessGroups(ofExecutable: "docker-credential-keychainkit").groups == ["docker-credential-keychainkit"])
+        #expect(Self.configuration(["KEYCHAINKIT_APP_ID": "app"]).accessGroups(ofExecutable: "helper").groups == ["app"])
+        #expect(Self.configuration(["KEYCHAINKIT_ACCESS_GROUPS": " shared ,x", "KEYCHAINKIT_APP_ID": "app"])
+                    .accessGroups(ofExecutable: "helper").groups == ["shared", "x", "app"])
+        #expect(Self.configuration(["KEYCHAINKIT_ACCESS_GROUPS": ",,", "KEYCHAINKIT_APP_ID": ""])
+                    .accessGroups(ofExecutable: "helper").groups == ["helper"])
+    }
+
+    @Test("the etcd password is kept for keychainctl sync but never shown by printing or dumping the configuration")
+    func etcdPasswordNeverDescribed() {
+        let secret = "etcd-secret-7f3a"
+        let configuration = Self.configuration(["KEYCHAINKIT_ETCD_PASSWORD": secret])
+        #expect(configuration.etcdPassword?.value == secret)
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        for text in [String(describing: configuration), String(reflecting: configuration), dumped,
+                     "\(configuration.etcdPassword as Any)", String(reflecting: configuration.etcdPassword)] {
+            #expect(!text.contains(secret), "\(text)")
+        }
+        #expect(Self.configuration([:]).etcdPassword == nil)
     }
 }

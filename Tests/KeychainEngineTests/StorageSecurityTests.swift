@@ -71,9 +71,13 @@ struct StorageSecurityTests {
         #expect(sources.filter { StorageRequirement.anyUnlockSecret.isMet(by: $0) } == [.password, .passwordFile, .systemdCredential, .tpm])
         #expect(sources.filter { StorageRequirement.tpm.isMet(by: $0) } == [.tpm])
         #expect(sources.filter { StorageRequirement.invalid("pasword").isMet(by: $0) }.isEmpty)
-        #expect(StorageRequirement.fromEnvironment(["KEYCHAINKIT_REQUIRE": "Any-Unlock-Secret"]) == .anyUnlockSecret)
-        #expect(StorageRequirement.fromEnvironment(["KEYCHAINKIT_REQUIRE": ""]) == nil)
-        #expect(StorageRequirement.fromEnvironment([:]) == nil)
+        func configured(_ environment: [String: String]) -> StorageRequirement? {
+            KeychainConfiguration(environment: environment, authenticator: OwnerAuthenticator(pinentry: nil)).storageRequirement
+        }
+        #expect(configured(["KEYCHAINKIT_REQUIRE": "Any-Unlock-Secret"]) == .anyUnlockSecret)
+        #expect(configured(["KEYCHAINKIT_REQUIRE": "pasword"]) == .invalid("pasword"))
+        #expect(configured(["KEYCHAINKIT_REQUIRE": ""]) == nil)
+        #expect(configured([:]) == nil)
         #expect(throws: KeychainStoreError.self) { try StorageRequirement.password.check(.none, path: "/k", creating: true) }
         #expect(throws: Never.self) { try StorageRequirement.password.check(.systemdCredential, path: "/k", creating: false) }
     }

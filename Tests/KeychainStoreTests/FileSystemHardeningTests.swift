@@ -115,12 +115,12 @@ struct FileSystemHardeningTests {
         defer { keychain.remove() }
         let file = keychain.directoryURL.appendingPathComponent("password").path
         try #require(FileManager.default.createFile(atPath: file, contents: Data("file-pw\n".utf8), attributes: [.posixPermissions: 0o600]))
-        #expect(try PasswordFile.read(file) == Data("file-pw\n".utf8))
+        #expect(try PasswordFile.read(file, origin: "TEST_PASSWORD_FILE") == Data("file-pw\n".utf8))
         try FileManager.default.createSymbolicLink(atPath: file + "-link", withDestinationPath: file)
-        #expect(try PasswordFile.read(file + "-link") == Data("file-pw\n".utf8))
+        #expect(try PasswordFile.read(file + "-link", origin: "TEST_PASSWORD_FILE") == Data("file-pw\n".utf8))
         for loose: mode_t in [0o640, 0o604, 0o660] {
             chmod(file, loose)
-            guard case .passwordFileUnsafe(_, _, let text)? = storeError({ _ = try PasswordFile.read(file) })?.reason else {
+            guard case .passwordFileUnsafe(_, _, let text)? = storeError({ _ = try PasswordFile.read(file, origin: "TEST_PASSWORD_FILE") })?.reason else {
                 Issue.record("mode \(String(loose, radix: 8)) was accepted")
                 continue
             }
@@ -129,8 +129,8 @@ struct FileSystemHardeningTests {
         chmod(file, 0o600)
         if geteuid() == 0 {
             chown(file, Self.otherUser, Self.otherUser)
-            #expect(storeError { _ = try PasswordFile.read(file) } != nil)
+            #expect(storeError { _ = try PasswordFile.read(file, origin: "TEST_PASSWORD_FILE") } != nil)
         }
-        #expect(storeError { _ = try PasswordFile.read(keychain.directory) } != nil, "a directory is not a password file")
+        #expect(storeError { _ = try PasswordFile.read(keychain.directory, origin: "TEST_PASSWORD_FILE") } != nil, "a directory is not a password file")
     }
 }

@@ -83,4 +83,73 @@ struct LayerRuleTests {
         }
         #expect(offenders.isEmpty, "reach the engine through KeychainServicesExtras (package API) or KeychainSync: \(offenders)")
     }
+
+    /// The one place that reads the process environment.
+    static let environmentReader = "KeychainPrimitives/ProcessEnvironment.swift"
+    /// The one interpreter of KeychainKit's own variables, where their names are spelled.
+    static let configurationFile = "KeychainEngine/KeychainConfiguration.swift"
+    /// Other files that may spell a `"KEYCHAINKIT_…"` literal, and why.
+    static let variableNameExceptions = [
+        "keychainkit-torture/main.swift": "a test tool's own handshake with the reliability suite (the canary), no KeychainKit setting",
+    ]
+
+    /// The file part of a `codeLines` location ("module/file.swift:12" → "module/file.swift").
+    static func file(of location: String) -> Substring {
+        location[..<(location.lastIndex(of: ":") ?? location.endIndex)]
+    }
+
+    @Test func onlyTheOneReaderReadsTheProcessEnvironment() throws {
+        let read = try Regex(#"\b(secure_)?getenv\s*\(|ProcessInfo(\.processInfo|\(\))\.environment\b|\benviron\b|_NSGetEnviron"#)
+        var offenders: [String] = []
+        var readerLines = 0
+        for module in try Self.allModules() {
+            for line in try Self.codeLines(of: module) where line.text.contains(read) {
+                if Self.file(of: line.location) == Self.environmentReader {
+                    readerLines += 1
+                } else {
+                    offenders.append("\(line.location): \(line.text)")
+                }
+            }
+        }
+        #expect(readerLines > 0, "\(Self.environmentReader) no longer reads the environment: update this rule")
+        #expect(offenders.isEmpty, """
+            read the environment through ProcessEnvironment (KeychainPrimitives), and KeychainKit's own variables \
+            through KeychainConfiguration (KeychainServicesExtras' KeychainToolSettings above Apple's API): \(offenders)
+            """)
+    }
+
+    @Test func onlyTheConfigurationSpellsKeychainKitsVariables() throws {
+        var offenders: [String] = []
+        for module in try Self.allModules() {
+            for line in try Self.codeLines(of: module) where line.text.contains("\"KEYCHAINKIT_") {
+                let file = String(Self.file(of: line.location))
+                guard file != Self.configurationFile, Self.variableNameExceptions[file] == nil else { continue }
+                offenders.append("\(line.location): \(line.text)")
+            }
+        }
+        #expect(offenders.isEmpty, """
+            a KEYCHAINKIT_ variable is read and named only by KeychainConfiguration: add it there (KeychainVariable, \
+            a typed field, its doc table and README's table) and take the value from the configuration: \(offenders)
+            """)
+    }
+
+    @Test func everyVariableTheConfigurationReadsIsInBothTables() throws {
+        let name = try Regex(#"KEYCHAINKIT_[A-Z0-9_]+"#)
+        let literal = try Regex(#""KEYCHAINKIT_[A-Z0-9_]+""#)
+        let spelled = try Self.codeLines(of: "KeychainEngine").filter { Self.file(of: $0.location) == Self.configurationFile }
+            .flatMap { line in line.text.matches(of: literal).map { String(line.text[$0.range].dropFirst().dropLast()) } }
+        #expect(!spelled.isEmpty, "no variable names in \(Self.configurationFile): update this rule")
+        let configurationText = try String(contentsOfFile: Self.sources.appendingPathComponent(Self.configurationFile).path, encoding: .utf8)
+        let docTable = configurationText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("/// |") }
+        let readme = try String(contentsOf: Self.sources.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = readme.components(separatedBy: "\n## Configuration\n").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
+        let readmeTable = section.split(separator: "\n").filter { $0.hasPrefix("| `") }
+        #expect(!readmeTable.isEmpty, "README.md has no Configuration table")
+        for variable in Set(spelled) {
+            #expect(docTable.contains { $0.contains("`\(variable)`") }, "\(variable) is missing from KeychainConfiguration's doc table")
+            #expect(readmeTable.contains { $0.contains("`\(variable)`") }, "\(variable) is missing from README.md's Configuration table")
+        }
+        let documented = Set(readmeTable.flatMap { row in row.matches(of: name).map { String(row[$0.range]) } })
+        #expect(documented.subtracting(spelled).isEmpty, "README.md documents variables nothing reads: \(documented.subtracting(spelled))")
+    }
 }

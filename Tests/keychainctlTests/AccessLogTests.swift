@@ -342,6 +342,31 @@ struct AccessLogTests {
         }
     }
 
+    @Test("a rotation limit that is not a number or out of range refuses every access it would log, naming the variable and the fix")
+    func refusedLimits() throws {
+        try withSandbox { (sandbox) throws in
+            try Self.add(sandbox, service: "svc", account: "acct", secret: "pw-not-shown")
+            let before = try Self.entries(sandbox).count
+            let refusals = [("KEYCHAINKIT_ACCESS_LOG_MAX_BYTES", "4095", "a size in bytes of at least 4096"),
+                            ("KEYCHAINKIT_ACCESS_LOG_MAX_BYTES", "4 MiB", "a size in bytes of at least 4096"),
+                            ("KEYCHAINKIT_ACCESS_LOG_MAX_BYTES", "99999999999999999999999", "a size in bytes of at least 4096"),
+                            ("KEYCHAINKIT_ACCESS_LOG_FILES", "0", "a number of files from 1 to 100"),
+                            ("KEYCHAINKIT_ACCESS_LOG_FILES", "101", "a number of files from 1 to 100")]
+            for (name, value, expected) in refusals {
+                let refused = try Self.read(sandbox, service: "svc", environment: [name: value])
+                #expect(refused.status != 0, "\(name)=\(value) was accepted")
+                #expect(refused.stdout.isEmpty && !refused.stderr.contains("pw-not-shown"), "no secret handed out unlogged")
+                #expect(refused.stderr.contains("\(name)=\(value) is not usable: expected \(expected)"), "stderr: \(refused.stderr)")
+            }
+            // Nothing was logged by the refused runs, and the log is intact; an empty value is unset (the default).
+            #expect(try Self.entries(sandbox).count == before)
+            #expect(try Self.read(sandbox, service: "svc", environment: ["KEYCHAINKIT_ACCESS_LOG_FILES": ""]).stdout == "pw-not-shown\n")
+            // Only `1` arms the killed-writer hook: another value is an ordinary append.
+            #expect(try Self.read(sandbox, service: "svc", environment: ["KEYCHAINKIT_ACCESS_LOG_TEST_KILL": "yes"]).stdout == "pw-not-shown\n")
+            #expect(try Self.entries(sandbox).count == before + 2)
+        }
+    }
+
     @Test("a locked keychain: the read fails before anything is handed out or logged; the log stays valid")
     func lockedKeychain() throws {
         try withSandbox { (sandbox) throws in

@@ -55,10 +55,10 @@ package struct OwnerAuthenticator: Sendable {
         self.biometry = biometry
     }
 
-    /// The authenticator configured from the environment: a pinentry when one can be shown, and
-    /// fprintd on the system bus.
-    package static func fromEnvironment() -> OwnerAuthenticator {
-        OwnerAuthenticator(pinentry: PinentryConfiguration.fromEnvironment(), biometry: .fromEnvironment())
+    /// The process's configured authenticator (``KeychainConfiguration/authenticator``, read once):
+    /// a pinentry when one can be shown, and fprintd on the system bus.
+    package static var configured: OwnerAuthenticator {
+        KeychainRegistry.shared.configuration.authenticator
     }
 
     /// The fingerprint authenticator, or nil when biometry is not configured.

@@ -22,33 +22,19 @@ package struct PinentryConfiguration: Sendable, Equatable {
         self.responseTimeout = responseTimeout
     }
 
-    /// The configuration from the environment, or nil when no prompt can be shown (so callers
-    /// fail fast instead of hanging): `KEYCHAINKIT_PINENTRY` if set; otherwise a `pinentry` on the
-    /// `PATH` when a terminal (`KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, or standard input) or a
-    /// display (`DISPLAY`, `WAYLAND_DISPLAY`) exists.
-    package static func fromEnvironment() -> PinentryConfiguration? {
-        // Only the variables used below, read with getenv: `ProcessInfo.environment` builds a
-        // dictionary of the whole environment, and this runs on every SecItem call (issue 7:
-        // it was 40 % of the instructions of a SecItemCopyMatching).
-        var environment: [String: String] = [:]
-        for name in ["KEYCHAINKIT_PINENTRY_TTY", "GPG_TTY", "KEYCHAINKIT_PINENTRY", "DISPLAY", "WAYLAND_DISPLAY", "PATH"] {
-            if let value = getenv(name) { environment[name] = String(cString: value) }
-        }
-        return fromEnvironment(environment)
-    }
-
-    /// The configuration from `environment` (see ``fromEnvironment()``).
-    package static func fromEnvironment(_ environment: [String: String]) -> PinentryConfiguration? {
-        let terminal = environment["KEYCHAINKIT_PINENTRY_TTY"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? environment["GPG_TTY"].flatMap { $0.isEmpty ? nil : $0 }
+    /// The prompt the configuration names (``KeychainConfiguration`` reads the variables), or nil
+    /// when none can be shown (so callers fail fast instead of hanging): `program`
+    /// (`KEYCHAINKIT_PINENTRY`) if given; otherwise a `pinentry` on `searchPath` (`PATH`) when there
+    /// is a terminal (`terminal`: `KEYCHAINKIT_PINENTRY_TTY` or `GPG_TTY`; else standard input if it
+    /// is one) or a display (`hasDisplay`: `DISPLAY` or `WAYLAND_DISPLAY`).
+    package static func find(program: String?, terminal: String?, hasDisplay: Bool, searchPath: String?) -> PinentryConfiguration? {
+        let terminal = terminal.flatMap { $0.isEmpty ? nil : $0 }
             ?? (isatty(STDIN_FILENO) == 1 ? ttyname(STDIN_FILENO).map { String(cString: $0) } : nil)
-        if let explicit = environment["KEYCHAINKIT_PINENTRY"], !explicit.isEmpty {
-            return PinentryConfiguration(program: explicit, terminal: terminal)
+        if let program, !program.isEmpty {
+            return PinentryConfiguration(program: program, terminal: terminal)
         }
-        let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         guard terminal != nil || hasDisplay else { return nil }
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
+        for directory in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(directory)/pinentry"
             if FileManager.default.isExecutableFile(atPath: candidate) {
                 return PinentryConfiguration(program: candidate, terminal: terminal)

@@ -19,11 +19,10 @@ package struct DBusAddress: Equatable, Sendable {
     static let defaultSystemBus = "unix:path=/run/dbus/system_bus_socket"
 
     /// The system bus address: `DBUS_SYSTEM_BUS_ADDRESS` if set, else the well-known socket.
-    /// Read with getenv, not `ProcessInfo.environment` (which copies the whole environment):
+    /// Only that variable is read (`ProcessEnvironment`, not a copy of the whole environment):
     /// this runs for every SecItem call.
     package static func systemBus() -> String {
-        guard let value = getenv("DBUS_SYSTEM_BUS_ADDRESS") else { return defaultSystemBus }
-        return systemBus(environment: ["DBUS_SYSTEM_BUS_ADDRESS": String(cString: value)])
+        systemBus(environment: ProcessEnvironment.values(of: ["DBUS_SYSTEM_BUS_ADDRESS"]))
     }
 
     /// The system bus address of `environment`.

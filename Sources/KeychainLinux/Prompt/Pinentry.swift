@@ -42,7 +42,7 @@ package struct Pinentry {
         _ = try reader.expectOK()  // greeting
         var commands: [String] = []
         if let terminal = terminal {
-            let terminalType = getenv("TERM").map { String(cString: $0) } ?? "dumb"
+            let terminalType = ProcessEnvironment.value(of: "TERM") ?? "dumb"
             commands += [Self.command("OPTION", "ttyname=" + Self.escape(terminal)),
                          Self.command("OPTION", "ttytype=" + Self.escape(terminalType))]
         }

@@ -14,7 +14,7 @@ package enum PasswordFile {
     /// The file's whole content. The bytes read pass through one buffer, zeroed before it is
     /// released. Throws `passwordFileMissing` or `passwordFileUnsafe` (errSecNotAvailable) with the reason (never the content) when the file cannot be
     /// read or breaks a rule above; `origin` names the source in those reasons.
-    package static func read(_ path: String, origin: String = "KEYCHAINKIT_PASSWORD_FILE") throws(KeychainStoreError) -> Data {
+    package static func read(_ path: String, origin: String) throws(KeychainStoreError) -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             throw KeychainStoreError(.passwordFileMissing(origin: origin, path: path), systemErrno: errno)

@@ -21,7 +21,7 @@ package enum PinentryApplicationAccessAsker {
     /// terminal, no display): the `confirm` policy then denies at once instead of waiting.
     /// The pinentry's response timeout bounds each prompt (an unanswered one is a deny).
     package static func fromEnvironment() -> ApplicationAccessAsker? {
-        guard let configuration = KeychainPromptProgram.fromEnvironment() else { return nil }
+        guard let configuration = KeychainPromptProgram.configured() else { return nil }
         let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
                                 responseTimeout: configuration.responseTimeout)
         return { description in

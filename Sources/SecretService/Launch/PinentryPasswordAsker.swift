@@ -8,7 +8,7 @@ package enum PinentryPasswordAsker {
     /// the `PATH` when there is a terminal or a display), or nil when no prompt can be shown — so a
     /// daemon without a terminal completes unlock prompts at once as dismissed instead of hanging.
     package static func fromEnvironment() -> PasswordAsker? {
-        guard let configuration = KeychainPromptProgram.fromEnvironment() else { return nil }
+        guard let configuration = KeychainPromptProgram.configured() else { return nil }
         let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
                                 responseTimeout: configuration.responseTimeout)
         return { description, retryMessage in
@@ -24,7 +24,7 @@ package enum PinentryPasswordAsker {
     /// A confirmation asker on the same pinentry, or nil when no prompt can be shown: calls that
     /// need a confirmation are then refused, never left waiting.
     package static func confirmationFromEnvironment() -> ConfirmationAsker? {
-        guard let configuration = KeychainPromptProgram.fromEnvironment() else { return nil }
+        guard let configuration = KeychainPromptProgram.configured() else { return nil }
         let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
                                 responseTimeout: configuration.responseTimeout)
         return { description in

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainAudit
 import KeychainLinux
+import KeychainPrimitives
 
 /// Starts the Secret Service provider: connects to the bus, takes `org.freedesktop.secrets`, and
 /// serves the keychain until told to stop.
@@ -13,7 +14,7 @@ package enum SecretServiceLauncher {
 
     /// The session bus's address: `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus` (where
     /// systemd's user bus listens), else nil.
-    package static func sessionBusAddress(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    package static func sessionBusAddress(environment: [String: String] = ProcessEnvironment.values(of: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"])) -> String? {
         if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return address }
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return "unix:path=\(runtime)/bus" }
         return nil

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import KeychainAudit
 import KeychainLinux
+import KeychainToolSupport
 
 /// `access-log [--since WHEN] [--json] [keychain]`: the keychain's access log, verified entry by
 /// entry while it is read (docs/CLI.md, "Access log").
@@ -34,7 +35,7 @@ struct AccessLogCommand: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let contents: AccessLog.Contents
         do {
-            contents = try AccessLog(keychainAt: target.path).read()
+            contents = try AccessLog(keychainAt: target.path, settings: try ToolEnvironment.accessLogSettings()).read()
         } catch {
             throw UsageFailure(message: error.description, exitCode: AccessRecording.exitCode(for: error))
         }

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import KeychainAudit
+import KeychainToolSupport
 import SecretService
 
 /// `secret-service`: serves `org.freedesktop.secrets` from the keychain in the foreground, so that
@@ -33,6 +34,8 @@ struct SecretServiceCommand: ParsableCommand {
         do {
             let backend = try KeychainSecretBackend()
             let report: @Sendable (String) -> Void = { Console.error("keychainctl: secret-service: \($0)") }
+            // A refused setting fails each record (and so each access), as the logs are opened on demand.
+            let accessLogSettings = Result { () throws(AccessLogError) in try ToolEnvironment.accessLogSettings() }
             try SecretServiceLauncher.serve(
                 busAddress: address, backend: backend, replace: replace,
                 askPassword: PinentryPasswordAsker.fromEnvironment(),
@@ -40,7 +43,8 @@ struct SecretServiceCommand: ParsableCommand {
                 askApplicationAccess: PinentryApplicationAccessAsker.fromEnvironment(),
                 // Every access in the access log of the item's keychain (docs/CLI.md, "Access log"), then
                 // one line on standard error for the person watching.
-                recorder: AccessEventRecorders([KeychainAccessLogs(defaultKeychainPath: try backend.keychainPath(of: "login")),
+                recorder: AccessEventRecorders([KeychainAccessLogs(defaultKeychainPath: try backend.keychainPath(of: "login"),
+                                                                   settings: accessLogSettings),
                                                 ReportingAccessRecorder(report: report)]),
                 report: report,
                 onReady: { Console.error("keychainctl: secret-service: serving org.freedesktop.secrets on \(address)") },

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainServices
+import KeychainToolSupport
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 import KeychainLinux
@@ -88,7 +89,7 @@ enum AccessRecording {
     #if os(Linux)
     private static func recordUnlocking(_ operation: Operation, _ items: [ItemNames], in target: KeychainTarget,
                                         channel: Channel) throws {
-        let log = try AccessLog(keychainAt: target.path)
+        let log = AccessLog(keychainAt: target.path, settings: try ToolEnvironment.accessLogSettings())
         let described = items.map { AccessEvent.Item(label: $0.label, service: $0.service, account: $0.account) }
         let record = {
             try log.recordOwnAccess(auditOperation(operation), items: described,

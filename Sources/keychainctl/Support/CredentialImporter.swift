@@ -2,6 +2,7 @@ import CredentialFiles
 import CredentialStore
 import Foundation
 import KeychainServices
+import KeychainToolSupport
 
 /// Puts `PlainTextCredential`s into the default keychain as the items the tools look up:
 /// internet passwords as `keychainctl git-credential` and `docker-credential-keychainkit` store
@@ -57,12 +58,7 @@ struct CredentialImporter {
     /// the first of `KEYCHAINKIT_ACCESS_GROUPS`, else `KEYCHAINKIT_APP_ID`, else its executable's
     /// name), so that Docker finds what is imported for it.
     static var dockerHelperAccessGroup: String {
-        if let listed = getenv("KEYCHAINKIT_ACCESS_GROUPS"),
-           let first = String(cString: listed).split(separator: ",").first.map(String.init), !first.isEmpty {
-            return first
-        }
-        if let appID = getenv("KEYCHAINKIT_APP_ID"), appID.pointee != 0 { return String(cString: appID) }
-        return "docker-credential-keychainkit"
+        ToolEnvironment.defaultAccessGroup(ofExecutable: "docker-credential-keychainkit")
     }
 
     /// The secret the keychain holds now for `item`'s primary key, or nil if there is no such item.

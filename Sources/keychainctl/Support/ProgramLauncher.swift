@@ -1,4 +1,5 @@
 import Foundation
+import KeychainPrimitives
 
 /// Replaces keychainctl with a program (`execve`), with an environment that adds the given
 /// variables to keychainctl's own. Nothing runs in between: no shell, no temporary file, and the
@@ -14,7 +15,7 @@ enum ProgramLauncher {
             try checkExecutable(program, named: program)
             return program
         }
-        let searchPath = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        let searchPath = ProcessEnvironment.value(of: "PATH") ?? "/usr/bin:/bin"
         for directory in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
             let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + program
             var info = stat()
@@ -37,11 +38,7 @@ enum ProgramLauncher {
     static func replaceProcess(executable: String, arguments: [String], variables: [(name: String, value: Data)]) throws(UsageFailure) -> Never {
         var environment: [UnsafeMutablePointer<CChar>?] = []
         let replaced = Set(variables.map(\.name))
-        #if canImport(Darwin)
-        let current = _NSGetEnviron().pointee!  // Darwin exports no `environ` to Swift
-        #else
-        let current = environ
-        #endif
+        let current = ProcessEnvironment.entries
         var index = 0
         while let entry = current[index] {
             index += 1

@@ -2,13 +2,11 @@
 import ArgumentParser
 import Foundation
 import KeychainSync
+import KeychainToolSupport
 
 /// Where an etcd user's password comes from, for every sync command that reaches etcd: a file,
 /// `$KEYCHAINKIT_ETCD_PASSWORD`, or a no-echo prompt. Never the command line, never the circle state.
 struct SyncEtcdPasswordOption: ParsableArguments {
-    /// The environment variable an etcd password may come from.
-    static let passwordVariable = "KEYCHAINKIT_ETCD_PASSWORD"
-
     @Option(help: ArgumentHelp(
         "etcd with a user: a file whose first line is the user's password (else $KEYCHAINKIT_ETCD_PASSWORD or a no-echo prompt).",
         valueName: "file"))
@@ -25,9 +23,9 @@ struct SyncEtcdPasswordOption: ParsableArguments {
             }
             return String(decoding: contents.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
         }
-        if let fromEnvironment = ProcessInfo.processInfo.environment[Self.passwordVariable] { return fromEnvironment }
+        if let fromEnvironment = ToolEnvironment.etcdPassword { return fromEnvironment }
         guard SecretInput.isInteractive else {
-            throw SyncCommandFailure(message: "no password for etcd user \(user): give --password-file FILE or set $\(Self.passwordVariable)")
+            throw SyncCommandFailure(message: "no password for etcd user \(user): give --password-file FILE or set $KEYCHAINKIT_ETCD_PASSWORD")
         }
         var typed = try SecretInput.secret(prompt: "etcd password for \(user): ")
         defer { typed.wipe() }

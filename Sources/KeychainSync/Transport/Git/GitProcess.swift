@@ -15,7 +15,7 @@ struct GitProcess: Sendable {
     let environment: [String: String]
 
     /// The absolute path of `git` on `PATH`, or nil.
-    static func findGit(path: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
+    static func findGit(path: String? = ProcessEnvironment.value(of: "PATH")) -> String? {
         let directories = (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)
         for directory in directories where directory.hasPrefix("/") {
             let candidate = directory + "/git"

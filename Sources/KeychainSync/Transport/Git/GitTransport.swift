@@ -1,4 +1,5 @@
 import Foundation
+import KeychainPrimitives
 
 /// Records as files in a git repository, on one branch of a remote the user already has (any URL
 /// git accepts), driven through the real `git` binary so that the user's ssh keys and agent,
@@ -494,7 +495,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     static func environment(repository: String, remote: GitRemoteURL, adding extra: [String: String]) -> [String: String] {
         let kept = ["GIT_SSH", "GIT_SSL_", "GIT_HTTP_", "GIT_PROXY_", "GIT_ASKPASS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
                     "GIT_CONFIG_NOSYSTEM", "GIT_EXEC_PATH", "GIT_CURL_"]
-        var environment = ProcessInfo.processInfo.environment.filter { key, _ in
+        var environment = ProcessEnvironment.all().filter { key, _ in
             !key.hasPrefix("GIT_") || kept.contains(where: { key.hasPrefix($0) })
         }
         environment.merge(extra) { _, added in added }
