@@ -1,0 +1,23 @@
+import Foundation
+
+/// How an access log rotates and, in debug builds, whether its writer is killed mid-append; the
+/// process's configuration supplies them (the tools read `KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`,
+/// `KEYCHAINKIT_ACCESS_LOG_FILES` and `KEYCHAINKIT_ACCESS_LOG_TEST_KILL` through it): the log never
+/// reads the environment.
+package struct AccessLogSettings: Sendable, Equatable {
+    /// The current file is rotated before an append would take it past this size.
+    package var maximumFileSize: Int
+    /// How many rotated files are kept.
+    package var rotatedFiles: Int
+    /// Debug builds only, for the killed-writer tests: a writer writes half of its entries and
+    /// SIGKILLs itself, as a writer killed mid-append would. Release builds ignore it.
+    package var killsWriterMidAppend: Bool
+
+    /// The given limits (by default 4 MiB per file, 4 rotated files) and no killed writer.
+    package init(maximumFileSize: Int = AccessLogFiles.defaultMaximumFileSize, rotatedFiles: Int = AccessLogFiles.defaultRotatedFiles,
+                 killsWriterMidAppend: Bool = false) {
+        self.maximumFileSize = maximumFileSize
+        self.rotatedFiles = rotatedFiles
+        self.killsWriterMidAppend = killsWriterMidAppend
+    }
+}
