@@ -109,13 +109,19 @@ package struct KeychainConfiguration: Sendable {
     /// each read with `getenv` (not `ProcessInfo.environment`, which copies the whole environment).
     package static func fromProcessEnvironment() -> KeychainConfiguration {
         let environment = ProcessEnvironment.values(of: variableNames)
-        let pinentry = PinentryConfiguration.find(
+        return KeychainConfiguration(environment: environment,
+                                     authenticator: OwnerAuthenticator(pinentry: pinentry(environment), biometry: .fromEnvironment()))
+    }
+
+    /// The prompt `environment` configures: `KEYCHAINKIT_PINENTRY`, else `pinentry` on its `PATH`
+    /// when a terminal (`KEYCHAINKIT_PINENTRY_TTY`, else `GPG_TTY`, else standard input) or a
+    /// display exists; nil when no prompt can be shown.
+    static func pinentry(_ environment: [String: String]) -> PinentryConfiguration? {
+        PinentryConfiguration.find(
             program: environment[KeychainVariable.pinentry],
             terminal: [environment[KeychainVariable.pinentryTerminal], environment["GPG_TTY"]].lazy.compactMap { $0 }.first { !$0.isEmpty },
             hasDisplay: !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty,
             searchPath: environment["PATH"])
-        return KeychainConfiguration(environment: environment,
-                                     authenticator: OwnerAuthenticator(pinentry: pinentry, biometry: .fromEnvironment()))
     }
 
     /// The access groups of a tool whose executable is called `executableName` under this

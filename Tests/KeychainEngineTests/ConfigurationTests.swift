@@ -155,4 +155,28 @@ struct ConfigurationTests {
         }
         #expect(Self.configuration([:]).etcdPassword == nil)
     }
+
+    @Test("the pinentry variables: an explicit program wins, the terminal's precedence, no prompt without a terminal or display")
+    func pinentryVariables() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinentry-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory + "/bin", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // cleanup only
+        try #require(FileManager.default.createFile(atPath: directory + "/bin/pinentry", contents: Data("#!/bin/sh\n".utf8),
+                                                    attributes: [.posixPermissions: 0o700]))
+        let path = "/nonexistent:\(directory)/bin"
+        let found = KeychainConfiguration.pinentry(["PATH": path, "GPG_TTY": "/dev/pts/9"])
+        #expect(found == PinentryConfiguration(program: directory + "/bin/pinentry", terminal: "/dev/pts/9"))
+        #expect(KeychainConfiguration.pinentry(["PATH": path, "KEYCHAINKIT_PINENTRY_TTY": "/dev/pts/1", "GPG_TTY": "/dev/pts/9"])?.terminal
+                == "/dev/pts/1")
+        #expect(KeychainConfiguration.pinentry(["PATH": path, "KEYCHAINKIT_PINENTRY_TTY": "", "GPG_TTY": "/dev/pts/9"])?.terminal
+                == "/dev/pts/9", "an empty variable counts as unset")
+        #expect(KeychainConfiguration.pinentry(["PATH": path, "KEYCHAINKIT_PINENTRY": "/opt/prompt", "GPG_TTY": "/dev/pts/9"])?.program
+                == "/opt/prompt")
+        #expect(KeychainConfiguration.pinentry(["PATH": "/nonexistent", "DISPLAY": ":0"]) == nil, "no pinentry on the PATH")
+        if isatty(STDIN_FILENO) == 0 {
+            // Neither a terminal nor a display: no prompt at all, so callers fail fast instead of hanging.
+            #expect(KeychainConfiguration.pinentry(["PATH": path]) == nil)
+            #expect(KeychainConfiguration.pinentry(["PATH": path, "WAYLAND_DISPLAY": "wayland-0"])?.terminal == nil)
+        }
+    }
 }
