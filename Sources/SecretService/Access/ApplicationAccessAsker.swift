@@ -17,10 +17,10 @@ package typealias ApplicationAccessAsker = @Sendable (_ description: String) -> 
 
 /// Per-application access prompts through pinentry (three buttons: allow once, always allow, deny).
 package enum PinentryApplicationAccessAsker {
-    /// An asker on the pinentry the environment names, or nil when no prompt can be shown (no
+    /// An asker on the pinentry the process's configuration names, or nil when no prompt can be shown (no
     /// terminal, no display): the `confirm` policy then denies at once instead of waiting.
     /// The pinentry's response timeout bounds each prompt (an unanswered one is a deny).
-    package static func fromEnvironment() -> ApplicationAccessAsker? {
+    package static func configured() -> ApplicationAccessAsker? {
         guard let configuration = KeychainPromptProgram.configured() else { return nil }
         let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
                                 responseTimeout: configuration.responseTimeout)

@@ -38,9 +38,9 @@ struct SecretServiceCommand: ParsableCommand {
             let accessLogSettings = Result { () throws(AccessLogError) in try ToolEnvironment.accessLogSettings() }
             try SecretServiceLauncher.serve(
                 busAddress: address, backend: backend, replace: replace,
-                askPassword: PinentryPasswordAsker.fromEnvironment(),
-                askConfirmation: PinentryPasswordAsker.confirmationFromEnvironment(),
-                askApplicationAccess: PinentryApplicationAccessAsker.fromEnvironment(),
+                askPassword: PinentryPasswordAsker.configured(),
+                askConfirmation: PinentryPasswordAsker.configuredConfirmation(),
+                askApplicationAccess: PinentryApplicationAccessAsker.configured(),
                 // Every access in the access log of the item's keychain (docs/CLI.md, "Access log"), then
                 // one line on standard error for the person watching.
                 recorder: AccessEventRecorders([KeychainAccessLogs(defaultKeychainPath: try backend.keychainPath(of: "login"),
