@@ -120,6 +120,11 @@ struct HeadlessUnlockTests {
             let use = try sandbox.keychainctl(["find-generic-password", "-a", "a", "-w", open], environment: require)
             #expect(use.status == notAvailable)
             #expect(!use.stdout.contains("weak"))
+            // The status alone does not say that the process's own rule refused it: the hint does.
+            #expect(use.stderr.contains("(KEYCHAINKIT_REQUIRE=password refuses a keychain below that level; "
+                                        + "keychainctl show-keychain-info --security shows how it is protected)"), "\(use.stderr)")
+            let unset = try sandbox.keychainctl(["find-generic-password", "-a", "nobody", "-w", open])
+            #expect(!unset.stderr.contains("KEYCHAINKIT_REQUIRE"), "no hint without the rule: \(unset.stderr)")
             let described = try sandbox.keychainctl(["show-keychain-info", "--security", open], environment: require)
             #expect(described.status == notAvailable)
             #expect(described.stdout.contains("    key source: none\n"))

@@ -123,6 +123,26 @@ struct ImportCredentialsTests {
         }
     }
 
+    @Test("Docker config.json under KEYCHAINKIT_ACCESS_GROUPS: imported into the group the Docker helper adds to, so it finds them; another group does not")
+    func dockerConfigInConfiguredGroup() throws {
+        try withSandbox { (sandbox) throws in
+            let auth = Data("teamuser:teampass".utf8).base64EncodedString()
+            let file = try write(sandbox, "docker/config.json", #"{"auths": {"registry.example": {"auth": "\#(auth)"}}}"#)
+            // Padded and with an empty entry, as a hand-written variable may be: the group is "docker-team".
+            let team = ["KEYCHAINKIT_ACCESS_GROUPS": " docker-team ,,other", "KEYCHAINKIT_APP_ID": "ignored-app"]
+            let applied = try sandbox.keychainctl(["import-credentials", file, "--apply"], environment: team)
+            #expect(applied.status == 0, "\(applied.stderr)")
+            let helper = sandbox.tool("docker-credential-keychainkit")
+            let get = try sandbox.run(helper, ["get"], stdin: "registry.example", environment: team)
+            #expect(get.status == 0, "\(get.stdout) \(get.stderr)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(get.stdout.utf8)) as? [String: String])
+            #expect(answer["Username"] == "teamuser" && answer["Secret"] == "teampass")
+            // The helper under its default group (its executable's name) is not entitled to docker-team.
+            let outsider = try sandbox.docker(["get"], stdin: "registry.example")
+            #expect(outsider.status != 0 && !outsider.stdout.contains("teampass"), "\(outsider.stdout)")
+        }
+    }
+
     @Test("gh hosts.yml: tokens per host and user; git and exec find them; --remove-source drops only the token lines")
     func githubHosts() throws {
         try withSandbox { (sandbox) throws in
