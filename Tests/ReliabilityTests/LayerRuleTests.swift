@@ -13,7 +13,7 @@ struct LayerRuleTests {
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync.
     static let modulesAboveAppleAPI = ["KeychainKit", "CredentialStore", "KeychainToolSupport", "SecretService", "keychainctl",
-                                       "docker-credential-keychainkit"]
+                                       "docker-credential-keychainkit", "KeychainAudit"]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources")
