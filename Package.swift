@@ -17,7 +17,7 @@ let package = Package(
     // The API: KeychainServices, KeychainKit, KeychainKitTesting, KeychainServicesExtras and the two
     // executables. The other library products exist only so that Fuzz/ (a package of its own) can
     // build what it fuzzes; they are not APIs. Every other module (KeychainStore, KeychainEngine,
-    // KeychainPrimitives, KeychainLinux, KeychainAudit, KeychainSync, SecretService, CredentialStore, KeychainToolSupport) declares
+    // KeychainPrimitives, KeychainVocabulary, KeychainLinux, KeychainAudit, KeychainSync, SecretService, CredentialStore, KeychainToolSupport) declares
     // `package`, never `public`: Fuzz/ reaches them with `@testable import` in its debug build.
     products: [
         .library(name: "KeychainServices", targets: ["KeychainServices"]),
@@ -55,11 +55,17 @@ let package = Package(
         // The primitives every layer shares (package access only, Foundation only): the bounds-checked
         // byte reader and writer, hex and %XX codecs, the child-process spawner.
         .target(name: "KeychainPrimitives"),
+        // The vocabulary every layer speaks (package access only, Foundation only): the one status
+        // table, the item and protection classes, the access-control policy, the error with its
+        // reasons, the per-thread failure report. The modules above the engine import it instead
+        // of the store.
+        .target(name: "KeychainVocabulary"),
         // Typed items, queries, matching, keybag, crypto, SQLite file, lock state, memory store.
         .target(
             name: "KeychainStore",
             dependencies: [
                 "KeychainPrimitives",
+                "KeychainVocabulary",
                 "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -74,6 +80,7 @@ let package = Package(
             dependencies: [
                 "KeychainPrimitives",
                 "KeychainStore",
+                "KeychainVocabulary",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .target(name: "KeychainLinux", condition: .when(platforms: [.linux])),
             ]
@@ -87,7 +94,8 @@ let package = Package(
             name: "KeychainServicesPortable",
             dependencies: [
                 "KeychainEngine",
-                "KeychainStore",
+                // The status table; FailureReport (the edge records each call's cause); access-control policies.
+                "KeychainVocabulary",
                 // SecKey: EC and RSA keys, signatures, encryption and key agreement.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -98,7 +106,7 @@ let package = Package(
         ),
         // Keychain management that Apple's Security API does not offer (Linux only), kept out of the
         // Apple-named surface so code written against KeychainServices compiles on Apple too.
-        .target(name: "KeychainServicesExtras", dependencies: ["KeychainServicesPortable", "KeychainEngine", "KeychainStore"]),
+        .target(name: "KeychainServicesExtras", dependencies: ["KeychainServicesPortable", "KeychainEngine", "KeychainVocabulary"]),
         // What users import: Security (and LocalAuthentication) re-exported on Apple platforms,
         // KeychainServicesPortable re-exported everywhere else.
         .target(
@@ -119,8 +127,8 @@ let package = Package(
             swiftSettings: [reimplementedDefine]
         ),
         // KeychainEngine: the isolated in-memory keychain behind `KeychainBackend.isolated()`;
-        // KeychainStore: it records each call's failure for KeychainError.reason (FailureReport).
-        .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine", "KeychainStore"]),
+        // KeychainVocabulary: it records each call's failure for KeychainError.reason (FailureReport).
+        .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine", "KeychainVocabulary"]),
         // The Secret Service provider (org.freedesktop.secrets) on the keychain (issue 15): the D-Bus
         // objects and the store that maps Secret Service items onto keychain items.
         .target(
@@ -149,10 +157,13 @@ let package = Package(
                                                       .product(name: "Crypto", package: "swift-crypto")]),
         // Synchronizable items across devices on etcd (issue 14): the etcd client, the circle's
         // keys and the end-to-end encrypted records.
+        // KeychainStore by design: sync replicates the store's typed items, tombstones and versions
+        // (KeychainDatabase+PortableItems), so it is a peer of the engine over the store, not a layer
+        // above the engine.
         // COpenSSL: TLS to etcd (the system OpenSSL; Debian: libssl-dev to build, libssl3 to run).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // KeychainEngine: opens the keychain to synchronize through the engine's registry (KeychainSynchronizer+Keychain).
-        .target(name: "KeychainSync", dependencies: ["KeychainEngine", "KeychainPrimitives", "KeychainStore", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "KeychainSync", dependencies: ["KeychainEngine", "KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
         // Walks KeychainKit's flows on the default keychain: `swift run keychainkit-demo`.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
         // Internet-password credentials (git, Docker) over Apple's SecItem API, shared by the tools and
@@ -209,17 +220,19 @@ let package = Package(
             // The access log: the helper records each credential it hands out, stores or erases.
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
         ]),
-        // Writer, reader and stress processes of the reliability suite (not a product).
-        .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainTestSupport"]),
+        // Writer, reader and stress processes of the reliability suite (not a product). They drive
+        // KeychainStore directly: the suite tortures the store's file (transactions, WAL, password
+        // changes under SIGKILL), and its checks recompute the same store items (Torture).
+        .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "KeychainTestSupport"]),
         // Test support shared by the test targets and keychainkit-torture: the temporary keychain
         // fixture, the torture values, the built-products locator and a tool runner.
         // KeychainEngine: a registry of a fixture's own, and the one helper that sets up the shared one.
-        .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainPrimitives", "KeychainEngine"], path: "Tests/Support/KeychainTest"),
+        .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainPrimitives", "KeychainEngine"], path: "Tests/Support/KeychainTest"),
         // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync", "KeychainPrimitives"]),
         // Times the access log's durable append for docs/PERFORMANCE.md (not a product; bench/access_log.sh runs it).
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
-        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "CSQLite", "KeychainTestSupport"]),
+        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
         // KeychainServicesPortable's public interface (swift-symbolgraph-extract) against Apple's
         // Security as Swift imports it (../shared/reference/apple-security-api), with the reviewed list.
@@ -242,10 +255,12 @@ let package = Package(
         // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["KeychainStore", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture", "KeychainTestSupport"],
+            dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture", "KeychainTestSupport"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
+                                                                  // DictionaryEntriesTests: the CF-dictionary walker (@testable).
+                                                                  .target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms)),
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
                                                                   "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).
@@ -265,20 +280,21 @@ let package = Package(
                                                                    "RequiredToolSupport", "PseudoTerminalSupport"]),
         // PrivateBusSupport: `git daemon` and `sshd` for the git transport tests; Crypto: the folder's version digests;
         // KeychainTestSupport: the ManualClock the devices' keychains stamp edits with.
-        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "EtcdClusterSupport", "RequiredToolSupport",
+        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "KeychainVocabulary", "EtcdClusterSupport", "RequiredToolSupport",
                                                              "PrivateBusSupport", "KeychainTestSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainServices", "KeychainTestSupport"]),
+        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
         // PrivateBusSupport, KeychainAudit: the daemon in the test process, recording to the test (AccessRecordingTests).
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
-                                                                   "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainPrimitives", "KeychainTestSupport"]),
+                                                                   "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainLinux", "KeychainPrimitives", "KeychainTestSupport"]),
         // One UserDefaults-migration step per process, for the migration tests (issue 24; not a product).
         .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
             name: "KeychainKitTests",
-            dependencies: ["KeychainKit", "KeychainKitTesting", "keychainkit-migration-probe", "KeychainTestSupport",
+            // KeychainServices, KeychainEngine: the tests compare the typed API with SecItem calls and the engine's settings.
+            dependencies: ["KeychainKit", "KeychainKitTesting", "KeychainServices", "KeychainEngine", "keychainkit-migration-probe", "KeychainTestSupport",
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]

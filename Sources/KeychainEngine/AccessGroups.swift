@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// The keychain access groups a caller is "entitled" to, in order: on Linux they come from
 /// configuration instead of code-signing entitlements, with Apple's rules unchanged — the first

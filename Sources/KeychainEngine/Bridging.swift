@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// A value that stands for an access-control object in a query dictionary (KeychainServices'
 /// `SecAccessControl` on Linux conforms). The engine reads the policy through this protocol so

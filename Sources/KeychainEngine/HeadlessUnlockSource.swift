@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Where a process without a person at a prompt finds its keychain password: a file named by
 /// `KEYCHAINKIT_PASSWORD_FILE`, else the systemd credential `keychainkit.password` in

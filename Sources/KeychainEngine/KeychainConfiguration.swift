@@ -1,6 +1,7 @@
 import Foundation
 import KeychainPrimitives
 import KeychainStore
+import KeychainVocabulary
 
 /// Everything a process's keychain calls and KeychainKit's tools take from its environment, read
 /// **once per process**, at the first keychain call that needs it (`KeychainRegistry.configuration`),

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// A keychain call refused: the `OSStatus` Apple's `SecKeychain…` functions return for it, and
 /// the store's error behind it when there is one (the Apple edge records it for the caller's tools).

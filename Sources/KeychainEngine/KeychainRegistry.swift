@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Keychain paths as the registry keeps them: absolute. (The default keychain is an explicit
 /// Swift call's, else ``KeychainConfiguration``'s: the environment's, else the XDG default.)

@@ -1,4 +1,5 @@
 import KeychainStore
+import KeychainVocabulary
 
 /// `errSecParam` refusals that say what was wrong: which dictionary key, as Apple's API spells it,
 /// and what it needed — never the value itself (it may be a secret). Apple returns only the status;

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// A query or attribute dictionary after parsing: every key classified and every value typed.
 /// Nothing below the engine's edge sees the original dictionary.

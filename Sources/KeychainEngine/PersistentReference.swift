@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Persistent references in Apple's current form: 20 bytes, the 4 ASCII bytes of the item class
 /// followed by the item's 16-byte UUID. Stable across updates.

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Turns a SecItem dictionary into a `ParsedRequest`, classifying each key by its shape as
 /// Apple's `securityd` does: 4 characters = attribute, `class`, `m_…` match, `r_…` return,

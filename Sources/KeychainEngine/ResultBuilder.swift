@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Shapes matched items into what `SecItemCopyMatching` / `SecItemAdd` return: one value per
 /// item, a single object for limit one and an array otherwise.

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Apple's four SecItem functions on one keychain, with Apple's dictionary semantics: parsing,
 /// validation, defaults, access groups, result shapes and status codes. Keys are Apple's string

@@ -1,4 +1,5 @@
 import KeychainStore
+import KeychainVocabulary
 
 /// The outcome of a SecItem call: a status and, on success, the value the caller's `result`
 /// pointer receives (nil when nothing was asked for); on failure, the error with its reason.

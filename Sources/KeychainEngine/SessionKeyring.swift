@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Shares a keychain's unlocked state among the processes of one user, the way `securityd` holds
 /// it for a macOS login: the class keys an unlock made available are kept in the Linux kernel

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// How a keychain file is protected, as far as this process can tell: what an application asks
 /// before it trusts the keychain with a secret, instead of discovering a weak store later.

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Reads the loosely typed values of a query dictionary — Swift values (`true`, `Int`, `String`,
 /// `Data`) or their Foundation bridges (`NSNumber`, `NSString`, `NSData`) — as Apple's parser

@@ -1,6 +1,6 @@
 import KeychainEngine
 import KeychainKit
-import KeychainStore
+import KeychainVocabulary
 
 extension KeychainBackend {
     /// A new, empty, in-memory keychain that only this backend sees: Apple's SecItem semantics

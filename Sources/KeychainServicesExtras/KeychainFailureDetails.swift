@@ -1,4 +1,4 @@
-import KeychainStore
+import KeychainVocabulary
 
 /// Why the last Keychain Services call on this thread failed, beyond its `OSStatus`.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainServicesPortable
-import KeychainStore  // FailureReport: the edge records a call's cause
+import KeychainVocabulary  // FailureReport: the edge records a call's cause
 
 // How a keychain is protected (Linux only; Apple's Security API has no such query: there the
 // system decides). Shaped like Apple's `SecKeychainCopySettings`: a status and a dictionary.

@@ -2,7 +2,7 @@
 // (SecBasePriv.h): the value is Apple's, the name is only here.
 
 import KeychainServicesPortable
-import KeychainStore
+import KeychainVocabulary
 
 /// Linux only (Apple: private `errSecInternal`, SecBasePriv.h): -26276, an internal error. Apple's
 /// `SecCertificateCopyCommonName` returns it for a subject without a common name; on Apple

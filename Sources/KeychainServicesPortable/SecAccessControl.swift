@@ -1,6 +1,6 @@
 import Foundation
 import KeychainEngine
-import KeychainStore
+import KeychainVocabulary
 
 /// Apple: `SecAccessControl`, an immutable access-control object made by
 /// `SecAccessControlCreateWithFlags` and passed under `kSecAttrAccessControl`.

@@ -6,7 +6,7 @@
 // fallback "debug" table). These are Apple's texts verbatim, because callers compare and
 // display them; the table covers SecBase.h only (not cssmerr.h, Authorization.h, CSCommon.h).
 
-import KeychainStore
+import KeychainVocabulary
 
 /// Message text per result code, as Apple's Security framework renders it.
 let secErrorMessages: [OSStatus: String] = [

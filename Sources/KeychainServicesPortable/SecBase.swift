@@ -3,7 +3,7 @@
 // Their human-readable texts live in SecBase+Messages.swift.
 // The values the keychain itself returns come from `KeychainStatus`, the one table of them.
 
-import KeychainStore
+import KeychainVocabulary
 
 /// Apple: `SecCopyErrorMessageString(_:_:)`. Returns the one-line English text that Apple's
 /// Security framework gives for `status`, or `"OSStatus <status>"` when it has none.

@@ -1,6 +1,6 @@
 import Foundation
 import KeychainEngine
-import KeychainStore
+import KeychainVocabulary
 
 /// The bridge between Apple's CF-typed functions and the engine's Swift dictionaries.
 enum SecItemCall {

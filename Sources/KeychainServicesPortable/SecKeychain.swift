@@ -1,6 +1,6 @@
 import Foundation
 import KeychainEngine
-import KeychainStore  // FailureReport: the edge records a call's cause
+import KeychainVocabulary  // FailureReport: the edge records a call's cause
 
 /// Apple (macOS): `SecKeychain`, a handle on one keychain file. Handles on the same path share
 /// one open keychain, and so its lock state, within the process.

@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Where earlier versions of an item live on the transport: `history/<record name>/<key>`, the
 /// key a digest of the sealed bytes (opaque, and the same for the same version, so a version

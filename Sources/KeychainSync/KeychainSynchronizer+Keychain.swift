@@ -1,5 +1,6 @@
 import KeychainEngine
 import KeychainStore
+import KeychainVocabulary
 
 /// Opening the keychain to synchronize the way every other keychain call of the process opens it:
 /// through the engine's registry (one shared handle per file, so the lock state, the unlock

@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 extension KeychainSynchronizer {
     /// Merges this keychain's synchronizable items with the circle's records once (completing a

@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Opens the transport a circle's records live on: its location as the user gave it and the
 /// circle's id (hex).

@@ -29,6 +29,7 @@ import Foundation
 import KeychainPrimitives
 import KeychainStore
 import KeychainTestSupport
+import KeychainVocabulary
 
 // The shared vocabulary (paths, passwords, values, labels, queries) is `Torture`, in
 // KeychainTestSupport: the tests recompute the same values from the same code.

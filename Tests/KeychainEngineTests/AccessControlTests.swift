@@ -2,6 +2,7 @@ import Foundation
 import KeychainEngine
 import KeychainServices
 import KeychainStore
+import KeychainVocabulary
 import Testing
 
 /// The outcome of one `SecAccessControlCreateWithFlags` call: the object, and the error code if

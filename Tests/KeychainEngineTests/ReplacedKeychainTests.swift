@@ -3,6 +3,7 @@ import Testing
 @testable import KeychainEngine
 import KeychainStore
 import KeychainTestSupport
+import KeychainVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,6 +3,7 @@ import KeychainStore
 import KeychainTestSupport
 import Testing
 @testable import KeychainEngine
+import KeychainVocabulary
 
 /// The storage-security report and `KEYCHAINKIT_REQUIRE` (issue 27) on real keychain files, with
 /// configurations built from given environments (no process-wide state).

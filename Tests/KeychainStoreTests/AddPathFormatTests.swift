@@ -5,6 +5,7 @@ import Foundation
 import KeychainTestSupport
 import Testing
 @testable import KeychainStore
+import KeychainVocabulary
 
 /// What an add writes is part of the file format: the faster add (issue 11) must write exactly
 /// the bytes the format defines — payload encoding, primary-key digest, blind indexes — and fresh

@@ -2,6 +2,7 @@ import KeychainTestSupport
 import Foundation
 import Testing
 @testable import KeychainStore
+import KeychainVocabulary
 
 /// `KeychainDatabase.atomically`: several calls of one handle as one write transaction (what an
 /// identity's two items need). All of it commits, or none of it; no other connection sees a part.

@@ -2,6 +2,7 @@ import Foundation
 import KeychainTestSupport
 import Testing
 @testable import KeychainStore
+import KeychainVocabulary
 
 /// The item payload's `B` record: the biometric domain state of a `.biometryCurrentSet` item.
 @Suite("Payload: biometric domain state")

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import KeychainStore
+import KeychainVocabulary
 
 /// The blind index is part of the file format: computing it with less copying (issue 11) must
 /// give exactly the bytes the format defines, HMAC-SHA256("ix" ‖ field(name) ‖ field(value))

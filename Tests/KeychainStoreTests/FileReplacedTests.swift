@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import KeychainTestSupport
 @testable import KeychainStore
+import KeychainVocabulary
 import Testing
 #if canImport(Glibc)
 import Glibc

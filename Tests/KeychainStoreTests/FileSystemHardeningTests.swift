@@ -1,6 +1,7 @@
 import Foundation
 import KeychainTestSupport
 @testable import KeychainStore
+import KeychainVocabulary
 import Testing
 #if canImport(Glibc)
 import Glibc

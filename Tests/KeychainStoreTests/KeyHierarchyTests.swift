@@ -3,6 +3,7 @@ import Foundation
 import KeychainTestSupport
 import Testing
 @testable import KeychainStore
+import KeychainVocabulary
 
 /// Issue 12, items 2–4: class keys replaced on every password change, ThisDeviceOnly classes that
 /// cannot be opened, and the authenticated key hierarchy.

@@ -5,6 +5,7 @@ import Foundation
 import KeychainTestSupport
 import Testing
 @testable import KeychainStore
+import KeychainVocabulary
 
 /// The primitives of the lean read path (issue 11, third pass): they must give exactly what the
 /// straightforward code gave, or existing keychains would stop finding or opening their items.

@@ -3,6 +3,7 @@ import Foundation
 import KeychainTestSupport
 import Testing
 @testable import KeychainStore
+import KeychainVocabulary
 
 /// The partial lookup indexes (issue 11, durable add): what an add writes, the plans lookups use,
 /// and the migration of files written with the full indexes of earlier versions.

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainTestSupport
 @testable import KeychainStore
+import KeychainVocabulary
 
 /// The store tests open the shared fixture with text passwords.
 extension TemporaryKeychain {

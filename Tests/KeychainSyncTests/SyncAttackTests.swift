@@ -5,6 +5,7 @@ import KeychainStore
 import KeychainTestSupport
 import Testing
 @testable import KeychainSync
+import KeychainVocabulary
 import RequiredToolSupport
 
 /// The attacks of an adversary with write access to etcd, a removed device that kept its state, or a

@@ -2,6 +2,7 @@ import Foundation
 import KeychainStore
 import KeychainTestSupport
 @testable import KeychainSync
+import KeychainVocabulary
 
 /// One simulated device: its own keychain file and device key in a temporary folder, its
 /// keychain's dates read from `clock` (shared by a circle's devices: which of two edits is the

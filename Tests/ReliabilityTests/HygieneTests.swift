@@ -166,7 +166,7 @@ struct HygieneTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let calls = try Regex(#"\b(print|debugPrint|NSLog|os_log|fputs)\(|\bLogger\(|FileHandle\.standardError|FileHandle\.standardOutput"#)
         var offenders: [String] = []
-        for module in ["KeychainStore", "KeychainEngine", "KeychainServicesPortable", "KeychainServices"] {
+        for module in ["KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable", "KeychainServices"] {
             let directory = root.appendingPathComponent("Sources/\(module)").path
             let enumerator = FileManager.default.enumerator(atPath: directory)
             while let relative = enumerator?.nextObject() as? String {

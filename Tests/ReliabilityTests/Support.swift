@@ -3,6 +3,7 @@ import Foundation
 import KeychainTestSupport
 import Testing
 @testable import KeychainStore
+import KeychainVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import Foundation
 import KeychainTestSupport
 import Testing
 @testable import KeychainStore
+import KeychainVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

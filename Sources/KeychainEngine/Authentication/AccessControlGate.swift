@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Enforces an item's access control when its secret is read, and applies the application
 /// password when a protected secret is written. One gate serves one SecItem call, so a call that

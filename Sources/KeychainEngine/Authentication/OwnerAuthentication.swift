@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// Why the device owner could not be authenticated, with the `OSStatus` a keychain call returns
 /// and the `LAError` code `LAContext.evaluatePolicy` reports.

@@ -6,6 +6,7 @@
 
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 extension AccessControlPolicy {
     /// Whether constraints guard the use of the private key rather than the reading of it:

@@ -8,7 +8,7 @@
 
 import Foundation
 import KeychainEngine
-import KeychainStore
+import KeychainVocabulary
 
 enum IdentityItems {
     /// One stored identity: the certificate item and the private key item, each as the engine

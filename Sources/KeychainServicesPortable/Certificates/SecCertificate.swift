@@ -4,7 +4,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
-import KeychainStore
+import KeychainVocabulary
 import SwiftASN1
 import X509
 

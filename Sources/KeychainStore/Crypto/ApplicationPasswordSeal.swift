@@ -1,6 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// The extra layer of items protected with `kSecAccessControlApplicationPassword`: their secret
 /// is sealed under a key derived (scrypt) from the application password before the item is

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// The device key: 32 random bytes kept in a file outside the keychain file. The
 /// ThisDeviceOnly class keys are wrapped under it (as well as the password), so a keychain file

@@ -1,5 +1,6 @@
 import KeychainPrimitives
 import Foundation
+import KeychainVocabulary
 
 /// The plaintext of an item's encrypted payload: its attributes, its secret and its access
 /// control, in a small length-prefixed binary form. Decoding is strict and bounds-checked: the

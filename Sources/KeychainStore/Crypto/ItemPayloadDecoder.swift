@@ -1,5 +1,6 @@
 import Foundation
 import KeychainPrimitives
+import KeychainVocabulary
 
 /// Decodes an item payload (layout: `ItemPayload`) straight from the plaintext's bytes. Every
 /// read hit decodes one, so names and values are read where they lie (`ByteReader.withBytes`):

@@ -1,6 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// The key hierarchy of one open keychain, modelled on iOS data protection:
 ///

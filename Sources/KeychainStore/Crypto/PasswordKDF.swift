@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import CryptoExtras
 import Foundation
+import KeychainVocabulary
 
 /// scrypt parameters stored in the keychain file, and the derivation of the password key.
 package struct PasswordKDF: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// AES-256-GCM with a random 96-bit nonce per message, stored as nonce ‖ ciphertext ‖ tag.
 /// A fresh random key is used for each item, so nonce reuse under one key cannot happen in

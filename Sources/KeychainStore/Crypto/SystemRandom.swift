@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// Random bytes from the kernel, up to 256 bytes per system call. `SystemRandomNumberGenerator`
 /// makes one `getrandom` per 8 bytes, and swift-crypto draws keys and nonces through it: a new

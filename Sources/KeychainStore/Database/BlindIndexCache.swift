@@ -1,4 +1,5 @@
 import Foundation
+import KeychainVocabulary
 
 /// The blind indexes of the access groups and services a process looks items up by, kept per
 /// keychain handle. An app passes the same one or two access groups and a few services at every

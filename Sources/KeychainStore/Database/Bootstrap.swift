@@ -1,6 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// One keybag row: a wrapped class key and a check value that lets a class key obtained from
 /// elsewhere (the session cache) be recognised without unwrapping anything.

@@ -1,6 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// The blind-index key, with HMAC-SHA256 keyed with it once. Every primary-key digest starts
 /// from a copy of that keyed state (HMAC is a value type; the copy's hash contexts are copied on

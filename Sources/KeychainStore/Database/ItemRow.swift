@@ -1,4 +1,5 @@
 import Foundation
+import KeychainVocabulary
 
 /// One `items` row as the store reads it: the only type rows become, through the one reading path
 /// (`KeychainDatabase.readItemRows`), and the one every decryption starts from.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainVocabulary
 
 /// The SQL text of the `items` statements, built from `Schema`'s names once instead of at every
 /// call (issue 11: a lookup rebuilt and re-joined its `SELECT` each time). The connection keeps

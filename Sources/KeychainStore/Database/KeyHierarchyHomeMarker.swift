@@ -1,5 +1,6 @@
 import KeychainPrimitives
 import Foundation
+import KeychainVocabulary
 
 /// A small file beside the device key saying "this device has authenticated keychain X's key
 /// hierarchy". It decides what a missing or wrong hierarchy tag means (see

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import KeychainVocabulary
 
 /// How big the write-ahead log may grow, and how it is emptied (issue 11).
 ///

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 extension KeychainDatabase {
     /// Adds an item. Fails with `.locked` if its class key is unavailable — before the

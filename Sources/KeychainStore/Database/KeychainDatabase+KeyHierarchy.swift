@@ -1,6 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// How far this handle can vouch for the file's key hierarchy.
 enum KeyHierarchyTrust {

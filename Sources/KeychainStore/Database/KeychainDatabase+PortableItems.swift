@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// One item that may leave this device (marked synchronizable, in a class that is not
 /// ThisDeviceOnly): a live item (decrypted) or a deletion.

@@ -1,6 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// Rollback detection (opt-in): the keychain file records a *generation*, raised by every write
 /// transaction of an anchored handle and sealed with an HMAC under the anchor's key over the

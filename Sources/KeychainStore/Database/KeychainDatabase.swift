@@ -1,6 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// An open keychain: one SQLite file (or a private in-memory database) with its key hierarchy
 /// and lock state. Thread-safe: calls are serialised on one connection; several processes may

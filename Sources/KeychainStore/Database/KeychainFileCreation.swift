@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// Creating a new keychain file so that the path never names an incomplete one: the schema and
 /// keybag are written to a private temporary name, the database is closed (SQLite folds its log

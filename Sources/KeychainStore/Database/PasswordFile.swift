@@ -1,4 +1,5 @@
 import Foundation
+import KeychainVocabulary
 
 /// A keychain password kept in a file for headless use (`KEYCHAINKIT_PASSWORD_FILE`).
 ///

@@ -1,6 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
+import KeychainVocabulary
 
 /// The external half of rollback detection: a small file, kept outside the keychain file (by
 /// default nowhere — it is opt-in, see `KeychainDatabase.Options.rollbackAnchorDirectory`), that

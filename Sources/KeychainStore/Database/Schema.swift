@@ -1,3 +1,4 @@
+import KeychainVocabulary
 /// The keychain file's SQL schema and format version.
 ///
 /// Nothing secret or attribute-valued is stored in the clear: `meta` holds the keychain's

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainVocabulary
 
 /// File-system rules for everything the keychain keeps on disk: directories 0700, files 0600
 /// whatever the umask, never through a symlink, never a file another user owns or others can

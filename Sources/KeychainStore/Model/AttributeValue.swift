@@ -1,4 +1,5 @@
 import Foundation
+import KeychainVocabulary
 
 /// The value of one item attribute, typed as the caller gave it.
 ///
@@ -28,17 +29,8 @@ extension AttributeValue: CustomStringConvertible {
     }
 }
 
-/// How an attribute's value is interpreted, compared and defaulted (Apple's schema kinds).
-package enum AttributeKind: Sendable {
-    /// Bytes given as String or Data, type preserved, compared by bytes; default empty.
-    case blob
-    /// Text; Data is decoded as UTF-8; default empty.
-    case string
-    /// Integer; a numeric string becomes a number, any other string stays a string; default 0.
-    case number
-    /// A date; default the reference date.
-    case date
-
+// The store's rules for each kind (AttributeKind, in KeychainVocabulary): defaults, canonical bytes, matching.
+extension AttributeKind {
     /// The value a primary-key attribute takes when the caller leaves it out.
     var defaultValue: AttributeValue {
         switch self {

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainPrimitives
+import KeychainVocabulary
 
 extension ByteReader where Failure == KeychainStoreError {
     /// A reader of one of the keychain file's binary values (item payloads, keybag entries, KDF

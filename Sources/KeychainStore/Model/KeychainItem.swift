@@ -1,4 +1,5 @@
 import Foundation
+import KeychainVocabulary
 
 /// One item as the store returns it.
 package struct KeychainItem: Sendable {

@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// The circle's keys for one epoch: the epoch's secret (every class key of the epoch derives from
 /// it), the secrets of earlier epochs (to read records written before a rotation), the naming key

@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// One item as it is stored on the transport, end-to-end encrypted and signed: the transport sees
 /// the record's name (a keyed digest of the item's class and primary key), its epoch,

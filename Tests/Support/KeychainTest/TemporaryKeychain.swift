@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainStore
+import KeychainVocabulary
 
 /// A keychain file in a fresh private temporary directory, with the cheap testing KDF and a device
 /// key of its own: the store-level fixture of the store and reliability tests. Its paths are the

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeychainVocabulary
 
 /// What `keychainkit-torture` and the reliability tests agree on: where a torture directory keeps its
 /// keychain and device key, the password of each generation, and the pseudo-random values (derived

@@ -49,7 +49,4 @@ package enum ProtectionClass: String, Sendable, CaseIterable, Hashable {
 
     /// Whether the class key exists only while the keychain has a password.
     package var requiresPassword: Bool { self == .whenPasscodeSetThisDeviceOnly }
-
-    /// Whether the class key is protected by the keychain password (when it has one).
-    var isPasswordProtected: Bool { availability != .always }
 }
