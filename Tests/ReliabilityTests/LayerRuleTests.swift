@@ -8,31 +8,104 @@ import Testing
 @Suite("Layer rules in the source tree")
 struct LayerRuleTests {
     /// Modules that are not an API: `package` access only.
-    static let packageOnlyModules = ["KeychainPrimitives", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
+    static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
                                      "SecretService", "CredentialStore", "KeychainToolSupport"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync.
     static let modulesAboveAppleAPI = ["KeychainKit", "CredentialStore", "KeychainToolSupport", "SecretService", "keychainctl",
                                        "docker-credential-keychainkit", "KeychainAudit"]
 
-    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources")
+    /// The layer graph: each module of Sources/ (and each test-support module) and the package's
+    /// modules it may import, exactly its dependencies in Package.swift. Read from the bottom up;
+    /// no module imports one from two layers down when a layer in between speaks for it (issue 25:
+    /// the modules above the engine speak the vocabulary, not the store).
+    static let allowedImports: [String: Set<String>] = [
+        // The bottom: what every layer shares.
+        "KeychainPrimitives": [],
+        "KeychainVocabulary": [],
+        "CredentialFiles": ["KeychainPrimitives"],
+        "KeychainLinux": ["KeychainPrimitives"],
+        // The encrypted keychain file.
+        "KeychainStore": ["KeychainPrimitives", "KeychainVocabulary", "CSQLite"],
+        // Apple's SecItem semantics over the store.
+        "KeychainEngine": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainLinux"],
+        // A peer of the engine over the store: it replicates the store's typed items, tombstones and versions.
+        "KeychainSync": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "COpenSSL"],
+        // Apple's names over the engine, and what Linux needs beyond them.
+        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine"],
+        "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable"],
+        "KeychainServices": ["KeychainServicesPortable"],
+        // Above Apple's API.
+        "KeychainKit": ["KeychainServices", "KeychainServicesExtras"],
+        "KeychainKitTesting": ["KeychainVocabulary", "KeychainEngine", "KeychainKit"],
+        "KeychainAudit": ["KeychainLinux", "KeychainServices"],
+        "CredentialStore": ["KeychainServices", "KeychainServicesExtras", "KeychainKit"],
+        "KeychainToolSupport": ["KeychainServicesExtras"],
+        "SecretService": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainAudit",
+                          "CredentialStore"],
+        // The programs.
+        "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync",
+                        "KeychainAudit", "CredentialFiles", "CredentialStore", "KeychainToolSupport", "SecretService"],
+        "docker-credential-keychainkit": ["KeychainServices", "KeychainAudit", "CredentialStore", "KeychainToolSupport"],
+        "keychainkit-demo": ["KeychainKit"],
+        "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
+        "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
+        // Test support; the torture tool tortures the store itself.
+        "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine"],
+        "keychainkit-torture": ["KeychainVocabulary", "KeychainStore", "KeychainTestSupport"],
+        "keychainkit-migration-probe": ["KeychainKit"],
+        "PseudoTerminalSupport": [],
+        "RequiredToolSupport": [],
+        "EtcdClusterSupport": ["RequiredToolSupport"],
+        "PrivateBusSupport": ["KeychainPrimitives", "KeychainLinux", "RequiredToolSupport"],
+        "SecretServiceHarness": ["KeychainTestSupport", "PrivateBusSupport", "RequiredToolSupport"],
+    ]
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let sources = packageRoot.appendingPathComponent("Sources")
 
     /// Every non-comment line of every Swift file of `module`, as "module/file:line: text".
     static func codeLines(of module: String) throws -> [(location: String, text: String)] {
-        let directory = sources.appendingPathComponent(module).path
+        try codeLines(in: "Sources/" + module).map { (String($0.location.dropFirst("Sources/".count)), $0.text) }
+    }
+
+    /// Every non-comment line of every Swift file under `directory` (relative to the package root),
+    /// as "directory/file:line: text"; without the lines of multi-line string literals if asked.
+    static func codeLines(in directory: String, skippingMultilineStrings: Bool = false) throws -> [(location: String, text: String)] {
+        let root = packageRoot.appendingPathComponent(directory).path
         var lines: [(String, String)] = []
-        let enumerator = FileManager.default.enumerator(atPath: directory)
+        let enumerator = FileManager.default.enumerator(atPath: root)
         while let relative = enumerator?.nextObject() as? String {
             guard relative.hasSuffix(".swift") else { continue }
-            let text = try String(contentsOfFile: directory + "/" + relative, encoding: .utf8)
+            let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
+            var inMultilineString = false
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
-                guard !trimmed.hasPrefix("//") else { continue }
-                lines.append(("\(module)/\(relative):\(number + 1)", trimmed))
+                // A test's Swift source in a string literal is not an import of its module.
+                if skippingMultilineStrings, trimmed.components(separatedBy: "\"\"\"").count % 2 == 0 {
+                    inMultilineString.toggle()
+                    continue
+                }
+                guard !inMultilineString, !trimmed.hasPrefix("//") else { continue }
+                lines.append(("\(directory)/\(relative):\(number + 1)", trimmed))
             }
         }
         return lines
+    }
+
+    /// The package's own modules that `lines` import, with the line of each import.
+    static func imports(in lines: [(location: String, text: String)], of modules: Set<String>) throws -> [(location: String, module: String)] {
+        let statement = try Regex(#"^((@\w+(\([^)]*\))?|package|internal|public)\s+)*import\s+((struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)"#)
+        return lines.compactMap { line in
+            guard let match = line.text.firstMatch(of: statement), let name = match.output[6].substring.map(String.init),
+                  modules.contains(name) else { return nil }
+            return (line.location, name)
+        }
+    }
+
+    static func manifest() throws -> PackageManifest {
+        try PackageManifest(contentsOf: packageRoot.appendingPathComponent("Package.swift").path)
     }
 
     static func allModules() throws -> [String] {
@@ -151,5 +224,44 @@ struct LayerRuleTests {
         }
         let documented = Set(readmeTable.flatMap { row in row.matches(of: name).map { String(row[$0.range]) } })
         #expect(documented.subtracting(spelled).isEmpty, "README.md documents variables nothing reads: \(documented.subtracting(spelled))")
+    }
+
+    @Test func theLayerTableIsPackageSwift() throws {
+        let targets = try Self.manifest().targets
+        #expect(targets["KeychainStore"]?.dependencies.contains("KeychainVocabulary") == true,
+                "Package.swift was not read: KeychainStore's dependencies are \(String(describing: targets["KeychainStore"]))")
+        let layered = targets.filter { $0.value.kind != "testTarget" && $0.value.kind != "systemLibrary" }
+        for (module, target) in layered.sorted(by: { $0.key < $1.key }) {
+            #expect(Self.allowedImports[module] == target.dependencies,
+                    "\(module): Package.swift declares \(target.dependencies.sorted()), the table says \(Self.allowedImports[module].map { $0.sorted() } ?? []): change both together")
+        }
+        let gone = Set(Self.allowedImports.keys).subtracting(layered.keys)
+        #expect(gone.isEmpty, "the table names modules Package.swift does not declare: \(gone.sorted())")
+    }
+
+    @Test func everyModuleImportsOnlyWhatTheTableAllows() throws {
+        let targets = try Self.manifest().targets
+        let ownModules = Set(targets.keys)
+        var offenders: [String] = []
+        for (module, allowed) in Self.allowedImports {
+            guard let directory = targets[module]?.directory else { continue }  // theLayerTableIsPackageSwift names it
+            for found in try Self.imports(in: Self.codeLines(in: directory, skippingMultilineStrings: true), of: ownModules) where !allowed.contains(found.module) && found.module != module {
+                offenders.append("\(found.location): import \(found.module)")
+            }
+        }
+        #expect(offenders.isEmpty, "imports the layer table (allowedImports, Package.swift) does not allow; import the layer in between, or change the graph in both: \(offenders.sorted())")
+    }
+
+    @Test func testTargetsImportOnlyWhatTheyDeclare() throws {
+        let targets = try Self.manifest().targets
+        let ownModules = Set(targets.keys)
+        var offenders: [String] = []
+        for (_, target) in targets where target.kind == "testTarget" {
+            for found in try Self.imports(in: Self.codeLines(in: target.directory, skippingMultilineStrings: true), of: ownModules) where !target.dependencies.contains(found.module) {
+                offenders.append("\(found.location): import \(found.module)")
+            }
+        }
+        #expect(!targets.filter { $0.value.kind == "testTarget" }.isEmpty, "Package.swift declares no test target")
+        #expect(offenders.isEmpty, "declare these in the test target's dependencies in Package.swift: \(offenders.sorted())")
     }
 }
