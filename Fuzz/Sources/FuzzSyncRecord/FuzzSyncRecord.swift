@@ -2,6 +2,7 @@ import CFuzzDriver
 import Foundation
 @testable import KeychainStore
 @testable import KeychainSync
+@testable import KeychainVocabulary  // ProtectionClass: package access, reached from another package
 
 /// The first byte chooses the decoder: even = a sealed record's envelope (read before its
 /// signature is checked), odd = a decrypted record payload. An accepted envelope must be exactly
