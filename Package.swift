@@ -293,7 +293,8 @@ let package = Package(
         .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
             name: "KeychainKitTests",
-            // KeychainServices, KeychainEngine: the tests compare the typed API with SecItem calls and the engine's settings.
+            // KeychainServices: items the typed API wrote, read back through SecItem calls; KeychainEngine:
+            // StorageSecurityTests sets the test KDF on the engine's registry.
             dependencies: ["KeychainKit", "KeychainKitTesting", "KeychainServices", "KeychainEngine", "keychainkit-migration-probe", "KeychainTestSupport",
                            .product(name: "Crypto", package: "swift-crypto")]
         ),

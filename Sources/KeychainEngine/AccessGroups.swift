@@ -1,5 +1,4 @@
 import Foundation
-import KeychainStore
 import KeychainVocabulary
 
 /// The keychain access groups a caller is "entitled" to, in order: on Linux they come from

@@ -1,5 +1,4 @@
 import Foundation
-import KeychainStore
 import KeychainVocabulary
 
 /// A value that stands for an access-control object in a query dictionary (KeychainServices'

@@ -1,4 +1,3 @@
-import KeychainStore
 import KeychainVocabulary
 
 /// `errSecParam` refusals that say what was wrong: which dictionary key, as Apple's API spells it,

@@ -1,5 +1,4 @@
 import Foundation
-import KeychainStore
 import KeychainVocabulary
 
 /// Persistent references in Apple's current form: 20 bytes, the 4 ASCII bytes of the item class

@@ -1,4 +1,3 @@
-import KeychainStore
 import KeychainVocabulary
 
 /// The outcome of a SecItem call: a status and, on success, the value the caller's `result`

@@ -1,5 +1,4 @@
 import KeychainEngine
-import KeychainStore
 import KeychainVocabulary
 
 /// Opening the keychain to synchronize the way every other keychain call of the process opens it:

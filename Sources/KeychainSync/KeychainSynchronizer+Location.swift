@@ -1,6 +1,5 @@
 import KeychainPrimitives
 import Foundation
-import KeychainStore
 
 extension KeychainSynchronizer {
     /// Records that the circle's records now live at `location` (the same records moved to

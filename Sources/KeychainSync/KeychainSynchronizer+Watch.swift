@@ -1,6 +1,5 @@
 import KeychainPrimitives
 import Foundation
-import KeychainStore
 
 extension KeychainSynchronizer {
     /// Keeps synchronizing until `shouldContinue` returns false: a pass, then a wait for the

@@ -1,4 +1,3 @@
-import KeychainStore
 import KeychainVocabulary
 
 /// Why a sync operation failed. Messages never contain secrets, item names or values; each says

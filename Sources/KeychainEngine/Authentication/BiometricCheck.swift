@@ -1,5 +1,4 @@
 import Foundation
-import KeychainStore
 
 /// The fingerprint part of one SecItem call's access-control checks: it asks fprintd for the
 /// enrolled set once per call, verifies a finger at most once per call, and reuses a context's

@@ -5,7 +5,6 @@
 // `authorizePrivateKeyUse` before every signature, decryption and key exchange.
 
 import Foundation
-import KeychainStore
 import KeychainVocabulary
 
 extension AccessControlPolicy {

@@ -1,7 +1,6 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-import KeychainStore
 
 /// What a person carries from a member to a new device: the circle's identity and its join
 /// secret, as one line of text — `kkc2-<circle id, 32 hex digits>-<secret, 64 hex digits>`.

@@ -1,6 +1,5 @@
 import KeychainPrimitives
 import Foundation
-import KeychainStore
 
 /// The names of a circle's records on its transport (see ``SyncTransport``):
 /// `roster/<epoch>` (the signed member list of each epoch, 10 digits),

@@ -1,7 +1,6 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-import KeychainStore
 import KeychainVocabulary
 
 /// The circle's keys for one epoch: the epoch's secret (every class key of the epoch derives from

@@ -1,6 +1,5 @@
 import KeychainPrimitives
 import Foundation
-import KeychainStore
 
 /// The circle's signed member list (the trusted-device list) at one epoch, stored as
 /// `roster/<epoch>`. Every change of membership (a sponsored join, a removal) is a new roster with

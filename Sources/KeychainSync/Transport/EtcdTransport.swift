@@ -1,5 +1,4 @@
 import Foundation
-import KeychainStore
 
 /// ``SyncTransport`` over etcd: a circle's record `name` is the etcd key
 /// `/keychainkit/v2/<circle id>/<name>`, a version token is the key's mod revision (decimal), and a
