@@ -264,4 +264,35 @@ struct LayerRuleTests {
         #expect(!targets.filter { $0.value.kind == "testTarget" }.isEmpty, "Package.swift declares no test target")
         #expect(offenders.isEmpty, "declare these in the test target's dependencies in Package.swift: \(offenders.sorted())")
     }
+
+    @Test func theManifestReaderSeesDeclarationsNotComments() throws {
+        let manifest = try PackageManifest(text: #"""
+            let package = Package(
+                name: "Sample",
+                products: [.library(name: "Top", targets: ["Top"])],
+                dependencies: [.package(url: "https://example.com/crypto.git", from: "1.0.0")],
+                targets: [
+                    // .target(name: "Commented", dependencies: ["Bottom"]),
+                    .target(name: "Bottom"),
+                    .target(
+                        name: "Top",
+                        dependencies: [
+                            "Bottom",  // "Commented" is only named in a comment
+                            .target(name: "Linux", condition: .when(platforms: [.linux])),
+                            .product(name: "Crypto", package: "crypto"),
+                        ],
+                        swiftSettings: [.define("X", .when(configuration: .debug))]
+                    ),
+                    .target(name: "Linux", dependencies: ["Bottom"], path: "Platform/Linux"),
+                    .testTarget(name: "TopTests", dependencies: ["Top"]),
+                ]
+            )
+            """#)
+        #expect(manifest.targets == [
+            "Bottom": .init(kind: "target", directory: "Sources/Bottom", dependencies: []),
+            "Top": .init(kind: "target", directory: "Sources/Top", dependencies: ["Bottom", "Linux"]),
+            "Linux": .init(kind: "target", directory: "Platform/Linux", dependencies: ["Bottom"]),
+            "TopTests": .init(kind: "testTarget", directory: "Tests/TopTests", dependencies: ["Top"]),
+        ])
+    }
 }

@@ -24,7 +24,12 @@ struct PackageManifest {
 
     /// Reads the manifest at `path`.
     init(contentsOf path: String) throws {
-        let code = Self.removingComments(try String(contentsOfFile: path, encoding: .utf8))
+        try self.init(text: try String(contentsOfFile: path, encoding: .utf8), path: path)
+    }
+
+    /// Reads the manifest `text` (`path` names it in errors).
+    init(text: String, path: String = "the manifest") throws {
+        let code = Self.removingComments(text)
         guard let list = code.matches(of: try Regex(#"(?m)^\s*targets:\s*\["#)).last else {
             throw Unreadable(description: "no `targets: [` argument in \(path)")
         }
