@@ -94,13 +94,15 @@ struct LayerRuleTests {
         return lines
     }
 
-    /// The package's own modules that `lines` import, with the line of each import.
+    /// The package's own modules that `lines` import, by target name, with the line of each import.
     static func imports(in lines: [(location: String, text: String)], of modules: Set<String>) throws -> [(location: String, module: String)] {
         let statement = try Regex(#"^((@\w+(\([^)]*\))?|package|internal|public)\s+)*import\s+((struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)"#)
+        // A target's module name has `_` where its name has `-` (keychainkit-torture: keychainkit_torture).
+        let targetOfModule = Dictionary(uniqueKeysWithValues: modules.map { ($0.replacingOccurrences(of: "-", with: "_"), $0) })
         return lines.compactMap { line in
             guard let match = line.text.firstMatch(of: statement), let name = match.output[6].substring.map(String.init),
-                  modules.contains(name) else { return nil }
-            return (line.location, name)
+                  let target = targetOfModule[name] else { return nil }
+            return (line.location, target)
         }
     }
 
