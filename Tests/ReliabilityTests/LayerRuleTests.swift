@@ -40,7 +40,7 @@ struct LayerRuleTests {
         "KeychainKitTesting": ["KeychainVocabulary", "KeychainEngine", "KeychainKit"],
         "KeychainAudit": ["KeychainLinux", "KeychainServices"],
         "CredentialStore": ["KeychainServices", "KeychainServicesExtras", "KeychainKit"],
-        "KeychainToolSupport": ["KeychainServicesExtras"],
+        "KeychainToolSupport": ["KeychainServicesExtras", "KeychainAudit"],
         "SecretService": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainAudit",
                           "CredentialStore"],
         // The programs.
@@ -52,7 +52,7 @@ struct LayerRuleTests {
         "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
         // Test support; the torture tool tortures the store itself.
         "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine"],
-        "keychainkit-torture": ["KeychainVocabulary", "KeychainStore", "KeychainTestSupport"],
+        "keychainkit-torture": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainTestSupport"],
         "keychainkit-migration-probe": ["KeychainKit"],
         "PseudoTerminalSupport": [],
         "RequiredToolSupport": [],
