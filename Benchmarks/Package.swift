@@ -20,8 +20,8 @@ let package = Package(
             dependencies: [
                 .product(name: "KeychainServices", package: "KeychainKit"),
                 .product(name: "KeychainKit", package: "KeychainKit"),
-                // KeychainKitTesting brings KeychainEngine and KeychainStore into the build, whose
-                // public store and engine APIs the fixtures use (population, unlock, options).
+                // Its `@_spi(Benchmarks)` entry points make the fixtures' keychain files (test KDF,
+                // fast population, opening without a prompt); the benchmarks themselves call SecItem*.
                 .product(name: "KeychainKitTesting", package: "KeychainKit"),
             ],
             path: "Sources/BenchSupport",

@@ -6,7 +6,6 @@
 import Benchmark
 import BenchSupport
 import Foundation
-import KeychainEngine
 import KeychainKit
 import KeychainServices
 
@@ -186,12 +185,11 @@ let benchmarks: @Sendable () -> Void = {
         metrics: itemMetrics, timeUnits: .nanoseconds, warmupIterations: 200, maxDuration: .seconds(1), maxIterations: 5_000,
         setup: {
             try openKeychain(1_000, sharingUnlockWithSession: true)
-            guard let database = keychain?.database, try SessionKeyring.publish(database) else {
+            guard let keychain, try keychain.shareUnlockWithSession() else {
                 throw BenchError("the kernel keyring refused the unlock")
             }
-            KeychainRegistry.shared.markUnlockSharedWithSession(database)
         }, teardown: {
-            if let database = keychain?.database { SessionKeyring.withdraw(SessionKeyring.Entry.allCases, of: database) }
+            keychain?.withdrawSessionUnlock()
             closeKeychain()
         })) { benchmark in
         for _ in benchmark.scaledIterations {

@@ -1,7 +1,6 @@
 import Foundation
-import KeychainEngine
 import KeychainServices
-import KeychainStore
+@_spi(Benchmarks) import KeychainKitTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +13,8 @@ import Glibc
 /// Populating 100k items one `SecItemAdd` at a time on the real disk would cost one fsync per item
 /// (the keychain runs SQLite with `synchronous = FULL`), about 30 s. So each size is built once per
 /// run as a *template*: the items are added through the engine behind `SecItemAdd`
-/// (`SecItemEngine.add`, same parsing, defaults, encryption and one transaction per item) to a
+/// (KeychainKitTesting's `BenchmarkKeychains.populate`: same parsing, defaults, encryption and one
+/// transaction per item) to a
 /// keychain on tmpfs (`/dev/shm`, where fsync costs nothing), starting from the next smaller
 /// template. The database is then closed (SQLite checkpoints the WAL into the file) and the file
 /// copied to the work directory on the real disk. Every benchmark process copies the template of
@@ -77,12 +77,7 @@ public enum BenchFixture {
         setenv("KEYCHAINKIT_APP_ID", accessGroup, 1)
         unsetenv("KEYCHAINKIT_ACCESS_GROUPS")
         unsetenv("KEYCHAINKIT_PASSWORD_FILE")
-        KeychainRegistry.shared.useTestingKDF(true)
-    }
-
-    static func options(calibratedKDF: Bool = false, rollbackAnchorDirectory: String? = nil) -> KeychainDatabase.Options {
-        KeychainDatabase.Options(deviceKeyPath: deviceKeyPath, newKeychainKDF: calibratedKDF ? nil : .testing(),
-                                 allowTestingKDF: true, createIfMissing: true, rollbackAnchorDirectory: rollbackAnchorDirectory)
+        BenchmarkKeychains.allowTestingKDF()
     }
 
     /// The add dictionary of item `index`, as an app would pass it to `SecItemAdd`.
@@ -119,22 +114,12 @@ public enum BenchFixture {
     }
 
     /// Adds items `start..<end` to the keychain at `path` (created if missing) through
-    /// `SecItemEngine.add`, one transaction per item, then closes it so the WAL is checkpointed.
+    /// the engine behind `SecItemAdd`, one transaction per item, then closes it so the WAL is checkpointed.
     public static func populate(_ path: String, from start: Int, to end: Int, calibratedKDF: Bool,
                                 password: Data? = BenchFixture.password) throws {
-        try addItems(path, from: start, to: end, calibratedKDF: calibratedKDF, password: password)
-        // The engine and the database were released when addItems returned: SQLite closed the
-        // connection and checkpointed the WAL into the main file.
-    }
-
-    private static func addItems(_ path: String, from start: Int, to end: Int, calibratedKDF: Bool, password: Data?) throws {
-        let database = try KeychainDatabase.open(path: path, password: password, options: options(calibratedKDF: calibratedKDF))
-        let engine = SecItemEngine(database: database, accessGroups: AccessGroups([accessGroup]),
-                                   authenticator: OwnerAuthenticator(pinentry: nil))
-        for index in start..<end {
-            let status = engine.add(addQuery(account: account(index), data: secret())).status
-            guard status == errSecSuccess else { throw BenchError("populating: SecItemAdd status \(status) at item \(index)") }
-        }
+        try BenchmarkKeychains.populate(path: path, password: password, deviceKeyPath: deviceKeyPath,
+                                        calibratedKDF: calibratedKDF, accessGroup: accessGroup,
+                                        items: (start..<end).lazy.map { addQuery(account: account($0), data: secret()) })
     }
 
     /// Copies a closed keychain file (and its WAL, if one was left) with mode 0600.
@@ -160,11 +145,10 @@ public enum BenchFixture {
         let path = workDirectory + "/run-\(count)-\(getpid()).keychain-db"
         try copyKeychain(template, to: path)
         let anchors = rollbackAnchor ? workDirectory + "/anchors-\(getpid())" : nil
-        let database = try KeychainDatabase.open(path: path, password: password,
-                                                 options: options(rollbackAnchorDirectory: anchors))
-        KeychainRegistry.shared.register(database)
+        let database = try BenchmarkKeychains.openAndRegister(path: path, password: password, deviceKeyPath: deviceKeyPath,
+                                                              rollbackAnchorDirectory: anchors)
         setenv("KEYCHAINKIT_KEYCHAIN", path, 1)
-        guard KeychainRegistry.shared.defaultKeychainPath == path, RealisticEnvironment.count >= RealisticEnvironment.minimumCount else {
+        guard BenchmarkKeychains.defaultKeychainPath == path, RealisticEnvironment.count >= RealisticEnvironment.minimumCount else {
             throw BenchError("the keychain configuration was read before the benchmark set its environment")
         }
         return OpenKeychain(path: path, database: database, count: count, anchorDirectory: anchors)
@@ -172,8 +156,9 @@ public enum BenchFixture {
 
     /// A second, independent handle on the keychain file at `path` (its own SQLite connection),
     /// opened with the benchmark password: what a new process pays before its first item call.
-    public static func reopen(_ path: String) throws -> KeychainDatabase {
-        try KeychainDatabase.open(path: path, password: password, options: options())
+    /// The handle is returned only to be kept alive (or handed to `blackHole`); it closes when released.
+    public static func reopen(_ path: String) throws -> AnyObject {
+        try BenchmarkKeychains.open(path: path, password: password, deviceKeyPath: deviceKeyPath)
     }
 
     /// A keychain with the real scrypt, calibrated on this machine when it is created (as
@@ -194,14 +179,25 @@ public enum BenchFixture {
 /// A keychain file opened for one benchmark.
 public struct OpenKeychain {
     public let path: String
-    public let database: KeychainDatabase
+    let database: BenchmarkKeychain
     public let count: Int
     /// The rollback anchor's directory, if the keychain was opened with one.
     public let anchorDirectory: String?
 
+    /// Publishes the unlock to the session's kernel keyring and marks it as the session's, as an
+    /// unlock does with sharing on. Returns false if the kernel keyring refused it.
+    public func shareUnlockWithSession() throws -> Bool {
+        try BenchmarkKeychains.shareUnlockWithSession(database)
+    }
+
+    /// Removes what `shareUnlockWithSession()` published from the kernel keyring.
+    public func withdrawSessionUnlock() {
+        BenchmarkKeychains.withdrawSessionUnlock(database)
+    }
+
     /// Forgets the keychain and deletes its files (and its anchor).
     public func remove() {
-        KeychainRegistry.shared.forget(path: path)
+        BenchmarkKeychains.forget(path: path)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         if let anchorDirectory { try? FileManager.default.removeItem(atPath: anchorDirectory) }
     }
