@@ -33,6 +33,9 @@ let package = Package(
         .library(name: "CredentialFiles", targets: ["CredentialFiles"]),
         // Not an API: lets Fuzz/ build the Secret Service's decoders (package access, @testable import).
         .library(name: "SecretServiceFuzzing", targets: ["SecretService"]),
+        // Not an API: lets Benchmarks/ (a package of its own) set up keychain files fast (test KDF,
+        // one engine transaction per item, session-keyring sharing by hand).
+        .library(name: "KeychainBenchmarkSupport", targets: ["KeychainBenchmarkSupport"]),
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "docker-credential-keychainkit", targets: ["docker-credential-keychainkit"]),
     ],
@@ -126,6 +129,8 @@ let package = Package(
             ],
             swiftSettings: [reimplementedDefine]
         ),
+        // The benchmarks package's keychain setup; like the torture tool it works on the store itself.
+        .target(name: "KeychainBenchmarkSupport", dependencies: ["KeychainVocabulary", "KeychainStore", "KeychainEngine"]),
         // KeychainEngine: the isolated in-memory keychain behind `KeychainBackend.isolated()`;
         // KeychainVocabulary: it records each call's failure for KeychainError.reason (FailureReport).
         .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine", "KeychainVocabulary"]),

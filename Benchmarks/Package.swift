@@ -20,9 +20,9 @@ let package = Package(
             dependencies: [
                 .product(name: "KeychainServices", package: "KeychainKit"),
                 .product(name: "KeychainKit", package: "KeychainKit"),
-                // Its `@_spi(Benchmarks)` entry points make the fixtures' keychain files (test KDF,
-                // fast population, opening without a prompt); the benchmarks themselves call SecItem*.
-                .product(name: "KeychainKitTesting", package: "KeychainKit"),
+                // Makes the fixtures' keychain files (test KDF, fast population, opening without a
+                // prompt); the benchmarks themselves call SecItem*.
+                .product(name: "KeychainBenchmarkSupport", package: "KeychainKit"),
             ],
             path: "Sources/BenchSupport",
             swiftSettings: [.swiftLanguageMode(.v5)]

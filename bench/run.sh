@@ -53,8 +53,8 @@ fi
 stamp "build (release)"
 cd "$REPO/Benchmarks"
 SCRATCH=.build-bench
-# The benchmark modules reach KeychainEngine and KeychainStore through the KeychainKitTesting
-# product's `@_spi(Benchmarks)` entry points; an incremental build may keep their objects compiled
+# The benchmark modules reach KeychainEngine and KeychainStore through the KeychainBenchmarkSupport
+# product; an incremental build may keep their objects compiled
 # against an older layout of those modules (seen: a crash in SecItemEngine.init). Recompiling our own few
 # files every run costs seconds and rules that out.
 touch Sources/BenchSupport/*.swift Sources/*/main.swift Benchmarks/KeychainBenchmarks/*.swift

@@ -52,6 +52,8 @@ struct LayerRuleTests {
         "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
         // Test support; the torture tool tortures the store itself.
         "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine"],
+        // The benchmarks package's setup (keychain files filled fast), like the torture tool, on the store itself.
+        "KeychainBenchmarkSupport": ["KeychainVocabulary", "KeychainStore", "KeychainEngine"],
         "keychainkit-torture": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainTestSupport"],
         "keychainkit-migration-probe": ["KeychainKit"],
         "PseudoTerminalSupport": [],

@@ -1,6 +1,6 @@
 import Foundation
 import KeychainServices
-@_spi(Benchmarks) import KeychainKitTesting
+import KeychainBenchmarkSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +13,7 @@ import Glibc
 /// Populating 100k items one `SecItemAdd` at a time on the real disk would cost one fsync per item
 /// (the keychain runs SQLite with `synchronous = FULL`), about 30 s. So each size is built once per
 /// run as a *template*: the items are added through the engine behind `SecItemAdd`
-/// (KeychainKitTesting's `BenchmarkKeychains.populate`: same parsing, defaults, encryption and one
+/// (KeychainBenchmarkSupport's `BenchmarkKeychains.populate`: same parsing, defaults, encryption and one
 /// transaction per item) to a
 /// keychain on tmpfs (`/dev/shm`, where fsync costs nothing), starting from the next smaller
 /// template. The database is then closed (SQLite checkpoints the WAL into the file) and the file

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainStore
+import KeychainVocabulary
 
 /// Entry points for KeychainKit's benchmarks package (`Benchmarks/`, a SwiftPM package of its own)
 /// only: not an API for apps or tests, and not stable. The benchmarks drive the keychain through
@@ -8,8 +9,9 @@ import KeychainStore
 /// setup needs: keychain files made with the cheap test KDF and filled fast, opened without a
 /// prompt, and the session-keyring sharing switched on by hand.
 ///
-/// Import with `@_spi(Benchmarks) import KeychainKitTesting`.
-@_spi(Benchmarks)
+/// A module of its own, like the reliability suite's torture tool, because benchmark setup works on
+/// the store itself; it is a library product only so that the separate benchmarks package can
+/// link it (`import KeychainBenchmarkSupport`).
 public enum BenchmarkKeychains {
     /// Lets this process create and open keychains with the cheap test KDF (scrypt N = 2^4), which
     /// protects a password far less than a real keychain's calibrated scrypt.
@@ -91,7 +93,6 @@ public enum BenchmarkKeychains {
 
 /// An open keychain file, held by a benchmark (see ``BenchmarkKeychains``). The file stays open
 /// while this value (or the registry, if it was registered) holds it.
-@_spi(Benchmarks)
 public final class BenchmarkKeychain: @unchecked Sendable {
     let database: KeychainDatabase
 
@@ -102,7 +103,6 @@ public final class BenchmarkKeychain: @unchecked Sendable {
 }
 
 /// Why a benchmark's keychain could not be set up.
-@_spi(Benchmarks)
 public struct BenchmarkKeychainError: Error, CustomStringConvertible {
     /// What failed, and where.
     public let description: String
