@@ -134,7 +134,7 @@ let package = Package(
         // KeychainEngine: the isolated in-memory keychain behind `KeychainBackend.isolated()`;
         // KeychainVocabulary: it records each call's failure for KeychainError.reason (FailureReport).
         .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine", "KeychainVocabulary"]),
-        // The Secret Service provider (org.freedesktop.secrets) on the keychain (issue 15): the D-Bus
+        // The Secret Service provider (org.freedesktop.secrets) on the keychain: the D-Bus
         // objects and the store that maps Secret Service items onto keychain items.
         .target(
             name: "SecretService",
@@ -160,7 +160,7 @@ let package = Package(
         // chain's checkpoint kept as an item of that keychain (KeychainServices, Crypto: AES-GCM).
         .target(name: "KeychainAudit", dependencies: ["KeychainLinux", "KeychainServices",
                                                       .product(name: "Crypto", package: "swift-crypto")]),
-        // Synchronizable items across devices on etcd (issue 14): the etcd client, the circle's
+        // Synchronizable items across devices on etcd: the etcd client, the circle's
         // keys and the end-to-end encrypted records.
         // KeychainStore by design: sync replicates the store's typed items, tombstones and versions
         // (KeychainDatabase+PortableItems), so it is a peer of the engine over the store, not a layer
@@ -294,7 +294,7 @@ let package = Package(
         // PrivateBusSupport, KeychainAudit: the daemon in the test process, recording to the test (AccessRecordingTests).
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
                                                                    "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainLinux", "KeychainPrimitives", "KeychainTestSupport"]),
-        // One UserDefaults-migration step per process, for the migration tests (issue 24; not a product).
+        // One UserDefaults-migration step per process, for the migration tests (not a product).
         .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
             name: "KeychainKitTests",

@@ -19,7 +19,7 @@ package struct AccessGroups: Sendable, Equatable {
     /// `text` without leading and trailing whitespace as `CharacterSet.whitespaces` has it
     /// (general category Zs, the tab and, in swift-corelibs-foundation, U+200B), checked per
     /// scalar: building Foundation's character set cost about 0.8 million instructions at every
-    /// process's first keychain call (issue 11).
+    /// process's first keychain call.
     private static func trimmingWhitespace(_ text: String) -> String {
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !isWhitespace($0) }),
@@ -45,7 +45,7 @@ package struct AccessGroups: Sendable, Equatable {
 
     /// The executable's file name (the last component of `argv[0]`), what `ProcessInfo.processName`
     /// gives, without building `ProcessInfo` (it reads the whole environment and arguments: a
-    /// noticeable share of a command-line tool's start, issue 11).
+    /// noticeable share of a command-line tool's start).
     static var executableName: String {
         guard let first = CommandLine.arguments.first, let name = first.split(separator: "/").last else {
             return ProcessInfo.processInfo.processName  // no argv[0]: Foundation's own answer

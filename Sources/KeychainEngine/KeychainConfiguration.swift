@@ -10,7 +10,7 @@ import KeychainVocabulary
 /// and the Secret Service provider through `KeychainServicesExtras`).
 ///
 /// Reading the environment on every call was a third of a `SecItemCopyMatching` in a process
-/// with an ordinary environment (issue 11): `ProcessInfo.environment` copies and parses every
+/// with an ordinary environment: `ProcessInfo.environment` copies and parses every
 /// variable. Here only the variables below are read (``variableNames``, through
 /// `ProcessEnvironment`), each with one `getenv`, and only once. A process that sets one of them
 /// itself (`setenv`) must do so before its first keychain call; test suites that change them call

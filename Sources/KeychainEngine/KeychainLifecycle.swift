@@ -293,7 +293,7 @@ package final class KeychainLifecycle: Sendable {
 /// Finding the default keychain and making an engine for it at every call (its path from the
 /// configuration, a look-up by path in the registry, the access groups, the authenticator, a new
 /// object) cost several thousand instructions a call (finding the keychain alone 4,800 of a
-/// 217,000-instruction read, issue 11). What it yields changes only when one of the registry's
+/// 217,000-instruction read). What it yields changes only when one of the registry's
 /// settings does, which ``KeychainRegistry/settingsGeneration`` reports; the session's unlock,
 /// which can change at any moment, is still followed at every call.
 private final class DefaultItemEngineCache: @unchecked Sendable {

@@ -20,7 +20,7 @@ enum ValueCoercion {
     ///
     /// Asked of the value's type, not with `value is NSNull`: on Linux that cast first bridges
     /// a Swift `String` or `Data` to a new Foundation object to compare its class, which cost
-    /// 2,000 instructions per query key (issue 11).
+    /// 2,000 instructions per query key.
     static func isNull(_ value: Any) -> Bool {
         type(of: value) is NSNull.Type
     }

@@ -4,7 +4,7 @@ import Foundation
 /// hands them back (`String`, `Bool`, `Data`, `Date`, `NSNumber`, …), at a fraction of its cost.
 ///
 /// `getObjects` converts every key and value with a protocol-conformance check in the runtime
-/// (about 1,600 instructions each: 16,000 of a 5-key query, issue 11). Here the dictionary's keys
+/// (about 1,600 instructions each: 16,000 of a 5-key query). Here the dictionary's keys
 /// and values are taken as the Foundation objects it holds, and the few classes a SecItem query
 /// is made of are converted directly; a dictionary holding anything else (arrays, Swift objects
 /// such as `SecKey`, `LAContext`) is read with `getObjects`, so every value keeps exactly the
@@ -19,8 +19,8 @@ enum DictionaryEntries {
         if readDirectly(dictionary, into: &direct, add) { return direct }
         var result = make()
         // Data values are taken out and copied at once: getObjects and object(forKey:) bridge
-        // NSData to Data byte by byte in swift-corelibs-foundation (about 4 s for a 10 MB value,
-        // issue 24). Only Foundation's own classes pair allKeys with allValues (see readDirectly).
+        // NSData to Data byte by byte in swift-corelibs-foundation (about 4 s for a 10 MB
+        // value). Only Foundation's own classes pair allKeys with allValues (see readDirectly).
         var rest = dictionary
         if type(of: dictionary) === NSDictionary.self || type(of: dictionary) === NSMutableDictionary.self {
             let keys = dictionary.allKeys

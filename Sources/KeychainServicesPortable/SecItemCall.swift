@@ -6,7 +6,7 @@ import KeychainVocabulary
 enum SecItemCall {
     /// A SecItem dictionary in Swift form, with what the Apple edge must know about it noted in
     /// the same pass over its keys, so that an ordinary password call does not look each of the
-    /// edge's keys up again (issue 11: those look-ups cost more than the engine's parsing).
+    /// edge's keys up again (those look-ups cost more than the engine's parsing).
     struct Query {
         /// The keys and values, keys as Apple's strings (`"class"`, `"acct"`, …).
         var dictionary: [String: Any]
@@ -124,7 +124,7 @@ enum SecItemCall {
         // the right `case` below, a failed cast (text tried as `Data`, a number as a dictionary)
         // searches the runtime's conformance tables the first time in a process, about 3.7
         // million instructions for one attribute dictionary (keychainctl's whole lookup is 39
-        // million; issue 11). A cast to the exact type is the runtime's first check.
+        // million). A cast to the exact type is the runtime's first check.
         let valueType = type(of: value)
         if valueType == Data.self, let data = value as? Data { return NSData(data: data) }
         if valueType == String.self, let text = value as? String { return NSString(string: text) }
@@ -137,7 +137,7 @@ enum SecItemCall {
         // Objects the engine already made (numbers, access-control objects) are returned as
         // they are, before the collection casts: a failed cast of an object to `[String: Any]`
         // or `[Any]` goes through the runtime's bridging machinery (a scan of every protocol
-        // conformance the first time in a process: issue 11).
+        // conformance the first time in a process).
         case let number as NSNumber: return number
         case let accessControl as SecAccessControl: return accessControl
         case let dictionary as [String: Any]:

@@ -67,7 +67,7 @@ package enum ItemClass: String, Sendable, CaseIterable, Hashable {
     }
 
     // The schema's arrays are built once: an array literal in a getter allocates at every call,
-    // and these are asked several times per keychain call (issue 11).
+    // and these are asked several times per keychain call.
     private static let genericPasswordPrimaryKey = ["acct", "svce", "agrp", "sync", "vwht", "tkid"]
     private static let internetPasswordPrimaryKey =
         ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync", "vwht", "tkid"]

@@ -35,7 +35,7 @@ package struct ItemPayload: Equatable, Sendable {
     ///
     /// Written into one buffer of the final size: appended piece by piece to a `Data`, this cost
     /// 50,000 instructions of every add, most of them in `Data`'s growth and exclusivity checks
-    /// (issue 11). The bytes are the same.
+    ///. The bytes are the same.
     package func encoded() -> Data {
         let names = attributes.keys.sorted()
         var length = 1

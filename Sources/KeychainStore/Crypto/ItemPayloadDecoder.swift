@@ -5,7 +5,7 @@ import KeychainVocabulary
 /// Decodes an item payload (layout: `ItemPayload`) straight from the plaintext's bytes. Every
 /// read hit decodes one, so names and values are read where they lie (`ByteReader.withBytes`):
 /// copying each field into a `Data` first (about 20 copies per item) and decoding names and text
-/// with Foundation's `String(data:encoding:)` cost 39,000 instructions per item (issue 11).
+/// with Foundation's `String(data:encoding:)` cost 39,000 instructions per item.
 enum ItemPayloadDecoder {
     static func decode(_ bytes: Data) throws(KeychainStoreError) -> ItemPayload {
         var reader = ByteReader(bytes)
@@ -76,7 +76,7 @@ enum ItemPayloadDecoder {
     ///
     /// ASCII text (attribute names always, most values) is taken as it is: it is valid UTF-8, and
     /// `String(validating:as:)` is generic and unspecialised here, about 1,000 instructions a
-    /// call, a tenth of a read hit for an item's dozen strings (issue 11).
+    /// call, a tenth of a read hit for an item's dozen strings.
     private static func text(_ bytes: UnsafeRawBufferPointer) -> String? {
         let units = bytes.bindMemory(to: UInt8.self)
         var isASCII = true

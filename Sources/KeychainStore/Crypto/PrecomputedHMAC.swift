@@ -5,7 +5,7 @@ import Foundation
 /// the key's inner and outer pad blocks. A MAC is then a copy of each state, the message through
 /// `SHA256.update(bufferPointer:)` and two `finalize` calls: the same bytes as `HMAC<SHA256>`,
 /// without re-keying and without swift-crypto's generic `HMAC.update<D: DataProtocol>`, which is
-/// not specialised for callers in other modules (about 2,900 instructions a call, issue 11).
+/// not specialised for callers in other modules (about 2,900 instructions a call).
 struct PrecomputedHMAC {
     /// SHA-256 after `K0 ⊕ ipad` (one 64-byte block).
     private let inner: SHA256

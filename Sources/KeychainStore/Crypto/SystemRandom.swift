@@ -5,7 +5,7 @@ import KeychainVocabulary
 /// Random bytes from the kernel, up to 256 bytes per system call. `SystemRandomNumberGenerator`
 /// makes one `getrandom` per 8 bytes, and swift-crypto draws keys and nonces through it: a new
 /// item's key and two nonces were 8 system calls, its persistent id a ninth read of
-/// `/dev/urandom` (issue 11). `ItemRandomness` takes all of them in one.
+/// `/dev/urandom`. `ItemRandomness` takes all of them in one.
 enum SystemRandom {
     /// Fills `buffer` with cryptographically secure random bytes.
     static func fill(_ buffer: UnsafeMutableRawBufferPointer) {

@@ -3,7 +3,7 @@ import KeychainVocabulary
 
 /// The blind indexes of the access groups and services a process looks items up by, kept per
 /// keychain handle. An app passes the same one or two access groups and a few services at every
-/// call, and each index is an HMAC (issue 11: three per lookup, a quarter of a read hit); an
+/// call, and each index is an HMAC (three per lookup, a quarter of a read hit); an
 /// account, which differs from call to call and may itself be sensitive, is not kept.
 ///
 /// Not thread-safe: used under the database's lock. The key behind the indexes is fixed for the

@@ -5,9 +5,9 @@ import KeychainVocabulary
 
 /// The blind-index key, with HMAC-SHA256 keyed with it once. Every primary-key digest starts
 /// from a copy of that keyed state (HMAC is a value type; the copy's hash contexts are copied on
-/// first write) instead of keying HMAC again: re-keying cost about half of each index (issue 7).
+/// first write) instead of keying HMAC again: re-keying cost about half of each index.
 /// Blind indexes, which every lookup computes, go through `PrecomputedHMAC` instead: the same
-/// bytes without swift-crypto's generic `HMAC` code (issue 11).
+/// bytes without swift-crypto's generic `HMAC` code.
 struct BlindIndexKey {
     /// The key itself.
     let key: SymmetricKey
@@ -67,7 +67,7 @@ enum ItemRecord {
     /// `associatedData(…)` laid out in a temporary buffer (on the stack when small) and passed to
     /// `body`, valid during the call only. Written in one pass through a `ByteWriter`: built from
     /// separate `Data` pieces and appends, this cost 10,000 instructions of every read, and a
-    /// `Data` result is two allocations (issue 11).
+    /// `Data` result is two allocations.
     static func withAssociatedData<R, Failure: Error>(
         itemClass: ItemClass, protection: ProtectionClass, persistentID: UUID,
         primaryKeyDigest digestBytes: UnsafeRawBufferPointer, isTombstone: Bool = false,
@@ -156,7 +156,7 @@ enum ItemRecord {
     ///
     /// The message is "pk" ‖ field(class) ‖ for each key attribute field(name) ‖ field(canonical
     /// value) (`Data.appendField`), laid out in one buffer and given to the MAC in one `update`:
-    /// built from `Data` appends it cost 45,000 instructions of every add (issue 11).
+    /// built from `Data` appends it cost 45,000 instructions of every add.
     static func primaryKeyDigest(of attributes: [String: AttributeValue], for itemClass: ItemClass, key: BlindIndexKey) -> Data {
         var message: [UInt8] = []
         message.reserveCapacity(256)
@@ -188,7 +188,7 @@ enum ItemRecord {
     /// a 4-byte big-endian length and the bytes (`Data.appendField`). The message is laid out in
     /// one buffer (on the stack when small) and given to the MAC in one piece, through a cursor
     /// rather than nested functions: a `var` captured by a nested function is boxed and every
-    /// access to it checked for exclusivity at run time (issue 11). Same bytes, so the same index.
+    /// access to it checked for exclusivity at run time. Same bytes, so the same index.
     static func blindIndex(name: String, value: AttributeValue, kind: AttributeKind, mac: PrecomputedHMAC) -> Data {
         var name = name
         return name.withUTF8 { nameBytes in

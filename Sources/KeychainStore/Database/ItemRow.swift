@@ -7,7 +7,7 @@ import KeychainVocabulary
 /// A read selects only the columns it uses (`Columns`), each set the one before it plus more, in
 /// the order this type decodes them. SQLite copies every non-empty text or blob column of a result
 /// row into a buffer of its own (one `malloc` each, this build of SQLite has no lookaside), and
-/// each blob read into a `Data` is two more allocations (issue 11): a lookup, whose `WHERE` fixes
+/// each blob read into a `Data` is two more allocations: a lookup, whose `WHERE` fixes
 /// the class and the tombstone flag, reads neither, nor the `sync` index. The primary-key digest
 /// is kept inline, not as a `Data`.
 struct ItemRow {
@@ -77,7 +77,7 @@ struct ItemRow {
     /// reported as undecodable (tampering), never trusted.
     init(_ statement: SQLiteStatement, _ columns: Columns, itemClass fixedClass: ItemClass?) throws(KeychainStoreError) {
         rowID = statement.int64(0)
-        // Read in place: a 16-byte `Data` is a heap allocation (issue 11).
+        // Read in place: a 16-byte `Data` is a heap allocation.
         let persistentID = statement.withBlob(1) { bytes in
             bytes.count == 16 ? UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)) : nil
         }

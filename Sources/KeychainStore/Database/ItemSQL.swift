@@ -2,7 +2,7 @@ import Foundation
 import KeychainVocabulary
 
 /// The SQL text of the `items` statements, built from `Schema`'s names once instead of at every
-/// call (issue 11: a lookup rebuilt and re-joined its `SELECT` each time). The connection keeps
+/// call (a lookup rebuilt and re-joined its `SELECT` each time). The connection keeps
 /// one prepared statement per text, so a repeated statement reuses its plan as well.
 enum ItemSQL {
     private typealias Items = Schema.Items

@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 import KeychainVocabulary
 
-/// How big the write-ahead log may grow, and how it is emptied (issue 11).
+/// How big the write-ahead log may grow, and how it is emptied.
 ///
 /// Processes that exit without closing their keychain (most programs: the registry keeps it open
 /// for the process's life) never let SQLite checkpoint and delete the WAL on close, so it grew to

@@ -8,7 +8,7 @@ extension KeychainDatabase {
     /// primary key (a tombstone with that key is replaced).
     ///
     /// One write transaction and nothing before it: the key hierarchy is checked under the write
-    /// lock (`transaction`), not also in a read transaction of its own first (issue 11: a
+    /// lock (`transaction`), not also in a read transaction of its own first (a
     /// `PRAGMA data_version` statement and two `fcntl` locks per add).
     package func insert(_ item: NewItem) throws(KeychainStoreError) -> KeychainItem {
         try withLock(checkingHierarchy: false) { () throws(KeychainStoreError) in
@@ -39,7 +39,7 @@ extension KeychainDatabase {
     /// Inserts the row; if its identity is taken, by a tombstone, replaces that tombstone.
     /// Tombstones are rare (synchronizable items deleted), so the row is tried first and the
     /// tombstone looked for only when the `UNIQUE (class, pk_digest)` constraint refuses it,
-    /// instead of a `SELECT` before every add (issue 11). A refused `INSERT` changes nothing
+    /// instead of a `SELECT` before every add. A refused `INSERT` changes nothing
     /// (SQLite undoes the one statement), and the transaction goes on.
     private func insertReplacingTombstone(_ item: KeychainItem, _ record: SealedRecord) throws(KeychainStoreError) {
         do {
@@ -362,7 +362,7 @@ extension KeychainDatabase {
     }
 
     /// What `readItemRows` read. A struct, not a tuple: a tuple variable was destroyed through
-    /// the runtime's generic value witnesses, about 1,100 instructions per lookup (issue 11).
+    /// the runtime's generic value witnesses, about 1,100 instructions per lookup.
     struct ItemRows {
         /// The decodable rows, in the statement's order.
         var rows: [ItemRow]
@@ -433,7 +433,7 @@ extension KeychainDatabase {
     /// `sync` indexes are the key's two, access groups and services come from the handle's
     /// `blindIndexCache` (an app writes under the same few), and an absent optional key attribute
     /// (`vwht`, `tkid`: its default) from `absentAttributeIndexes`. A generic password's six
-    /// HMACs become one, its account's (issue 11).
+    /// HMACs become one, its account's.
     private func insertIndexes(of item: KeychainItem) -> [SQLiteValue] {
         let schema = item.itemClass.attributes
         let primaryKey = item.itemClass.primaryKey

@@ -118,7 +118,7 @@ extension KeychainDatabase {
     /// by another connection (nor by this one, outside a checked transaction). Then the rows need
     /// nothing else; otherwise the caller checks the hierarchy and reads again. Checking against
     /// the read's own snapshot replaces a `PRAGMA data_version` before every read, which ran a
-    /// statement in a read transaction of its own (issue 11: two `fcntl` locks and an `fstat`
+    /// statement in a read transaction of its own (two `fcntl` locks and an `fstat`
     /// per call, and 5,500 instructions).
     func readIsOfVerifiedHierarchy() -> Bool {
         guard path != ":memory:" else { return true }  // no other connection can reach it

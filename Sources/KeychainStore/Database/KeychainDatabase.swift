@@ -188,7 +188,7 @@ package final class KeychainDatabase: @unchecked Sendable {
             try connection.execute("PRAGMA temp_store = MEMORY")
             // Up to 16 MiB of pages (SQLite's default: 2 MiB), taken only as pages are read: the
             // lookup index of a 100,000-item keychain (about 3.3 MiB) no longer falls out of the
-            // cache, so a lookup there reads fewer pages from the file (issue 11). A small keychain
+            // cache, so a lookup there reads fewer pages from the file. A small keychain
             // uses what it always used.
             try connection.execute("PRAGMA cache_size = -16384")
             if path != ":memory:" { try connection.execute(WriteAheadLog.pragmas) }  // bounded WAL (+Checkpoint)
@@ -491,7 +491,7 @@ package final class KeychainDatabase: @unchecked Sendable {
     /// `lockIfIdle(now:)` with the last use given.
     func lockIfIdle(now: ContinuousClock.Instant, since lastActivity: ContinuousClock.Instant?) {
         // The idle time first: the keybag's flags are read only when it has run out (each read of
-        // them copied the keybag struct, about 1,200 instructions at every call; issue 11).
+        // them copied the keybag struct, about 1,200 instructions at every call).
         guard autoLockSeconds > 0, let lastActivity, now - lastActivity >= .seconds(autoLockSeconds) else { return }
         if keybag.hasPassword && keybag.isUnlocked { keybag.lock() }
     }
@@ -564,7 +564,7 @@ package final class KeychainDatabase: @unchecked Sendable {
     /// hierarchy tag and the rollback seal cover).
     ///
     /// `BEGIN IMMEDIATE` and `COMMIT` run as cached prepared statements (`SQLiteConnection.run`):
-    /// through `sqlite3_exec` each was parsed again at every write (issue 11).
+    /// through `sqlite3_exec` each was parsed again at every write.
     ///
     /// Inside ``atomically(_:)`` the transaction is the outer one: `body` runs in it, and what it
     /// writes commits or rolls back with everything else the outer body does.

@@ -66,7 +66,7 @@ enum Schema {
     /// The lookup indexes, partial: a row is entered only in the indexes of the attributes it has
     /// (a generic password has no server, an internet password no service, keys and certificates
     /// neither), so an add writes one page less per index it is not in — 5 pages for a password
-    /// instead of 6 (issue 11). SQLite uses a partial index for a lookup whose `WHERE` implies its
+    /// instead of 6. SQLite uses a partial index for a lookup whose `WHERE` implies its
     /// condition, which every `ix_… = ?` does. Same names as the full indexes of earlier versions
     /// (`fullLookupIndexStatements`), which `Bootstrap` migrates.
     static let lookupIndexStatements = lookupIndexes.map { name, column in

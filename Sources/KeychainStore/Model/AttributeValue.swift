@@ -71,7 +71,7 @@ extension AttributeKind {
 
     /// Calls `body` with the canonical bytes of `value` (`canonicalBytes(of:)`), without copying
     /// them into a new `Data` for the common text and data values: a lookup computes three or four
-    /// blind indexes, and each copy was an allocation (issue 11).
+    /// blind indexes, and each copy was an allocation.
     func withCanonicalBytes<R>(of value: AttributeValue, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         switch (self, value) {
         case (.blob, .string(let text)), (.string, .string(let text)):

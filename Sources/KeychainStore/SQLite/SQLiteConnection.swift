@@ -22,7 +22,7 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
 package final class SQLiteConnection {
     private var handle: OpaquePointer?
     /// Statements of `run` and `query` kept prepared for reuse, by SQL text: parsing and planning
-    /// a statement cost more than running it (issue 7: 15 % of a `SecItemCopyMatching`). A cached
+    /// a statement cost more than running it (15 % of a `SecItemCopyMatching`). A cached
     /// statement is reset and its bindings cleared after every use, so it holds no bound value and
     /// no read snapshot between calls.
     private var statementCache: [String: SQLiteStatement] = [:]
@@ -30,7 +30,7 @@ package final class SQLiteConnection {
     private static let statementCacheLimit = 64
     /// Statements kept under a key their caller computes (`query(cacheKey:…)`), for statements
     /// whose text is long and chosen per call: hashing a number instead of a 250-character
-    /// `SELECT` at every lookup (issue 11).
+    /// `SELECT` at every lookup.
     private var keyedStatements: [Int: SQLiteStatement] = [:]
 
     /// Opens (creating if asked) the database at `path`; `":memory:"` opens a private in-memory one.
@@ -141,7 +141,7 @@ package final class SQLiteConnection {
     /// The cached statement for `sql`, marked in use (a nested use of the same SQL prepares its
     /// own), or a newly prepared one. The cached statement stays in the cache while in use: one
     /// hash of the SQL text per call instead of two, which for a lookup's long `SELECT` was
-    /// about 1,200 instructions (issue 11).
+    /// about 1,200 instructions.
     private func reusableStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let cached = statementCache[sql], !cached.isInUse {
             cached.isInUse = true
@@ -231,12 +231,12 @@ package final class SQLiteStatement {
     /// is borrowed for the time of `body`, which does all the stepping (SQLite reads bound values
     /// only while a statement steps); afterwards, whatever happened, the statement is reset and
     /// its bindings cleared. SQLite's copies were one allocation per argument, four per lookup
-    /// (issue 11). Text is bound with its byte length.
+    ///. Text is bound with its byte length.
     ///
     /// Small arguments (a lookup's class name and blind indexes: `scratchLimit` bytes in all) are
     /// copied into one buffer on the stack and bound from there, in one loop: borrowing each
     /// `Data` in turn went through Foundation's unspecialised generic `withUnsafeBytes`, about
-    /// 1,300 instructions per blob (issue 11). Larger ones are borrowed where they are.
+    /// 1,300 instructions per blob. Larger ones are borrowed where they are.
     package func withBindings<R>(_ arguments: [SQLiteValue], _ body: () throws -> R) throws -> R {
         defer { reset() }
         var scratchSize = 0

@@ -35,7 +35,7 @@ struct FindGenericPassword: KeychainCommand {
         let display = secret.display
         if display == .only && !output.json {
             let secret = try ItemSearch.secret(attributes.dictionary, in: target)
-            // -w asks for the data alone (issue 11): the log names the item as the command did.
+            // -w asks for the data alone: the log names the item as the command did.
             try AccessRecording.record(.read, [.init(attributes.dictionary)], in: target)
             Console.out(ItemFormatter.bareSecret(secret))
             return
@@ -64,7 +64,7 @@ struct FindInternetPassword: KeychainCommand {
         let display = secret.display
         if display == .only && !output.json {
             let secret = try ItemSearch.secret(attributes.dictionary, in: target)
-            // -w asks for the data alone (issue 11): the log names the item as the command did.
+            // -w asks for the data alone: the log names the item as the command did.
             try AccessRecording.record(.read, [.init(attributes.dictionary)], in: target)
             Console.out(ItemFormatter.bareSecret(secret))
             return

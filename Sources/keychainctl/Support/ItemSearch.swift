@@ -88,7 +88,7 @@ enum ItemSearch {
     /// The secret of the first item matching `query` in `target`: `find-… -w`, which prints the
     /// secret alone. Only the data is asked for, so no attribute dictionary is built, bridged and
     /// cast back (at a process's first call those casts scan the runtime's conformance tables:
-    /// about 5.5 million instructions of a 39-million-instruction lookup, issue 11). The same item
+    /// about 5.5 million instructions of a 39-million-instruction lookup). The same item
     /// as `items(query, in: target, all: false, withData: true)` finds.
     static func secret(_ query: [String: Any], in target: KeychainTarget) throws -> Data {
         if isAccessLogKey(query) { _ = try notFound(all: false) }

@@ -79,8 +79,8 @@ enum SecretInput {
     }
 
     /// One line from `descriptor`, without its line end (`\n` or `\r\n`). Nil at end of input
-    /// before any byte. Read in blocks of 64 KiB (one `read` per byte took 0.5 s per megabyte,
-    /// issue 24); what follows the line stays in `InputBuffer` for the next line (a confirmation).
+    /// before any byte. Read in blocks of 64 KiB (one `read` per byte took 0.5 s per
+    /// megabyte); what follows the line stays in `InputBuffer` for the next line (a confirmation).
     private static func readLine(_ descriptor: Int32) -> Data? {
         var line = Data()
         var sawInput = false
