@@ -24,6 +24,25 @@ func query(account: String, service: String = "svc") -> ItemQuery {
     return query
 }
 
+/// A synchronizable generic password (`sync` = 1).
+func synchronizablePassword(account: String, secret: String) -> NewItem {
+    var item = genericPassword(account: account, secret: secret)
+    item.attributes["sync"] = .number(1)
+    return item
+}
+
+/// The synchronizable item with `account` (a default query matches non-synchronizable ones only).
+func synchronizableQuery(_ account: String) -> ItemQuery {
+    var syncQuery = query(account: account)
+    syncQuery.synchronizable = true
+    return syncQuery
+}
+
+/// Every row of the items table (tombstones included), whole, in insertion order.
+func allRows(_ database: KeychainDatabase) throws -> [ItemRow] {
+    try database.wholeRows("SELECT \(ItemRow.Columns.whole.sql) FROM items ORDER BY id", [])
+}
+
 func readSecret(_ database: KeychainDatabase, account: String) throws -> String? {
     try database.find(query(account: account), decrypt: true).first?.data.map { String(decoding: $0, as: UTF8.self) }
 }

@@ -3,28 +3,12 @@ import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
-/// Issue 12, item 9: deletes match on decrypted attributes, and tombstones are told from edited rows.
+/// Deletes match on decrypted attributes, and tombstones are told from edited rows.
 @Suite("Deletes and tombstones")
 struct TombstoneAndDeleteTests {
-    private func synchronizable(account: String, secret: String) -> NewItem {
-        var item = genericPassword(account: account, secret: secret)
-        item.attributes["sync"] = .number(1)
-        return item
-    }
-
-    /// The synchronizable item with `account` (a default query matches non-synchronizable ones only).
-    private func syncQuery(_ account: String) -> ItemQuery {
-        var syncQuery = query(account: account)
-        syncQuery.synchronizable = true
-        return syncQuery
-    }
-
+    /// The secret of the synchronizable item with `account`, as text.
     private func syncSecret(_ database: KeychainDatabase, _ account: String) throws -> String? {
-        try database.find(syncQuery(account), decrypt: true).first?.data.map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    private func rows(_ database: KeychainDatabase) throws -> [ItemRow] {
-        try database.wholeRows("SELECT \(ItemRow.Columns.whole.sql) FROM items ORDER BY id", [])
+        try database.find(synchronizableQuery(account), decrypt: true).first?.data.map { String(decoding: $0, as: UTF8.self) }
     }
 
     private func everyItem(_ database: KeychainDatabase) throws -> [KeychainItem] {
@@ -57,7 +41,7 @@ struct TombstoneAndDeleteTests {
         _ = try database.insert(genericPassword(account: "y", secret: "2"))
         try flipByte(keychain.path, table: "items", column: "payload", rowID: 1, at: 20)
         #expect(try database.delete(query(account: "x")) == 1)
-        #expect(try rows(database).count == 1)
+        #expect(try allRows(database).count == 1)
 
         database.lockKeychain()
         #expect(storeError { try database.delete(query(account: "y")) } == .locked)
@@ -70,15 +54,15 @@ struct TombstoneAndDeleteTests {
         let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
-        _ = try database.insert(synchronizable(account: "s", secret: "first"))
-        #expect(try database.delete(syncQuery("s")) == 1)
-        let tombstone = try #require(try rows(database).first)
+        _ = try database.insert(synchronizablePassword(account: "s", secret: "first"))
+        #expect(try database.delete(synchronizableQuery("s")) == 1)
+        let tombstone = try #require(try allRows(database).first)
         #expect(tombstone.isTombstone && tombstone.wrappedKey.isEmpty && tombstone.payload.count == 40)
         #expect(ItemRecord.isGenuineTombstone(tombstone, key: database.indexKey))
         let deletedAt = try #require(ItemRecord.deletionTime(of: tombstone, key: database.indexKey))
         #expect(abs(deletedAt.timeIntervalSinceNow) < 3600, "the deletion time is recorded")
-        _ = try database.insert(synchronizable(account: "s", secret: "second"))
-        #expect(try rows(database).count == 1)
+        _ = try database.insert(synchronizablePassword(account: "s", secret: "second"))
+        #expect(try allRows(database).count == 1)
         #expect(try syncSecret(database, "s") == "second")
     }
 
@@ -87,9 +71,9 @@ struct TombstoneAndDeleteTests {
         let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
-        _ = try database.insert(synchronizable(account: "s", secret: "original"))
+        _ = try database.insert(synchronizablePassword(account: "s", secret: "original"))
         try withRawDatabase(keychain.path) { rawExecute($0, "UPDATE items SET tombstone = 1 WHERE id = 1") }
-        let error = storeError { _ = try database.insert(synchronizable(account: "s", secret: "replacement")) }
+        let error = storeError { _ = try database.insert(synchronizablePassword(account: "s", secret: "replacement")) }
         guard case .undecodable(let reason)? = error?.reason else {
             Issue.record("the flagged live row was replaced: \(String(describing: error))")
             return

@@ -7,29 +7,13 @@ import Testing
 /// one reading path (`readItemRows`) trusts no plain column it cannot check.
 @Suite("Whole-row reads of edited rows")
 struct WholeRowEditTests {
-    private func synchronizable(account: String, secret: String) -> NewItem {
-        var item = genericPassword(account: account, secret: secret)
-        item.attributes["sync"] = .number(1)
-        return item
-    }
-
-    private func syncQuery(_ account: String) -> ItemQuery {
-        var syncQuery = query(account: account)
-        syncQuery.synchronizable = true
-        return syncQuery
-    }
-
-    private func rows(_ database: KeychainDatabase) throws -> [ItemRow] {
-        try database.wholeRows("SELECT \(ItemRow.Columns.whole.sql) FROM items ORDER BY id", [])
-    }
-
     @Test("a synchronizable item whose identity was cut short is not sent by sync, hides no other item, and is deleted without a tombstone")
     func shortDigest() throws {
         let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
-        _ = try database.insert(synchronizable(account: "edited", secret: "1"))
-        _ = try database.insert(synchronizable(account: "intact", secret: "2"))
+        _ = try database.insert(synchronizablePassword(account: "edited", secret: "1"))
+        _ = try database.insert(synchronizablePassword(account: "intact", secret: "2"))
         try withRawDatabase(keychain.path) { db in
             rawExecute(db, "UPDATE items SET pk_digest = substr(pk_digest, 1, 31) WHERE id = 1")
         }
@@ -39,11 +23,11 @@ struct WholeRowEditTests {
         #expect(entries.map { $0.item?.attributes["acct"] } == [.string("intact")])
         #expect(entries.first?.localIdentity.count == 32)
 
-        #expect(try reader.delete(syncQuery("edited")) == 1)
-        let left = try rows(reader)
+        #expect(try reader.delete(synchronizableQuery("edited")) == 1)
+        let left = try allRows(reader)
         #expect(left.count == 1, "the edited row is gone, and no tombstone names a broken identity")
         #expect(left.first?.isTombstone == false)
-        #expect(try reader.find(syncQuery("intact"), decrypt: true).first?.data == Data("2".utf8))
+        #expect(try reader.find(synchronizableQuery("intact"), decrypt: true).first?.data == Data("2".utf8))
     }
 
     @Test("a portable row whose persistent id was edited fails sync's read with errSecDecode instead of being sent or skipped silently")
@@ -51,15 +35,15 @@ struct WholeRowEditTests {
         let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
-        _ = try database.insert(synchronizable(account: "edited", secret: "1"))
-        _ = try database.insert(synchronizable(account: "intact", secret: "2"))
+        _ = try database.insert(synchronizablePassword(account: "edited", secret: "1"))
+        _ = try database.insert(synchronizablePassword(account: "intact", secret: "2"))
         try withRawDatabase(keychain.path) { db in
             rawExecute(db, "UPDATE items SET persistent_id = substr(persistent_id, 1, 15) WHERE id = 1")
         }
         let reader = try keychain.open()
         let error = storeError { _ = try reader.portableEntries(of: [.genericPassword]) }
         #expect(error?.osStatus == -26275, "\(String(describing: error))")
-        #expect(try reader.find(syncQuery("intact"), decrypt: true).first?.data == Data("2".utf8), "lookups still read the other items")
+        #expect(try reader.find(synchronizableQuery("intact"), decrypt: true).first?.data == Data("2".utf8), "lookups still read the other items")
     }
 
     @Test("a sync index of another length is not taken as synchronizable: deleting an undecryptable item leaves no tombstone")
@@ -67,7 +51,7 @@ struct WholeRowEditTests {
         let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
         let database = try keychain.open()
-        _ = try database.insert(synchronizable(account: "edited", secret: "1"))
+        _ = try database.insert(synchronizablePassword(account: "edited", secret: "1"))
         try withRawDatabase(keychain.path) { db in
             // The payload no longer decrypts, so only the index can say "synchronizable"; a
             // 17-byte copy of the real index must not.
@@ -77,6 +61,6 @@ struct WholeRowEditTests {
         anyItem.filters["acct"] = .string("edited")
         anyItem.synchronizable = nil  // kSecAttrSynchronizableAny: the index is not a condition
         #expect(try database.delete(anyItem) == 1)
-        #expect(try rows(database).isEmpty)
+        #expect(try allRows(database).isEmpty)
     }
 }
