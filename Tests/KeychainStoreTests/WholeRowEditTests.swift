@@ -7,17 +7,23 @@ import Testing
 /// one reading path (`readItemRows`) trusts no plain column it cannot check.
 @Suite("Whole-row reads of edited rows")
 struct WholeRowEditTests {
-    @Test("a synchronizable item whose identity was cut short is not sent by sync, hides no other item, and is deleted without a tombstone")
-    func shortDigest() throws {
-        let keychain = try TemporaryKeychain()
-        defer { keychain.remove() }
+    /// Two synchronizable items in `keychain`, "edited" (row 1, changed on disk by `UPDATE items
+    /// <edit> WHERE id = 1`) and "intact" (secret "2"), opened again after the edit.
+    static func editedPair(in keychain: TemporaryKeychain, edit: String) throws -> KeychainDatabase {
         let database = try keychain.open()
         _ = try database.insert(synchronizablePassword(account: "edited", secret: "1"))
         _ = try database.insert(synchronizablePassword(account: "intact", secret: "2"))
         try withRawDatabase(keychain.path) { db in
-            rawExecute(db, "UPDATE items SET pk_digest = substr(pk_digest, 1, 31) WHERE id = 1")
+            rawExecute(db, "UPDATE items \(edit) WHERE id = 1")
         }
-        let reader = try keychain.open()
+        return try keychain.open()
+    }
+
+    @Test("a synchronizable item whose identity was cut short is not sent by sync, hides no other item, and is deleted without a tombstone")
+    func shortDigest() throws {
+        let keychain = try TemporaryKeychain()
+        defer { keychain.remove() }
+        let reader = try Self.editedPair(in: keychain, edit: "SET pk_digest = substr(pk_digest, 1, 31)")
         let (entries, locked) = try reader.portableEntries(of: [.genericPassword])
         #expect(locked == 0)
         #expect(entries.map { $0.item?.attributes["acct"] } == [.string("intact")])
@@ -34,13 +40,7 @@ struct WholeRowEditTests {
     func malformedPortableRow() throws {
         let keychain = try TemporaryKeychain()
         defer { keychain.remove() }
-        let database = try keychain.open()
-        _ = try database.insert(synchronizablePassword(account: "edited", secret: "1"))
-        _ = try database.insert(synchronizablePassword(account: "intact", secret: "2"))
-        try withRawDatabase(keychain.path) { db in
-            rawExecute(db, "UPDATE items SET persistent_id = substr(persistent_id, 1, 15) WHERE id = 1")
-        }
-        let reader = try keychain.open()
+        let reader = try Self.editedPair(in: keychain, edit: "SET persistent_id = substr(persistent_id, 1, 15)")
         let error = storeError { _ = try reader.portableEntries(of: [.genericPassword]) }
         #expect(error?.osStatus == -26275, "\(String(describing: error))")
         #expect(try reader.find(synchronizableQuery("intact"), decrypt: true).first?.data == Data("2".utf8), "lookups still read the other items")
