@@ -44,12 +44,29 @@ public enum CredentialFileFormat: String, Sendable, CaseIterable {
     /// What the file should become once every credential in it is in the keychain: nil to remove
     /// it (nothing else of value is in it), else the new content without the secrets (Docker's
     /// settings, GitHub CLI's other host settings stay).
+    ///
+    /// The new content is read back before it is returned: if it would not parse, or would still
+    /// hold a credential, this throws and the caller leaves the file as it is.
     public func contentAfterImport(_ content: Data, file: String) throws(CredentialFileError) -> Data? {
+        let rewritten: Data
         switch self {
         case .netrc, .gitCredentials, .dotenv: return nil
-        case .dockerConfig: return try DockerConfigParser.removingSecrets(content, file: file)
-        case .ghHosts: return try GitHubHostsParser.removingTokens(content, file: file)
+        case .dockerConfig: rewritten = try DockerConfigParser.removingSecrets(content, file: file)
+        case .ghHosts: rewritten = try GitHubHostsParser.removingTokens(content, file: file)
         }
+        let unchanged = "it is left as it is; remove its secrets by hand"
+        let readBack: ParsedCredentialFile
+        do {
+            readBack = try parse(rewritten, file: file, dotenvService: "")
+        } catch {
+            throw CredentialFileError(file: file, line: 1,
+                                      reason: "without its secrets the file would not read back (line \(error.line) of the new text: \(error.reason)); \(unchanged)")
+        }
+        guard readBack.credentials.isEmpty else {
+            throw CredentialFileError(file: file, line: readBack.credentials[0].line,
+                                      reason: "a credential would stay in the file without its secrets; \(unchanged)")
+        }
+        return rewritten
     }
 }
 
@@ -69,10 +86,10 @@ enum SourceText {
             throw CredentialFileError(file: file, line: line, reason: "not UTF-8 text")
         }
         if text.contains("\0") {
-            let line = text.prefix(while: { $0 != "\0" }).filter { $0 == "\n" }.count + 1
+            let line = TextLines.number(of: text.firstIndex(of: "\0") ?? text.endIndex, in: text)
             throw CredentialFileError(file: file, line: line, reason: "contains a NUL byte (not a text file)")
         }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        return TextLines.split(text)
     }
 
     /// Decodes `%XX` escapes (as in URLs); nil if an escape is malformed or the result is not UTF-8.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainPrimitives
 
 /// Docker's `~/.docker/config.json`: the `auths` object maps a registry (`https://index.docker.io/v1/`,
 /// `ghcr.io`, `localhost:5000`) to `{"auth": base64("user:password")}`, or to an
@@ -105,7 +106,7 @@ public enum DockerConfigParser {
     /// so the key is there unless escaped differently).
     private static func line(ofKey key: String, in text: String, after start: String.Index) -> (line: Int, index: String.Index) {
         guard let found = text.range(of: "\"\(key)\"", range: start..<text.endIndex) else { return (1, start) }
-        return (text[..<found.lowerBound].filter { $0 == "\n" }.count + 1, found.upperBound)
+        return (TextLines.number(of: found.lowerBound, in: text), found.upperBound)
     }
 
     /// A registry name: a host with optional scheme, port and path.

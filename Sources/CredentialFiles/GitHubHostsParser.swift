@@ -34,12 +34,9 @@ public enum GitHubHostsParser {
             } else if path.count == 2 && path[1] == "user" {
                 guard let user = entry.value, !user.isEmpty else { throw fail("\"user\" is not a name") }
                 activeUser[path[0]] = user
-            } else if path.count == 2 && path[1] == "oauth_token" {
+            } else if let place = tokenPlace(path) {
                 guard let token = entry.value else { throw fail("\"oauth_token\" is not a scalar") }
-                if !token.isEmpty { tokens.append((path[0], nil, token, entry.line)) }
-            } else if path.count == 4 && path[1] == "users" && path[3] == "oauth_token" {
-                guard let token = entry.value else { throw fail("\"oauth_token\" is not a scalar") }
-                if !token.isEmpty { tokens.append((path[0], path[2], token, entry.line)) }
+                if !token.isEmpty { tokens.append((path[0], place.account, token, entry.line)) }
             }
         }
         var credentials: [PlainTextCredential] = []
@@ -59,12 +56,31 @@ public enum GitHubHostsParser {
         return ParsedCredentialFile(credentials: credentials)
     }
 
-    /// The file without its `oauth_token` lines; every other line (user, git_protocol, comments) stays.
+    /// A key path where gh keeps a token.
+    private struct TokenPlace {
+        /// The account `host.users.<account>.oauth_token` names; nil for `host.oauth_token`, the
+        /// active account's (its name is the host's `user`).
+        var account: String?
+    }
+
+    /// The token place `path` is, or nil for a key path that holds no token.
+    private static func tokenPlace(_ path: [String]) -> TokenPlace? {
+        if path.count == 2 && path[1] == "oauth_token" { return TokenPlace(account: nil) }
+        if path.count == 4 && path[1] == "users" && path[3] == "oauth_token" { return TokenPlace(account: path[2]) }
+        return nil
+    }
+
+    /// The file without the token lines `parse` reads; every other line (user, git_protocol,
+    /// comments, an `oauth_token` key anywhere gh does not keep a token) stays byte for byte.
+    ///
+    /// Only scalar lines are removed, and a scalar line has no children, so the lines left keep
+    /// their structure.
     public static func removingTokens(_ content: Data, file: String) throws(CredentialFileError) -> Data {
-        let lines = try SourceText.lines(content, file: file)
-        let tokenLines = Set(try entries(content, file: file).filter { $0.path.last == "oauth_token" }.map(\.line))
+        let tokenLines = Set(try entries(content, file: file).filter { $0.value != nil && tokenPlace($0.path) != nil }.map(\.line))
+        // Split the bytes themselves, so line endings (CRLF too) and a final newline are kept.
+        let lines = content.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         let kept = lines.enumerated().filter { !tokenLines.contains($0.offset + 1) }.map(\.element)
-        return Data(kept.joined(separator: "\n").utf8)
+        return Data(kept.joined(separator: [UInt8(ascii: "\n")]))
     }
 
     /// Every `key: value` line, with its key path.

@@ -174,6 +174,24 @@ struct ImportCredentialsTests {
         }
     }
 
+    @Test("gh hosts.yml --remove-source: only the lines gh keeps tokens on go; an oauth_token key elsewhere, CRLF and the last newline stay byte for byte")
+    func githubHostsRewriteKeepsOtherLines() throws {
+        try withSandbox { (sandbox) throws in
+            // An `oauth_token` mapping is no token: removing its line would orphan its children and
+            // leave a file neither gh nor this reader can parse.
+            let lines = ["github.com:", "    oauth_token: gho_only", "    extra:", "        oauth_token:", "            kept: yes",
+                         "    user: octocat", "oauth_token:", "    note: a host with an odd name", ""]
+            let file = try write(sandbox, "gh/hosts.yml", lines.joined(separator: "\r\n"))
+            let applied = try sandbox.keychainctl(["import-credentials", file, "--apply", "--remove-source"])
+            #expect(applied.status == 0, "\(applied.stderr)")
+            #expect(applied.stdout.contains("stored 1 credential"))
+            var expected = lines
+            expected.remove(at: 1)
+            #expect(FileManager.default.contents(atPath: file) == Data(expected.joined(separator: "\r\n").utf8))
+            #expect(try gitGet(sandbox, "protocol=https\nhost=github.com\n") == "username=octocat\npassword=gho_only\n")
+        }
+    }
+
     @Test(".env: variables become generic passwords of one service that exec hands back")
     func dotenv() throws {
         try withSandbox { (sandbox) throws in
@@ -195,6 +213,26 @@ struct ImportCredentialsTests {
             let run = try sandbox.keychainctl(["exec", "--env", "API_KEY=myapp/API_KEY", "--env", "DB_URL=myapp/DB_URL", "--env", "MULTI=myapp/MULTI",
                                                "--env", "EMPTY=myapp/EMPTY", "--", "sh", "-c", script])
             #expect(run.status == 0, "\(run.stderr)")
+        }
+    }
+
+    @Test("files written with CRLF line ends (.env, .netrc, exec --env-file) read like LF files, line numbers included")
+    func crlfFiles() throws {
+        try withSandbox { (sandbox) throws in
+            let dotenv = try write(sandbox, "crlf/.env", "# settings\r\nAPI_KEY=plain-value\r\nDB_URL='postgres://db/app'\r\n")
+            let netrc = try write(sandbox, "crlf/.netrc", "machine crlf.example\r\nlogin me\r\npassword netrc-secret\r\n")
+            let dry = try sandbox.keychainctl(["import-credentials", dotenv, netrc])
+            #expect(dry.stdout.contains("dotenv:crlf/DB_URL  (\(dotenv):3)"), "\(dry.stdout)")
+            let applied = try sandbox.keychainctl(["import-credentials", dotenv, netrc, "--apply", "--env-service", "crlfapp"])
+            #expect(applied.status == 0, "\(applied.stderr)")
+            let envFile = try write(sandbox, "crlf/exec.env", "API_KEY=crlfapp/API_KEY\r\n\r\nDB_URL=crlfapp/DB_URL\r\n")
+            let script = "test \"$API_KEY\" = plain-value && test \"$DB_URL\" = postgres://db/app"
+            let run = try sandbox.keychainctl(["exec", "--env-file", envFile, "--", "sh", "-c", script])
+            #expect(run.status == 0, "\(run.stderr)")
+            let wrong = try write(sandbox, "crlf/wrong.env", "API_KEY=crlfapp/API_KEY\r\nnot a mapping\r\n")
+            let refused = try sandbox.keychainctl(["exec", "--env-file", wrong, "--", "true"])
+            #expect(refused.status != 0 && refused.stderr.contains("\(wrong):2: expected NAME=item"), "\(refused.stderr)")
+            #expect(try gitGet(sandbox, "protocol=https\nhost=crlf.example\n").contains("password=netrc-secret\n"))
         }
     }
 

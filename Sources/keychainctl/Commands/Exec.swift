@@ -2,6 +2,7 @@ import ArgumentParser
 import CredentialFiles
 import CredentialStore
 import Foundation
+import KeychainPrimitives
 import KeychainServices
 
 /// `exec [--keychain K] --env NAME=<item>… [--env-file F] [--allow-missing] -- program args…`:
@@ -77,7 +78,7 @@ struct Exec: KeychainCommand {
             guard let content = FileManager.default.contents(atPath: file), let text = String(data: content, encoding: .utf8) else {
                 throw UsageFailure(message: "cannot read \(file) as UTF-8 text")
             }
-            for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (offset, line) in TextLines.split(text).enumerated() {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
                 pairs.append((trimmed, "\(file):\(offset + 1)"))
