@@ -186,6 +186,17 @@ struct ApplicationAccessTests {
                     && list.stdout.contains("trusted: (none)") && !list.stdout.contains(Self.pythonExecutable), "\(list)")
             let all = try harness.keychainctl(["app-access", "list"])
             #expect(all.stdout.contains("creator: \(Self.pythonExecutable)"), "\(all)")
+            // The same for scripts, as JSON: the victim's list exactly, the attacker's item as its own.
+            let listing = try harness.keychainctl(["app-access", "list", "--json"])
+            #expect(listing.status == 0, "\(listing)")
+            let listed = try #require(try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [String: Any], "\(listing)")
+            #expect(listed["policy"] as? String == "deny")
+            let items = listed["items"] as? [[String: Any]] ?? []
+            let victim = try #require(items.first { path.hasSuffix("/" + ($0["id"] as? String ?? "-")) }, "\(listed)")
+            #expect(victim["creator"] as? String == "/usr/bin/secret-tool" && (victim["trusted"] as? [String])?.isEmpty == true, "\(victim)")
+            #expect(items.contains { $0["creator"] as? String == Self.pythonExecutable }, "\(listed)")
+            let textIDs = all.stdout.split(separator: "\n").filter { $0.hasPrefix("item ") }.map { String($0.dropFirst(5)) }
+            #expect(Set(items.compactMap { $0["id"] as? String }) == Set(textIDs) && items.count == textIDs.count, "\(listed)\n\(all.stdout)")
         }
     }
 

@@ -22,7 +22,7 @@ struct AppAccess: ParsableCommand {
         subcommands: [AppAccessList.self, AppAccessTrust.self, AppAccessUntrust.self, AppAccessPolicy.self])
 }
 
-/// `app-access list [--item id] [keychain]`.
+/// `app-access list [--item id] [--json] [keychain]`.
 struct AppAccessList: KeychainCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
@@ -31,6 +31,9 @@ struct AppAccessList: KeychainCommand {
     @Option(help: "Only this item (its id or D-Bus object path, as list prints it).")
     var item: String?
 
+    @Flag(help: "One JSON object (keychain, policy, items with id, label, service, account, creator, trusted) instead of text.")
+    var json = false
+
     @Argument(help: "The keychain file (default: the default keychain).")
     var keychain: String?
 
@@ -38,18 +41,31 @@ struct AppAccessList: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let record = try AppAccessSupport.record(in: target)
         let wanted = try item.map(AppAccessSupport.itemID(from:))
+        let shown = try AppAccessSupport.items(in: target).filter { wanted == nil || $0.id == wanted }
+        if let wanted, shown.isEmpty { throw UsageFailure(message: "no item \(wanted) in \(target.path)") }
+        if json { return Console.out(try Self.json(shown, record: record, keychain: target.path)) }
         Console.out("keychain: \"\(target.path)\"")
         Console.out("policy for applications not on an item's list: \(record.policy.rawValue)")
-        var shown = 0
-        for entry in try AppAccessSupport.items(in: target) where wanted == nil || entry.id == wanted {
+        for entry in shown {
             let list = record.list(of: entry.id)
             Console.out("item \(entry.id)")
             Console.out("    label: \"\(entry.label)\"\(entry.service.map { "  service: \"\($0)\"" } ?? "")\(entry.account.map { "  account: \"\($0)\"" } ?? "")")
             Console.out("    creator: \(list.creator ?? "(none recorded)")")
             Console.out("    trusted: \(list.trusted.isEmpty ? "(none)" : list.trusted.joined(separator: ", "))")
-            shown += 1
         }
-        if let wanted, shown == 0 { throw UsageFailure(message: "no item \(wanted) in \(target.path)") }
+    }
+
+    /// The listing as one JSON object, for scripts: names and paths exactly as stored (no quoting to
+    /// undo, and a newline in a path cannot pass for another line); `null` for what is not recorded.
+    static func json(_ entries: [AppAccessSupport.Entry], record: ApplicationAccessRecord, keychain: String) throws -> String {
+        let items = entries.map { entry -> [String: Any] in
+            let list = record.list(of: entry.id)
+            return ["id": entry.id, "label": entry.label, "service": entry.service ?? NSNull(), "account": entry.account ?? NSNull(),
+                    "creator": list.creator ?? NSNull(), "trusted": list.trusted]
+        }
+        let object: [String: Any] = ["keychain": keychain, "policy": record.policy.rawValue, "items": items]
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
     }
 }
 
