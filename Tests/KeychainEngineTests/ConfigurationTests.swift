@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import KeychainEngine
 
-/// The process configuration (issue 11): read from the environment once, at first use, not on
-/// every keychain call; explicit settings win; `reloadConfiguration()` reads it again.
+/// The process configuration: read from the environment once, at first use, not on every
+/// keychain call (parsing an app's environment at every call would cost about a third of a
+/// read); explicit settings win; `reloadConfiguration()` reads it again.
 @Suite("Process configuration")
 struct ConfigurationTests {
     /// A registry whose "environment" is `variables`, counting how often it is read.

@@ -3,7 +3,7 @@ import Testing
 @testable import KeychainEngine
 import KeychainStore
 
-/// Issue 24: a value over the 16 MiB item limit is refused before any work (no encryption, no
+/// A value over the 16 MiB item limit is refused before any work (no encryption, no
 /// I/O) with its size in the reason, not a bare errSecParam after seconds of sealing.
 @Suite("Oversized values")
 struct OversizedValueTests {

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// The Assuan side of the password prompt against misbehaving or hostile peers (issue 12 item 9).
+/// The Assuan side of the password prompt against misbehaving or hostile peers.
 /// The peer is a small shell script standing in for a pinentry program: it is the other end of
 /// the protocol under test, not a replacement for any of our code. The real `pinentry-tty` is
 /// exercised by the access-control suites.

@@ -8,7 +8,7 @@ import KeychainVocabulary
 import Glibc
 #endif
 
-/// Issue 24 (3b) at the registry: once a call has reported that the keychain file was deleted
+/// The registry: once a call has reported that the keychain file was deleted
 /// or replaced, the registry drops the dead handle. A deleted keychain stays refused — no call
 /// creates a new, password-less one in its place — until a keychain exists at the path again,
 /// which the next call then opens.

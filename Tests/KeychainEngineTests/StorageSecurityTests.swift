@@ -5,7 +5,7 @@ import Testing
 @testable import KeychainEngine
 import KeychainVocabulary
 
-/// The storage-security report and `KEYCHAINKIT_REQUIRE` (issue 27) on real keychain files, with
+/// The storage-security report and `KEYCHAINKIT_REQUIRE` on real keychain files, with
 /// configurations built from given environments (no process-wide state).
 @Suite("Storage security and requirements")
 struct StorageSecurityTests {

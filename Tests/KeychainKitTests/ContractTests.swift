@@ -4,7 +4,8 @@ import KeychainKitTesting
 import KeychainServices
 import Testing
 
-/// The contract of issue 3, written as the issue writes it (on an isolated backend).
+/// The typed API's contract, written as an app writes it, with the declared type of every
+/// result (on an isolated backend).
 @Suite struct ContractTests {
     @Test func theContractAsWritten() throws {
         let backend = try KeychainBackend.isolated()

@@ -2,7 +2,7 @@ import Foundation
 import KeychainTestSupport
 import Testing
 
-/// Issue 24: `KeychainError.reason` carries the keychain's precise cause and fix for a refused
+/// `KeychainError.reason` carries the keychain's precise cause and fix for a refused
 /// `KEYCHAINKIT_PASSWORD_FILE` (readable by others, missing, a symlink to a loose file), and names
 /// a damaged item. The environment is read once per process, so each case runs in its own process
 /// (`keychainkit-migration-probe keychain-set-reason`), as an app launched with it would.

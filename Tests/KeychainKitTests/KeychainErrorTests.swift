@@ -145,7 +145,7 @@ private struct CanaryThatFailsToEncode: Encodable {
     }
 }
 
-/// Issue 24: over an isolated engine (KeychainKitTesting) too, `KeychainError.reason` carries the
+/// Over an isolated engine (KeychainKitTesting) too, `KeychainError.reason` carries the
 /// keychain's cause: a value over the 16 MiB limit names its size and the limit.
 @Suite struct KeychainErrorReasonOverEngineTests {
     @Test func aValueOverTheLimitNamesItsSizeAndTheLimit() throws {

@@ -2,7 +2,7 @@ import Foundation
 import KeychainTestSupport
 import Testing
 
-/// Issue 24 (3a): `migrateFromUserDefaults` must have removed the migrated keys from the
+/// `migrateFromUserDefaults` must have removed the migrated keys from the
 /// defaults file on disk before it reports success, and a migration in another process must
 /// not store the old value again over a newer one. Each step runs in its own process
 /// (`keychainkit-migration-probe`) with real `UserDefaults`, as separate launches of an app do.

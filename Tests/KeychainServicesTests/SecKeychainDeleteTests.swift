@@ -3,7 +3,7 @@ import KeychainServices
 import KeychainTestSupport
 import Testing
 
-/// Issue 12 item 7: `SecKeychainDelete` removes a verified keychain file and nothing else.
+/// `SecKeychainDelete` removes a verified keychain file and nothing else.
 @Suite("SecKeychainDelete deletes only keychains")
 struct SecKeychainDeleteTests {
     private func handle(_ path: String) throws -> SecKeychain {

@@ -7,7 +7,7 @@ import Testing
 @testable import KeychainStore
 import KeychainVocabulary
 
-/// What an add writes is part of the file format: the faster add (issue 11) must write exactly
+/// What an add writes is part of the file format: the faster add must write exactly
 /// the bytes the format defines — payload encoding, primary-key digest, blind indexes — and fresh
 /// random values for every item.
 @Suite("Add path: the format's bytes and fresh randomness")

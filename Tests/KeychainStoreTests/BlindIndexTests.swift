@@ -5,7 +5,7 @@ import Testing
 @testable import KeychainStore
 import KeychainVocabulary
 
-/// The blind index is part of the file format: computing it with less copying (issue 11) must
+/// The blind index is part of the file format: computing it with less copying (for speed) must
 /// give exactly the bytes the format defines, HMAC-SHA256("ix" ‖ field(name) ‖ field(value))
 /// truncated to 16 bytes, or existing keychains would stop finding their items.
 @Suite("Blind index format")

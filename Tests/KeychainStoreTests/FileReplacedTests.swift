@@ -8,10 +8,10 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 24 (3b): a keychain file deleted or replaced under a running process. SQLite keeps
-/// the old file open, so without a check every later write went into a file no one would open
-/// again while reporting success. The handle now compares the path's device and inode with the
-/// file it opened at every call and refuses, naming the path.
+/// A keychain file deleted or replaced under a running process. SQLite keeps the old file
+/// open, so without a check every later write would go into a file no one opens again while
+/// reporting success. The handle compares the path's device and inode with the file it opened
+/// at every call and refuses, naming the path.
 @Suite("Keychain file deleted or replaced while open")
 struct FileReplacedTests {
     private func isReplaced(_ error: KeychainStoreError?, _ path: String) -> Bool {
@@ -102,9 +102,9 @@ extension KeychainDatabase {
     }
 }
 
-/// Issue 24 (3d): a zero-byte file at a keychain path is not a keychain. It used to be silently
-/// initialised as a new, empty keychain (hiding whatever truncated it); it is now refused with
-/// the reason and the fix, and left as it is. New keychains get their name only once complete.
+/// A zero-byte file at a keychain path is not a keychain. Initialising it as a new, empty
+/// keychain would hide whatever truncated it, so it is refused with the reason and the fix, and
+/// left as it is. New keychains get their name only once complete.
 @Suite("Empty keychain file")
 struct EmptyKeychainFileTests {
     @Test("a zero-byte file is refused as not a keychain and stays untouched")
@@ -134,8 +134,8 @@ struct EmptyKeychainFileTests {
     }
 }
 
-/// Issue 24: a keychain without a password whose keychain identity was altered used to be
-/// reported as "the password is not correct" (there is none); it is reported as damage.
+/// A keychain without a password whose keychain identity was altered is reported as damage,
+/// not as "the password is not correct" (there is none).
 @Suite("Altered keychain identity without a password")
 struct AlteredIdentityTests {
     @Test("a flipped keychain_id on a password-less keychain is undecodable, not a wrong password")

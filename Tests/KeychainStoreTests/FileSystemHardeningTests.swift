@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 12 item 7: the directory a keychain lives in, the files SQLite would read beside it and
+/// The directory a keychain lives in, the files SQLite would read beside it and
 /// the file actually opened are checked before anything is read; every refusal loses nothing.
 /// Some cases hand a file to another uid, which needs root (as CI runs); they are skipped otherwise.
 @Suite("File system: directories, planted WAL files, opened files")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainStore
 
-/// The payload decoder reads borrowed bytes instead of copying each field (issue 11); it must
+/// The payload decoder reads borrowed bytes instead of copying each field (for speed); it must
 /// decode what the encoder writes and refuse what it refused before, with the same errors.
 @Suite("Payload: decoding from borrowed bytes")
 struct ItemPayloadDecoderTests {

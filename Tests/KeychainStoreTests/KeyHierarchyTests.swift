@@ -5,7 +5,7 @@ import Testing
 @testable import KeychainStore
 import KeychainVocabulary
 
-/// Issue 12, items 2–4: class keys replaced on every password change, ThisDeviceOnly classes that
+/// Class keys replaced on every password change, ThisDeviceOnly classes that
 /// cannot be opened, and the authenticated key hierarchy.
 @Suite("Key hierarchy: rotation, orphaned classes, authentication")
 struct KeyHierarchyTests {

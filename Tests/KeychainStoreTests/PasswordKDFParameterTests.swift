@@ -3,7 +3,7 @@ import KeychainTestSupport
 @testable import KeychainStore
 import Testing
 
-/// Issue 12 item 6: new scrypt parameters are at least N = 2^16, calibrated to 250–500 ms;
+/// New scrypt parameters are at least N = 2^16, calibrated to 250–500 ms;
 /// files made at 2^14 keep opening and are upgraded at the next password change. These tests
 /// run real scrypt at 2^14 and up (a few seconds in all); no assertion is about time.
 @Suite("scrypt parameters: floor for new parameters, floor for reading, upgrade on password change", .serialized)

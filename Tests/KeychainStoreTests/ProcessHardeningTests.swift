@@ -3,7 +3,7 @@ import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
-/// Issue 12, item 8: the auto-lock by inactivity in a process, and the non-dumpable process.
+/// The auto-lock by inactivity in a process, and the non-dumpable process.
 @Suite("Auto-lock by inactivity and process hardening")
 struct ProcessHardeningTests {
     /// Options whose auto-lock reads `clock`, which the test moves instead of sleeping.

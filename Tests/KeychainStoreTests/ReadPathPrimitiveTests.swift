@@ -7,7 +7,7 @@ import Testing
 @testable import KeychainStore
 import KeychainVocabulary
 
-/// The primitives of the lean read path (issue 11, third pass): they must give exactly what the
+/// The primitives of the lean read path: they must give exactly what the
 /// straightforward code gave, or existing keychains would stop finding or opening their items.
 @Suite("Read path primitives")
 struct ReadPathPrimitiveTests {

@@ -4,7 +4,8 @@ import Testing
 @testable import KeychainStore
 
 /// A read checks the key hierarchy against the snapshot its own `SELECT` read
-/// (`SQLITE_FCNTL_DATA_VERSION`), not with a `PRAGMA data_version` before each call (issue 11).
+/// (`SQLITE_FCNTL_DATA_VERSION`), not with a `PRAGMA data_version` before each call
+/// (one statement fewer per read).
 /// Another handle's changes must still be followed at the first read that returns items, and
 /// this handle's own writes must not make it distrust its reads.
 @Suite("Reads follow other handles' changes from their own snapshot")

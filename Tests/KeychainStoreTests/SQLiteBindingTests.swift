@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainStore
 
-/// Arguments are bound in place for the time of the steps (`SQLITE_STATIC`, issue 11) and cached
+/// Arguments are bound in place for the time of the steps (`SQLITE_STATIC`, no copy) and cached
 /// statements are reused: values of every size must reach SQLite intact, and a reused or nested
 /// statement must see its own arguments.
 @Suite("SQLite: arguments bound in place, statements reused")

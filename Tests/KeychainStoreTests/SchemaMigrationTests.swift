@@ -5,8 +5,8 @@ import Testing
 @testable import KeychainStore
 import KeychainVocabulary
 
-/// The partial lookup indexes (issue 11, durable add): what an add writes, the plans lookups use,
-/// and the migration of files written with the full indexes of earlier versions.
+/// The partial lookup indexes (fewer pages written per durable add): what an add writes, the
+/// plans lookups use, and the migration of files written with the full indexes of earlier versions.
 @Suite("Schema: partial lookup indexes and their migration")
 struct SchemaMigrationTests {
     /// The lookup indexes exactly as versions before the partial indexes created them.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainStore
 
-/// The file format's names are declared once, in `Schema` (issue 25): a table, column or meta key
+/// The file format's names are declared once, in `Schema`: a table, column or meta key
 /// spelled out anywhere else in the store could drift from the format unnoticed, the way a
 /// second row reader drifts from the first. This reads the store's sources and refuses such a
 /// literal, and refuses a second place that turns rows into `ItemRow`s.

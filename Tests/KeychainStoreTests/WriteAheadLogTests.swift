@@ -3,7 +3,7 @@ import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 
-/// The write-ahead log at rest (issue 11): bounded while a process runs, emptied by a checkpoint,
+/// The write-ahead log at rest: bounded while a process runs, emptied by a checkpoint,
 /// and nothing committed is lost by either.
 @Suite("Write-ahead log size")
 struct WriteAheadLogTests {

@@ -91,7 +91,7 @@ struct HygieneTests {
         // one run in 256), through a connection of the test's own closed before the next open.
         #expect(try RawSQLite.flipLastPayloadBit(of: scratch.keychainPath) == 1)
         // The one attribute text an error may show is the damaged item's name, as the query asked
-        // for it (its service and account: issue 24, "item 'x' is damaged"), so that its owner
+        // for it (its service and account: "item 'x' is damaged"), so that its owner
         // can tell which item it is; everything else in that error is scanned like the rest.
         do {
             _ = try KeychainDatabase.open(path: scratch.keychainPath, password: password, options: scratch.options).find(query, decrypt: true)

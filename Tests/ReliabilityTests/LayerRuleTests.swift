@@ -17,8 +17,8 @@ struct LayerRuleTests {
 
     /// The layer graph: each module of Sources/ (and each test-support module) and the package's
     /// modules it may import, exactly its dependencies in Package.swift. Read from the bottom up;
-    /// no module imports one from two layers down when a layer in between speaks for it (issue 25:
-    /// the modules above the engine speak the vocabulary, not the store).
+    /// no module imports one from two layers down when a layer in between speaks for it (so the
+    /// modules above the engine speak the vocabulary, not the store).
     static let allowedImports: [String: Set<String>] = [
         // The bottom: what every layer shares.
         "KeychainPrimitives": [],

@@ -5,7 +5,7 @@ import RequiredToolSupport
 import SecretServiceHarness
 import Testing
 
-/// Per-application access (issue 23, item 5) with two real applications on a private bus:
+/// Per-application access with two real applications on a private bus:
 /// `secret-tool` stores an item (so it is the item's creator) and Python's secretstorage, a
 /// different executable, reads it. What the second one gets depends on the keychain's policy —
 /// allow (read and recorded), deny (AccessDenied naming the reason), confirm (the real

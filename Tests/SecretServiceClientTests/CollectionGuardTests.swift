@@ -4,7 +4,7 @@ import KeychainLinux
 import SecretServiceHarness
 import Testing
 
-/// What a client may do to collections it cannot read (issue 23, item 2): a locked collection is
+/// What a client may do to collections it cannot read: a locked collection is
 /// neither deleted nor re-aliased; `default` (where every application's new secrets go) moves
 /// only after a person confirms, on a prompt that shows the keychain file's path beside the label
 /// any client may set.

@@ -3,7 +3,7 @@ import Foundation
 import SecretServiceHarness
 import Testing
 
-/// Issue 24: the provider's D-Bus error reply carries the keychain's precise cause and its fix,
+/// The provider's D-Bus error reply carries the keychain's precise cause and its fix,
 /// as a real client (Python's secretstorage) receives it, not only a bare status.
 @Suite("Secret Service provider: the keychain's reason in D-Bus errors", .timeLimit(.minutes(3)))
 struct FailureReasonTests {

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// The attacks of issue 23 on a running provider, by real clients (jeepney, secretstorage's D-Bus
+/// Resource-exhaustion attacks on a running provider, by real clients (jeepney, secretstorage's D-Bus
 /// library): a call larger than the provider reads, one that would decode to millions of values,
 /// deeply nested arguments, and floods of sessions and prompts. Each gets an error reply; the
 /// provider keeps its name and keeps serving the other clients.

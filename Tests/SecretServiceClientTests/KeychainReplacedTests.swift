@@ -2,7 +2,7 @@ import Foundation
 import SecretServiceHarness
 import Testing
 
-/// The keychain file deleted under a running provider (issue 23, item 3): `secret-tool store`
+/// The keychain file deleted under a running provider: `secret-tool store`
 /// must fail, the provider must say so on its standard error, and nothing may be reported stored
 /// that is not there after a restart.
 @Suite("Secret Service provider: keychain file deleted under it", .timeLimit(.minutes(3)))

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// Issue 24: what a user sees when things go wrong. The precise cause and its fix reach the
-/// command's message (not only Apple's text for the status), and a listing never leaves damaged
-/// items out silently (3c).
+/// What a user sees when things go wrong. The precise cause and its fix reach the command's
+/// message (not only Apple's text for the status), and a listing never leaves damaged items out
+/// silently.
 @Suite("keychainctl: failure reasons and damaged items")
 struct FailureReasonTests {
     /// Overwrites the payload of the first stored item with zeros (python3's sqlite3 module).

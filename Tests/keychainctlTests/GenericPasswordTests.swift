@@ -194,7 +194,7 @@ struct GenericPasswordTests {
     }
 }
 
-/// A keychain at rest (issue 11): keychainctl processes exit without closing the keychain, and
+/// A keychain at rest: keychainctl processes exit without closing the keychain, and
 /// the registry's exit handler still leaves the write-ahead log empty for the next process.
 @Suite("keychainctl leaves no write-ahead log behind")
 struct WriteAheadLogAtRestTests {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Issue 24 (5): git's credential protocol is lines of key=value. A stored value with a line
-/// break printed as it is would add lines of its own — a stored password "x\nhost=evil" made git
+/// Git's credential protocol is lines of key=value. A stored value with a line break printed as
+/// it is would add lines of its own — a stored password "x\nhost=evil" would make git
 /// adopt an injected host and protocol. Such values are refused on store and never printed on get.
 @Suite("git-credential: values that would break git's line protocol")
 struct GitCredentialInjectionTests {

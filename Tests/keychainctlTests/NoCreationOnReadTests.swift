@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 24 (3e): a read through a mistyped `KEYCHAINKIT_KEYCHAIN`, or with a HOME that does not
+/// A read through a mistyped `KEYCHAINKIT_KEYCHAIN`, or with a HOME that does not
 /// exist, creates nothing — no directory, no empty keychain, no device key — and answers "not
 /// found"; only a write (or create-keychain) creates the keychain.
 @Suite("keychainctl: reads never create a keychain")

@@ -173,8 +173,8 @@ final class FprintdHarness: @unchecked Sendable {
     /// Presents `prints`, in order, to the next verification, so that each of its attempts finds
     /// its finger on the reader. Fingers sent to libfprint's virtual reader as soon as its socket
     /// appeared (the reader opening) were now and then not seen by the verification on a loaded
-    /// machine — one read in 30 in a loaded measurement, and the two CI runs at once of issue
-    /// 25 — and the read then waited out its whole timeout instead of ending on its fingers.
+    /// machine — one read in 30 in a loaded measurement, and more often with two CI runs at
+    /// once — and the read then waited out its whole timeout instead of ending on its fingers.
     ///
     /// The order is made, not hoped for: fprintd asks polkit before every device call, and the
     /// polkit stand-in holds every answer while this runs (python-dbusmock's `SimulateHang`, as
