@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// KeychainKit benchmarks (issue 7). A package of its own, so that the root package's `swift test`
+// KeychainKit benchmarks. A package of its own, so that the root package's `swift test`
 // and CI never build it: run `bench/run.sh` from the repository root, or, from this folder,
 // `swift package --scratch-path .build-bench --allow-writing-to-package-directory benchmark`.
 // See docs/PERFORMANCE.md.

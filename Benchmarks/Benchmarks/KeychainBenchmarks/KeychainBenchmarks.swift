@@ -1,4 +1,4 @@
-// KeychainKit benchmarks (issue 7), run by ordo-one/benchmark: each benchmark runs in a process of
+// KeychainKit benchmarks, run by ordo-one/benchmark: each benchmark runs in a process of
 // its own, with warm-up iterations first; one sample is one operation, and the tool reports
 // percentiles (p50 = median, p99) of every metric. docs/PERFORMANCE.md explains each figure.
 //

@@ -62,7 +62,7 @@ public enum BenchFixture {
 
     static var deviceKeyPath: String { workDirectory + "/device.key" }
 
-    /// Sets up this process as an app is configured, through its environment (issue 11): an
+    /// Sets up this process as an app is configured, through its environment: an
     /// ordinary desktop environment of at least 40 variables (`RealisticEnvironment`), its own
     /// device key, the app id `com.example.bench` (its only access group), and no session-keyring
     /// sharing (nothing is published to, or adopted from, the user's kernel keyring) unless

@@ -5,13 +5,13 @@ import Glibc
 #endif
 
 /// An ordinary desktop session's environment, so that the benchmarks run in a process whose
-/// environment is as large as an app's (issue 11: reading and parsing the environment on every
-/// call was a third of a read, invisible in a benchmark process with a dozen variables).
+/// environment is as large as an app's: reading and parsing the environment on every call would
+/// cost about a third of a read, which a benchmark process with a dozen variables does not show.
 ///
 /// The variables are what a GNOME session on Debian typically exports; values are plausible,
 /// not secret. Variables already set keep their values.
 public enum RealisticEnvironment {
-    /// At least this many variables after `fill()` (the issue's measurement used about 35).
+    /// At least this many variables after `fill()` (the GNOME session on Debian it was measured in had about 35).
     public static let minimumCount = 40
 
     private static let typical: [(String, String)] = [
