@@ -32,7 +32,7 @@ let package = Package(
         fuzzTarget("FuzzItemPayload"),
         // Keybag entries and stored KDF parameters (read before any authentication).
         fuzzTarget("FuzzKeybag"),
-        // Sync (issue 21): what a transport hands a device before anything is verified.
+        // Sync: what a transport hands a device before anything is verified.
         // Item records: the signed envelope and the decrypted payload.
         syncFuzzTarget("FuzzSyncRecord"),
         // Key wraps and the key bundles inside them.

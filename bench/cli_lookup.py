@@ -90,7 +90,7 @@ variants = {
         "keychainctl as installed per README, find-generic-password -w (password keychain, shared unlock)": kc(pw_keychain, kk_account, KC_STATIC),
         "keychainctl as installed per README, find-generic-password -w (keychain without password)": kc(nopw_keychain, kk_account, KC_STATIC),
         # The first process after others left a large write-ahead log (processes that exit without
-        # checkpointing left 4-5 MB before issue 11): the log is rebuilt before every run, outside
+        # checkpointing can leave several MB): the log is rebuilt before every run, outside
         # the timing; the process pays the WAL recovery over it, and its exit checkpoint empties it.
         "keychainctl as installed per README, find-generic-password -w (keychain without password, 8 MB WAL left behind)":
             kc(wal_keychain, kk_account, KC_STATIC),

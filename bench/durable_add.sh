@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The durable add against the floor's durable insert, interleaved in the same minutes (issue 11).
+# The durable add against the floor's durable insert, interleaved in the same minutes.
 #
 #   bash bench/durable_add.sh [ROUNDS]        (default 5 rounds of 1,000 writes each side)
 #

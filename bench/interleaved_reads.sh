@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The read targets of issue 11 measured interleaved: our reads and the floor's, round after round in
+# The read targets measured interleaved: our reads and the floor's, round after round in
 # the same minutes, so that the host's load moves both sides of each ratio alike.
 #
 #   bash bench/interleaved_reads.sh [ROUNDS]      (default 9 rounds)

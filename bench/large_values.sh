@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Storing large values through keychainctl (issue 24): the time of one
+# Storing large values through keychainctl: the time of one
 # `keychainctl add-generic-password -w` with the value piped on standard input, 1 MB and 10 MB,
 # against a tiny value (process start, keychain open and one durable add), and reading 10 MB back.
 #

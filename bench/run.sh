@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# KeychainKit benchmarks side by side with the secret stores a Linux user has today (issue 7).
+# KeychainKit benchmarks side by side with the secret stores a Linux user has today.
 #
 #   bash bench/run.sh
 #
@@ -121,7 +121,7 @@ if [ -z "${SKIP_CLI:-}" ]; then
     OUT="$OUT/cli_lookup.json" N="${CLI_N:-1000}" RUNS="${CLI_RUNS:-40}" bash "$REPO/bench/cli_lookup.sh"
 fi
 
-# ---- 4b. the issue 11 targets, interleaved ---------------------------------------------------------
+# ---- 4b. the targets against the floor, interleaved ------------------------------------------------
 # The benchmarks above and the floor's anchor below run minutes apart, and on a shared host their
 # ratio moves with the load in between; these rounds alternate our process and the floor's, so
 # each ratio is taken from the same minutes (docs/PERFORMANCE.md, "Fourth pass").
