@@ -34,7 +34,7 @@ let package = Package(
             path: "Sources/keychain-bench-fixture",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
-        // One operation in a loop, for callgrind / perf / strace (docs/PERFORMANCE.md, "Profiling").
+        // One operation in a loop, for callgrind / perf / strace (docs/PERFORMANCE.md, "Running the measurements").
         .executableTarget(
             name: "keychain-bench-profile",
             dependencies: [

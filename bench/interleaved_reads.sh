@@ -6,7 +6,7 @@
 #
 # Why: the benchmarks (ordo-one/benchmark) and the anchors run minutes apart, and on a shared host
 # the ratio of one run then moves with whatever else the machine did in between (read at 100k vs
-# 100: 0.88×, 1.54× and 2.81× in three runs of the same commit, docs/PERFORMANCE.md "Fourth pass").
+# 100: 0.88×, 1.54× and 2.81× in three runs of the same commit, see docs/PERFORMANCE.md "Interleaved rounds").
 #
 # Each round runs, one process after another:
 #   ours  `keychain-bench-profile read|miss|query ITEMS 20000` (release build): SecItemCopyMatching as an

@@ -124,7 +124,7 @@ fi
 # ---- 4b. the targets against the floor, interleaved ------------------------------------------------
 # The benchmarks above and the floor's anchor below run minutes apart, and on a shared host their
 # ratio moves with the load in between; these rounds alternate our process and the floor's, so
-# each ratio is taken from the same minutes (docs/PERFORMANCE.md, "Fourth pass").
+# each ratio is taken from the same minutes (docs/PERFORMANCE.md, "Interleaved rounds").
 if [ -z "${SKIP_INTERLEAVED:-}" ]; then
   stamp "interleaved rounds: reads, then durable adds"
   PROFILE="$BIN/keychain-bench-profile" OUT="$OUT/interleaved_reads.md" \

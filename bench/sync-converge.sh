@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sync convergence figures for docs/PERFORMANCE.md ("Sync over git and a folder: convergence"):
+# Sync convergence figures for docs/PERFORMANCE.md ("Sync over git and a shared folder: convergence"):
 # three devices in one circle (KeychainSync, debug test build), N items added on one, then one
 # sync pass on each device in turn until all hold them, and N/10 edits on another spread to the
 # rest; over a bare git repository (file://) and over a folder. Times are printed per pass.

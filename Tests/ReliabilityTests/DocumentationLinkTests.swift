@@ -93,14 +93,18 @@ struct DocumentationLinkTests {
         #expect(broken.isEmpty, "links that lead nowhere: \(broken)")
     }
 
-    @Test("every docs/…md the code, tests and scripts name exists, and none is cited by section number")
+    @Test("every docs/…md the code, tests, scripts and benchmarks name exists, a section cited by its quoted heading is one, and none is cited by section number")
     func referencesFromCodeResolve() throws {
         let docReference = try Regex(#"docs/([A-Za-z0-9_-]+\.md)"#)
+        // `docs/<doc>.md, "Heading"`, `docs/<doc>.md ("Heading")`, `docs/<doc>.md "Heading"`: a heading,
+        // or the bold lead of a paragraph (`**Transfer of secrets**`).
+        let sectionReference = try Regex(#"docs/([A-Za-z0-9_-]+\.md),?\s*\(?"([^"\n]+)""#)
         let sectionNumber = try Regex(#"[A-Z][A-Z-]+(\.md)? §\s?[0-9]"#)
         var broken: [String] = []
-        for folder in ["Sources", "Tests", "scripts"] {
+        for folder in ["Sources", "Tests", "scripts", "bench", "Benchmarks", "Fuzz"] {
             let enumerator = FileManager.default.enumerator(atPath: Self.root.appendingPathComponent(folder).path)
             while let relative = enumerator?.nextObject() as? String {
+                if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { enumerator?.skipDescendants(); continue }
                 guard relative.hasSuffix(".swift") || relative.hasSuffix(".sh") || relative.hasSuffix(".py") else { continue }
                 let file = folder + "/" + relative
                 let text = try Self.text(file)
@@ -108,6 +112,15 @@ struct DocumentationLinkTests {
                     let name = String(match.output[1].substring ?? "")
                     if !FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("docs/" + name).path) {
                         broken.append("\(file): docs/\(name) does not exist")
+                    }
+                }
+                for match in text.matches(of: sectionReference) {
+                    let name = String(match.output[1].substring ?? "")
+                    let heading = String(match.output[2].substring ?? "")
+                    guard let doc = try? Self.text("docs/" + name) else { continue }  // reported above
+                    let headings = doc.split(separator: "\n").filter { $0.hasPrefix("#") }.map { $0.drop(while: { $0 == "#" }).trimmingCharacters(in: .whitespaces) }
+                    if !headings.contains(where: { $0.hasPrefix(heading) }) && !doc.contains("**\(heading)**") {
+                        broken.append("\(file): docs/\(name) has no heading \"\(heading)\"")
                     }
                 }
                 for match in text.matches(of: sectionNumber) {

@@ -58,7 +58,7 @@ enum Sealing {
     }
 
     /// Overwrites a buffer that held key material or plaintext before it is released. Swift
-    /// cannot promise that no other copy exists (see docs/RELIABILITY.md, "Memory hygiene").
+    /// cannot promise that no other copy exists (see docs/RELIABILITY.md, "Secret hygiene, constant time, memory").
     static func zero(_ bytes: inout Data) {
         bytes.resetBytes(in: 0..<bytes.count)
     }
