@@ -74,8 +74,9 @@ package final class SecItemEngine: Sendable {
             stored["cdat"] = nil
             stored["mdat"] = nil
             let gate = AccessControlGate(database: database, authenticator: authenticator, request: request)
+            // Bound (or refused, when no enrolled set exists) before anything is asked or stored.
+            let policy = try gate.policyForStorage(request.accessControl)
             let data = try gate.protectForStorage(request.data, policy: request.accessControl)
-            let policy = gate.policyForStorage(request.accessControl)
             var item = try database.insert(NewItem(itemClass: request.itemClass, attributes: stored, data: data,
                                                    protection: protection, accessControl: policy))
             item.data = request.data  // results show the caller's secret, not its sealed form
@@ -154,9 +155,7 @@ package final class SecItemEngine: Sendable {
             changes.attributes = changesRequest.attributes
             changes.attributes["mdat"] = nil  // the store sets the modification date
             if changesRequest.protection != nil || changesRequest.accessControl != nil {
-                let protection = try resolveProtection(changesRequest, defaultClass: nil)
-                changes.accessControl = gate.policyForStorage(changesRequest.accessControl)
-                changes.protection = protection
+                changes.protection = try resolveProtection(changesRequest, defaultClass: nil)
             }
             if let group = changesRequest.accessGroup {
                 try accessGroups.requireWritable(group)
@@ -173,6 +172,11 @@ package final class SecItemEngine: Sendable {
             // Last, so that a prompt never precedes a refusal.
             let matched = try database.find(itemQuery, decrypt: true)
             if matched.isEmpty { throw KeychainStoreError.itemNotFound }
+            if changesRequest.accessControl != nil {
+                // Bound (or refused, when no enrolled set exists) before the items' own access
+                // control asks for anything.
+                changes.accessControl = try gate.policyForStorage(changesRequest.accessControl)
+            }
             let satisfied = try satisfyAccessControl(of: matched, gate: gate, request: request)
             changes.data = try protectUpdatedData(changesRequest, matched: matched, gate: gate)
             try database.update(itemQuery, with: changes, satisfiedItems: satisfied)

@@ -49,6 +49,10 @@ package struct KeychainStoreError: Error, Sendable, Equatable {
         /// A change to an item whose access control (passcode, biometry, user presence,
         /// application password) the caller has not satisfied (`errSecAuthFailed`).
         case accessControlNotSatisfied
+        /// An add or update gave an item `.biometryCurrentSet` access control while there is no
+        /// enrolled set of fingers to bind it to (`errSecAuthFailed`, as Apple's keychain does
+        /// without enrolled biometry): such an item could never be read. Nothing was stored or changed.
+        case biometrySetUnavailable(BiometryAbsence)
         /// Keychain data other than an item (the keybag, the schema, the identity) cannot be
         /// decrypted or parsed: altered, truncated or foreign (`errSecDecode`).
         case undecodable(String)
@@ -113,7 +117,7 @@ package struct KeychainStoreError: Error, Sendable, Equatable {
             case .itemNotFound, .keychainMissing: return .itemNotFound
             case .duplicateItem: return .duplicateItem
             case .locked: return .interactionNotAllowed
-            case .wrongPassword, .accessControlNotSatisfied: return .authFailed
+            case .wrongPassword, .accessControlNotSatisfied, .biometrySetUnavailable: return .authFailed
             case .undecodable, .damagedItem, .rolledBack: return .decode
             case .notAvailable, .unusableKeychain, .unsafeDirectory, .unsafeFileMode, .notARegularFile,
                  .passwordFileMissing, .passwordFileUnsafe, .notAKeychain:
@@ -185,6 +189,10 @@ extension KeychainStoreError.Reason {
         case .locked: return "The keychain is locked and the item's class key is not available."
         case .wrongPassword: return "The keychain password is not correct."
         case .accessControlNotSatisfied: return "The item's access control was not satisfied."
+        case .biometrySetUnavailable(let absence):
+            return "Nothing was stored or changed: .biometryCurrentSet binds the item to the enrolled fingers, and \(absence.description), "
+                + "so the item could never be read. Enrol a finger on a working reader and try again, or use "
+                + ".biometryAny (any finger enrolled later opens it) or .userPresence (a finger or the keychain password)."
         case .undecodable(let what): return "Unable to decode \(what): it was altered, truncated or written elsewhere."
         case .damagedItem(let name, let detail):
             return "The keychain's item \(name) is damaged or was altered: \(detail). Delete it and store it again, "

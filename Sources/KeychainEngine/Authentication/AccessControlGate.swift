@@ -83,11 +83,13 @@ final class AccessControlGate {
     }
 
     /// `policy` bound to the current biometric domain state when it is `.biometryCurrentSet`
-    /// (what a new or updated item stores); unchanged otherwise, and when no fingerprint service
-    /// answers (the item then stays unreadable while biometry is used, as without it).
-    func policyForStorage(_ policy: AccessControlPolicy?) -> AccessControlPolicy? {
+    /// (what a new or updated item stores), alone or combined with any other constraint;
+    /// unchanged otherwise. Without an enrolled set to bind to (no fingerprint service answered,
+    /// no reader, no finger enrolled) it throws `biometrySetUnavailable`, naming what is missing:
+    /// such an item could never be read, and Apple's keychain refuses it too (`errSecAuthFailed`).
+    func policyForStorage(_ policy: AccessControlPolicy?) throws(KeychainStoreError) -> AccessControlPolicy? {
         guard let policy, policy.flags & AccessControlPolicy.biometryCurrentSet != 0 else { return policy }
-        return policy.binding(biometryDomainState: biometry.domainStateForNewItem())
+        return policy.binding(biometryDomainState: try biometry.domainStateForNewItem())
     }
 
     /// One constraint of an item's access control.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainVocabulary
 
 /// The fingerprint part of one SecItem call's access-control checks: it asks fprintd for the
 /// enrolled set once per call, verifies a finger at most once per call, and reuses a context's
@@ -9,15 +10,15 @@ final class BiometricCheck {
         /// Any enrolled finger (`.biometryAny`, `.userPresence`).
         case anyFinger
         /// A finger of the set enrolled when the item was stored (`.biometryCurrentSet`), whose
-        /// digest is `boundTo`; nil for an item stored while no fingerprint service answered,
-        /// which can never be proven current.
+        /// digest is `boundTo`; nil for an item an earlier version stored while no fingerprint
+        /// service answered (adds now refuse that), which can never be proven current.
         case currentSet(boundTo: Data?)
     }
 
     private let authenticator: BiometricAuthenticator?
     private let context: AuthenticationContextConvertible?
     /// The state read during this call (fprintd is asked once).
-    private var cachedState: Result<BiometryState, OwnerAuthenticationFailure>?
+    private var cachedState: Result<BiometryState, BiometryStateUnavailable>?
     /// The domain state a finger was verified against during this call.
     private var verifiedDomainState: Data?
 
@@ -26,10 +27,17 @@ final class BiometricCheck {
         self.context = context
     }
 
-    /// The current domain state to bind a new `.biometryCurrentSet` item to; nil when no
-    /// fingerprint service answers (the item is then stored unbound, as without biometry).
-    func domainStateForNewItem() -> Data? {
-        guard case .success(let state) = currentState() else { return nil }
+    /// The current domain state to bind a new `.biometryCurrentSet` item to: the digest of the
+    /// enrolled fingers. Without an enrolled set (no fingerprint service answered, no reader, no
+    /// finger enrolled) it throws `biometrySetUnavailable` naming what is missing: an item bound
+    /// to nothing, or to the empty set, could never be read, so it must not be stored.
+    func domainStateForNewItem() throws(KeychainStoreError) -> Data {
+        let state: BiometryState
+        switch currentState() {
+        case .success(let current): state = current
+        case .failure(let unavailable): throw KeychainStoreError(.biometrySetUnavailable(unavailable.absence))
+        }
+        guard state.isEnrolled else { throw KeychainStoreError(.biometrySetUnavailable(.noFingerEnrolled)) }
         return state.domainState
     }
 
@@ -44,7 +52,11 @@ final class BiometricCheck {
     /// otherwise the item is invalidated (`failed`) without asking for a finger.
     func satisfy(_ requirement: Requirement, mayPrompt: Bool) throws(OwnerAuthenticationFailure) {
         guard authenticator != nil else { throw .biometryNotAvailable }
-        let state = try currentState().get()
+        let state: BiometryState
+        switch currentState() {
+        case .success(let current): state = current
+        case .failure(let unavailable): throw unavailable.failure
+        }
         if case .currentSet(let stored) = requirement {
             guard let stored, Self.same(stored, state.domainState) else { throw .failed }
         }
@@ -69,13 +81,14 @@ final class BiometricCheck {
         context?.recordBiometricAuthentication(domainState: verified.domainState)
     }
 
-    private func currentState() -> Result<BiometryState, OwnerAuthenticationFailure> {
+    private func currentState() -> Result<BiometryState, BiometryStateUnavailable> {
         if let cachedState { return cachedState }
-        let state: Result<BiometryState, OwnerAuthenticationFailure>
+        let state: Result<BiometryState, BiometryStateUnavailable>
         if let authenticator {
-            do { state = .success(try authenticator.currentState()) } catch { state = .failure(error) }
+            do { state = .success(try authenticator.readState()) } catch { state = .failure(error) }
         } else {
-            state = .failure(.biometryNotAvailable)
+            // Biometry is not configured for this keychain: no fingerprint service is asked.
+            state = .failure(BiometryStateUnavailable(.biometryNotAvailable, absence: .noService))
         }
         cachedState = state
         return state

@@ -16,6 +16,16 @@ package struct BiometricAuthenticator: Sendable {
     /// The default reader and the caller's enrolled fingers.
     /// Throws `biometryNotAvailable` when there is no bus, no fprintd or no reader.
     package func currentState() throws(OwnerAuthenticationFailure) -> BiometryState {
+        do {
+            return try readState()
+        } catch {
+            throw error.failure
+        }
+    }
+
+    /// The default reader and the caller's enrolled fingers; when fprintd gives none, the
+    /// failure together with what was missing (the service, the reader).
+    package func readState() throws(BiometryStateUnavailable) -> BiometryState {
         try SystemFacilities.fingerprintState(configuration)
     }
 

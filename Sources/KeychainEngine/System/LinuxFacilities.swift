@@ -1,6 +1,7 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainLinux dependency in Package.swift
 import Foundation
 import KeychainLinux
+import KeychainVocabulary
 
 /// The operating-system services the engine's policies use, on Linux: the pinentry prompt, fprintd
 /// on the system D-Bus, and the kernel keyring (all in the `KeychainLinux` target). This file and
@@ -27,12 +28,12 @@ enum SystemFacilities {
     static var systemBusAddress: String { DBusAddress.systemBus() }
 
     /// The default reader and the caller's enrolled fingers, from fprintd.
-    static func fingerprintState(_ configuration: BiometryConfiguration) throws(OwnerAuthenticationFailure) -> BiometryState {
+    static func fingerprintState(_ configuration: BiometryConfiguration) throws(BiometryStateUnavailable) -> BiometryState {
         do {
             let session = try FprintSession(busAddress: configuration.busAddress, callTimeout: configuration.callTimeout)
             return try state(of: session)
         } catch {
-            throw failure(for: error, verifying: false)
+            throw unavailable(for: error)
         }
     }
 
@@ -83,6 +84,17 @@ enum SystemFacilities {
         case .unavailable, .disconnected, .protocolViolation:
             return .biometryNotAvailable
         }
+    }
+
+    /// What a D-Bus failure while reading the reader state stands for: fprintd's "no such
+    /// device" is a missing reader; anything else (no bus, no fprintd, no answer in time, a
+    /// malformed answer) is a service that did not answer.
+    private static func unavailable(for error: DBusFailure) -> BiometryStateUnavailable {
+        let failure = failure(for: error, verifying: false)
+        if case .remote(let name, _) = error, name == "net.reactivated.Fprint.Error.NoSuchDevice" {
+            return BiometryStateUnavailable(failure, absence: .noReader)
+        }
+        return BiometryStateUnavailable(failure, absence: failure == .biometryNotEnrolled ? .noFingerEnrolled : .noService)
     }
 
     /// The kernel keyring system calls (`KeychainLinux`).

@@ -1,5 +1,6 @@
 #if !os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainLinux dependency in Package.swift
 import Foundation
+import KeychainVocabulary
 
 /// The operating-system services the engine's policies use, where the Linux integration is not
 /// built (Apple platforms, where the engine is the hermetic keychain of unit tests): no prompt can
@@ -17,8 +18,8 @@ enum SystemFacilities {
     static var systemBusAddress: String { "" }
 
     /// No fingerprint service: biometry is not available.
-    static func fingerprintState(_ configuration: BiometryConfiguration) throws(OwnerAuthenticationFailure) -> BiometryState {
-        throw .biometryNotAvailable
+    static func fingerprintState(_ configuration: BiometryConfiguration) throws(BiometryStateUnavailable) -> BiometryState {
+        throw BiometryStateUnavailable(.biometryNotAvailable, absence: .noService)
     }
 
     /// No fingerprint service: biometry is not available.
