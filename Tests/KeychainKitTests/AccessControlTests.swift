@@ -36,7 +36,7 @@ import Testing
     @Test func anAccessControlledItemIsStoredWithItsPolicyAndReadBack() throws {
         let recorder = try RecordingBackend()
         let keychain = Keychain(service: "vault", accessibility: .whenUnlockedThisDeviceOnly, backend: recorder.backend)
-            .accessControl(.biometryCurrentSet.or(.devicePasscode))
+            .accessControl(.biometryAny.or(.devicePasscode))
         try keychain.set("card-number", forKey: "card")
 
         let add = try #require(recorder.calls.first { $0.operation == "add" })
@@ -56,6 +56,29 @@ import Testing
         #expect(update.attributesToUpdate?[kSecAttrAccessible as String] == nil)
         #expect(try keychain.contains("card"))
         #expect(try rawAttributes(of: "card", in: keychain)?[kSecAttrAccessControl as String] != nil)
+    }
+
+    @Test func biometryCurrentSetWithoutAnEnrolledFingerIsRefusedWithItsReasonAndNothingIsStored() throws {
+        // The isolated keychain has no fingerprint service: there is no enrolled set to bind to.
+        let keychain = Keychain(service: "vault", accessibility: .whenUnlockedThisDeviceOnly, backend: try .isolated())
+        for accessControl in [AccessControl.biometryCurrentSet, .biometryCurrentSet.or(.devicePasscode)] {
+            let guarded = keychain.accessControl(accessControl)
+            let error = #expect(throws: KeychainError.self) { try guarded.set("card-number", forKey: "card") }
+            #expect(error == .authFailed)
+            let reason = error?.reason ?? ""
+            #expect(reason.contains("no fingerprint service (fprintd) answered"), "\(reason)")
+            #expect(reason.contains(".biometryAny") && reason.contains(".userPresence"), "\(reason)")
+            #expect(!reason.contains("card-number"))
+            #expect(try !keychain.contains("card"))
+        }
+        // Updating a stored value to such a policy is refused too, and the value stays as it was.
+        try keychain.set("card-number", forKey: "card")
+        let error = #expect(throws: KeychainError.self) {
+            try keychain.accessControl(.biometryCurrentSet).set("new-card-number", forKey: "card")
+        }
+        #expect(error == .authFailed)
+        #expect(try keychain.string(forKey: "card") == "card-number")
+        #expect(rawAttributes(of: "card", in: keychain)?[kSecAttrAccessControl as String] == nil)
     }
 
     @Test func accessControlCannotBeCombinedWithSynchronization() throws {

@@ -155,10 +155,14 @@ struct AccessControlTests {
         #expect(terminal.text.isEmpty, "no prompt was drawn")
     }
 
-    @Test("biometry is not available: guarded reads fail -25293, an .or passcode alternative still works")
+    @Test("biometry is not available: .biometryCurrentSet is refused -25293 (nothing stored), guarded reads fail -25293, an .or passcode alternative still works")
     func biometry() throws {
         let engine = try engine()
-        #expect(try add(engine, account: "bio", flags: .biometryCurrentSet) == errSecSuccess)
+        // No enrolled set to bind to: the item could never be read, so it is not stored.
+        #expect(try add(engine, account: "current", flags: .biometryCurrentSet) == errSecAuthFailed)
+        #expect(engine.readSecret(account: "current").status == errSecItemNotFound)
+        // .biometryAny is stored: any finger enrolled later opens it.
+        #expect(try add(engine, account: "bio", flags: .biometryAny) == errSecSuccess)
         let context = LAContext()
         var error: NSError?
         #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)

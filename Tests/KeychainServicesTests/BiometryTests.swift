@@ -2,6 +2,7 @@ import Foundation
 import KeychainEngine
 import KeychainServices
 import KeychainStore
+import KeychainVocabulary
 import PrivateBusSupport
 import Testing
 #if canImport(Glibc)
@@ -59,6 +60,82 @@ struct BiometryTests {
     }
 
     private func secret(_ account: String) -> Data { Data("secret-\(account)".utf8) }
+
+    /// The `.biometryCurrentSet` combinations an add or update must refuse when there is no
+    /// enrolled set: alone, with `and`, and with `or` (the devicePasscode alternative does not
+    /// make an unreadable biometric binding acceptable, as on Apple's keychain).
+    private static let currentSetPolicies: [SecAccessControlCreateFlags] = [
+        .biometryCurrentSet, [.biometryCurrentSet, .or, .devicePasscode], [.biometryCurrentSet, .and, .devicePasscode],
+    ]
+
+    /// Expects `result` to be the refusal of a `.biometryCurrentSet` write because `absence`:
+    /// -25293, with a reason that names the cause and the ways out, and no secret.
+    private func expectRefused(_ result: SecItemResult, because absence: BiometryAbsence,
+                               sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == errSecAuthFailed, sourceLocation: sourceLocation)
+        #expect(result.failure?.reason == .biometrySetUnavailable(absence), sourceLocation: sourceLocation)
+        let reason = result.failure?.explanation ?? ""
+        let cause = switch absence {
+        case .noService: "no fingerprint service (fprintd) answered"
+        case .noReader: "fprintd has no fingerprint reader"
+        case .noFingerEnrolled: "no finger is enrolled (enrol one with fprintd-enroll)"
+        }
+        #expect(reason.contains(cause), "\(reason)", sourceLocation: sourceLocation)
+        #expect(reason.contains("Nothing was stored or changed"), "\(reason)", sourceLocation: sourceLocation)
+        #expect(reason.contains(".biometryAny") && reason.contains(".userPresence"), "\(reason)", sourceLocation: sourceLocation)
+        #expect(!reason.contains("secret-"), sourceLocation: sourceLocation)
+    }
+
+    private func addResult(_ engine: SecItemEngine, account: String, flags: SecAccessControlCreateFlags) throws -> SecItemResult {
+        let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, nil))
+        return engine.add([
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+            kSecAttrAccount as String: account, kSecValueData as String: secret(account),
+            kSecAttrAccessControl as String: access,
+        ])
+    }
+
+    /// Checks every refusal of a keychain where no enrolled set can be bound (`absence`): adds of
+    /// each `.biometryCurrentSet` combination store nothing; updates giving a stored item such an
+    /// access control leave it, and the keychain file, exactly as they were. `.biometryAny` is
+    /// still stored (it opens with any finger enrolled later).
+    private func expectNothingBound(on disk: KeychainOnDisk, because absence: BiometryAbsence,
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let engine = disk.engine
+        #expect(engine.add([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                            kSecAttrAccount as String: "plain", kSecValueData as String: secret("plain"),
+                            kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]).status == errSecSuccess,
+                sourceLocation: sourceLocation)
+        let before = try disk.storedItems()
+        let bytesBefore = disk.fileBytes()
+        for (index, flags) in Self.currentSetPolicies.enumerated() {
+            expectRefused(try addResult(engine, account: "current-\(index)", flags: flags), because: absence, sourceLocation: sourceLocation)
+            #expect(engine.readSecret(account: "current-\(index)").status == errSecItemNotFound, sourceLocation: sourceLocation)
+
+            let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, nil))
+            let plain: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "plain"]
+            let update = engine.updateOutcome(plain, [kSecAttrAccessControl as String: access, kSecValueData as String: Data("changed".utf8)])
+            expectRefused(update, because: absence, sourceLocation: sourceLocation)
+        }
+        // On disk: no new item, the old one as it was (attributes, dates, secret, no access
+        // control), and not a byte of the file changed.
+        let after = try disk.storedItems()
+        #expect(after.map(\.persistentID) == before.map(\.persistentID), sourceLocation: sourceLocation)
+        let old = try #require(before.first, sourceLocation: sourceLocation)
+        let kept = try #require(after.first, sourceLocation: sourceLocation)
+        #expect(kept.attributes == old.attributes && kept.data == secret("plain") && kept.accessControl == nil
+                && kept.protection == old.protection, sourceLocation: sourceLocation)
+        #expect(disk.fileBytes() == bytesBefore, sourceLocation: sourceLocation)
+        #expect(engine.readSecret(account: "plain").value as? Data == secret("plain"), sourceLocation: sourceLocation)
+
+        #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess, sourceLocation: sourceLocation)
+        #expect(try disk.storedItems().count == 2, sourceLocation: sourceLocation)
+    }
+
+    /// The domain state the stored item `account` is bound to.
+    private func boundState(_ disk: KeychainOnDisk, _ account: String) throws -> Data? {
+        try disk.storedItems().first { $0.attributes["acct"] == .string(account) }?.accessControl?.biometryDomainState
+    }
 
     @Test("a matching finger opens .biometryAny and .biometryCurrentSet items; the context is reused without a new scan")
     func matchingFinger() throws {
@@ -261,7 +338,7 @@ struct BiometryTests {
         #expect(scanned.value == true)
     }
 
-    @Test("without fprintd: no bus, a bus without fprintd, a bus that never answers — biometryNotAvailable, -25293")
+    @Test("without fprintd (no bus, a bus without fprintd, a bus that never answers, none configured): .biometryCurrentSet adds and updates are refused -25293 and nothing is stored")
     func withoutFprintd() throws {
         let directory = try #require(mkdtemp(strdup("/tmp/kk-nofprint-XXXXXX")).map { String(cString: $0) })
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -295,10 +372,12 @@ struct BiometryTests {
         // No elapsed-time assertion (the project's rule: no timed assertions in tests). The bus
         // that never answers is bounded by the configuration's call timeout; were it not, this
         // test would not finish and the run's own time limit would report it.
-        for configuration in configurations {
-            let engine = try engine(configuration)
-            #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
-            #expect(try add(engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
+        for configuration in configurations + [nil] {
+            // nil: biometry not configured at all.
+            let disk = try KeychainOnDisk(biometry: configuration)
+            try expectNothingBound(on: disk, because: .noService)
+            guard let configuration else { continue }
+            let engine = disk.engine
             let context = LAContext()
             context.biometryConfiguration = configuration
             var error: NSError?
@@ -307,7 +386,126 @@ struct BiometryTests {
             #expect(context.biometryType == .none)
             #expect(context.evaluatedPolicyDomainState == nil)
             #expect(engine.readSecret(account: "any", context: context).status == errSecAuthFailed)
-            #expect(engine.readSecret(account: "current").status == errSecAuthFailed)
         }
+    }
+
+
+    @Test("fprintd without a reader: .biometryCurrentSet adds and updates are refused -25293 naming the missing reader; LAContext says biometryNotAvailable")
+    func noReader() throws {
+        let harness = try FprintdHarness(reader: false)
+        let disk = try KeychainOnDisk(biometry: harness.configuration)
+        try expectNothingBound(on: disk, because: .noReader)
+        let context = LAContext()
+        context.biometryConfiguration = harness.configuration
+        var error: NSError?
+        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
+        #expect(error?.code == LAError.Code.biometryNotAvailable.rawValue)
+        #expect(context.evaluatedPolicyDomainState == nil)
+    }
+
+    @Test("a reader with no finger enrolled: .biometryCurrentSet refused -25293 and nothing stored; once a finger is enrolled the item is bound to that set and opens with it")
+    func noFingerEnrolled() throws {
+        let harness = try FprintdHarness()
+        let disk = try KeychainOnDisk(biometry: harness.configuration)
+        try expectNothingBound(on: disk, because: .noFingerEnrolled)
+        // LocalAuthentication is unaffected: it still reports the reader and no enrolled finger.
+        let context = LAContext()
+        context.biometryConfiguration = harness.configuration
+        var error: NSError?
+        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
+        #expect(error?.code == LAError.Code.biometryNotEnrolled.rawValue)
+
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let enrolled = LAContext()
+        enrolled.biometryConfiguration = harness.configuration
+        #expect(enrolled.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        let domainState = try #require(enrolled.evaluatedPolicyDomainState)
+        #expect(try add(disk.engine, account: "current", flags: [.biometryCurrentSet, .or, .devicePasscode]) == errSecSuccess)
+        #expect(try boundState(disk, "current") == domainState)
+        let scanned = present(["print-a"], to: harness)
+        #expect(disk.engine.readSecret(account: "current", context: LAContext()).value as? Data == secret("current"))
+        #expect(scanned.value == true)
+        // The update that was refused before now binds the plain item to the enrolled set.
+        let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                                   .biometryCurrentSet, nil))
+        let plain: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "plain"]
+        #expect(disk.engine.update(plain, [kSecAttrAccessControl as String: access]) == errSecSuccess)
+        #expect(try boundState(disk, "plain") == domainState)
+    }
+
+    @Test("an fprintd that answers after the call timeout: refused -25293, nothing stored; one that answers late but in time: bound to the real set")
+    func slowFprintd() throws {
+        let harness = try FprintdHarness()
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        var impatient = harness.configuration
+        impatient.callTimeout = 1
+        let disk = try KeychainOnDisk(biometry: impatient)
+        let bytesBefore = disk.fileBytes()
+
+        // fprintd asks polkit before listing the enrolled fingers; the stand-in holds the answer.
+        try harness.holdAuthorizations()
+        let held = Thread.detachResult { () -> Bool in
+            do {
+                try harness.waitUntilAuthorizationHeld()
+                return true
+            } catch {
+                return false
+            }
+        }
+        expectRefused(try addResult(disk.engine, account: "current", flags: .biometryCurrentSet), because: .noService)
+        #expect(held.value == true)
+        try harness.releaseAuthorizations()
+        #expect(try disk.storedItems().isEmpty)
+        #expect(disk.fileBytes() == bytesBefore)
+
+        // Held, then let through while the add still waits: the add binds to the set fprintd gave.
+        let patient = try KeychainOnDisk(biometry: harness.configuration)
+        try harness.holdAuthorizations()
+        let released = Thread.detachResult { () -> Bool in
+            do {
+                try harness.waitUntilAuthorizationHeld()
+                usleep(300_000)
+                try harness.releaseAuthorizations()
+                return true
+            } catch {
+                return false
+            }
+        }
+        #expect(try add(patient.engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
+        #expect(released.value == true)
+        let context = LAContext()
+        context.biometryConfiguration = harness.configuration
+        var error: NSError?
+        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        #expect(try boundState(patient, "current") == context.evaluatedPolicyDomainState)
+    }
+
+    @Test("answers forged by another client while an add waits for fprintd (enrolled fingers, a match signal) are not what the item is bound to")
+    func forgedStateAnswers() throws {
+        let harness = try FprintdHarness()
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let disk = try KeychainOnDisk(biometry: harness.configuration)
+        try harness.holdAuthorizations()
+        let attacked = Thread.detachResult { () -> String in
+            do {
+                try harness.waitUntilAuthorizationHeld()
+                try harness.forgeEnrolledFingers(["forged-finger"])
+                try harness.releaseAuthorizations()
+                return "forged, then released"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(try add(disk.engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
+        #expect(attacked.value == "forged, then released")
+        let context = LAContext()
+        context.biometryConfiguration = harness.configuration
+        var error: NSError?
+        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        let bound = try boundState(disk, "current")
+        #expect(bound != nil && bound == context.evaluatedPolicyDomainState, "bound to fprintd's real set")
+        let scanned = present(["print-a"], to: harness)
+        #expect(disk.engine.readSecret(account: "current", context: LAContext()).value as? Data == secret("current"))
+        #expect(scanned.value == true)
     }
 }

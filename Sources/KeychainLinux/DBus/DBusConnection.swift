@@ -71,16 +71,25 @@ package final class DBusConnection: @unchecked Sendable {
 
     /// Sends a method call and returns the body of its reply; a D-Bus error reply is thrown as
     /// `remote`. Signals arriving meanwhile are queued for `nextSignal`.
+    ///
+    /// When the call goes to a unique name (":1.7") or to the bus itself, only a reply whose
+    /// sender is that name counts: any client can send a method return carrying this call's
+    /// serial, and a bus whose policy lets unrequested replies through delivers it, but the
+    /// sender of every message is stamped by the bus. A reply from anyone else is a stray. (A
+    /// call to a well-known name cannot be checked this way; callers that care resolve its
+    /// owner first and call that.)
     @discardableResult
     package func call(_ message: DBusMessage, deadline: Deadline) throws(DBusFailure) -> [DBusValue] {
         let serial = try write(message, deadline: deadline)
+        let expectedSender = Self.verifiableSender(of: message)
         while true {
             let (incoming, problem) = try receive(deadline: deadline, isCancelled: { false })
+            let fromCallee = expectedSender == nil || incoming.sender == expectedSender
             switch incoming.kind {
-            case .methodReturn where incoming.replySerial == serial:
+            case .methodReturn where incoming.replySerial == serial && fromCallee:
                 if let problem { throw .protocolViolation("a reply that could not be read (\(problem))") }
                 return incoming.body
-            case .error where incoming.replySerial == serial:
+            case .error where incoming.replySerial == serial && fromCallee:
                 throw .remote(name: incoming.errorName ?? "", message: incoming.body.first?.text ?? "")
             case .signal:
                 queuedSignals.append(incoming)
@@ -103,6 +112,15 @@ package final class DBusConnection: @unchecked Sendable {
                 continue  // A stray reply.
             }
         }
+    }
+
+    /// The sender a reply to `call` must have, when the bus vouches for it: the destination when
+    /// it is a unique name or the bus itself; nil for a well-known name (owned by whoever holds it).
+    private static func verifiableSender(of call: DBusMessage) -> String? {
+        guard let destination = call.destination, destination.hasPrefix(":") || destination == "org.freedesktop.DBus" else {
+            return nil
+        }
+        return destination
     }
 
     /// Sends a method call without waiting for a reply.

@@ -15,7 +15,8 @@ package final class FprintSession {
     /// The object path of the default reader.
     let devicePath: String
     /// The unique bus name (":1.7") that owned `net.reactivated.Fprint` when the session
-    /// started: the only sender whose `VerifyStatus` signals count. Any client on the bus can
+    /// started: every later call goes to it, and the only sender whose replies and
+    /// `VerifyStatus` signals count. Any client on the bus can
     /// emit a signal with fprintd's path and interface, and can address it to us directly
     /// (unicast signals bypass match rules), so the sender the bus stamps on each message is
     /// the one thing that tells fprintd's signals apart.
@@ -131,9 +132,11 @@ package final class FprintSession {
             && message.interface == Self.deviceInterface
     }
 
+    /// Calls the reader at the fprintd resolved when the session started (its unique name, so
+    /// that only that fprintd's reply counts: see ``DBusConnection/call(_:deadline:)``).
     @discardableResult
     private func deviceCall(_ interface: String, _ member: String, _ body: [DBusValue]) throws(DBusFailure) -> [DBusValue] {
-        try connection.call(.call(destination: Self.service, path: devicePath, interface: interface, member: member, body: body),
+        try connection.call(.call(destination: serviceOwner, path: devicePath, interface: interface, member: member, body: body),
                             deadline: Deadline(secondsFromNow: callTimeout))
     }
 }

@@ -4,6 +4,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import KeychainVocabulary
 
 /// Apple: `SecKeyCreateRandomKey(_:_:)`. Generates a new private key: EC on P-256, P-384 or
 /// P-521 (`kSecAttrKeyTypeECSECPrimeRandom` with `kSecAttrKeySizeInBits` 256/384/521) or RSA
@@ -78,7 +79,9 @@ private func store(_ key: SecKey, with storageAttributes: [String: Any]) throws(
     let status = SecItemAdd(item as CFDictionary, nil)
     guard status == errSecSuccess else {
         let text = SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "OSStatus \(status)"
-        throw SecKeyFailure(status: status, message: "storing the new key failed: \(text)")
+        // The keychain's reason (what was missing, what to do) when it knew more than the status.
+        let reason = FailureReport.lastFailure(status: status)?.explanation.map { " \($0)" } ?? ""
+        throw SecKeyFailure(status: status, message: "storing the new key failed: \(text)\(reason)")
     }
 }
 

@@ -39,9 +39,14 @@ final class FprintdHarness: @unchecked Sendable {
         BiometryConfiguration(busAddress: busAddress, callTimeout: 5, verifyTimeout: 20, attempts: 3)
     }
 
+    /// Whether fprintd was given the virtual reader.
+    let hasReader: Bool
+
     /// Starts the bus, the polkit stand-in and fprintd, and waits until fprintd offers the
-    /// virtual reader. Anything started is stopped again if a later step fails.
-    init() throws {
+    /// virtual reader — or, without `reader`, until fprintd answers with no reader at all.
+    /// Anything started is stopped again if a later step fails.
+    init(reader: Bool = true) throws {
+        hasReader = reader
         bus = try PrivateBus()
         var template = Array("/tmp/kk-fprint-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
@@ -86,13 +91,25 @@ final class FprintdHarness: @unchecked Sendable {
                                 deadline: Deadline(secondsFromNow: 2))
         }
 
+        // Only libfprint's virtual driver may load; without its socket variable it offers no reader.
         environment["FP_DRIVERS_WHITELIST"] = "virtual_device"
         environment["FP_DRIVERS_ALLOWLIST"] = "virtual_device"
-        environment["FP_VIRTUAL_DEVICE"] = virtualDeviceSocket
+        if hasReader { environment["FP_VIRTUAL_DEVICE"] = virtualDeviceSocket }
         environment["STATE_DIRECTORY"] = "\(directory)/state"
         environment["RUNTIME_DIRECTORY"] = "\(directory)/run"
         daemons.append(try BackgroundProcess(name: "fprintd", arguments: [Self.fprintd, "--no-timeout"],
                                              environment: environment, logPath: "\(directory)/fprintd.log"))
+        guard hasReader else {
+            let devices = try waitFor("fprintd") {
+                try connection.call(.call(destination: "net.reactivated.Fprint", path: "/net/reactivated/Fprint/Manager",
+                                          interface: "net.reactivated.Fprint.Manager", member: "GetDevices"),
+                                    deadline: Deadline(secondsFromNow: 2))
+            }
+            guard case .array(_, let paths)? = devices.first, paths.isEmpty else {
+                throw Failure(description: "fprintd offers a reader though none was configured")
+            }
+            return
+        }
         let session = try waitFor("fprintd and its virtual reader") { try FprintSession(busAddress: busAddress, callTimeout: 2) }
         guard try session.deviceName() == "Virtual device for debugging" else {
             throw Failure(description: "fprintd's default reader is not the virtual one")
@@ -220,9 +237,57 @@ final class FprintdHarness: @unchecked Sendable {
     }
 
     /// Makes the polkit stand-in hold every authorization fprintd asks for, until
-    /// ``presentToNextVerification(_:waitingUpTo:)`` lets them through (and stops holding).
+    /// ``presentToNextVerification(_:waitingUpTo:)`` or ``releaseAuthorizations()`` lets them
+    /// through (and stops holding). fprintd asks before listing the enrolled fingers too, so
+    /// while they are held fprintd is a service that answers late.
     func holdAuthorizations() throws {
         try polkitMock("SimulateHang", [.boolean(true)])
+    }
+
+    /// Stops holding authorizations and lets the held ones through.
+    func releaseAuthorizations() throws {
+        try polkitMock("SimulateHang", [.boolean(false)])
+        try polkitMock("ReleaseHangingCalls")
+    }
+
+    /// Waits until fprintd asked for an authorization the polkit stand-in holds: a client's
+    /// call is waiting for fprintd's answer.
+    func waitUntilAuthorizationHeld(waitingUpTo seconds: Double = 15) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try polkitMock("HaveHangingCalls").first?.bool != true {
+            if Date() > deadline { throw Failure(description: "no authorization was asked for") }
+            usleep(5_000)
+        }
+    }
+
+    /// Plays a local attacker answering in fprintd's place: from a connection of its own, sends
+    /// every client on the bus but fprintd and the polkit stand-in method returns for its first
+    /// 64 call serials saying the enrolled fingers are `fingers` (the answer to
+    /// `ListEnrolledFingers`), then fprintd's forged "finger matched" signal
+    /// (``forgeVerifyMatch()``). Returns once the bus has routed them all.
+    func forgeEnrolledFingers(_ fingers: [String]) throws {
+        let forger = try DBusConnection(address: busAddress, timeout: 5)
+        let bus = DBusMessage.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                   interface: "org.freedesktop.DBus", member: "ListNames")
+        let names = try forger.call(bus, deadline: Deadline(secondsFromNow: 5))
+        var daemons: Set<String> = [forger.uniqueName]
+        for service in ["net.reactivated.Fprint", "org.freedesktop.PolicyKit1"] {
+            let owner = try forger.call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                              interface: "org.freedesktop.DBus", member: "GetNameOwner", body: [.string(service)]),
+                                        deadline: Deadline(secondsFromNow: 5))
+            if let name = owner.first?.text { daemons.insert(name) }
+        }
+        let clients = (names.first?.texts ?? []).filter { $0.hasPrefix(":") && !daemons.contains($0) }
+        let answer: DBusValue = .array(elementSignature: "s", fingers.map { .string($0) })
+        for destination in clients {
+            for serial in UInt32(1)...64 {
+                let reply = DBusMessage(kind: .methodReturn, replySerial: serial, destination: destination, body: [answer])
+                try forger.send(reply, deadline: Deadline(secondsFromNow: 5))
+            }
+        }
+        try forger.call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                              interface: "org.freedesktop.DBus.Peer", member: "Ping"), deadline: Deadline(secondsFromNow: 5))
+        try forgeVerifyMatch()
     }
 
     /// Calls one of python-dbusmock's control methods on the polkit stand-in.
