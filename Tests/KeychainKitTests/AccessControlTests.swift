@@ -73,12 +73,16 @@ import Testing
         }
         // Updating a stored value to such a policy is refused too, and the value stays as it was.
         try keychain.set("card-number", forKey: "card")
+        let before = try #require(rawAttributes(of: "card", in: keychain))
         let error = #expect(throws: KeychainError.self) {
             try keychain.accessControl(.biometryCurrentSet).set("new-card-number", forKey: "card")
         }
         #expect(error == .authFailed)
         #expect(try keychain.string(forKey: "card") == "card-number")
-        #expect(rawAttributes(of: "card", in: keychain)?[kSecAttrAccessControl as String] == nil)
+        let after = try #require(rawAttributes(of: "card", in: keychain))
+        // The same (empty) access control and the same modification date: nothing was written.
+        #expect(String(describing: after[kSecAttrAccessControl as String]) == String(describing: before[kSecAttrAccessControl as String]))
+        #expect(after[kSecAttrModificationDate as String] as? Date == before[kSecAttrModificationDate as String] as? Date)
     }
 
     @Test func accessControlCannotBeCombinedWithSynchronization() throws {

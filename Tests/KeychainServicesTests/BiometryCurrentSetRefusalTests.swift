@@ -43,14 +43,18 @@ struct BiometryCurrentSetRefusalTests {
         }
 
         #expect(scratch.add(item.merging([kSecValueData: Data("card-number".utf8)]) { $1 }).0 == errSecSuccess)
+        let readBack = item.merging([kSecReturnData: true, kSecReturnAttributes: true]) { $1 }
+        let before = try #require(scratch.copyMatching(readBack).1 as? [String: Any])
         let access = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .biometryCurrentSet, nil))
         let status = scratch.update(item, [kSecAttrAccessControl: access, kSecValueData: Data("new-card-number".utf8)])
         #expect(status == errSecAuthFailed)
         expectReasonNamesTheCause(KeychainFailureDetails.reason(for: status))
-        let read = scratch.copyMatching(item.merging([kSecReturnData: true, kSecReturnAttributes: true]) { $1 })
-        let attributes = try #require(read.1 as? [String: Any])
+        let attributes = try #require(scratch.copyMatching(readBack).1 as? [String: Any])
         #expect(attributes[kSecValueData as String] as? Data == Data("card-number".utf8))
-        #expect(attributes[kSecAttrAccessControl as String] == nil)
+        // The same (empty) access control and the same modification date: nothing was written.
+        #expect(String(describing: attributes[kSecAttrAccessControl as String])
+                == String(describing: before[kSecAttrAccessControl as String]))
+        #expect(attributes[kSecAttrModificationDate as String] as? Date == before[kSecAttrModificationDate as String] as? Date)
         // An update that leaves the access control alone is not refused.
         #expect(scratch.update(item, [kSecAttrLabel: "card"]) == errSecSuccess)
     }
