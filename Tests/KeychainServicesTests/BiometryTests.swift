@@ -508,4 +508,29 @@ struct BiometryTests {
         #expect(disk.engine.readSecret(account: "current", context: LAContext()).value as? Data == secret("current"))
         #expect(scanned.value == true)
     }
+
+    @Test("an item an earlier version stored unbound (while fprintd did not answer) stays unreadable (-25293, no scan); updates that leave its access control alone are refused as its reads are and change nothing; it can be deleted")
+    func unboundItemOfAnEarlierVersion() throws {
+        let harness = try FprintdHarness()
+        try harness.enroll(finger: "right-index-finger", print: "print-a")
+        let disk = try KeychainOnDisk(biometry: harness.configuration)
+        // Written as earlier versions did: .biometryCurrentSet with no domain state.
+        let unbound = try AccessControlPolicy(protection: .whenUnlockedThisDeviceOnly, flags: AccessControlPolicy.biometryCurrentSet)
+        _ = try disk.engine.database.insert(NewItem(itemClass: .genericPassword,
+                                                    attributes: ["agrp": .string("app"), "sync": .number(0), "svce": .string("svc"), "acct": .string("old")],
+                                                    data: secret("old"), protection: .whenUnlockedThisDeviceOnly, accessControl: unbound))
+        let before = try #require(try disk.storedItems().first)
+        #expect(before.accessControl?.biometryDomainState == nil)
+        let bytesBefore = disk.fileBytes()
+
+        // Refused at once: a verification would wait for a finger, and none is presented.
+        #expect(disk.engine.readSecret(account: "old", context: LAContext()).status == errSecAuthFailed)
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "old"]
+        #expect(disk.engine.update(query, [kSecAttrLabel as String: "renamed"]) == errSecAuthFailed)
+        let kept = try #require(try disk.storedItems().first)
+        #expect(kept.attributes == before.attributes && kept.accessControl == before.accessControl && kept.data == secret("old"))
+        #expect(disk.fileBytes() == bytesBefore)
+        #expect(disk.engine.delete(query) == errSecSuccess)
+        #expect(try disk.storedItems().isEmpty)
+    }
 }

@@ -52,6 +52,14 @@ public struct AccessControl: Sendable, Hashable {
 
     /// Biometry as currently enrolled: adding or removing a finger or face makes the item
     /// unreadable (`kSecAccessControlBiometryCurrentSet`).
+    ///
+    /// The item is bound to the set enrolled when it is written, so writing it needs one: with
+    /// no biometry enrolled — on Linux, no fingerprint service (fprintd) answering, no reader, or
+    /// no enrolled finger — writing fails with ``KeychainError/authFailed`` and nothing is
+    /// stored, alone or combined with another constraint (`.biometryCurrentSet.or(.devicePasscode)`
+    /// too). On Linux the error's ``KeychainError/reason`` names what was missing. Use
+    /// ``biometryAny`` or ``userPresence`` for items that must be writable before a finger is
+    /// enrolled.
     public static let biometryCurrentSet = AccessControl(.biometryCurrentSet)
 
     /// The device passcode (`kSecAccessControlDevicePasscode`).
