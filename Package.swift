@@ -267,7 +267,9 @@ let package = Package(
                                                                   // DictionaryEntriesTests: the CF-dictionary walker (@testable).
                                                                   .target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms)),
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
-                                                                  "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+                                                                  "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                                                                  // BiometryTests: the refusal reasons and access-control policies they check.
+                                                                  "KeychainVocabulary"],
                     // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).
                     exclude: ["Golden"],
                     // IdentityTransactionTests: the store's fault-injection seam (IOSeam), in debug builds.

@@ -306,7 +306,8 @@ struct BiometryTests {
         let newFinger = present(["print-c"], ifStillOpen: ["print-a"], to: harness)
         #expect(engine.readSecret(account: "current-2", context: LAContext()).value as? Data == secret("current-2"))
         #expect(newFinger.value == true)
-        // The invalidated item is never re-bound to the new set (issue 12): giving it its access
+        // The invalidated item is never re-bound to the new set (that would make it readable by a
+        // finger enrolled after it was stored, the attack .biometryCurrentSet stops): giving it its access
         // control again, or none, fails as reading it does — no finger asked — and it stays invalid.
         let access = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
                                                                    .biometryCurrentSet, nil))
