@@ -19,8 +19,9 @@ extension KeychainError {
     /// while the device is locked. Not a missing item: retry later, do not overwrite.
     public static let interactionNotAllowed = KeychainError(status: errSecInteractionNotAllowed)
 
-    /// Authentication failed, or the item's access control forbids the operation
-    /// (`errSecAuthFailed`, -25293).
+    /// Authentication failed, the item's access control forbids the operation, or an item with
+    /// ``AccessControl/biometryCurrentSet`` was written while no biometry is enrolled to bind it to
+    /// (`errSecAuthFailed`, -25293). On Linux ``reason`` says which.
     public static let authFailed = KeychainError(status: errSecAuthFailed)
 
     /// The user dismissed the authentication prompt (`errSecUserCanceled`, -128).
