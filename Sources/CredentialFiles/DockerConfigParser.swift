@@ -90,16 +90,24 @@ public enum DockerConfigParser {
     }
 
     /// The line Foundation's JSON error points at: it names a line ("around line 3, column 5.") or
-    /// a byte offset ("around character 25."), depending on the platform.
+    /// a byte offset ("around character 25."), depending on the platform; "Unexpected end of file"
+    /// names no place, and the text ran out at its last line that is not blank.
     private static func errorLine(_ error: Error, in content: Data) -> Int? {
         let details = (error as NSError).userInfo.values.compactMap { $0 as? String }.joined(separator: " ")
         if let range = details.range(of: "line "), let line = Int(details[range.upperBound...].prefix(while: \.isNumber)) {
             return line
         }
-        guard let range = details.range(of: "character "), let offset = Int(details[range.upperBound...].prefix(while: \.isNumber)) else {
-            return nil
+        if let range = details.range(of: "character "), let offset = Int(details[range.upperBound...].prefix(while: \.isNumber)) {
+            return line(ofOffset: offset, in: content)
         }
-        return content.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        guard details.contains("end of file"),
+              let last = content.lastIndex(where: { !" \t\r\n".utf8.contains($0) }) else { return nil }
+        return line(ofOffset: content.distance(from: content.startIndex, to: last), in: content)
+    }
+
+    /// The 1-based line of the byte at `offset`.
+    private static func line(ofOffset offset: Int, in content: Data) -> Int {
+        content.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
     }
 
     /// The line of the first `"key"` at or after `start` (1 when not found: the text was valid JSON,

@@ -245,6 +245,8 @@ struct ImportCredentialsTests {
                 ("g/.git-credentials", "https://u:fine@a.example\nhttps://no-password-host.example\n", 2, "fine"),
                 ("d/config.json", "{\n  \"auths\": {\n    \"r.example\": {\"auth\": \"\(Data("nocolon".utf8).base64EncodedString())\"}\n  }\n}\n", 3, "nocolon"),
                 ("j/config.json", "{\n  \"auths\": {\n    \"r.example\": {\"auth\": \"eA==\"}\n  \n  \"x\": 1\n}\n", 5, "eA=="),
+                // Cut short: the JSON reader names no place ("unexpected end of file"): the last line that is not blank.
+                ("t/config.json", "{\n  \"auths\": {\n    \"r.example\": {\"auth\": \"dTpjdXRzaG9ydA==\"\n\n", 3, "dTpjdXRzaG9ydA=="),
                 ("h/hosts.yml", "github.com:\n    oauth_token: gho_tab\n\tuser: x\n", 3, "gho_tab"),
                 ("h2/hosts.yml", "github.com:\n    - oauth_token: gho_list\n", 2, "gho_list"),
                 ("e/.env", "GOOD=fine-value\nBAD LINE WITHOUT EQUALS\n", 2, "fine-value"),
