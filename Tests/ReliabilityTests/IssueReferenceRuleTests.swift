@@ -19,10 +19,6 @@ struct IssueReferenceRuleTests {
     /// This file: its examples of what the rule refuses are not citations.
     static let ownPath = String(URL(fileURLWithPath: #filePath).standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
 
-    /// Citations waiting for a line another branch is editing, by file and the text cited. An entry
-    /// that no longer matches anything fails the rule, so it is removed once its line is reworded.
-    static let waiting: [(file: String, citation: String)] = []
-
     /// "issue 12", "Issue 24 (3a)", "issues 22 and 23", "issue #7", "issue number 3", and a number
     /// wrapped onto the next comment line ("issue" ending a `//`, `///`, `#`, `*` or `--` line). An
     /// address's `issues/752` has a `/` before its number, so it is not a citation.
@@ -98,18 +94,11 @@ struct IssueReferenceRuleTests {
         #expect(files.contains { $0.path == "Tests/ReliabilityTests/LayerRuleTests.swift" }, "the tree was not found from \(Self.root.path)")
         #expect(files.contains { $0.path == Self.ownPath }, "this file's path: \(Self.ownPath)")
         var offending: [String] = []
-        var waitingSeen = Set<Int>()
         for file in files where file.path != Self.ownPath {
             for found in Self.citations(in: file.text, pattern: pattern) {
-                if let entry = Self.waiting.firstIndex(where: { $0.file == file.path && $0.citation.caseInsensitiveCompare(found.citation) == .orderedSame }) {
-                    waitingSeen.insert(entry)
-                } else {
-                    offending.append("\(file.path):\(found.line): \(found.citation)")
-                }
+                offending.append("\(file.path):\(found.line): \(found.citation)")
             }
         }
         #expect(offending.isEmpty, "internal issue numbers (say the behaviour, threat or measured reason instead):\n\(offending.joined(separator: "\n"))")
-        let stale = Self.waiting.indices.filter { !waitingSeen.contains($0) }.map { "\(Self.waiting[$0].file): \(Self.waiting[$0].citation)" }
-        #expect(stale.isEmpty, "waiting entries that match nothing any more (remove them): \(stale)")
     }
 }
