@@ -89,7 +89,8 @@ enum SourceText {
             let line = TextLines.number(of: text.firstIndex(of: "\0") ?? text.endIndex, in: text)
             throw CredentialFileError(file: file, line: line, reason: "contains a NUL byte (not a text file)")
         }
-        return TextLines.split(text)
+        // A CR ending the text without a LF after it (a file cut after its CR) ends the line too.
+        return TextLines.split(text).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
     }
 
     /// Decodes `%XX` escapes (as in URLs); nil if an escape is malformed or the result is not UTF-8.
