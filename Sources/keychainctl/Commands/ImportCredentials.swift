@@ -176,13 +176,22 @@ struct ImportCredentials: KeychainCommand {
         } catch {
             var unrestored: [String] = []
             for entry in stored.reversed() {
-                do { try importer.restore(entry.item, previous: entry.previous) } catch { unrestored.append("\(entry.credential)") }
+                do {
+                    try importer.restore(entry.item, previous: entry.previous)
+                } catch let undoError {
+                    unrestored.append("\(entry.credential) (\(Self.describe(undoError)))")
+                }
             }
-            let message = (error as? UsageFailure)?.message ?? (error as? KeychainCallError)?.description ?? "\(type(of: error))"
+            let message = Self.describe(error)
             let outcome = unrestored.isEmpty ? "the keychain is as it was before" : "could not undo: \(unrestored.joined(separator: ", "))"
             throw UsageFailure(message: "\(message); \(outcome); no file was changed",
                                exitCode: (error as? KeychainCallError)?.exitCode ?? 1)
         }
+    }
+
+    /// What a failure says, for a message that goes on (the errors here never hold a secret).
+    private static func describe(_ error: Error) -> String {
+        (error as? UsageFailure)?.message ?? (error as? KeychainCallError)?.description ?? String(describing: error)
     }
 
     /// Removes or rewrites each file, unless it changed since it was read.
