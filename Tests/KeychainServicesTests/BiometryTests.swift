@@ -59,6 +59,16 @@ struct BiometryTests {
         }
     }
 
+    /// A context on `configuration` once asked `canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics)`:
+    /// the context, its answer, and the code of the error it gave.
+    private func evaluatedContext(_ configuration: BiometryConfiguration) -> (context: LAContext, canEvaluate: Bool, errorCode: Int?) {
+        let context = LAContext()
+        context.biometryConfiguration = configuration
+        var error: NSError?
+        let canEvaluate = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error)
+        return (context, canEvaluate, error?.code)
+    }
+
     private func secret(_ account: String) -> Data { Data("secret-\(account)".utf8) }
 
     /// The `.biometryCurrentSet` combinations an add or update must refuse when there is no
@@ -323,11 +333,9 @@ struct BiometryTests {
         let engine = try engine(harness.configuration)
         #expect(try add(engine, account: "presence", flags: .userPresence) == errSecSuccess)
         #expect(try add(engine, account: "any", flags: .biometryAny) == errSecSuccess)
-        let context = LAContext()
-        context.biometryConfiguration = harness.configuration
-        var error: NSError?
-        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
-        #expect(error?.code == LAError.Code.biometryNotEnrolled.rawValue)
+        let (context, canEvaluate, errorCode) = evaluatedContext(harness.configuration)
+        #expect(!canEvaluate)
+        #expect(errorCode == LAError.Code.biometryNotEnrolled.rawValue)
         #expect(context.biometryType == .touchID, "a reader is present, though nothing is enrolled")
         #expect(engine.readSecret(account: "any", context: LAContext()).status == errSecAuthFailed)
         // Nothing enrolled: user presence falls back to the passcode, and no prompt program exists.
@@ -379,11 +387,9 @@ struct BiometryTests {
             try expectNothingBound(on: disk, because: .noService)
             guard let configuration else { continue }
             let engine = disk.engine
-            let context = LAContext()
-            context.biometryConfiguration = configuration
-            var error: NSError?
-            #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
-            #expect(error?.code == LAError.Code.biometryNotAvailable.rawValue)
+            let (context, canEvaluate, errorCode) = evaluatedContext(configuration)
+            #expect(!canEvaluate)
+            #expect(errorCode == LAError.Code.biometryNotAvailable.rawValue)
             #expect(context.biometryType == .none)
             #expect(context.evaluatedPolicyDomainState == nil)
             #expect(engine.readSecret(account: "any", context: context).status == errSecAuthFailed)
@@ -396,11 +402,9 @@ struct BiometryTests {
         let harness = try FprintdHarness(reader: false)
         let disk = try KeychainOnDisk(biometry: harness.configuration)
         try expectNothingBound(on: disk, because: .noReader)
-        let context = LAContext()
-        context.biometryConfiguration = harness.configuration
-        var error: NSError?
-        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
-        #expect(error?.code == LAError.Code.biometryNotAvailable.rawValue)
+        let (context, canEvaluate, errorCode) = evaluatedContext(harness.configuration)
+        #expect(!canEvaluate)
+        #expect(errorCode == LAError.Code.biometryNotAvailable.rawValue)
         #expect(context.evaluatedPolicyDomainState == nil)
     }
 
@@ -410,16 +414,13 @@ struct BiometryTests {
         let disk = try KeychainOnDisk(biometry: harness.configuration)
         try expectNothingBound(on: disk, because: .noFingerEnrolled)
         // LocalAuthentication is unaffected: it still reports the reader and no enrolled finger.
-        let context = LAContext()
-        context.biometryConfiguration = harness.configuration
-        var error: NSError?
-        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) == false)
-        #expect(error?.code == LAError.Code.biometryNotEnrolled.rawValue)
+        let (_, canEvaluate, errorCode) = evaluatedContext(harness.configuration)
+        #expect(!canEvaluate)
+        #expect(errorCode == LAError.Code.biometryNotEnrolled.rawValue)
 
         try harness.enroll(finger: "right-index-finger", print: "print-a")
-        let enrolled = LAContext()
-        enrolled.biometryConfiguration = harness.configuration
-        #expect(enrolled.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        let (enrolled, canEvaluateEnrolled, _) = evaluatedContext(harness.configuration)
+        #expect(canEvaluateEnrolled)
         let domainState = try #require(enrolled.evaluatedPolicyDomainState)
         #expect(try add(disk.engine, account: "current", flags: [.biometryCurrentSet, .or, .devicePasscode]) == errSecSuccess)
         #expect(try boundState(disk, "current") == domainState)
@@ -474,10 +475,8 @@ struct BiometryTests {
         }
         #expect(try add(patient.engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
         #expect(released.value == true)
-        let context = LAContext()
-        context.biometryConfiguration = harness.configuration
-        var error: NSError?
-        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        let (context, canEvaluate, _) = evaluatedContext(harness.configuration)
+        #expect(canEvaluate)
         #expect(try boundState(patient, "current") == context.evaluatedPolicyDomainState)
     }
 
@@ -499,10 +498,8 @@ struct BiometryTests {
         }
         #expect(try add(disk.engine, account: "current", flags: .biometryCurrentSet) == errSecSuccess)
         #expect(attacked.value == "forged, then released")
-        let context = LAContext()
-        context.biometryConfiguration = harness.configuration
-        var error: NSError?
-        #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        let (context, canEvaluate, _) = evaluatedContext(harness.configuration)
+        #expect(canEvaluate)
         let bound = try boundState(disk, "current")
         #expect(bound != nil && bound == context.evaluatedPolicyDomainState, "bound to fprintd's real set")
         let scanned = present(["print-a"], to: harness)
