@@ -256,7 +256,7 @@ let package = Package(
         // the package to install (scripts/test installs them all).
         .target(name: "RequiredToolSupport", path: "Tests/Support/RequiredTool"),
         .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport",
-                                                           "EtcdClusterSupport", "RequiredToolSupport", "KeychainTestSupport"]),
+                                                           "EtcdClusterSupport", "RequiredToolSupport", "KeychainTestSupport", "LoopbackPortSupport"]),
         // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
         .testTarget(
             name: "ReliabilityTests",
@@ -274,7 +274,10 @@ let package = Package(
                     exclude: ["Golden"],
                     // IdentityTransactionTests: the store's fault-injection seam (IOSeam), in debug builds.
                     swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug)), reimplementedDefine]),
-        .target(name: "EtcdClusterSupport", dependencies: ["RequiredToolSupport"], path: "Tests/Support/EtcdCluster"),
+        // Loopback ports for the daemons tests start (etcd, git daemon, sshd, swtpm), chosen below
+        // the kernel's ephemeral range so that no outgoing connection takes one first.
+        .target(name: "LoopbackPortSupport", path: "Tests/Support/LoopbackPort"),
+        .target(name: "EtcdClusterSupport", dependencies: ["RequiredToolSupport", "LoopbackPortSupport"], path: "Tests/Support/EtcdCluster"),
         // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
         // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).
         // KeychainLinux: its D-Bus client asks the new bus for its id.
@@ -288,7 +291,7 @@ let package = Package(
         // PrivateBusSupport: `git daemon` and `sshd` for the git transport tests; Crypto: the folder's version digests;
         // KeychainTestSupport: the ManualClock the devices' keychains stamp edits with.
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "KeychainVocabulary", "EtcdClusterSupport", "RequiredToolSupport",
-                                                             "PrivateBusSupport", "KeychainTestSupport",
+                                                             "PrivateBusSupport", "KeychainTestSupport", "LoopbackPortSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),

@@ -91,6 +91,27 @@ struct EtcdClientTests {
             #expect(later.isEmpty)
         }
     }
+
+    @Test("a member that dies on its own ends the wait for a leader at once, with its name and the end of its log")
+    func memberExitIsReported() async throws {
+        try await onDedicatedThread {
+            let cluster = try EtcdCluster()
+            let victim = try #require(cluster.members[1].process)
+            kill(victim.processIdentifier, SIGKILL)  // not cluster.kill(1): the cluster still counts on it
+            victim.waitUntilExit()
+            do {
+                try cluster.waitUntilServing()
+                Issue.record("the wait ended well although member m1 is dead")
+            } catch EtcdClusterFailure.memberExited(let report) {
+                #expect(report.contains("etcd member m1") && report.contains("client port \(cluster.members[1].clientPort)"), "\(report)")
+                #expect(report.contains("exited with status \(SIGKILL)"), "\(report)")
+                // It ends with the last line that member printed (its folder goes with the cluster).
+                let log = try String(contentsOf: cluster.directory.appendingPathComponent("m1.log"), encoding: .utf8)
+                let lastLine = try #require(log.split(separator: "\n").last)
+                #expect(report.hasSuffix(lastLine), "\(report)")
+            }
+        }
+    }
 }
 
 /// The etcd client against a real etcd serving TLS (certificates made by `openssl` for the test):

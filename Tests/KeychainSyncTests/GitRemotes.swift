@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackPortSupport
 import PrivateBusSupport
 import RequiredToolSupport
 #if canImport(Glibc)
@@ -60,23 +61,6 @@ enum Shell {
         try run(["git", "--git-dir=\(repository)"] + arguments, input: input, allowFailure: allowFailure)
     }
 
-    /// A TCP port nothing listens on now (bound to port 0, then released).
-    static func freePort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(descriptor, raw, length) == 0 && getsockname(descriptor, raw, &length) == 0
-            }
-        }
-        guard bound else { throw Failure(description: "cannot bind a loopback port") }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
     /// Waits until something accepts connections on 127.0.0.1:`port`.
     static func waitForListener(port: UInt16, process: BackgroundProcess, timeout: Duration = .seconds(30)) throws {
         let deadline = ContinuousClock.now + timeout
@@ -128,7 +112,7 @@ final class GitDaemon: @unchecked Sendable {
 
     init(serving directory: String, log: String) throws {
         try RequiredTool.gitDaemon.require()
-        port = try Shell.freePort()
+        port = try LoopbackPort.next()
         process = try BackgroundProcess(
             name: "git daemon",
             arguments: ["/usr/lib/git-core/git-daemon", "--reuseaddr", "--listen=127.0.0.1", "--port=\(port)",
@@ -153,7 +137,7 @@ final class SSHServer: @unchecked Sendable {
     init(in directory: String) throws {
         try RequiredTool.require([.sshd, .sshKeygen])
         self.directory = directory
-        port = try Shell.freePort()
+        port = try LoopbackPort.next()
         guard let entry = getpwuid(getuid()) else { throw Shell.Failure(description: "no passwd entry for uid \(getuid())") }
         user = String(cString: entry.pointee.pw_name)
         try Shell.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "kk-test-host", "-f", directory + "/host_key"])

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainSync
+import LoopbackPortSupport
 import RequiredToolSupport
 import Testing
 
@@ -284,7 +285,7 @@ struct GitTransportTests: TransportTestCase {
 
     @Test func credentialsInTheURLNeverReachMessages() throws {
         let scratch = try ScratchFolder("git-credentials")
-        let port = try Shell.freePort()  // nothing listens there
+        let port = try LoopbackPort.next()  // nothing listens there
         let a = try GitTransport(remote: "https://ada:s3cr3t-token@127.0.0.1:\(port)/keys.git",
                                  repositoryPath: scratch.path + "/sync.git", networkTimeout: .seconds(30))
         #expect(!a.location.contains("s3cr3t"))

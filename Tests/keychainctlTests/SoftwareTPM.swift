@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackPortSupport
 import RequiredToolSupport
 import Testing
 
@@ -16,7 +17,7 @@ final class SoftwareTPM: @unchecked Sendable {
         try RequiredTool.require([.swtpm, .tpm2Tools])
         stateDirectory = directory + "/swtpm-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        port = try Self.freePortPair()
+        port = Int(try LoopbackPort.consecutive(2))
         process.executableURL = URL(fileURLWithPath: "/usr/bin/swtpm")
         process.arguments = ["socket", "--tpm2", "--server", "type=tcp,port=\(port),bindaddr=127.0.0.1",
                              "--ctrl", "type=tcp,port=\(port + 1),bindaddr=127.0.0.1",
@@ -53,39 +54,8 @@ final class SoftwareTPM: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
-
-    /// A port whose next port is free too (swtpm's control channel), found by binding to port 0.
-    private static func freePortPair() throws -> Int {
-        for _ in 0..<50 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-            }
-            close(fd)
-            let port = Int(UInt16(bigEndian: address.sin_port))
-            if bound, port > 1024, port < 65000, isFree(port + 1) { return port }
-        }
-        throw SoftwareTPMError.noPort
-    }
-
-    private static func isFree(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
 }
 
 enum SoftwareTPMError: Error {
-    case notReady, noPort
+    case notReady
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackPortSupport
 import RequiredToolSupport
 #if canImport(Glibc)
 import Glibc
@@ -44,16 +45,33 @@ public final class EtcdCluster {
         "\(security == nil ? "http" : "https")://127.0.0.1:\(member.clientPort)"
     }
 
+    /// How many times the cluster is started on fresh ports when a member exits while starting.
+    private static let startAttempts = 3
+
     public init(size: Int = 3, security: Security? = nil) throws {
         try RequiredTool.require([.etcd, .etcdctl])
         self.security = security
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-etcd-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        members = try (0..<size).map { index in
-            Member(name: "m\(index)", clientPort: try Self.freePort(), peerPort: try Self.freePort(), process: nil)
+        members = []
+        var exits: [String] = []
+        for _ in 0..<Self.startAttempts {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            members = try (0..<size).map { index in
+                Member(name: "m\(index)", clientPort: try LoopbackPort.next(), peerPort: try LoopbackPort.next(), process: nil)
+            }
+            for index in members.indices { try start(index) }
+            do {
+                try waitUntilServing()
+                return
+            } catch EtcdClusterFailure.memberExited(let report) {
+                // A member that cannot start (its port taken after all, a crash) is reported and
+                // the whole cluster starts again from nothing on other ports.
+                exits.append(report)
+                for index in members.indices { kill(index) }
+                try FileManager.default.removeItem(at: directory)
+            }
         }
-        for index in members.indices { try start(index) }
-        try waitUntilServing()
+        throw EtcdClusterFailure.couldNotStart(attempts: Self.startAttempts, reports: exits)
     }
 
     deinit {
@@ -105,14 +123,29 @@ public final class EtcdCluster {
 
     /// Waits until a write through every running member succeeds (a leader is elected). The bound
     /// only ends a run that would hang: the suite starts several clusters at once beside the other
-    /// daemons' suites, and on 2 loaded cores an election has taken over 60 s.
+    /// daemons' suites, and on 2 loaded cores an election has taken over 60 s. A member that exits
+    /// meanwhile ends the wait at once (``EtcdClusterFailure/memberExited(_:)``, with its log).
     public func waitUntilServing(timeout: Duration = .seconds(180)) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
+            if let exited = members.first(where: { $0.process?.isRunning == false }) {
+                throw EtcdClusterFailure.memberExited("""
+                    etcd member \(exited.name) (client port \(exited.clientPort), peer port \(exited.peerPort)) \
+                    exited with status \(exited.process?.terminationStatus ?? 0); its log ends:
+                    \(logTail(exited))
+                    """)
+            }
             if members.allSatisfy({ $0.process == nil || answers(clientURL($0)) }) { return }
             usleep(100_000)
         }
-        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "etcd did not start: see \(directory.path)"])
+        throw EtcdClusterFailure.notServing(after: timeout, logs: members.map { "\($0.name): \(logTail($0))" })
+    }
+
+    /// The last lines of member `member`'s log (the folder is removed with the cluster, so failures
+    /// carry what it said).
+    private func logTail(_ member: Member, lines: Int = 12) -> String {
+        let log = FileManager.default.contents(atPath: directory.appendingPathComponent("\(member.name).log").path) ?? Data()
+        return String(decoding: log, as: UTF8.self).split(separator: "\n").suffix(lines).joined(separator: "\n")
     }
 
     private func answers(_ endpoint: String) -> Bool {
@@ -161,22 +194,25 @@ public final class EtcdCluster {
         try etcdctl(["user", "grant-role", user, "kk-sync"])
         try etcdctl(["auth", "enable"])
     }
+}
 
-    /// A TCP port nothing listens on now (bound to port 0, then released).
-    private static func freePort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
-                bind(descriptor, raw, length) == 0 && getsockname(descriptor, raw, &length) == 0
-            }
+/// Why a test's etcd cluster is not there.
+public enum EtcdClusterFailure: Error, CustomStringConvertible {
+    /// A member's process exited while the cluster was starting (the report names it and ends with its log).
+    case memberExited(String)
+    /// Every start attempt had a member exit; the reports of each.
+    case couldNotStart(attempts: Int, reports: [String])
+    /// The members run but no write succeeded through each of them within the bound; their logs' ends.
+    case notServing(after: Duration, logs: [String])
+
+    public var description: String {
+        switch self {
+        case .memberExited(let report):
+            report
+        case .couldNotStart(let attempts, let reports):
+            "etcd did not start in \(attempts) attempts on fresh ports:\n" + reports.joined(separator: "\n")
+        case .notServing(let timeout, let logs):
+            "etcd did not elect a leader within \(timeout) (not every member took a write):\n" + logs.joined(separator: "\n")
         }
-        guard bound else { throw CocoaError(.fileReadUnknown) }
-        return UInt16(bigEndian: address.sin_port)
     }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import LoopbackPortSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The ports test daemons are told to listen on: never one an outgoing connection could take
+/// first (the kernel's ephemeral range), never one in use, never the same one twice.
+@Suite("loopback ports for test daemons")
+struct LoopbackPortTests {
+    private var ephemeralStart: Int {
+        let setting = FileManager.default.contents(atPath: "/proc/sys/net/ipv4/ip_local_port_range").map { String(decoding: $0, as: UTF8.self) }
+        return setting?.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+    }
+
+    @Test("ports are below the ephemeral range, free when handed out, and never handed out twice")
+    func distinctAndBelowEphemeralRange() throws {
+        let ports = try (0..<300).map { _ in try LoopbackPort.next() }
+        #expect(Set(ports).count == ports.count)
+        #expect(ports.allSatisfy { Int($0) < ephemeralStart && $0 > 1023 })
+        let pair = try LoopbackPort.consecutive(2)
+        #expect(LoopbackPort.isFree(pair) && LoopbackPort.isFree(pair + 1))
+        #expect(!ports.contains(pair) && !ports.contains(pair + 1))
+    }
+
+    @Test("a port something listens on counts as taken")
+    func listeningPortIsNotFree() throws {
+        let port = try LoopbackPort.next()
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let listening = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        } && listen(listener, 1) == 0
+        try #require(listening)
+        #expect(!LoopbackPort.isFree(port))
+    }
+}
