@@ -58,7 +58,8 @@ struct LayerRuleTests {
         "keychainkit-migration-probe": ["KeychainKit"],
         "PseudoTerminalSupport": [],
         "RequiredToolSupport": [],
-        "EtcdClusterSupport": ["RequiredToolSupport"],
+        "LoopbackPortSupport": [],
+        "EtcdClusterSupport": ["RequiredToolSupport", "LoopbackPortSupport"],
         "PrivateBusSupport": ["KeychainPrimitives", "KeychainLinux", "RequiredToolSupport"],
         "SecretServiceHarness": ["KeychainTestSupport", "PrivateBusSupport", "RequiredToolSupport"],
     ]
