@@ -77,7 +77,7 @@ package final class DBusConnection: @unchecked Sendable {
     /// serial, and a bus whose policy lets unrequested replies through delivers it, but the
     /// sender of every message is stamped by the bus. A reply from anyone else is a stray. (A
     /// call to a well-known name cannot be checked this way; callers that care resolve its
-    /// owner first and call that.)
+    /// owner first and call that, as ``FprintSession`` does.)
     @discardableResult
     package func call(_ message: DBusMessage, deadline: Deadline) throws(DBusFailure) -> [DBusValue] {
         let serial = try write(message, deadline: deadline)

@@ -9,6 +9,8 @@ import Foundation
 package final class FprintSession {
     static let service = "net.reactivated.Fprint"
     static let deviceInterface = "net.reactivated.Fprint.Device"
+    /// The bus's error for a name nobody owns and no service file provides.
+    static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
 
     private let connection: DBusConnection
     private let callTimeout: Double
@@ -34,25 +36,48 @@ package final class FprintSession {
 
     /// Connects to the bus and finds the default reader; `remote("…NoSuchDevice")` when there is
     /// none, `remote("org.freedesktop.DBus.Error.ServiceUnknown")` without fprintd.
+    ///
+    /// Every reply this reads comes from a sender the bus vouches for: the bus starts fprintd
+    /// (when it is bus-activated and not running) and names its owner, and the reader is asked of
+    /// that owner. Asking the well-known name directly would accept a reply any client forged with
+    /// our call's serial (see ``DBusConnection/call(_:deadline:)``).
     package init(busAddress: String, callTimeout: Double) throws(DBusFailure) {
         self.callTimeout = callTimeout
         connection = try DBusConnection(address: busAddress, timeout: callTimeout)
-        let reply = try connection.call(.call(destination: Self.service, path: "/net/reactivated/Fprint/Manager",
+        // The bus answers 1 (started) or 2 (already running). It looks for a service file before
+        // it looks at the name, so an fprintd started without one (by hand, in a container) is
+        // "unknown" to it but may still own the name: that error counts only if nobody does.
+        var notActivatable: DBusFailure?
+        do {
+            try connection.call(Self.busCall("StartServiceByName", [.string(Self.service), .uint32(0)]),
+                                deadline: Deadline(secondsFromNow: callTimeout))
+        } catch .remote(let name, let message) where name == Self.serviceUnknown {
+            notActivatable = .remote(name: name, message: message)
+        }
+        let owner: [DBusValue]
+        do {
+            owner = try connection.call(Self.busCall("GetNameOwner", [.string(Self.service)]),
+                                        deadline: Deadline(secondsFromNow: callTimeout))
+        } catch {
+            throw notActivatable ?? error
+        }
+        guard let ownerName = owner.first?.text, ownerName.hasPrefix(":") else {
+            throw .protocolViolation("GetNameOwner without a unique name")
+        }
+        serviceOwner = ownerName
+        let reply = try connection.call(.call(destination: ownerName, path: "/net/reactivated/Fprint/Manager",
                                               interface: "net.reactivated.Fprint.Manager", member: "GetDefaultDevice"),
                                         deadline: Deadline(secondsFromNow: callTimeout))
         guard let path = reply.first?.text, case .objectPath = reply.first else {
             throw .protocolViolation("GetDefaultDevice without an object path")
         }
         devicePath = path
-        // Asked after GetDefaultDevice, which starts fprintd on demand (bus activation).
-        let owner = try connection.call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                              interface: "org.freedesktop.DBus", member: "GetNameOwner",
-                                              body: [.string(Self.service)]),
-                                        deadline: Deadline(secondsFromNow: callTimeout))
-        guard let ownerName = owner.first?.text, ownerName.hasPrefix(":") else {
-            throw .protocolViolation("GetNameOwner without a unique name")
-        }
-        serviceOwner = ownerName
+    }
+
+    /// A call to the bus itself (`org.freedesktop.DBus`), whose replies the connection checks by sender.
+    private static func busCall(_ member: String, _ body: [DBusValue]) -> DBusMessage {
+        .call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+              member: member, body: body)
     }
 
     /// The reader's name (its `name` property, such as "Virtual device for debugging").
