@@ -4,9 +4,9 @@ import KeychainServices
 import KeychainStore
 import Testing
 
-// Shared fixtures of the conformance suite (apple-secitem-semantics.md §7). Every test runs on
-// its own isolated in-memory keychain through `SecItemEngine`, with dictionaries written with
-// Apple's constants exactly as iOS code writes them.
+// Shared fixtures of the conformance suite (the checklist in docs/CONFORMANCE.md). Every test
+// runs on its own isolated in-memory keychain through `SecItemEngine`, with dictionaries written
+// with Apple's constants exactly as iOS code writes them.
 
 /// A SecItem dictionary as the engine takes it.
 typealias Query = [String: Any]

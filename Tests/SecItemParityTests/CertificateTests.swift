@@ -66,7 +66,7 @@ extension SecItemParity {
             #expect(CFGetTypeID(object) == SecCertificateGetTypeID())
         }
 
-        @Test("24 kSecReturnRef of a certificate is a SecCertificate with the stored DER")
+        @Test("3.4 kSecReturnRef of a certificate is a SecCertificate with the stored DER")
         func returnRef() throws {
             let keychain = try ParityKeychain()
             keychain.mustAdd(try item(keychain))
