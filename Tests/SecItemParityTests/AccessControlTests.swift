@@ -147,7 +147,7 @@ extension SecItemParity {
             #expect(text(keychain.attributes(keychain.password("guarded")), kSecAttrAccount) == "guarded")
         }
 
-        @Test("46 an application-password item reads with the right credential; without one, and without a prompt, it gives no data")
+        @Test("46 an application-password item reads with the right credential; a wrong one is errSecAuthFailed; without one, and without a prompt, it gives no data")
         func applicationPassword() throws {
             let keychain = try ParityKeychain()
             let accessControl = try #require(createAccessControl(kSecAttrAccessibleWhenUnlocked, .applicationPassword).0)
@@ -158,6 +158,12 @@ extension SecItemParity {
             let reader = LAContext()
             #expect(reader.setCredential(bytes("app-password"), type: .applicationPassword))
             #expect(keychain.data(keychain.password("a", [kSecUseAuthenticationContext: reader])) == bytes("sealed"))
+            // The wrong password: the authentication fails.
+            let wrong = LAContext()
+            #expect(wrong.setCredential(bytes("not-the-app-password"), type: .applicationPassword))
+            let failed = keychain.copy(keychain.password("a", [kSecReturnData: true, kSecUseAuthenticationContext: wrong]))
+            #expect(failed.status == errSecAuthFailed)
+            #expect(failed.result == nil)
             let noCredential = LAContext()
             noCredential.interactionNotAllowed = true
             let refused = keychain.copy(keychain.password("a", [kSecReturnData: true, kSecUseAuthenticationContext: noCredential]))
