@@ -65,16 +65,7 @@ enum Shell {
     static func waitForListener(port: UInt16, process: BackgroundProcess, timeout: Duration = .seconds(30)) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            close(descriptor)
-            if connected { return }
+            if LoopbackPort.isAccepting(port) { return }
             guard process.isRunning else { throw Failure(description: "\(process.name) exited: \(process.log)") }
             usleep(50_000)
         }

@@ -24,19 +24,15 @@ struct LoopbackPortTests {
         #expect(!ports.contains(pair) && !ports.contains(pair + 1))
     }
 
-    @Test("a port something listens on counts as taken")
+    @Test("a port something listens on counts as taken, and as accepting connections")
     func listeningPortIsNotFree() throws {
         let port = try LoopbackPort.next()
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let listening = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        } && listen(listener, 1) == 0
+        #expect(!LoopbackPort.isAccepting(port))
+        let listening = LoopbackPort.withSocketAddress(port) { bind(listener, $0, $1) == 0 } && listen(listener, 1) == 0
         try #require(listening)
         #expect(!LoopbackPort.isFree(port))
+        #expect(LoopbackPort.isAccepting(port))
     }
 }

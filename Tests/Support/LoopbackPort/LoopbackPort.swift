@@ -60,12 +60,25 @@ public enum LoopbackPort {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
+        return withSocketAddress(port) { bind(descriptor, $0, $1) == 0 }
+    }
+
+    /// Whether something accepts connections on 127.0.0.1:`port` now.
+    public static func isAccepting(_ port: UInt16) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return withSocketAddress(port) { connect(descriptor, $0, $1) == 0 }
+    }
+
+    /// Calls `body` with 127.0.0.1:`port` as a socket address and its length.
+    public static func withSocketAddress<T>(_ port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
         return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
     }
 }
