@@ -87,13 +87,13 @@ struct AccessControlTests {
         let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
         #expect(try add(prompting, account: "p", flags: .userPresence) == errSecSuccess)
         let cancel = Thread.detachResult { terminal.answer(after: "Password:", with: "\u{04}") }
-        #expect(prompting.readSecret(account: "p").status == errSecUserCanceled)
+        #expect(prompting.readSecret(account: "p").status == errSecUserCanceled, "the terminal showed: \(terminal.text)")
         #expect(cancel.value == true)
 
         let wrong = Thread.detachResult {
             (1...3).allSatisfy { attempt in terminal.answer(after: "Password:", occurrence: 1 + attempt, with: "nope\r") }
         }
-        #expect(prompting.readSecret(account: "p").status == errSecAuthFailed)
+        #expect(prompting.readSecret(account: "p").status == errSecAuthFailed, "the terminal showed: \(terminal.text)")
         #expect(wrong.value == true)
     }
 
@@ -207,7 +207,8 @@ final class ThreadResult<T: Sendable>: @unchecked Sendable {
 
     var value: T? {
         condition.withLock {
-            let deadline = Date().addingTimeInterval(15)
+            // A bound for a thread that hangs, no more (see PseudoTerminal.answer's).
+            let deadline = Date().addingTimeInterval(70)
             while stored == nil && condition.wait(until: deadline) {}
             return stored
         }

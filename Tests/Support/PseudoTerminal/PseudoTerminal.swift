@@ -53,9 +53,11 @@ public final class PseudoTerminal: @unchecked Sendable {
     /// Everything drawn so far (output, prompts and any echo).
     public var text: String { lock.withLock { String(decoding: screen, as: UTF8.self) } }
 
-    /// Waits (up to 10 s) until the screen has shown `marker` `occurrence` times, then types `input`.
+    /// Waits (up to 60 s) until the screen has shown `marker` `occurrence` times, then types `input`.
     public func answer(after marker: String, occurrence: Int = 1, with input: String) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        // Only a bound for a prompt that never comes: on a loaded 2-core machine running the whole
+        // suite, a prompt has taken over 10 s to be drawn, and a late answer fails its test.
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if text.components(separatedBy: marker).count - 1 >= occurrence {
                 let bytes = Array(input.utf8)
