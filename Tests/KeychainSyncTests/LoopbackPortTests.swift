@@ -35,4 +35,18 @@ struct LoopbackPortTests {
         #expect(!LoopbackPort.isFree(port))
         #expect(LoopbackPort.isAccepting(port))
     }
+
+    @Test("a port another reservation table holds (as another test process would) is not handed out")
+    func reservedElsewhereIsNotHandedOut() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-ports-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // test cleanup only
+        let port = try LoopbackPort.next()
+        // Two tables open the lock file separately: flock(2) locks of two open files conflict
+        // within one process exactly as between two.
+        let first = HandedOutPorts(directory: directory), second = HandedOutPorts(directory: directory)
+        #expect(first.claim([port]) { true })
+        #expect(!second.claim([port]) { true }, "held by the first table's lock")
+        #expect(!second.claim([port + 1, port]) { true }, "a run that includes it is refused whole")
+        #expect(second.claim([port + 1]) { true }, "and the refused run's other port was given back")
+    }
 }

@@ -11,7 +11,9 @@ import Glibc
 /// client connecting somewhere (etcdctl, git, a sync device) can take that port before the daemon
 /// binds it, and the daemon exits with "address already in use". Ports here come from below the
 /// ephemeral range, which only explicit binds use, are checked free, and are never handed out
-/// twice in one test process.
+/// twice while the process lives — nor to another test process on the machine (two worktrees'
+/// suites at once): each port is reserved by a lock file (`flock`) this process holds until it
+/// ends, so a port whose daemon is down between a kill and a restart stays this test's.
 public enum LoopbackPort {
     /// Errors finding a port.
     public enum Failure: Error, CustomStringConvertible {
@@ -83,17 +85,50 @@ public enum LoopbackPort {
     }
 }
 
-/// The ports this process has handed out (tests run concurrently, so under a lock).
-private final class HandedOutPorts: @unchecked Sendable {
+/// The ports this process has handed out (tests run concurrently, so under a lock), each held by
+/// a lock on a file of its own in a directory every test process shares.
+final class HandedOutPorts: @unchecked Sendable {
     private let lock = NSLock()
     private var ports: Set<UInt16> = []
+    /// The lock files' descriptors: open (and so locked) until the process ends.
+    private var reservations: [Int32] = []
+    private let directory: String
 
-    /// Records `candidates` and returns true if none was handed out before and `check` passes.
+    /// Reservations in `directory` (the shared one, unless a test gives its own).
+    init(directory: String = FileManager.default.temporaryDirectory.appendingPathComponent("keychainkit-test-ports").path) {
+        self.directory = directory
+    }
+
+    /// Records `candidates` and returns true if none was handed out before, here or by another
+    /// live process, and `check` passes.
     func claim(_ candidates: [UInt16], when check: () -> Bool) -> Bool {
         lock.withLock {
-            guard ports.isDisjoint(with: candidates), check() else { return false }
+            guard ports.isDisjoint(with: candidates) else { return false }
+            var held: [Int32] = []
+            for port in candidates {
+                guard let descriptor = reserve(port) else { break }
+                held.append(descriptor)
+            }
+            guard held.count == candidates.count, check() else {
+                for descriptor in held { close(descriptor) }  // closing releases the lock
+                return false
+            }
             ports.formUnion(candidates)
+            reservations += held
             return true
         }
+    }
+
+    /// An open, exclusively locked descriptor of `port`'s lock file, or nil when another process
+    /// holds it (or it cannot be made).
+    private func reserve(_ port: UInt16) -> Int32? {
+        mkdir(directory, 0o1777)  // EEXIST when another process made it first
+        let descriptor = open("\(directory)/\(port).lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 }
