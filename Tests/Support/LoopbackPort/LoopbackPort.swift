@@ -13,7 +13,9 @@ import Glibc
 /// ephemeral range, which only explicit binds use, are checked free, and are never handed out
 /// twice while the process lives — nor to another test process on the machine (two worktrees'
 /// suites at once): each port is reserved by a lock file (`flock`) this process holds until it
-/// ends, so a port whose daemon is down between a kill and a restart stays this test's.
+/// ends, so a port whose daemon is down between a kill and a restart stays this test's. (The
+/// empty lock files stay, at most one per port of the range: removing one that another process
+/// may be opening would let two processes lock two different files of the same name.)
 public enum LoopbackPort {
     /// Errors finding a port.
     public enum Failure: Error, CustomStringConvertible {
