@@ -15,9 +15,14 @@ enum BlockingCalls {
     static func run<Result: Sendable, Failure: Error>(
         _ body: @escaping @Sendable () throws(Failure) -> Result
     ) async throws(Failure) -> Result {
+        // An observer's handler that awaits an async call must not see it reported back: the
+        // thread gets the caller's suppression (task-local values do not cross to a Thread).
+        let suppressed = ObservationSuppression.deliveringObservers
         let outcome: Swift.Result<Result, Failure> = await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: Swift.Result { () throws(Failure) -> Result in try body() })
+                ObservationSuppression.$deliveringObservers.withValue(suppressed) {
+                    continuation.resume(returning: Swift.Result { () throws(Failure) -> Result in try body() })
+                }
             }
             thread.name = "KeychainKit blocking call"
             thread.start()

@@ -67,23 +67,6 @@ extension KeychainError {
 extension KeychainError {
     /// The name of a well-known result code, for descriptions, or `nil`.
     var statusName: String? {
-        switch status {
-        case errSecSuccess: "errSecSuccess"
-        case errSecUnimplemented: "errSecUnimplemented"
-        case errSecParam: "errSecParam"
-        case errSecAllocate: "errSecAllocate"
-        case errSecUserCanceled: "errSecUserCanceled"
-        case errSecNotAvailable: "errSecNotAvailable"
-        case errSecReadOnly: "errSecReadOnly"
-        case errSecAuthFailed: "errSecAuthFailed"
-        case errSecDuplicateItem: "errSecDuplicateItem"
-        case errSecItemNotFound: "errSecItemNotFound"
-        case errSecNoSuchAttr: "errSecNoSuchAttr"
-        case errSecInteractionNotAllowed: "errSecInteractionNotAllowed"
-        case errSecDecode: "errSecDecode"
-        case errSecMissingEntitlement: "errSecMissingEntitlement"
-        case errSecInternalComponent: "errSecInternalComponent"
-        default: nil
-        }
+        StatusNames.name(of: status)
     }
 }
