@@ -121,18 +121,18 @@ final class CallObserver: Sendable {
                 identifiers[attribute] = .redacted
                 continue
             }
-            identifiers[attribute] = Self.rendered(value)
+            identifiers[attribute] = Self.rendered(value, of: attribute)
         }
         return identifiers
     }
 
-    /// A public identifier's text: a string as it is, bytes (an application tag) as UTF-8 text
-    /// or else hexadecimal; any other type stays redacted rather than be described.
-    private static func rendered(_ value: Any) -> KeychainEvent.Identifier {
+    /// A public identifier's text: a string as it is, an application tag's bytes as UTF-8 text
+    /// or else hexadecimal; any other value stays redacted rather than be described.
+    private static func rendered(_ value: Any, of attribute: KeychainEvent.IdentifyingAttribute) -> KeychainEvent.Identifier {
         if let string = value as? String {
             return .value(string)
         }
-        if let data = value as? Data {
+        if attribute == .applicationTag, let data = value as? Data {
             if let text = String(bytes: data, encoding: .utf8) {
                 return .value(text)
             }
