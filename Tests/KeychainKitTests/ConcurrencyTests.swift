@@ -71,5 +71,8 @@ import Testing
         requireSendable(AsyncTokenStore.self)
         requireSendable(OAuthTokens.self)
         requireSendable(FirstLaunchCleanup.self)
+        requireSendable(KeychainEvent.self)
+        requireSendable(KeychainEvent.IdentifierPrivacy.self)
+        requireSendable(KeychainEvent.Identifier.self)
     }
 }

@@ -6,14 +6,37 @@ import KeychainServices
 /// Every name here is declared, not deprecated, in Apple's Security framework for iOS and macOS
 /// alike. A key not listed is shown by its raw string, which is a key and never a value.
 enum AttributeKeyNames {
-    /// The constant name of `key`; `itemClass` tells apart `kSecAttrKeyType` and `kSecAttrType`,
-    /// which Apple gives the same raw value.
-    static func name(of key: String, itemClass: KeychainEvent.ItemClass?) -> String {
-        if key == kSecAttrKeyType as String, itemClass == .key {
-            return "kSecAttrKeyType"
-        }
-        return names[key] ?? key
+    /// What an event may say about one key: its constant's name and, for the attributes that
+    /// name an item, which identifying attribute it is.
+    struct Entry {
+        let name: String
+        let identifying: KeychainEvent.IdentifyingAttribute?
+        let isClass: Bool
     }
+
+    /// The entry for `key`, or `nil` for a key Apple does not declare.
+    static func entry(for key: String) -> Entry? {
+        entries[key]
+    }
+
+    /// Apple gives `kSecAttrKeyType` and `kSecAttrType` the same raw value; in a key item's
+    /// dictionary it is the key type.
+    static let keyTypeName = "kSecAttrKeyType"
+    static let typeName = "kSecAttrType"
+
+    /// The identifying attributes by key.
+    private static let identifying: [String: KeychainEvent.IdentifyingAttribute] = [
+        kSecAttrService as String: .service,
+        kSecAttrAccount as String: .account,
+        kSecAttrServer as String: .server,
+        kSecAttrLabel as String: .label,
+        kSecAttrAccessGroup as String: .accessGroup,
+        kSecAttrApplicationTag as String: .applicationTag,
+    ]
+
+    private static let entries: [String: Entry] = Dictionary(
+        uniqueKeysWithValues: names.map { key, name in (key, Entry(name: name, identifying: identifying[key], isClass: key == kSecClass as String)) }
+    )
 
     /// Raw key → constant name. On a raw-value collision the first entry wins (`kSecAttrType`
     /// before `kSecAttrKeyType`, `kSecAttrPersistentReference` before its misspelled alias).

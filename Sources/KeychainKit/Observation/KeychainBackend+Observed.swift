@@ -86,17 +86,17 @@ final class CallObserver: Sendable {
         let start = clock.now
         let result = call()
         let duration = clock.now - start
-        let itemClass = KeychainEvent.ItemClass(classValue: query[kSecClass as String])
+        let described = describe(query)
         let callStatus = status(result)
         let event = KeychainEvent(
             operation: operation,
-            itemClass: itemClass,
+            itemClass: described.itemClass,
             status: callStatus,
             duration: duration,
-            queryKeys: Self.keyNames(query, itemClass: itemClass),
-            attributesToUpdateKeys: attributesToUpdate.map { Self.keyNames($0, itemClass: itemClass) } ?? [],
+            queryKeyNames: described.keyNames,
+            updateKeyNames: attributesToUpdate.map { describe($0, itemClass: described.itemClass).keyNames } ?? [],
             returnedItemCount: callStatus == errSecSuccess ? returnedItemCount(result) : nil,
-            identifiers: identifiers(in: query)
+            identifierPairs: described.identifiers
         )
         ObservationSuppression.delivering(self) {
             handler(event)
@@ -104,26 +104,37 @@ final class CallObserver: Sendable {
         return result
     }
 
-    /// The sorted constant names of a dictionary's keys; the values are never read.
-    private static func keyNames(_ dictionary: [String: Any], itemClass: KeychainEvent.ItemClass?) -> [String] {
-        dictionary.keys.map { AttributeKeyNames.name(of: $0, itemClass: itemClass) }.sorted()
+    /// What an event says about one dictionary.
+    private struct Description {
+        var itemClass: KeychainEvent.ItemClass?
+        var keyNames: [String] = []
+        var identifiers: [(KeychainEvent.IdentifyingAttribute, KeychainEvent.Identifier)] = []
     }
 
-    /// The identifying attributes of `query`: redacted, or rendered when public. A redacted
-    /// value is never read, so the event cannot hold it.
-    private func identifiers(in query: [String: Any]) -> [KeychainEvent.IdentifyingAttribute: KeychainEvent.Identifier] {
-        var identifiers: [KeychainEvent.IdentifyingAttribute: KeychainEvent.Identifier] = [:]
-        for attribute in KeychainEvent.IdentifyingAttribute.allCases {
-            guard let value = query[attribute.key] else {
+    /// The key names, the class and the identifying attributes of `dictionary`, in one pass.
+    /// Values are read only for the class and for identifiers made public; a redacted value is
+    /// never read, so the event cannot hold it.
+    private func describe(_ dictionary: [String: Any], itemClass knownClass: KeychainEvent.ItemClass? = nil) -> Description {
+        var description = Description(itemClass: knownClass)
+        description.keyNames.reserveCapacity(dictionary.count)
+        for (key, value) in dictionary {
+            guard let entry = AttributeKeyNames.entry(for: key) else {
+                description.keyNames.append(key)
                 continue
             }
-            guard privacy.publicAttributes.contains(attribute) else {
-                identifiers[attribute] = .redacted
-                continue
+            description.keyNames.append(entry.name)
+            if entry.isClass {
+                description.itemClass = KeychainEvent.ItemClass(classValue: value)
             }
-            identifiers[attribute] = Self.rendered(value, of: attribute)
+            if let attribute = entry.identifying {
+                let shown = privacy.publicAttributes.contains(attribute) ? Self.rendered(value, of: attribute) : .redacted
+                description.identifiers.append((attribute, shown))
+            }
         }
-        return identifiers
+        if description.itemClass == .key, let index = description.keyNames.firstIndex(of: AttributeKeyNames.typeName) {
+            description.keyNames[index] = AttributeKeyNames.keyTypeName
+        }
+        return description
     }
 
     /// A public identifier's text: a string as it is, an application tag's bytes as UTF-8 text

@@ -16,7 +16,7 @@ extension KeychainEvent: CustomStringConvertible {
         if operation == .update {
             line += "; attributes to update: \(attributesToUpdateKeys.joined(separator: ", "))"
         }
-        if !identifiers.isEmpty {
+        if !identifierPairs.isEmpty {
             line += "; " + identifierList
         }
         return line
@@ -29,9 +29,9 @@ extension KeychainEvent: CustomStringConvertible {
 
     /// `service: <private>, account: "alice"`, in ``IdentifyingAttribute/allCases`` order.
     private var identifierList: String {
-        IdentifyingAttribute.allCases.compactMap { attribute in
-            identifiers[attribute].map { "\(attribute.rawValue): \($0)" }
-        }.joined(separator: ", ")
+        identifierPairs.sorted { $0.0.ordinal < $1.0.ordinal }
+            .map { attribute, value in "\(attribute.rawValue): \(value)" }
+            .joined(separator: ", ")
     }
 
     /// A duration for people: microseconds below a millisecond, else milliseconds with one

@@ -31,11 +31,15 @@ public struct KeychainEvent: Sendable {
     /// Apple's constant names of the keys of the query (for an add: of the attributes), sorted,
     /// for example `["kSecAttrAccount", "kSecAttrService", "kSecClass", "kSecReturnData"]`.
     /// A key Apple does not declare is listed by its raw string.
-    public let queryKeys: [String]
+    public var queryKeys: [String] {
+        queryKeyNames.sorted()
+    }
 
     /// For an update: the constant names of the keys of the attributes to update, sorted (for
     /// example `["kSecAttrAccessible", "kSecValueData"]`); empty for the other operations.
-    public let attributesToUpdateKeys: [String]
+    public var attributesToUpdateKeys: [String] {
+        updateKeyNames.sorted()
+    }
 
     /// For a successful copyMatching that returned a result: how many items it holds (1 for a
     /// single result, the array's count for `kSecMatchLimitAll`). `nil` for the other operations,
@@ -45,7 +49,15 @@ public struct KeychainEvent: Sendable {
     /// The identifying attributes the query (or the added attributes) named, each either
     /// redacted or, when the observer made it public, its value. Attributes the call did not
     /// name are absent.
-    public let identifiers: [IdentifyingAttribute: Identifier]
+    public var identifiers: [IdentifyingAttribute: Identifier] {
+        Dictionary(identifierPairs, uniquingKeysWith: { first, _ in first })
+    }
+
+    // Stored as the observer collects them; sorting and the dictionary are left to whoever reads
+    // them, so that a handler which drops most events pays for neither.
+    private let queryKeyNames: [String]
+    private let updateKeyNames: [String]
+    let identifierPairs: [(IdentifyingAttribute, Identifier)]
 
     /// Creates an event; observed backends build them, and tests of your handler can too.
     ///
@@ -68,14 +80,30 @@ public struct KeychainEvent: Sendable {
         returnedItemCount: Int? = nil,
         identifiers: [IdentifyingAttribute: Identifier] = [:]
     ) {
+        self.init(operation: operation, itemClass: itemClass, status: status, duration: duration,
+                  queryKeyNames: queryKeys, updateKeyNames: attributesToUpdateKeys,
+                  returnedItemCount: returnedItemCount, identifierPairs: identifiers.map { ($0.key, $0.value) })
+    }
+
+    /// The observer's initializer: key names in any order, identifiers as collected.
+    init(
+        operation: Operation,
+        itemClass: ItemClass?,
+        status: OSStatus,
+        duration: Duration,
+        queryKeyNames: [String],
+        updateKeyNames: [String],
+        returnedItemCount: Int?,
+        identifierPairs: [(IdentifyingAttribute, Identifier)]
+    ) {
         self.operation = operation
         self.itemClass = itemClass
         self.status = status
         self.duration = duration
-        self.queryKeys = queryKeys
-        self.attributesToUpdateKeys = attributesToUpdateKeys
+        self.queryKeyNames = queryKeyNames
+        self.updateKeyNames = updateKeyNames
         self.returnedItemCount = returnedItemCount
-        self.identifiers = identifiers
+        self.identifierPairs = identifierPairs
     }
 
     /// Apple's constant name of ``status`` (for example `errSecItemNotFound`), or `nil` for a
@@ -131,13 +159,14 @@ extension KeychainEvent {
         ///
         /// - Parameter value: The value of `kSecClass` in a query.
         public init?(classValue value: Any?) {
-            guard let value = value as? String,
-                  let itemClass = Self.allCases.first(where: { $0.classValue == value })
-            else {
+            guard let value = value as? String, let itemClass = Self.byClassValue[value] else {
                 return nil
             }
             self = itemClass
         }
+
+        /// The classes by `kSecClass` value, bridged from the constants once.
+        private static let byClassValue = Dictionary(uniqueKeysWithValues: allCases.map { ($0.classValue, $0) })
 
         /// The `kSecClass` value itself, for example `genp` for a generic password: the short
         /// name Apple's own keychain logs use.
@@ -179,15 +208,15 @@ extension KeychainEvent {
         /// `kSecAttrApplicationTag`: a stored private key's tag (shown as text when it is UTF-8).
         case applicationTag
 
-        /// The attribute's key in a SecItem dictionary.
-        var key: String {
+        /// The attribute's position in ``allCases``, the order descriptions list them in.
+        var ordinal: Int {
             switch self {
-            case .service: kSecAttrService as String
-            case .account: kSecAttrAccount as String
-            case .server: kSecAttrServer as String
-            case .label: kSecAttrLabel as String
-            case .accessGroup: kSecAttrAccessGroup as String
-            case .applicationTag: kSecAttrApplicationTag as String
+            case .service: 0
+            case .account: 1
+            case .server: 2
+            case .label: 3
+            case .accessGroup: 4
+            case .applicationTag: 5
             }
         }
     }
