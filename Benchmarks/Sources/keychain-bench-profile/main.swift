@@ -6,7 +6,8 @@
 // (a new item per iteration, nothing deleted: the durable add alone, bench/durable_add.sh),
 // update, delete (after an add), typed-read (Keychain.string(forKey:)), typed-read-observed (the
 // same over `KeychainBackend.securityFramework.observed` with a handler that does nothing: the
-// observation hook's cost), open (a second handle on
+// observation hook's cost), typed-read-described (the same with a handler that builds the event's
+// `description`, as a logger does), open (a second handle on
 // the file), query (only what the caller of a read does itself: build its query dictionary and
 // bridge it to a CFDictionary, no keychain call; the baseline to subtract). ITEMS picks the
 // template keychain (10, 100, 1000, 10000, 100000); the work directory is KEYCHAINKIT_BENCH_DIR,
@@ -18,7 +19,7 @@ import KeychainServices
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let items = Int(arguments[2]), let iterations = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: keychain-bench-profile read|miss|query|add|add-only|update|delete|typed-read|typed-read-observed|open ITEMS ITERATIONS\n".utf8))
+    FileHandle.standardError.write(Data("usage: keychain-bench-profile read|miss|query|add|add-only|update|delete|typed-read|typed-read-observed|typed-read-described|open ITEMS ITERATIONS\n".utf8))
     exit(64)
 }
 BenchFixture.configureProcess()
@@ -63,6 +64,10 @@ let accounts = (0..<items).map(BenchFixture.account)
 let missingAccounts = BenchFixture.missingAccounts
 let typed = Keychain(service: BenchFixture.service, accessibility: .whenUnlocked)
 let observed = typed.backend(.securityFramework.observed { _ in })
+/// The description lengths the `typed-read-described` handler builds, summed so that the work stays.
+final class DescribedLength: @unchecked Sendable { var total = 0 }  // one thread: the loop's
+let describedLength = DescribedLength()
+let described = typed.backend(.securityFramework.observed { event in describedLength.total &+= event.description.utf8.count })
 let start = ContinuousClock.now
 for iteration in 0..<iterations {
     let account = accounts[(iteration &* 7_919) % items]
@@ -101,6 +106,8 @@ for iteration in 0..<iterations {
         guard try typed.string(forKey: account) != nil else { fatalError("typed read missed") }
     case "typed-read-observed":
         guard try observed.string(forKey: account) != nil else { fatalError("observed read missed") }
+    case "typed-read-described":
+        guard try described.string(forKey: account) != nil else { fatalError("described read missed") }
     case "open":
         _ = try BenchFixture.reopen(keychain.path)
     default:
