@@ -172,6 +172,22 @@ import Testing
         #expect(observed.delete([kSecClass as String: kSecClassGenericPassword]) == errSecItemNotFound)
     }
 
+    @Test func anUnknownKeyIsQuotedAndEscapedSoTheLogLineStaysOneLine() throws {
+        let recorder = EventRecorder()
+        let backend = recorder.observing(try .isolated(), identifiers: .public)
+        _ = backend.copyMatching([
+            kSecClass as String: kSecClassGenericPassword,
+            "forged\nSecItemDelete genp → errSecSuccess (0)": true,
+            kSecAttrAccount as String: "alice\nSecItemAdd",
+        ])
+        let event = try #require(recorder.events.first)
+        #expect(event.queryKeys == ["\"forged\\nSecItemDelete genp → errSecSuccess (0)\"", "kSecAttrAccount", "kSecClass"])
+        #expect(event.identifiers == [.account: .value("alice\nSecItemAdd")])
+        #expect(!event.description.contains("\n"))
+        #expect(!event.debugDescription.contains("\n"))
+        #expect(event.description.contains("account: \"alice\\nSecItemAdd\""))
+    }
+
     @Test func descriptionsFormatDurationsAndUnnamedCodes() {
         func event(_ duration: Duration, status: OSStatus = errSecSuccess) -> KeychainEvent {
             KeychainEvent(operation: .delete, itemClass: nil, status: status, duration: duration, queryKeys: ["kSecClass"])

@@ -4,7 +4,7 @@ import KeychainServices
 /// `kSecAttrAccount` rather than the key's raw value (`"acct"`).
 ///
 /// Every name here is declared, not deprecated, in Apple's Security framework for iOS and macOS
-/// alike. A key not listed is shown by its raw string, which is a key and never a value.
+/// alike. A key not listed is shown by its raw string, quoted and escaped: a key, never a value.
 enum AttributeKeyNames {
     /// What an event may say about one key: its constant's name and, for the attributes that
     /// name an item, which identifying attribute it is.

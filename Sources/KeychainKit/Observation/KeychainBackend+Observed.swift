@@ -119,7 +119,8 @@ final class CallObserver: Sendable {
         description.keyNames.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
             guard let entry = AttributeKeyNames.entry(for: key) else {
-                description.keyNames.append(key)
+                // Quoted and escaped: a key is the caller's, and a log line must stay one line.
+                description.keyNames.append(String(reflecting: key))
                 continue
             }
             description.keyNames.append(entry.name)

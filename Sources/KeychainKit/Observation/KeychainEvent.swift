@@ -30,7 +30,8 @@ public struct KeychainEvent: Sendable {
 
     /// Apple's constant names of the keys of the query (for an add: of the attributes), sorted,
     /// for example `["kSecAttrAccount", "kSecAttrService", "kSecClass", "kSecReturnData"]`.
-    /// A key Apple does not declare is listed by its raw string.
+    /// A key Apple does not declare is listed by its raw string, quoted and escaped
+    /// (`"u_Custom"`), so that the description stays one line.
     public var queryKeys: [String] {
         queryKeyNames.sorted()
     }
