@@ -172,6 +172,24 @@ import Testing
         #expect(observed.delete([kSecClass as String: kSecClassGenericPassword]) == errSecItemNotFound)
     }
 
+    /// An observed backend sees every call only if nothing in KeychainKit calls Security's item
+    /// functions around it: a new API that did would escape observation (and isolation in tests).
+    @Test func onlyTheBackendCallsTheSecItemFunctions() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Sources/KeychainKit")
+        let call = try Regex(#"\bSecItem(Add|CopyMatching|Update|Delete)\s*\("#)
+        var callers: [String: Int] = [:]
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path))
+        while let relative = files.nextObject() as? String {
+            guard relative.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: sources.appendingPathComponent(relative), encoding: .utf8)
+            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                callers[relative, default: 0] += line.matches(of: call).count
+            }
+        }
+        #expect(callers.filter { $0.value > 0 } == ["Backend/KeychainBackend.swift": 4])
+    }
+
     @Test func anUnknownKeyIsQuotedAndEscapedSoTheLogLineStaysOneLine() throws {
         let recorder = EventRecorder()
         let backend = recorder.observing(try .isolated(), identifiers: .public)
