@@ -213,7 +213,10 @@ import Testing
         #expect(event(.microseconds(850)).description == "SecItemDelete → errSecSuccess (0) after 850 µs; query: kSecClass")
         #expect(event(.microseconds(2_140)).description.contains("after 2.1 ms;"))
         #expect(event(.milliseconds(1_234)).description.contains("after 1.23 s;"))
-        #expect(event(.milliseconds(1_005)).description.contains("after 1.01 s;"))
+        #expect(event(.milliseconds(1_005)).description.contains("after 1.00 s;"))
+        #expect(event(.microseconds(999_999)).description.contains("after 999.9 ms;"))
+        #expect(event(.seconds(Int64.max)).description.contains("after 9223372036854775807.00 s;"))
+        #expect(event(.milliseconds(-3)).description.contains("after -0.003 seconds;"))
         #expect(event(.zero, status: 12345).description.contains("→ OSStatus 12345 after 0 µs"))
         #expect(event(.zero, status: 12345).statusName == nil)
     }

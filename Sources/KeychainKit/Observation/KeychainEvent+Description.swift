@@ -34,21 +34,24 @@ extension KeychainEvent: CustomStringConvertible {
             .joined(separator: ", ")
     }
 
-    /// A duration for people: microseconds below a millisecond, else milliseconds with one
-    /// decimal, else seconds with two.
+    /// A duration for people, truncated: microseconds below a millisecond, milliseconds with one
+    /// decimal below a second, else seconds with two. Any `Duration` (an event you build yourself
+    /// may hold a negative or huge one) formats without overflow.
     static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
-        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        if microseconds < 1_000 {
+        guard seconds >= 0, attoseconds >= 0 else {
+            return String(describing: duration)
+        }
+        guard seconds == 0 else {
+            let hundredths = attoseconds / 10_000_000_000_000_000
+            return "\(seconds).\(hundredths < 10 ? "0" : "")\(hundredths) s"
+        }
+        let microseconds = attoseconds / 1_000_000_000_000
+        guard microseconds >= 1_000 else {
             return "\(microseconds) µs"
         }
-        if microseconds < 1_000_000 {
-            let tenths = (microseconds + 50) / 100
-            return "\(tenths / 10).\(tenths % 10) ms"
-        }
-        let hundredths = (microseconds + 5_000) / 10_000
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
+        let tenthsOfMilliseconds = microseconds / 100
+        return "\(tenthsOfMilliseconds / 10).\(tenthsOfMilliseconds % 10) ms"
     }
 }
 
