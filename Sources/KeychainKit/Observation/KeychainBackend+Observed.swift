@@ -19,8 +19,9 @@ extension KeychainBackend {
     /// request KeychainKit rejects before calling the keychain (``KeychainError/invalidArgument``)
     /// makes no event, since no call ran.
     ///
-    /// `handler` runs on the calling thread, after the call and before its result returns to the
-    /// caller: keep it short, or hand the event to your own queue. Keychain calls `handler` makes
+    /// `handler` runs on the calling thread (for the async API, the thread KeychainKit runs the
+    /// call on), after the call and before its result returns to the caller: keep it short, or
+    /// hand the event to your own queue. Keychain calls `handler` makes
     /// itself, on its thread or in tasks it starts, are not reported to it again, so a handler
     /// that reads the keychain does not recurse; work it starts with `Task.detached` or on a
     /// thread or queue of its own is reported like any other call.
