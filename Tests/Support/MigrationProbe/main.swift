@@ -48,14 +48,14 @@ do {
         do {
             try keychain.set(arguments[2], forKey: arguments[1])
             print("stored")
-        } catch let error as KeychainError {
+        } catch {  // typed: a KeychainError
             print("status=\(error.status)")
             print("reason=\(error.reason ?? "<none>")")
         }
     case "keychain-get-reason" where arguments.count == 2:
         do {
             print(try keychain.string(forKey: arguments[1]) ?? "<absent>")
-        } catch let error as KeychainError {
+        } catch {  // typed: a KeychainError
             print("status=\(error.status)")
             print("reason=\(error.reason ?? "<none>")")
         }
