@@ -68,6 +68,22 @@ import Testing
         #expect(try keychain.allKeys() == [])
     }
 
+    @Test func anotherBackendReplacesOnlyTheBackend() throws {
+        let first = try KeychainBackend.isolated(), second = try KeychainBackend.isolated()
+        let account = InternetAccount(server: "example.com", account: "erin")
+        let passwords = InternetPasswords(accessibility: .whenUnlocked, backend: first)
+        try passwords.set("on the first", for: account)
+        let moved = passwords.backend(second)
+        #expect(try moved.password(for: account) == nil, "the second keychain is another keychain")
+        try moved.set("on the second", for: account)
+        #expect(try passwords.password(for: account) == "on the first")
+        #expect(try moved.password(for: account) == "on the second")
+        let recorder = EventRecorder()
+        try moved.backend(recorder.observing(moved.backend)).removePassword(for: account)
+        #expect(recorder.summary == ["delete errSecSuccess"])
+        #expect(try moved.password(for: account) == nil)
+    }
+
     @Test func absentAndInvalidAccounts() throws {
         let passwords = InternetPasswords(backend: try .isolated())
         let account = InternetAccount(server: "example.com", account: "nobody")

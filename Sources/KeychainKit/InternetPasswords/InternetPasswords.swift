@@ -63,6 +63,20 @@ public struct InternetPasswords: Sendable {
         return InternetPasswords(scope: scope)
     }
 
+    /// The keychain these passwords are kept in.
+    public var backend: KeychainBackend { scope.backend }
+
+    /// Returns the same internet passwords over another backend: an isolated keychain in tests,
+    /// or an observed one (``KeychainBackend/observed(identifiers:_:)``) to log their calls.
+    ///
+    /// - Parameter backend: The backend to use.
+    /// - Returns: A copy with the backend.
+    public func backend(_ backend: KeychainBackend) -> InternetPasswords {
+        var scope = scope
+        scope.backend = backend
+        return InternetPasswords(scope: scope)
+    }
+
     private var operations: ItemOperations {
         ItemOperations(scope: scope)
     }
