@@ -81,7 +81,7 @@ public enum DockerConfigParser {
         do {
             parsed = try JSONSerialization.jsonObject(with: content, options: [])
         } catch {
-            throw CredentialFileError(file: file, line: errorLine(error, in: content) ?? 1, reason: "not valid JSON")
+            throw CredentialFileError(file: file, line: errorLine(ofInvalid: content) ?? 1, reason: "not valid JSON")
         }
         guard let root = parsed as? [String: Any] else {
             throw CredentialFileError(file: file, line: 1, reason: "the file is not a JSON object")
@@ -89,15 +89,34 @@ public enum DockerConfigParser {
         return (root, text)
     }
 
+    /// The line of the error in `content`, JSON that does not parse. Foundation's error depends on
+    /// the bytes, not only the lines (a `\u` escape cut short reads four bytes on: with CRLF ends
+    /// it fails there, with LF at the end of the file), so the place is looked for in the text with
+    /// its CRLF line ends made LF: the same lines, and the same answer for a Windows copy of a file.
+    private static func errorLine(ofInvalid content: Data) -> Int? {
+        let unixLineEnds = Data(content.enumerated().compactMap { index, byte in
+            byte == UInt8(ascii: "\r") && content.dropFirst(index + 1).first == UInt8(ascii: "\n") ? nil : byte
+        })
+        do {
+            _ = try JSONSerialization.jsonObject(with: unixLineEnds, options: [])
+            return nil  // only a CR made it invalid: no line to blame
+        } catch {
+            return errorLine(error, in: unixLineEnds)
+        }
+    }
+
     /// The line Foundation's JSON error points at: it names a line ("around line 3, column 5.") or
-    /// a byte offset ("around character 25."), depending on the platform; "Unexpected end of file"
-    /// names no place, and the text ran out at its last line that is not blank.
+    /// a byte offset ("around character 25.", "… at 25."), depending on the platform and the error;
+    /// "Unexpected end of file" names no place, and the text ran out at its last line that is not blank.
     private static func errorLine(_ error: Error, in content: Data) -> Int? {
         let details = (error as NSError).userInfo.values.compactMap { $0 as? String }.joined(separator: " ")
         if let range = details.range(of: "line "), let line = Int(details[range.upperBound...].prefix(while: \.isNumber)) {
             return line
         }
         if let range = details.range(of: "character "), let offset = Int(details[range.upperBound...].prefix(while: \.isNumber)) {
+            return line(ofOffset: offset, in: content)
+        }
+        if let offset = details.firstMatch(of: #/ at ([0-9]+)\.?$/#).flatMap({ Int($0.output.1) }) {
             return line(ofOffset: offset, in: content)
         }
         guard details.contains("end of file"),

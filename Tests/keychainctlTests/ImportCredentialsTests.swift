@@ -247,6 +247,10 @@ struct ImportCredentialsTests {
                 ("j/config.json", "{\n  \"auths\": {\n    \"r.example\": {\"auth\": \"eA==\"}\n  \n  \"x\": 1\n}\n", 5, "eA=="),
                 // Cut short: the JSON reader names no place ("unexpected end of file"): the last line that is not blank.
                 ("t/config.json", "{\n  \"auths\": {\n    \"r.example\": {\"auth\": \"dTpjdXRzaG9ydA==\"\n\n", 3, "dTpjdXRzaG9ydA=="),
+                // A `\u` escape cut short: Foundation fails at the end of the file with LF ends but at the
+                // escape with CRLF ends (four bytes on); both name the same line.
+                ("u/config.json", "\n\n\n{\"\\ut\n]", 5, "\\ut"),
+                ("u2/config.json", "\r\n\r\n\r\n{\"\\ut\r\n]", 5, "\\ut"),
                 ("h/hosts.yml", "github.com:\n    oauth_token: gho_tab\n\tuser: x\n", 3, "gho_tab"),
                 ("h2/hosts.yml", "github.com:\n    - oauth_token: gho_list\n", 2, "gho_list"),
                 ("e/.env", "GOOD=fine-value\nBAD LINE WITHOUT EQUALS\n", 2, "fine-value"),
