@@ -43,16 +43,12 @@ enum Bootstrap {
         if try isInitialised(connection) {
             return try load(connection: connection, deviceKey: deviceKey, options: options)
         }
-        do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
-        do throws(KeychainStoreError) {
+        try connection.inTransaction(.immediate) { () throws(KeychainStoreError) in
             // Another process may have initialised the file while we waited for the lock.
             if try !isInitialised(connection) {
                 try create(connection: connection, deviceKey: deviceKey, password: password, options: options)
             }
-            do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
-        } catch {
-            do { try connection.execute("ROLLBACK") } catch {}  // the creation error is the one to report
-            throw error
+            return ((), .commit)
         }
         return try load(connection: connection, deviceKey: deviceKey, options: options)
     }
@@ -183,20 +179,16 @@ enum Bootstrap {
     /// the lock, then finds the work done (checked again under the lock), so it runs once. A file
     /// this handle cannot write keeps its full indexes, which answer every lookup as well.
     private static func makeLookupIndexesPartial(_ connection: SQLiteConnection) throws(KeychainStoreError) {
-        do { try connection.execute("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
-        do throws(KeychainStoreError) {
+        try connection.inTransaction(.immediate) { () throws(KeychainStoreError) -> ((), SQLiteTransactionEnd) in
             if try verifySchema(connection) == .fullLookupIndexes {
-                do {
+                do throws(SQLiteError) {
                     for name in Schema.lookupIndexNames { try connection.execute("DROP INDEX \(name)") }
                     for statement in Schema.lookupIndexStatements { try connection.execute(statement) }
                 } catch {
                     throw KeychainStoreError(error)
                 }
             }
-            do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
-        } catch {
-            do { try connection.execute("ROLLBACK") } catch {}  // the migration's error is the one to report
-            throw error
+            return ((), .commit)
         }
     }
 

@@ -160,16 +160,6 @@ extension KeychainDatabase {
     /// Runs `body` inside one read transaction, so that its reads see a single committed state
     /// even while other processes write.
     private func readSnapshot<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
-        do { try connection.execute("BEGIN") } catch { throw KeychainStoreError(error) }
-        do throws(KeychainStoreError) {
-            let result = try body()
-            do { try connection.execute("COMMIT") } catch { throw KeychainStoreError(error) }
-            return result
-        } catch {
-            if connection.isInTransaction {
-                do { try connection.execute("ROLLBACK") } catch {}  // a read-only transaction: nothing to lose
-            }
-            throw error
-        }
+        try connection.inTransaction(.deferred) { () throws(KeychainStoreError) in (try body(), .commit) }
     }
 }

@@ -180,18 +180,7 @@ package final class KeychainDatabase: @unchecked Sendable {
     private static func finishOpening(_ connection: SQLiteConnection, path: String, deviceKey: SymmetricKey?, password: Data?,
                                       options: Options, fileIdentity: FileIdentity?) throws(KeychainStoreError) -> KeychainDatabase {
         do {
-            if path != ":memory:" { try connection.execute("PRAGMA journal_mode = WAL") }
-            // FULL: a commit is on disk (WAL fsynced) before SecItem* reports success.
-            try connection.execute("PRAGMA synchronous = FULL")
-            try connection.execute("PRAGMA secure_delete = ON")
-            // Statement journals and temporary tables stay in memory: nothing reaches a temp file.
-            try connection.execute("PRAGMA temp_store = MEMORY")
-            // Up to 16 MiB of pages (SQLite's default: 2 MiB), taken only as pages are read: the
-            // lookup index of a 100,000-item keychain (about 3.3 MiB) no longer falls out of the
-            // cache, so a lookup there reads fewer pages from the file. A small keychain
-            // uses what it always used.
-            try connection.execute("PRAGMA cache_size = -16384")
-            if path != ":memory:" { try connection.execute(WriteAheadLog.pragmas) }  // bounded WAL (+Checkpoint)
+            try KeychainConnectionSetup.apply(to: connection, inMemory: path == ":memory:")
         } catch {
             throw Bootstrap.fileError(error)  // e.g. "unsupported file format": a damaged header
         }
@@ -553,8 +542,8 @@ package final class KeychainDatabase: @unchecked Sendable {
     /// so it is rolled back before anything else runs.
     private func discardAbandonedTransaction() throws(KeychainStoreError) {
         // Inside `atomically`, the open transaction is the caller's, not an abandoned one.
-        guard transactionDepth == 0, connection.isInTransaction else { return }
-        do { try connection.execute("ROLLBACK") } catch { throw KeychainStoreError(error) }
+        guard transactionDepth == 0 else { return }
+        try connection.rollBackAbandonedTransaction()
     }
 
     /// Runs `body` in one immediate (write-locking) transaction, rolled back on any error. With a
@@ -563,9 +552,6 @@ package final class KeychainDatabase: @unchecked Sendable {
     /// `changesKeyHierarchy`: the body rewrites keybag rows, KDF parameters or settings (what the
     /// hierarchy tag and the rollback seal cover).
     ///
-    /// `BEGIN IMMEDIATE` and `COMMIT` run as cached prepared statements (`SQLiteConnection.run`):
-    /// through `sqlite3_exec` each was parsed again at every write.
-    ///
     /// Inside ``atomically(_:)`` the transaction is the outer one: `body` runs in it, and what it
     /// writes commits or rolls back with everything else the outer body does.
     func transaction<T>(changesKeyHierarchy: Bool = false, _ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
@@ -573,7 +559,6 @@ package final class KeychainDatabase: @unchecked Sendable {
             if changesKeyHierarchy { joinedChangesKeyHierarchy = true }
             return try body()
         }
-        do { try connection.run("BEGIN IMMEDIATE") } catch { throw KeychainStoreError(error) }
         transactionDepth = 1
         joinedChangesKeyHierarchy = false
         rollbackRequested = false
@@ -581,40 +566,29 @@ package final class KeychainDatabase: @unchecked Sendable {
             transactionDepth = 0
             rollbackRequested = false
         }
-        do throws(KeychainStoreError) {
+        var hierarchyDigest: Data?
+        var generation: UInt64?
+        let result = try connection.inTransaction(.immediate) { () throws(KeychainStoreError) -> (T, SQLiteTransactionEnd) in
             // Under the write lock, the hierarchy is the latest: a class key another process
             // replaced meanwhile is dropped before the body seals anything with it.
             try refreshKeyHierarchyIfChanged()
             let state = try rollbackAnchor.map { anchor throws(KeychainStoreError) in try verifiedState(anchor) }
             let result = try body()
-            if rollbackRequested {
-                // SQLite may have rolled back already (some I/O and full-disk failures do).
-                if connection.isInTransaction {
-                    do { try connection.execute("ROLLBACK") } catch { throw KeychainStoreError(error) }
-                }
-                return result
-            }
+            if rollbackRequested { return (result, .rollback) }
             let changedKeyHierarchy = changesKeyHierarchy || joinedChangesKeyHierarchy
-            let hierarchyDigest = changedKeyHierarchy ? try resealKeyHierarchy() : nil
-            var generation: UInt64?
+            hierarchyDigest = changedKeyHierarchy ? try resealKeyHierarchy() : nil
             if let anchor = rollbackAnchor, let state {
                 generation = try sealNextGeneration(after: state, keyHierarchyChanged: changedKeyHierarchy, anchor)
             }
-            do { try connection.run("COMMIT") } catch { throw KeychainStoreError(error) }
-            if let hierarchyDigest { knownHierarchyDigest = hierarchyDigest }
-            // The hierarchy was checked at the start of this transaction and what it changed is
-            // known: the commit's version is as verified as that (no re-check at the next read).
-            if verifiedFileDataVersion != nil { verifiedFileDataVersion = connection.fileDataVersion }
-            if let anchor = rollbackAnchor, let generation { advanceAfterCommit(anchor, to: generation) }
-            return result
-        } catch {
-            if connection.isInTransaction {
-                // The original error matters more than a failed rollback; SQLite also rolls back
-                // by itself when the connection closes.
-                do { try connection.execute("ROLLBACK") } catch {}
-            }
-            throw error
+            return (result, .commit)
         }
+        if rollbackRequested { return result }
+        if let hierarchyDigest { knownHierarchyDigest = hierarchyDigest }
+        // The hierarchy was checked at the start of this transaction and what it changed is
+        // known: the commit's version is as verified as that (no re-check at the next read).
+        if verifiedFileDataVersion != nil { verifiedFileDataVersion = connection.fileDataVersion }
+        if let anchor = rollbackAnchor, let generation { advanceAfterCommit(anchor, to: generation) }
+        return result
     }
 
     /// Runs `body` — any number of this handle's calls (inserts, updates, deletes, finds) — as one

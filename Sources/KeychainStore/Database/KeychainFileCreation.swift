@@ -41,11 +41,7 @@ enum KeychainFileCreation {
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: temporary, create: true)
-            // The file says WAL from the start, as every keychain file does.
-            try connection.execute("PRAGMA journal_mode = WAL")
-            try connection.execute("PRAGMA synchronous = FULL")
-            try connection.execute("PRAGMA secure_delete = ON")
-            try connection.execute("PRAGMA temp_store = MEMORY")
+            try KeychainConnectionSetup.apply(to: connection, inMemory: false)
         } catch {
             throw KeychainStoreError(error)
         }
