@@ -59,7 +59,10 @@ enum PKCS12Crypto {
         let digestInfo = try fields[0].children()
         guard digestInfo.count == 2 else { throw .malformed }
         let algorithm = try digestInfo[0].children()
-        guard let algorithmNode = algorithm.first else { throw .malformed }
+        // The digest's parameters are absent or NULL (RFC 3370 2.1); anything else in this
+        // unauthenticated field is an altered file, not something to skip over.
+        guard let algorithmNode = algorithm.first, algorithm.count <= 2 else { throw .malformed }
+        if algorithm.count == 2, !(try algorithm[1].bytes(.null).isEmpty) { throw .malformed }
         let expected = try digestInfo[1].bytes()
         let salt = try fields[1].bytes()
         let iterations = fields.count > 2 ? try fields[2].integer : 1
