@@ -1,6 +1,7 @@
 // Apple's `SecPKCS12Import`: the identities (certificate + private key) and certificate chains
 // of a PKCS#12 file, as OpenSSL 3 writes it by default (PBES2: PBKDF2-HMAC-SHA-256 and AES-CBC;
-// HMAC-SHA-256 integrity MAC). Nothing is added to a keychain, as on Apple platforms.
+// HMAC-SHA-256 integrity MAC) or as older tools do (RFC 7292's SHA-1 PBEs with RC2 or 3DES;
+// HMAC-SHA-1). Nothing is added to a keychain, as on iOS.
 
 import Foundation
 
@@ -27,10 +28,17 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 /// first, then the file's other certificates), `kSecImportItemLabel` and `kSecImportItemKeyID`
 /// when the file names them. There is no `kSecImportItemTrust` (no SecTrust on Linux).
 ///
+/// Reads the encryptions of OpenSSL 3's default (PBES2: PBKDF2 with HMAC-SHA-256 or SHA-1 and
+/// AES-128/192/256-CBC) and those of RFC 7292 that `openssl pkcs12 -export -legacy`, OpenSSL 1.x,
+/// Windows and Keychain Access write (pbeWithSHAAnd40BitRC2-CBC, pbeWithSHAAnd128BitRC2-CBC,
+/// pbeWithSHAAnd3-KeyTripleDES-CBC, pbeWithSHAAnd2-KeyTripleDES-CBC), with an HMAC-SHA-256 or
+/// HMAC-SHA-1 integrity MAC.
+///
 /// Returns `errSecAuthFailed` (-25293) for a wrong password or an altered file (the MAC does not
-/// verify), `errSecDecode` (-26275) for data that is not a PKCS#12 file, `errSecUnimplemented`
-/// (-4) for encryptions not offered (the legacy RC2 / 3DES schemes of OpenSSL 1.x and
-/// `openssl pkcs12 -legacy`), `errSecParam` for a missing password.
+/// verify), `errSecDecode` (-26275) for data that is not a well-formed PKCS#12 file (a file
+/// without a MAC included), `errSecUnimplemented` (-4) for encryptions not offered (RFC 7292's
+/// RC4 schemes) and private keys other than EC P-256/384/521 and RSA, `errSecParam` for a
+/// missing password.
 @discardableResult
 public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>) -> OSStatus {
     guard let password = (options as? [String: Any])?[kSecImportExportPassphrase as String] as? String else { return errSecParam }

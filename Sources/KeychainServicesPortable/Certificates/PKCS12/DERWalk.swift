@@ -8,8 +8,8 @@ enum PKCS12Failure: Error {
     case malformed
     /// The integrity MAC does not verify: wrong passphrase or altered file (`errSecAuthFailed`).
     case wrongPassphraseOrAltered
-    /// An encryption this implementation does not offer, such as the legacy RC2 / 3DES PBEs of
-    /// OpenSSL 1.x and `-legacy` (`errSecUnimplemented`).
+    /// An encryption or structure this implementation does not offer, such as the RC4 PBEs of
+    /// RFC 7292 or a private key other than EC P-256/384/521 and RSA (`errSecUnimplemented`).
     case unsupportedAlgorithm
 }
 
@@ -51,7 +51,7 @@ func parseDER(_ bytes: [UInt8]) throws(PKCS12Failure) -> ASN1Node {
     do { return try DER.parse(bytes) } catch { throw .malformed }
 }
 
-/// The object identifiers of RFC 7292, RFC 8018 and the algorithms OpenSSL 3 uses by default.
+/// The object identifiers of RFC 7292, RFC 8018 and the algorithms OpenSSL writes.
 enum PKCS12OID {
     static let data: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 1]
     static let encryptedData: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 6]
@@ -61,6 +61,10 @@ enum PKCS12OID {
     static let x509Certificate: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 22, 1]
     static let friendlyName: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 20]
     static let localKeyID: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 21]
+    static let pbeWithSHAAnd3KeyTripleDESCBC: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 12, 1, 3]
+    static let pbeWithSHAAnd2KeyTripleDESCBC: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 12, 1, 4]
+    static let pbeWithSHAAnd128BitRC2CBC: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 12, 1, 5]
+    static let pbeWithSHAAnd40BitRC2CBC: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 12, 1, 6]
     static let pbes2: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 5, 13]
     static let pbkdf2: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 5, 12]
     static let hmacSHA1: ASN1ObjectIdentifier = [1, 2, 840, 113549, 2, 7]

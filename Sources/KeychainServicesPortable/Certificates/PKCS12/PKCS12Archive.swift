@@ -1,4 +1,4 @@
-// Reads a PKCS#12 (PFX) file as OpenSSL 3 writes it: checks the MAC over the authenticated
+// Reads a PKCS#12 (PFX) file as OpenSSL writes it: checks the MAC over the authenticated
 // safe, then collects the certificate bags and the (shrouded) key bags of its data and
 // encrypted-data contents, with their friendly names and local key IDs.
 
@@ -21,8 +21,8 @@ struct PKCS12Archive {
     /// Bags (of any type) one file may hold: a file is read before anything in it is trusted, so
     /// its size of work is bounded, not only its size in bytes.
     static let maximumBags = 1024
-    /// Key-derivation iterations one file may ask for in all (its MAC and every PBES2 decryption
-    /// together): OpenSSL 3 writes 2048 per derivation; this allows thousands of such, and keeps
+    /// Key-derivation iterations one file may ask for in all (its MAC and every decryption
+    /// together, a legacy PBE counting its key and its IV): OpenSSL 3 writes 2048 per derivation; this allows thousands of such, and keeps
     /// a hostile file from costing more than a few seconds of hashing.
     static let maximumTotalIterations = 10_000_000
 

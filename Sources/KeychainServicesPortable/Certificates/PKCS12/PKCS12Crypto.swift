@@ -1,8 +1,9 @@
-// The two password-based mechanisms of an OpenSSL 3 PKCS#12 file:
+// The password-based mechanisms of a PKCS#12 file:
 // - the integrity MAC: HMAC keyed by the RFC 7292 appendix B.2 KDF (ID 3) over the password as
 //   a NUL-terminated BMPString (UTF-16BE), with SHA-256 (OpenSSL 3's default) or SHA-1;
 // - PBES2 (RFC 8018): PBKDF2 with HMAC-SHA-256 (or SHA-1) and AES-CBC (128/192/256), the
-//   password as UTF-8, as OpenSSL 3 writes it.
+//   password as UTF-8, as OpenSSL 3 writes it;
+// - RFC 7292's own PBEs (SHA-1 with RC2 or 3DES, `PKCS12LegacyPBE`), as older files use.
 
 import Crypto
 import CryptoExtras
@@ -58,7 +59,10 @@ enum PKCS12Crypto {
         let digestInfo = try fields[0].children()
         guard digestInfo.count == 2 else { throw .malformed }
         let algorithm = try digestInfo[0].children()
-        guard let algorithmNode = algorithm.first else { throw .malformed }
+        // The digest's parameters are absent or NULL (RFC 3370 2.1); anything else in this
+        // unauthenticated field is an altered file, not something to skip over.
+        guard let algorithmNode = algorithm.first, algorithm.count <= 2 else { throw .malformed }
+        if algorithm.count == 2, !(try algorithm[1].bytes(.null).isEmpty) { throw .malformed }
         let expected = try digestInfo[1].bytes()
         let salt = try fields[1].bytes()
         let iterations = fields.count > 2 ? try fields[2].integer : 1
@@ -79,13 +83,17 @@ enum PKCS12Crypto {
         }
     }
 
-    /// Decrypts `ciphertext` under the PBES2 parameters in `algorithm` (an AlgorithmIdentifier),
-    /// within the iteration `budget`.
+    /// Decrypts `ciphertext` under `algorithm` (an AlgorithmIdentifier: PBES2 or one of RFC
+    /// 7292's PBEs), within the iteration `budget`.
     static func decrypt(_ ciphertext: [UInt8], algorithm: ASN1Node, password: String,
                         iterationBudget budget: inout Int) throws(PKCS12Failure) -> [UInt8] {
         let identifier = try algorithm.children()
         guard identifier.count == 2 else { throw .malformed }
-        guard try identifier[0].objectIdentifier == PKCS12OID.pbes2 else { throw .unsupportedAlgorithm }
+        let schemeIdentifier = try identifier[0].objectIdentifier
+        if let legacy = PKCS12LegacyPBE(schemeIdentifier) {
+            return try legacy.decrypt(ciphertext, parameters: identifier[1], password: password, iterationBudget: &budget)
+        }
+        guard schemeIdentifier == PKCS12OID.pbes2 else { throw .unsupportedAlgorithm }
         let parameters = try identifier[1].children()
         guard parameters.count == 2 else { throw .malformed }
         let kdf = try parameters[0].children(), scheme = try parameters[1].children()
