@@ -49,6 +49,22 @@ enum DockerAccessRecording {
         #endif
     }
 
+    /// Before a store: makes sure the default keychain's access log can record it, so that a
+    /// keychain that cannot log refuses with the cause and the fix and changes nothing (rather than
+    /// storing and then failing). A keychain that does not exist yet is created by the store with
+    /// this process's device key, so it can log.
+    static func prepareToRecord() throws {
+        #if os(Linux)
+        do {
+            let path = try defaultKeychainPath()
+            guard FileManager.default.fileExists(atPath: path) else { return }
+            try AccessLog(keychainAt: path, settings: try ToolEnvironment.accessLogSettings()).prepare()
+        } catch let error as AccessLogError {
+            throw Failure(message: "nothing was stored because the access could not be logged: " + error.description)
+        }
+        #endif
+    }
+
     /// The default keychain's path (where `InternetCredentialStore` reads and writes).
     private static func defaultKeychainPath() throws -> String {
         var keychain: SecKeychain?

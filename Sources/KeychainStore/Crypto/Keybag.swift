@@ -18,6 +18,8 @@ struct Keybag {
     let keychainID: Data
     let fileKey: SymmetricKey
     let deviceKey: SymmetricKey?
+    /// The file ``deviceKey`` was read from (nil in memory): the keychain's home markers live beside it.
+    let deviceKeyPath: String?
     /// The device key the file was created with, by identifier (nil for old or in-memory files).
     let expectedDeviceKeyID: Data?
     var passwordKDF: PasswordKDF?
@@ -33,10 +35,12 @@ struct Keybag {
     /// Whether the keychain was unlocked at least once in this process ("after first unlock").
     private(set) var hasBeenUnlocked = false
 
-    init(keychainID: Data, fileKey: SymmetricKey, deviceKey: SymmetricKey?, expectedDeviceKeyID: Data?, passwordKDF: PasswordKDF?) {
+    init(keychainID: Data, fileKey: SymmetricKey, deviceKey: SymmetricKey?, deviceKeyPath: String?, expectedDeviceKeyID: Data?,
+         passwordKDF: PasswordKDF?) {
         self.keychainID = keychainID
         self.fileKey = fileKey
         self.deviceKey = deviceKey
+        self.deviceKeyPath = deviceKeyPath
         self.expectedDeviceKeyID = expectedDeviceKeyID
         self.passwordKDF = passwordKDF
     }
