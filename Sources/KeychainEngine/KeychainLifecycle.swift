@@ -90,13 +90,16 @@ package final class KeychainLifecycle: Sendable {
     /// file readable by others, missing) is reported with the file, the cause and the fix, and
     /// nothing is created.
     package func createWithConfiguredPassword(at path: String) throws(KeychainCallFailure) {
-        guard registry.configuration.unlockSource != nil else {
-            throw KeychainCallFailure(status: KeychainStatus.unimplemented.rawValue)
-        }
-        guard var password = try perform({ () throws(KeychainStoreError) in try registry.configuration.passwordFromFile() }) else {
-            throw KeychainCallFailure(status: KeychainStatus.unimplemented.rawValue)
-        }
+        guard let source = registry.configuration.unlockSource,
+              var password = try perform({ () throws(KeychainStoreError) in try registry.configuration.passwordFromFile() })
+        else { throw KeychainCallFailure(status: KeychainStatus.unimplemented.rawValue) }
         defer { password.resetBytes(in: 0..<password.count) }
+        guard !password.isEmpty else {
+            // An empty file would silently make a keychain without a password.
+            let failure = KeychainStoreError.notAvailable("the password file \(source.path) is empty; write the keychain's password "
+                                                          + "into it (mode 0600)")
+            throw KeychainCallFailure(status: failure.osStatus, failure: failure)
+        }
         try create(at: path, password: password)
     }
 
