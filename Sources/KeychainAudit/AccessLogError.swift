@@ -6,10 +6,6 @@ package enum AccessLogError: Error, Equatable, CustomStringConvertible {
     /// The keychain is locked in a way that keeps the log key unreadable (it has not been unlocked
     /// since login): nothing can be recorded, so nothing may be read.
     case keychainLocked(keychain: String)
-    /// The log key is a ThisDeviceOnly item and this process's device key is not the one the
-    /// keychain was made with (`errSecNotAvailable`): a keychain copied from another machine or
-    /// user, or a device key named by `KEYCHAINKIT_DEVICE_KEY_FILE` that is not its own.
-    case keyOnAnotherDevice(keychain: String)
     /// A keychain call on the log key failed with `status`.
     case keychain(status: Int32, operation: String, keychain: String)
     /// Log files exist but the keychain has no key for them (the key item was deleted, or the
@@ -32,11 +28,6 @@ package enum AccessLogError: Error, Equatable, CustomStringConvertible {
         case .keychainLocked(let keychain):
             return "the access log of \(keychain) cannot be written: its key is locked (the keychain has not been "
                 + "unlocked since login); unlock it with keychainctl unlock-keychain"
-        case .keyOnAnotherDevice(let keychain):
-            return "the access log of \(keychain) cannot be written: its key is bound to the device key that created the "
-                + "keychain, and this process has another one (the keychain was copied from another machine or user, or "
-                + "KEYCHAINKIT_DEVICE_KEY_FILE names another key); set KEYCHAINKIT_DEVICE_KEY_FILE to the device key of "
-                + "the machine and user that created it (their ~/.local/state/keychainkit/device.key)"
         case .keychain(let status, let operation, let keychain):
             return "the access log's key in \(keychain) could not be used: \(operation) failed with status \(status)"
         case .keyMissing(let log):

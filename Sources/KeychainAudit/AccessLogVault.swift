@@ -102,7 +102,6 @@ struct AccessLogVault {
     private func check(_ status: OSStatus, _ operation: String) throws(AccessLogError) {
         guard status != errSecSuccess else { return }
         if status == errSecInteractionNotAllowed { throw .keychainLocked(keychain: keychainPath) }
-        if status == errSecNotAvailable { throw .keyOnAnotherDevice(keychain: keychainPath) }
         throw .keychain(status: status, operation: operation, keychain: keychainPath)
     }
 }

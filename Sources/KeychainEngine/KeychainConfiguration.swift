@@ -100,13 +100,14 @@ package struct KeychainConfiguration: Sendable {
             deviceKeyPath = KeychainLocation.absolute(explicit)
             earlierDeviceKeyPaths = []
         } else {
-            deviceKeyPath = (accountHome ?? setting("HOME") ?? NSHomeDirectory()) + stateFolder
+            let primary = (accountHome ?? setting("HOME") ?? NSHomeDirectory()) + stateFolder
             var earlier: [String] = []
             for candidate in [xdgDirectory("XDG_STATE_HOME", fallback: ".local/state") + "/keychainkit/device.key",
                               (setting("HOME") ?? NSHomeDirectory()) + stateFolder]
-            where candidate != deviceKeyPath && !earlier.contains(candidate) {
+            where candidate != primary && !earlier.contains(candidate) {
                 earlier.append(candidate)
             }
+            deviceKeyPath = primary
             earlierDeviceKeyPaths = earlier
         }
         rollbackAnchorDirectory = setting(KeychainVariable.rollbackAnchor).map(KeychainLocation.absolute)

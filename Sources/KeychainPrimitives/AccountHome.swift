@@ -12,18 +12,22 @@ package enum AccountHome {
     /// the caller falls back to `$HOME`.
     package static func current() -> String? {
         let uid = geteuid()
-        var entry = passwd()
-        var found: UnsafeMutablePointer<passwd>?
         var size = max(Int(sysconf(Int32(_SC_GETPW_R_SIZE_MAX))), 1024)
         while size <= 1 << 20 {
             var buffer = [CChar](repeating: 0, count: size)
-            let code = getpwuid_r(uid, &entry, &buffer, size, &found)
-            if code == ERANGE {
+            // The entry's strings point into `buffer`: read them while it is lent out.
+            let lookup = buffer.withUnsafeMutableBufferPointer { storage -> (code: Int32, home: String?) in
+                var entry = passwd()
+                var found: UnsafeMutablePointer<passwd>?
+                let code = getpwuid_r(uid, &entry, storage.baseAddress, storage.count, &found)
+                guard code == 0, found != nil, let directory = entry.pw_dir else { return (code, nil) }
+                return (code, String(cString: directory))
+            }
+            if lookup.code == ERANGE {
                 size *= 4
                 continue
             }
-            guard code == 0, found != nil, let directory = entry.pw_dir else { return nil }
-            let home = String(cString: directory)
+            guard let home = lookup.home else { return nil }
             return isOwnedDirectory(home, uid: uid) ? home : nil
         }
         return nil

@@ -42,7 +42,7 @@ enum DockerAccessRecording {
             try log.recordOwnAccess(operation == .read ? .read : operation == .update ? .update : .delete, items: [item],
                                     channel: .dockerCredentialHelper)
         } catch let error as AccessLogError {
-            throw Failure(message: outcome + error.description)
+            throw Failure(message: outcome + AccessLogFailure.describe(error))
         } catch {
             throw Failure(message: outcome + "\(error)")
         }
@@ -60,7 +60,7 @@ enum DockerAccessRecording {
             guard FileManager.default.fileExists(atPath: path) else { return }
             try AccessLog(keychainAt: path, settings: try ToolEnvironment.accessLogSettings()).prepare()
         } catch let error as AccessLogError {
-            throw Failure(message: "nothing was stored because the access could not be logged: " + error.description)
+            throw Failure(message: "nothing was stored because the access could not be logged: " + AccessLogFailure.describe(error))
         }
         #endif
     }

@@ -45,7 +45,8 @@ enum DeviceKey {
                 if let key, matches(key, keychainID: keychainID, identifier: expectedIdentifier) { return (key, candidate) }
             }
         }
-        return (try primary ?? loadOrCreate(at: path), path)
+        if let primary { return (primary, path) }
+        return (try loadOrCreate(at: path), path)
     }
 
     private static func matches(_ key: SymmetricKey, keychainID: Data, identifier: Data) -> Bool {

@@ -57,7 +57,7 @@ enum AccessRecording {
         do {
             try recordUnlocking(operation, items, in: target, channel: channel)
         } catch let error as AccessLogError {
-            throw UsageFailure(message: consequence(of: operation) + error.description, exitCode: exitCode(for: error))
+            throw UsageFailure(message: consequence(of: operation) + AccessLogFailure.describe(error), exitCode: exitCode(for: error))
         } catch let error as ProcessLineageError {
             throw UsageFailure(message: consequence(of: operation) + "the access log cannot name the caller: \(error)")
         }
@@ -82,20 +82,18 @@ enum AccessRecording {
                 try log.prepare()
             }
         } catch let error as AccessLogError {
-            throw UsageFailure(message: "nothing was stored because the access could not be logged: " + error.description,
+            throw UsageFailure(message: "nothing was stored because the access could not be logged: " + AccessLogFailure.describe(error),
                                exitCode: exitCode(for: error))
         }
         #endif
     }
 
-    /// The exit status a failed record gives (docs/CLI.md): 36 locked, 65 the log was altered, else 1.
+    /// The exit status a failed record gives (docs/CLI.md): 36 locked, 65 the log was altered, the
+    /// keychain's status when a keychain call failed (53: it cannot be used here), else 1.
     static func exitCode(for error: Error) -> Int32 {
         #if os(Linux)
-        switch error as? AccessLogError {
-        case .keychainLocked?: return Int32(UInt8(truncatingIfNeeded: errSecInteractionNotAllowed))
-        case .altered?: return 65
-        default: return 1
-        }
+        guard let error = error as? AccessLogError else { return 1 }
+        return AccessLogFailure.exitCode(for: error)
         #else
         return 1
         #endif
