@@ -46,8 +46,9 @@ struct KeychainLifecycleTests {
             let environment = ["KEYCHAINKIT_PASSWORD_FILE": passwordFile]
             let refused = try sandbox.keychainctl(["create-keychain", path], environment: environment)
             #expect(refused.status == 53, "\(refused.stderr)")
-            let cause = "keychainctl: create-keychain: KEYCHAINKIT_PASSWORD_FILE (\(passwordFile)) is accessible by group or others (mode 644); run chmod 600 on it"
-            #expect(refused.stderr.hasPrefix(cause), "the cause and the fix first: \(refused.stderr)")
+            let cause = "KEYCHAINKIT_PASSWORD_FILE (\(passwordFile)) is accessible by group or others (mode 644); run chmod 600 on it"
+            #expect(refused.stderr.hasPrefix("keychainctl: create-keychain: Not available: " + cause + " [No keychain is available.]\n"),
+                    "the cause and the fix first, in one line: \(refused.stderr)")
             #expect(!refused.stderr.contains("restart your computer"), "\(refused.stderr)")
             #expect(!refused.stderr.contains("file-pw"))
             #expect(!FileManager.default.fileExists(atPath: path))
