@@ -17,9 +17,10 @@ package enum AccountHome {
             var buffer = [CChar](repeating: 0, count: size)
             // The entry's strings point into `buffer`: read them while it is lent out.
             let lookup = buffer.withUnsafeMutableBufferPointer { storage -> (code: Int32, home: String?) in
+                guard let base = storage.baseAddress else { return (EINVAL, nil) }
                 var entry = passwd()
                 var found: UnsafeMutablePointer<passwd>?
-                let code = getpwuid_r(uid, &entry, storage.baseAddress, storage.count, &found)
+                let code = getpwuid_r(uid, &entry, base, storage.count, &found)
                 guard code == 0, found != nil, let directory = entry.pw_dir else { return (code, nil) }
                 return (code, String(cString: directory))
             }

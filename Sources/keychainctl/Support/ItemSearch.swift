@@ -58,7 +58,7 @@ enum ItemSearch {
         }
         if !all, let item = result as? [String: Any], isAccessLogKey(item: item) {
             // The log's key came first; another item may match the query as well.
-            let others = try search(query, in: target, all: true, withData: withData)
+            let others = try Self.search(query, in: target, all: true, withData: withData)
             guard let first = others.items.first else { return try notFound(all: false) }
             return Found(items: [first], unreadable: others.unreadable, firstUnreadable: others.firstUnreadable)
         }
