@@ -231,9 +231,10 @@ struct KeychainLifecycleTests {
             }
             let refused = try sandbox.keychainctl(["find-generic-password", "-a", "first", "-w"], environment: anchored)
             #expect(refused.status != 0)
-            // Apple's text, then the cause: a rolled-back file, told apart from a tampered one.
-            #expect(refused.stderr.hasPrefix("keychainctl: find-generic-password: Unable to decode the provided data. "
-                                              + "The keychain file was rolled back to an older copy"), "\(refused.stderr)")
+            // The cause first (a rolled-back file, told apart from a tampered one), then Apple's text.
+            #expect(refused.stderr.hasPrefix("keychainctl: find-generic-password: The keychain file was rolled back to an older copy"),
+                    "\(refused.stderr)")
+            #expect(refused.stderr.hasSuffix(" [Unable to decode the provided data.]\n"), "\(refused.stderr)")
             #expect(refused.stderr.contains("delete the anchor to accept this file"))
             #expect(refused.stdout.isEmpty)
 

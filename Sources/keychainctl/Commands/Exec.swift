@@ -4,6 +4,7 @@ import CredentialStore
 import Foundation
 import KeychainPrimitives
 import KeychainServices
+import KeychainToolSupport
 
 /// `exec [--keychain K] --env NAME=<item>… [--env-file F] [--allow-missing] -- program args…`:
 /// runs a program with keychain secrets in its environment only.
@@ -41,10 +42,6 @@ struct Exec: KeychainCommand {
           help: "Pass KEYCHAINKIT_PASSWORD_FILE and KEYCHAINKIT_ETCD_PASSWORD on to the program (withheld by default).")
     var keepUnlockVariables = false
 
-    /// keychainctl's own variables that unlock keychains or hold a secret: the program gets the
-    /// secrets it was given, not the means to read every other item (or the sync circle's etcd),
-    /// unless `--keep-unlock-variables` (a program that itself runs keychainctl headless).
-    static let unlockVariables: Set<String> = ["KEYCHAINKIT_PASSWORD_FILE", "KEYCHAINKIT_ETCD_PASSWORD"]
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The program and its arguments, after --.", valueName: "program"))
     var command: [String] = []
@@ -79,7 +76,9 @@ struct Exec: KeychainCommand {
         }
         try AccessRecording.record(.read, readItems, in: target)
         try ProgramLauncher.replaceProcess(executable: executable, arguments: command, variables: variables,
-                                           withholding: keepUnlockVariables ? [] : Self.unlockVariables)
+                                           // The program gets the secrets it was given, not the means to read every
+                                           // other item (or the sync circle's etcd), unless asked.
+                                           withholding: keepUnlockVariables ? [] : ToolEnvironment.unlockingVariableNames)
     }
 
     /// The variables and their items, from --env-file files (in order) then --env; a name given
