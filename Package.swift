@@ -300,7 +300,7 @@ let package = Package(
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
                                                                    "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainLinux", "KeychainPrimitives", "KeychainTestSupport"]),
         // One UserDefaults-migration step per process, for the migration tests (not a product).
-        .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit"], path: "Tests/Support/MigrationProbe"),
+        .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit", "KeychainServices"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
             name: "KeychainKitTests",
             // KeychainServices: items the typed API wrote, read back through SecItem calls; KeychainEngine:

@@ -31,10 +31,22 @@ package struct KeychainCallError: Error, Sendable, Equatable, CustomStringConver
         SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "OSStatus \(status)"
     }
 
-    /// Apple's message, then the reason and its fix when known.
+    /// What the tools print: the cause and its fix first when the keychain knew them, then Apple's
+    /// message in brackets (what the status is called, for searching); Apple's advice that
+    /// cannot help here ("You may need to restart your computer.") is left out. Apple's full text
+    /// stays in `SecCopyErrorMessageString` (``appleMessage``).
     package var message: String {
-        guard let reason else { return appleMessage }
-        return appleMessage + " " + reason
+        let apple = Self.withoutInapplicableAdvice(appleMessage)
+        guard let reason else { return apple }
+        return reason + " [" + apple + "]"
+    }
+
+    /// Sentences of Apple's messages that advise what does not help off Apple platforms.
+    private static let inapplicableAdvice = [" You may need to restart your computer."]
+
+    /// `text` without ``inapplicableAdvice``.
+    static func withoutInapplicableAdvice(_ text: String) -> String {
+        inapplicableAdvice.reduce(text) { $0.replacingOccurrences(of: $1, with: "") }
     }
 
     /// The exit status `security(1)` uses: the low byte of the `OSStatus` (44 not found, …).

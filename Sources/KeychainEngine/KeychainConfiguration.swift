@@ -21,7 +21,8 @@ import KeychainVocabulary
 /// | `KEYCHAINKIT_KEYCHAIN` | ``defaultKeychainPath`` (relative paths resolved against the working directory at first use) |
 /// | `XDG_DATA_HOME`, `HOME` | the default path when `KEYCHAINKIT_KEYCHAIN` is unset |
 /// | `KEYCHAINKIT_APP_ID`, `KEYCHAINKIT_ACCESS_GROUPS` | ``accessGroups``, ``accessGroups(ofExecutable:)`` |
-/// | `KEYCHAINKIT_DEVICE_KEY_FILE`, `XDG_STATE_HOME` | ``deviceKeyPath`` |
+/// | `KEYCHAINKIT_DEVICE_KEY_FILE` (else the user database's home, not `HOME`) | ``deviceKeyPath`` |
+/// | `XDG_STATE_HOME`, `HOME` | ``earlierDeviceKeyPaths`` (where an existing keychain's key may also be) |
 /// | `KEYCHAINKIT_ROLLBACK_ANCHOR` | ``rollbackAnchorDirectory`` |
 /// | `KEYCHAINKIT_PASSWORD_FILE`, `CREDENTIALS_DIRECTORY` | ``unlockSource`` (the file itself is read when a keychain is opened, never kept) |
 /// | `KEYCHAINKIT_SESSION_KEYRING` | ``sharesUnlockWithSession`` (`off` disables sharing) |
@@ -36,8 +37,16 @@ package struct KeychainConfiguration: Sendable {
     package var defaultKeychainPath: String
     /// The access groups this process is entitled to.
     package var accessGroups: AccessGroups
-    /// Where the device key lives.
+    /// Where the device key lives: `KEYCHAINKIT_DEVICE_KEY_FILE`, else
+    /// `~/.local/state/keychainkit/device.key` with `~` the home the user database gives this
+    /// user (`AccountHome`), so that every process of the user finds the same key whatever its
+    /// `HOME` (git or Docker run with another one, `sudo -E`, a systemd service, `env -i`); `$HOME`
+    /// only when the user database has no usable home.
     package var deviceKeyPath: String
+    /// Where an existing keychain's device key may also be, read only (without
+    /// `KEYCHAINKIT_DEVICE_KEY_FILE`): `$XDG_STATE_HOME/keychainkit/device.key` and
+    /// `$HOME/.local/state/keychainkit/device.key`, where earlier versions created it.
+    package var earlierDeviceKeyPaths: [String]
     /// The rollback anchors' directory, or nil (rollback detection off).
     package var rollbackAnchorDirectory: String?
     /// The file whose content unlocks keychains (`KEYCHAINKIT_PASSWORD_FILE`, else the systemd
@@ -72,8 +81,9 @@ package struct KeychainConfiguration: Sendable {
         KeychainVariable.accessLogTestKill, KeychainVariable.etcdPassword,
     ]
 
-    /// The configuration `environment` describes, with `authenticator` for prompts.
-    package init(environment: [String: String], authenticator: OwnerAuthenticator) {
+    /// The configuration `environment` describes, with `authenticator` for prompts; `accountHome`
+    /// is the user database's home of this user (nil: none usable), where the device key lives.
+    package init(environment: [String: String], authenticator: OwnerAuthenticator, accountHome: String? = AccountHome.current()) {
         /// The value of `name`, or nil when it is unset or empty.
         func setting(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         /// `XDG_…_HOME` when it is an absolute path (the XDG spec ignores relative ones), else `~/fallback`.
@@ -83,9 +93,23 @@ package struct KeychainConfiguration: Sendable {
         }
         defaultKeychainPath = setting(KeychainVariable.keychain).map(KeychainLocation.absolute)
             ?? xdgDirectory("XDG_DATA_HOME", fallback: ".local/share") + "/keychainkit/login.keychain-db"
-        // Outside the keychain's folder, so copying the keychain folder does not copy the device key.
-        deviceKeyPath = setting(KeychainVariable.deviceKeyFile).map(KeychainLocation.absolute)
-            ?? xdgDirectory("XDG_STATE_HOME", fallback: ".local/state") + "/keychainkit/device.key"
+        // Outside the keychain's folder, so copying the keychain folder does not copy the device
+        // key; and not found through the environment, which differs between a user's processes.
+        let stateFolder = "/.local/state/keychainkit/device.key"
+        if let explicit = setting(KeychainVariable.deviceKeyFile) {
+            deviceKeyPath = KeychainLocation.absolute(explicit)
+            earlierDeviceKeyPaths = []
+        } else {
+            let primary = (accountHome ?? setting("HOME") ?? NSHomeDirectory()) + stateFolder
+            var earlier: [String] = []
+            for candidate in [xdgDirectory("XDG_STATE_HOME", fallback: ".local/state") + "/keychainkit/device.key",
+                              (setting("HOME") ?? NSHomeDirectory()) + stateFolder]
+            where candidate != primary && !earlier.contains(candidate) {
+                earlier.append(candidate)
+            }
+            deviceKeyPath = primary
+            earlierDeviceKeyPaths = earlier
+        }
         rollbackAnchorDirectory = setting(KeychainVariable.rollbackAnchor).map(KeychainLocation.absolute)
         listedAccessGroups = environment[KeychainVariable.accessGroups].map { $0.split(separator: ",").map(String.init) } ?? []
         applicationIdentifier = setting(KeychainVariable.applicationIdentifier)

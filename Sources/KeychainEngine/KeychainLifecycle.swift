@@ -84,6 +84,25 @@ package final class KeychainLifecycle: Sendable {
         }
     }
 
+    /// Creates the keychain file at `path` with the configured password (`KEYCHAINKIT_PASSWORD_FILE`,
+    /// the systemd credential): what `SecKeychainCreate` with `promptUser` does here, where there is
+    /// no dialog. Without a configured source `errSecUnimplemented`; a source that is refused (its
+    /// file readable by others, missing) is reported with the file, the cause and the fix, and
+    /// nothing is created.
+    package func createWithConfiguredPassword(at path: String) throws(KeychainCallFailure) {
+        guard let source = registry.configuration.unlockSource,
+              var password = try perform({ () throws(KeychainStoreError) in try registry.configuration.passwordFromFile() })
+        else { throw KeychainCallFailure(status: KeychainStatus.unimplemented.rawValue) }
+        defer { password.resetBytes(in: 0..<password.count) }
+        guard !password.isEmpty else {
+            // An empty file would silently make a keychain without a password.
+            let failure = KeychainStoreError.notAvailable("the password file \(source.path) is empty; write the keychain's password "
+                                                          + "into it (mode 0600)")
+            throw KeychainCallFailure(status: failure.osStatus, failure: failure)
+        }
+        try create(at: path, password: password)
+    }
+
     /// Unlocks the keychain at `path` (the default when nil) with `password`; with nil, with the
     /// password file's (`KEYCHAINKIT_PASSWORD_FILE`), or without one for a keychain that has no
     /// password. Without a password file, a password-protected keychain that is locked is

@@ -135,10 +135,12 @@ package final class KeychainRegistry: @unchecked Sendable {
     package func options(createIfMissing: Bool = true) -> KeychainDatabase.Options {
         lock.withLock {
             let configuration = loadedConfiguration()
-            return KeychainDatabase.Options(deviceKeyPath: configuration.deviceKeyPath,
-                                            newKeychainKDF: testingKDFForNewKeychains ? .testing() : nil,
-                                            allowTestingKDF: allowTestingKDF, createIfMissing: createIfMissing,
-                                            rollbackAnchorDirectory: configuration.rollbackAnchorDirectory)
+            var options = KeychainDatabase.Options(deviceKeyPath: configuration.deviceKeyPath,
+                                                   newKeychainKDF: testingKDFForNewKeychains ? .testing() : nil,
+                                                   allowTestingKDF: allowTestingKDF, createIfMissing: createIfMissing,
+                                                   rollbackAnchorDirectory: configuration.rollbackAnchorDirectory)
+            options.earlierDeviceKeyPaths = configuration.earlierDeviceKeyPaths
+            return options
         }
     }
 

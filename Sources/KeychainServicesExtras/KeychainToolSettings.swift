@@ -46,6 +46,12 @@ package enum KeychainToolSettings {
         KeychainRegistry.shared.configuration.etcdPassword?.value
     }
 
+    /// KeychainKit's variables that unlock keychains or hold a secret (`KEYCHAINKIT_PASSWORD_FILE`,
+    /// `KEYCHAINKIT_ETCD_PASSWORD`): `keychainctl exec` withholds them from the program it runs.
+    package static var unlockingVariableNames: Set<String> {
+        [KeychainVariable.passwordFile, KeychainVariable.etcdPassword]
+    }
+
     /// The access log's settings: rotation limits and the debug builds' killed-writer hook.
     package static var accessLog: AccessLogConfiguration {
         KeychainRegistry.shared.configuration.accessLog

@@ -93,8 +93,14 @@ extension LAContext {
         if isInvalidated { return .invalidContext }
         switch policy {
         case .deviceOwnerAuthentication:
+            let lifecycle = KeychainLifecycle.apple
+            if !FileManager.default.fileExists(atPath: lifecycle.resolve(nil)) {
+                // No keychain yet: the first write creates it with the configured password
+                // (KEYCHAINKIT_PASSWORD_FILE, the systemd credential), which is then the passcode.
+                return Self.configuredPasswordIsUsable(lifecycle) ? nil : .passcodeNotSet
+            }
             do {
-                let database = try KeychainLifecycle.apple.existingKeychain(nil)
+                let database = try lifecycle.existingKeychain(nil)
                 return try database.status.hasPassword ? nil : .passcodeNotSet
             } catch {
                 return .passcodeNotSet
@@ -103,6 +109,20 @@ extension LAContext {
             return biometry.failure
         default:
             return .companionNotAvailable
+        }
+    }
+}
+
+extension LAContext {
+    /// Whether the configured password source can be read and holds a password: what a keychain
+    /// created now would get. A source refused (its file readable by others, missing) creates none.
+    fileprivate static func configuredPasswordIsUsable(_ lifecycle: KeychainLifecycle) -> Bool {
+        do {
+            guard var password = try lifecycle.registry.configuration.passwordFromFile() else { return false }
+            defer { password.resetBytes(in: 0..<password.count) }
+            return !password.isEmpty
+        } catch {
+            return false  // the file was refused: the first write will report why
         }
     }
 }

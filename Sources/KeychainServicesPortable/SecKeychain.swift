@@ -89,14 +89,22 @@ package func passwordData(_ length: UInt32, _ bytes: UnsafeRawPointer?) -> Data?
 /// Apple (macOS): `SecKeychainCreate`. Creates the keychain file with the password (none when
 /// the length is 0) and leaves it unlocked, for every process of the user (`SessionKeyring`).
 /// An existing file is `errSecDuplicateKeychain`.
-/// `promptUser` is not supported (`errSecUnimplemented`): tools prompt, then pass the password.
+/// With `promptUser` there is no dialog: the configured password (`KEYCHAINKIT_PASSWORD_FILE`, the
+/// systemd credential `keychainkit.password`) is used, and without one `errSecUnimplemented`
+/// (tools prompt, then pass the password).
 @discardableResult
 public func SecKeychainCreate(
     _ pathName: UnsafePointer<CChar>, _ passwordLength: UInt32, _ password: UnsafeRawPointer?,
     _ promptUser: Bool, _ initialAccess: SecAccess?, _ keychain: UnsafeMutablePointer<SecKeychain?>
 ) -> OSStatus {
-    if promptUser { return errSecUnimplemented }
     let path = String(cString: pathName)
+    if promptUser {
+        // No dialog here: the configured password file is what a person would have typed.
+        return keychainCallStatus { () throws(KeychainCallFailure) in
+            try KeychainLifecycle.apple.createWithConfiguredPassword(at: path)
+            keychain.pointee = SecKeychain(path: path)
+        }
+    }
     return keychainCallStatus { () throws(KeychainCallFailure) in
         try KeychainLifecycle.apple.create(at: path, password: passwordData(passwordLength, password))
         keychain.pointee = SecKeychain(path: path)

@@ -16,6 +16,8 @@ package enum ToolEnvironment {
     package static var storageRequirement: String? { nil }
     /// The executable's own name: on Apple platforms entitlements name the groups.
     package static func defaultAccessGroup(ofExecutable executableName: String) -> String { executableName }
+    /// None on Apple platforms: the Security framework is not unlocked through variables.
+    package static var unlockingVariableNames: Set<String> { [] }
 }
 #else
 import KeychainServicesExtras
@@ -65,6 +67,12 @@ package enum ToolEnvironment {
     /// The etcd user's password from `KEYCHAINKIT_ETCD_PASSWORD`, or nil.
     package static var etcdPassword: String? {
         KeychainToolSettings.etcdPassword
+    }
+
+    /// KeychainKit's variables that unlock keychains or hold a secret (`KEYCHAINKIT_PASSWORD_FILE`,
+    /// `KEYCHAINKIT_ETCD_PASSWORD`), which `keychainctl exec` withholds from its program.
+    package static var unlockingVariableNames: Set<String> {
+        KeychainToolSettings.unlockingVariableNames
     }
 
     #if os(Linux)

@@ -42,9 +42,25 @@ enum DockerAccessRecording {
             try log.recordOwnAccess(operation == .read ? .read : operation == .update ? .update : .delete, items: [item],
                                     channel: .dockerCredentialHelper)
         } catch let error as AccessLogError {
-            throw Failure(message: outcome + error.description)
+            throw Failure(message: outcome + AccessLogFailure.describe(error))
         } catch {
             throw Failure(message: outcome + "\(error)")
+        }
+        #endif
+    }
+
+    /// Before a store: makes sure the default keychain's access log can record it, so that a
+    /// keychain that cannot log refuses with the cause and the fix and changes nothing (rather than
+    /// storing and then failing). A keychain that does not exist yet is created by the store with
+    /// this process's device key, so it can log.
+    static func prepareToRecord() throws {
+        #if os(Linux)
+        do {
+            let path = try defaultKeychainPath()
+            guard FileManager.default.fileExists(atPath: path) else { return }
+            try AccessLog(keychainAt: path, settings: try ToolEnvironment.accessLogSettings()).prepare()
+        } catch let error as AccessLogError {
+            throw Failure(message: "nothing was stored because the access could not be logged: " + AccessLogFailure.describe(error))
         }
         #endif
     }

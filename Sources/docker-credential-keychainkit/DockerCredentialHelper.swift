@@ -61,6 +61,8 @@ enum DockerCredentialHelper {
         guard !credentials.Username.isEmpty else { throw HelperFailure(message: DockerHelperMessage.missingUsername) }
         let server = credentials.ServerURL.trimmingCharacters(in: .whitespacesAndNewlines)
         let address = try parse(server)
+        // A keychain that cannot log refuses here, before the old credential is deleted.
+        try DockerAccessRecording.prepareToRecord()
         // One credential per registry: a new user name replaces the old one.
         try InternetCredentialStore.delete(query(address), exactLocation: true)
         var credential = query(address)

@@ -95,13 +95,33 @@ struct ConfigurationTests {
                           "XDG_STATE_HOME": "/state"],
             authenticator: OwnerAuthenticator(pinentry: nil))
         #expect(configuration.defaultKeychainPath == "/home/u/.local/share/keychainkit/login.keychain-db")
-        #expect(configuration.deviceKeyPath == "/state/keychainkit/device.key")
         #expect(configuration.passwordFilePath == "/run/pw")
         #expect(configuration.sharesUnlockWithSession == false)
         let defaults = KeychainConfiguration(environment: ["HOME": "/home/u"], authenticator: OwnerAuthenticator(pinentry: nil))
         #expect(defaults.sharesUnlockWithSession)
         #expect(defaults.passwordFilePath == nil)
         #expect(try defaults.passwordFromFile() == nil)
+    }
+
+    @Test("the device key is under the user database's home whatever HOME and XDG_STATE_HOME say; those are earlier locations only; KEYCHAINKIT_DEVICE_KEY_FILE wins")
+    func deviceKeyLocation() {
+        func configuration(_ environment: [String: String], accountHome: String?) -> KeychainConfiguration {
+            KeychainConfiguration(environment: environment, authenticator: OwnerAuthenticator(pinentry: nil), accountHome: accountHome)
+        }
+        let key = "/.local/state/keychainkit/device.key"
+        for environment in [["HOME": "/home/u"], ["HOME": "/elsewhere", "XDG_STATE_HOME": "/state"], [:]] {
+            #expect(configuration(environment, accountHome: "/home/u").deviceKeyPath == "/home/u" + key, "\(environment)")
+        }
+        let moved = configuration(["HOME": "/elsewhere", "XDG_STATE_HOME": "/state"], accountHome: "/home/u")
+        #expect(moved.earlierDeviceKeyPaths == ["/state/keychainkit/device.key", "/elsewhere" + key])
+        #expect(configuration(["HOME": "/home/u"], accountHome: "/home/u").earlierDeviceKeyPaths.isEmpty, "no duplicate of the first location")
+        // A relative XDG_STATE_HOME is ignored, as the XDG spec says.
+        #expect(configuration(["HOME": "/home/u", "XDG_STATE_HOME": "state"], accountHome: "/home/u").earlierDeviceKeyPaths.isEmpty)
+        // No usable home in the user database (a bare uid in a container, DynamicUser=): HOME.
+        #expect(configuration(["HOME": "/tmp/h"], accountHome: nil).deviceKeyPath == "/tmp/h" + key)
+        let explicit = configuration(["HOME": "/home/u", "KEYCHAINKIT_DEVICE_KEY_FILE": "/keys/d.key"], accountHome: "/home/u")
+        #expect(explicit.deviceKeyPath == "/keys/d.key")
+        #expect(explicit.earlierDeviceKeyPaths.isEmpty)
     }
 
     private static func configuration(_ environment: [String: String]) -> KeychainConfiguration {

@@ -30,6 +30,27 @@ struct FailureReasonProcessTests {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
+    @Test("canEvaluatePolicy(.deviceOwnerAuthentication) before the keychain exists: yes with a usable password file, passcodeNotSet without one or with a refused one; it creates nothing")
+    func ownerAuthenticationBeforeTheKeychainExists() throws {
+        let scratch = try TemporaryKeychain("owner")
+        defer { scratch.remove() }
+        let passwordFile = scratch.directory + "/password"
+        #expect(FileManager.default.createFile(atPath: passwordFile, contents: Data("pw\n".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(chmod(passwordFile, 0o600) == 0)
+        #expect(try probe(["can-evaluate-owner"], in: scratch, environment: ["KEYCHAINKIT_PASSWORD_FILE": passwordFile]) == ["yes"])
+        // A systemd credential is the same password source.
+        let credentials = scratch.directory + "/credentials"
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        #expect(FileManager.default.createFile(atPath: credentials + "/keychainkit.password", contents: Data("pw".utf8),
+                                               attributes: [.posixPermissions: 0o600]))
+        #expect(try probe(["can-evaluate-owner"], in: scratch, environment: ["CREDENTIALS_DIRECTORY": credentials]) == ["yes"])
+        #expect(try probe(["can-evaluate-owner"], in: scratch) == ["no -5"], "no password configured: passcodeNotSet")
+        #expect(chmod(passwordFile, 0o644) == 0)
+        #expect(try probe(["can-evaluate-owner"], in: scratch, environment: ["KEYCHAINKIT_PASSWORD_FILE": passwordFile]) == ["no -5"],
+                "a file that would be refused makes no keychain with a password")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path), "the check created the keychain")
+    }
+
     @Test("a loose, missing or symlinked-to-loose password file: errSecNotAvailable with the variable, the path and the fix in reason")
     func passwordFileReasons() throws {
         let scratch = try TemporaryKeychain("reason")

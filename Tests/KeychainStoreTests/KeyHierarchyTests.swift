@@ -139,7 +139,8 @@ struct KeyHierarchyTests {
                                              options: .init(deviceKeyPath: nil, allowTestingKDF: true, createIfMissing: false))
         let keychainID = file.keychainID
         let fileKey = file.keybag.fileKey
-        let forger = Keybag(keychainID: keychainID, fileKey: fileKey, deviceKey: nil, expectedDeviceKeyID: nil, passwordKDF: nil)
+        let forger = Keybag(keychainID: keychainID, fileKey: fileKey, deviceKey: nil, deviceKeyPath: nil, expectedDeviceKeyID: nil,
+                           passwordKDF: nil)
         try withRawDatabase(path) { db in
             for protection in [ProtectionClass.whenUnlocked, .afterFirstUnlock] {
                 let key = Sealing.randomKey()

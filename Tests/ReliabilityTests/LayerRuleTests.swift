@@ -55,7 +55,7 @@ struct LayerRuleTests {
         // The benchmarks package's setup (keychain files filled fast), like the torture tool, on the store itself.
         "KeychainBenchmarkSupport": ["KeychainVocabulary", "KeychainStore", "KeychainEngine"],
         "keychainkit-torture": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainTestSupport"],
-        "keychainkit-migration-probe": ["KeychainKit"],
+        "keychainkit-migration-probe": ["KeychainKit", "KeychainServices"],
         "PseudoTerminalSupport": [],
         "RequiredToolSupport": [],
         "LoopbackPortSupport": [],

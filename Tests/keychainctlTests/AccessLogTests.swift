@@ -122,6 +122,26 @@ struct AccessLogTests {
         }
     }
 
+    @Test("find-generic-password -w and find-internet-password -w record the item read, not the query typed")
+    func bareSecretReadNamesTheItem() throws {
+        try withSandbox { (sandbox) throws in
+            let add = try sandbox.keychainctl(["add-generic-password", "-a", "alice", "-s", "bank", "-l", "Bank login", "-D", "finance", "-w"],
+                                              stdin: "pw1\n")
+            #expect(add.status == 0, "\(add.stderr)")
+            let inet = try sandbox.keychainctl(["add-internet-password", "-a", "bob", "-s", "git.example.com", "-r", "htps", "-w"], stdin: "pw2\n")
+            #expect(inet.status == 0, "\(inet.stderr)")
+            let byKind = try sandbox.keychainctl(["find-generic-password", "-D", "finance", "-w"])
+            #expect(byKind.stdout == "pw1\n", "\(byKind.stderr)")
+            let byAccount = try sandbox.keychainctl(["find-internet-password", "-a", "bob", "-w"])
+            #expect(byAccount.stdout == "pw2\n", "\(byAccount.stderr)")
+
+            let reads = try Self.entries(sandbox).filter { $0.operation == "read" }
+            #expect(reads.count == 2)
+            #expect(reads.first.map { [$0.label, $0.service, $0.account] } == ["Bank login", "bank", "alice"])
+            #expect(reads.last.map { [$0.service, $0.account] } == ["git.example.com", "bob"])
+        }
+    }
+
     @Test("docker-credential-keychainkit records store, get and erase in the default keychain's log")
     func dockerHelper() throws {
         try withSandbox { (sandbox) throws in

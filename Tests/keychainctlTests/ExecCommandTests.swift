@@ -28,6 +28,39 @@ struct ExecCommandTests {
         }
     }
 
+    @Test("the program does not get KEYCHAINKIT_PASSWORD_FILE or KEYCHAINKIT_ETCD_PASSWORD unless --keep-unlock-variables; it cannot read another item through them")
+    func unlockVariablesWithheld() throws {
+        try withSandbox { (sandbox) throws in
+            let path = try sandbox.createKeychain("locked.keychain-db", password: "kc-password")
+            let passwordFile = sandbox.directory + "/kc-password"
+            #expect(FileManager.default.createFile(atPath: passwordFile, contents: Data("kc-password\n".utf8), attributes: [.posixPermissions: 0o600]))
+            try addGeneric(sandbox, service: "given", account: "a", secret: "given-secret", keychain: [path])
+            try addGeneric(sandbox, service: "other", account: "a", secret: "other-secret", keychain: [path])
+            #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
+            let environment = ["KEYCHAINKIT_PASSWORD_FILE": passwordFile, "KEYCHAINKIT_ETCD_PASSWORD": "etcd-secret",
+                               "KEYCHAINKIT_SESSION_KEYRING": "off"]
+            // The child is itself keychainctl, trying to read the item it was not given.
+            let child = ["--", sandbox.tool("keychainctl"), "find-generic-password", "-s", "other", "-w", path]
+            let run = try sandbox.keychainctl(["exec", "--keychain", path, "--env", "GIVEN=given", "--", "env"], environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            let lines = run.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.contains("GIVEN=given-secret"))
+            #expect(!lines.contains { $0.hasPrefix("KEYCHAINKIT_PASSWORD_FILE=") || $0.hasPrefix("KEYCHAINKIT_ETCD_PASSWORD=") }, "\(lines)")
+            #expect(lines.contains("KEYCHAINKIT_SESSION_KEYRING=off"), "the rest of the environment is kept")
+            let reader = try sandbox.keychainctl(["exec", "--keychain", path, "--env", "GIVEN=given"] + child, environment: environment)
+            #expect(reader.status == 36, "the child cannot unlock: \(reader.stderr)")
+            #expect(!reader.stdout.contains("other-secret"))
+
+            let kept = try sandbox.keychainctl(["exec", "--keychain", path, "--env", "GIVEN=given", "--keep-unlock-variables", "--", "env"],
+                                               environment: environment)
+            let keptLines = kept.stdout.split(separator: "\n").map(String.init)
+            #expect(keptLines.contains("KEYCHAINKIT_PASSWORD_FILE=\(passwordFile)") && keptLines.contains("KEYCHAINKIT_ETCD_PASSWORD=etcd-secret"))
+            let keptReader = try sandbox.keychainctl(["exec", "--keychain", path, "--env", "GIVEN=given", "--keep-unlock-variables"] + child,
+                                                     environment: environment)
+            #expect(keptReader.stdout == "other-secret\n", "asked for: \(keptReader.stderr)")
+        }
+    }
+
     @Test("the running program has the secret in /proc/<pid>/environ, not in its cmdline, and no keychain descriptor")
     func notInArgv() throws {
         try withSandbox { (sandbox) throws in

@@ -30,7 +30,41 @@ struct KeychainLifecycleTests {
             let create = try sandbox.keychainctl(["create-keychain", path])
             #expect(!create.timedOut)
             #expect(create.status == 36)
-            #expect(create.stderr == "keychainctl: create-keychain: User interaction is not allowed.\n")
+            #expect(create.stderr == "keychainctl: create-keychain: no password for the new keychain: give -p last and the password "
+                    + "on standard input, -p \"\" for a keychain without a password, or set KEYCHAINKIT_PASSWORD_FILE\n")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test("create-keychain without -p takes KEYCHAINKIT_PASSWORD_FILE; a file it refuses (mode 0644, empty) is named with its mode and the fix, and nothing is created")
+    func createWithPasswordFile() throws {
+        try withSandbox { (sandbox) throws in
+            let passwordFile = sandbox.directory + "/kc-password"
+            #expect(FileManager.default.createFile(atPath: passwordFile, contents: Data("file-pw\n".utf8)))
+            #expect(chmod(passwordFile, 0o644) == 0)
+            let path = sandbox.directory + "/headless.keychain-db"
+            let environment = ["KEYCHAINKIT_PASSWORD_FILE": passwordFile]
+            let refused = try sandbox.keychainctl(["create-keychain", path], environment: environment)
+            #expect(refused.status == 53, "\(refused.stderr)")
+            let cause = "KEYCHAINKIT_PASSWORD_FILE (\(passwordFile)) is accessible by group or others (mode 644); run chmod 600 on it"
+            #expect(refused.stderr.hasPrefix("keychainctl: create-keychain: Not available: " + cause + " [No keychain is available.]\n"),
+                    "the cause and the fix first, in one line: \(refused.stderr)")
+            #expect(!refused.stderr.contains("restart your computer"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("file-pw"))
+            #expect(!FileManager.default.fileExists(atPath: path))
+
+            #expect(chmod(passwordFile, 0o600) == 0)
+            let created = try sandbox.keychainctl(["create-keychain", path], environment: environment)
+            #expect(created.status == 0, "\(created.stderr)")
+            #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
+            let unlock = try sandbox.keychainctl(["unlock-keychain", path, "-p"], stdin: "file-pw\n")
+            #expect(unlock.status == 0, "the file's password is the keychain's: \(unlock.stderr)")
+            _ = try sandbox.keychainctl(["delete-keychain", path])
+
+            #expect(FileManager.default.createFile(atPath: passwordFile, contents: Data(), attributes: [.posixPermissions: 0o600]))
+            let empty = try sandbox.keychainctl(["create-keychain", path], environment: environment)
+            #expect(empty.status == 53, "an empty file makes no keychain without a password: \(empty.stderr)")
+            #expect(empty.stderr.contains("\(passwordFile) is empty"), "\(empty.stderr)")
             #expect(!FileManager.default.fileExists(atPath: path))
         }
     }
@@ -47,8 +81,9 @@ struct KeychainLifecycleTests {
             #expect(!find.timedOut, "a locked keychain must never make a script hang")
             #expect(find.status == 36)
             #expect(find.stdout.isEmpty)
-            #expect(find.stderr == "keychainctl: find-generic-password: User interaction is not allowed. "
-                    + "The keychain is locked: unlock it first (keychainctl unlock-keychain, or SecKeychainUnlock).\n")
+            #expect(find.stderr == "keychainctl: find-generic-password: "
+                    + "The keychain is locked: unlock it first (keychainctl unlock-keychain, or SecKeychainUnlock). "
+                    + "[User interaction is not allowed.]\n")
 
             let add = try sandbox.keychainctl(["add-generic-password", "-a", "b", "-s", "s", path, "-w"], stdin: "x\n")
             #expect(add.status == 36)
@@ -196,9 +231,10 @@ struct KeychainLifecycleTests {
             }
             let refused = try sandbox.keychainctl(["find-generic-password", "-a", "first", "-w"], environment: anchored)
             #expect(refused.status != 0)
-            // Apple's text, then the cause: a rolled-back file, told apart from a tampered one.
-            #expect(refused.stderr.hasPrefix("keychainctl: find-generic-password: Unable to decode the provided data. "
-                                              + "The keychain file was rolled back to an older copy"), "\(refused.stderr)")
+            // The cause first (a rolled-back file, told apart from a tampered one), then Apple's text.
+            #expect(refused.stderr.hasPrefix("keychainctl: find-generic-password: The keychain file was rolled back to an older copy"),
+                    "\(refused.stderr)")
+            #expect(refused.stderr.hasSuffix(" [Unable to decode the provided data.]\n"), "\(refused.stderr)")
             #expect(refused.stderr.contains("delete the anchor to accept this file"))
             #expect(refused.stdout.isEmpty)
 

@@ -11,7 +11,9 @@ import KeychainVocabulary
 /// `A` = attribute (`nameLength:u8 name kind:u8 valueLength:u32 value`),
 /// `D` = data (`length:u32 bytes`), `C` = access-control flags (`u64`),
 /// `B` = the biometric domain state of a `.biometryCurrentSet` item (`length:u8` = 32, a SHA-256
-/// digest; only with a `C` record). Payloads written before `B` existed decode unchanged.
+/// digest; only with a `C` record), `P` = padding (`length:u32` zero bytes; last, only in a
+/// sealed item: see ``paddedLength(of:)``). Payloads written before `B` or `P` existed decode
+/// unchanged.
 package struct ItemPayload: Equatable, Sendable {
     package var attributes: [String: AttributeValue]
     package var data: Data?
@@ -36,19 +38,16 @@ package struct ItemPayload: Equatable, Sendable {
     /// Written into one buffer of the final size: appended piece by piece to a `Data`, this cost
     /// 50,000 instructions of every add, most of them in `Data`'s growth and exclusivity checks
     ///. The bytes are the same.
-    package func encoded() -> Data {
+    ///
+    /// With `padded` (an item sealed into the keychain file), a `P` record of zeros follows, so
+    /// that the payload's length is a size bucket (``paddedLength(of:)``) and a stolen file does
+    /// not show how long each secret is. The buffer is allocated at its final size either way.
+    package func encoded(padded: Bool = false) -> Data {
         let names = attributes.keys.sorted()
-        var length = 1
-        for name in names {
-            guard let value = attributes[name] else { continue }
-            length += 3 + min(name.utf8.count, 255) + 4 + Self.encodedLength(value)
-        }
-        if let data { length += 5 + data.count }
-        if accessControlFlags != nil {
-            length += 9
-            if let biometryDomainState { length += 2 + min(biometryDomainState.count, 255) }
-        }
-        var out = Data(count: length)
+        let unpadded = unpaddedLength
+        var length = unpadded
+        if padded { length = Self.paddedLength(of: unpadded) }
+        var out = Data(count: length)  // zero-filled: the padding's bytes are already written
         out.withUnsafeMutableBytes { buffer in
             var writer = ByteWriter(buffer)
             writer.put(byte: Self.version)
@@ -74,8 +73,42 @@ package struct ItemPayload: Equatable, Sendable {
                     biometryDomainState.prefix(255).withUnsafeBytes { writer.put($0) }
                 }
             }
+            if padded {
+                writer.put(byte: UInt8(ascii: "P"))
+                writer.put(bigEndian: UInt32(truncatingIfNeeded: length - unpadded - Self.paddingRecordOverhead))
+            }
         }
         return out
+    }
+
+    /// The length of the encoding without padding: what the caller stored.
+    var unpaddedLength: Int {
+        var length = 1
+        for (name, value) in attributes {
+            length += 3 + min(name.utf8.count, 255) + 4 + Self.encodedLength(value)
+        }
+        if let data { length += 5 + data.count }
+        if accessControlFlags != nil {
+            length += 9
+            if let biometryDomainState { length += 2 + min(biometryDomainState.count, 255) }
+        }
+        return length
+    }
+
+    /// A `P` record's tag and length.
+    static let paddingRecordOverhead = 5
+
+    /// The length of a sealed payload whose records take `length` bytes, padding included: the
+    /// smallest bucket that holds them and a `P` record — 256 bytes, then powers of two up to
+    /// 64 KiB, then multiples of 64 KiB (so a large certificate grows by less than 64 KiB). The
+    /// file then shows which bucket an item's attributes and secret fall in, not their lengths.
+    static func paddedLength(of length: Int) -> Int {
+        let needed = length + paddingRecordOverhead
+        let largeBucket = 64 * 1024
+        guard needed <= largeBucket else { return (needed + largeBucket - 1) / largeBucket * largeBucket }
+        var bucket = 256
+        while bucket < needed { bucket *= 2 }
+        return bucket
     }
 
     /// The length of a value's bytes in the encoding.

@@ -41,6 +41,11 @@ enum ItemPayloadDecoder {
                     throw .undecodable("an item payload (biometric domain state length)")
                 }
                 domainState = state
+            case UInt8(ascii: "P"):
+                // Padding: zeros up to a size bucket, last of all (anything else there is not ours).
+                let padding = Int(try reader.uint32())
+                let zeros = try reader.withBytes(padding) { $0.allSatisfy { $0 == 0 } }
+                guard zeros, reader.isAtEnd else { throw .undecodable("an item payload (padding)") }
             default:
                 throw .undecodable("an item payload (unknown record)")
             }

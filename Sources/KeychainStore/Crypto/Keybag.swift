@@ -18,6 +18,8 @@ struct Keybag {
     let keychainID: Data
     let fileKey: SymmetricKey
     let deviceKey: SymmetricKey?
+    /// The file ``deviceKey`` was read from (nil in memory): the keychain's home markers live beside it.
+    let deviceKeyPath: String?
     /// The device key the file was created with, by identifier (nil for old or in-memory files).
     let expectedDeviceKeyID: Data?
     var passwordKDF: PasswordKDF?
@@ -33,10 +35,12 @@ struct Keybag {
     /// Whether the keychain was unlocked at least once in this process ("after first unlock").
     private(set) var hasBeenUnlocked = false
 
-    init(keychainID: Data, fileKey: SymmetricKey, deviceKey: SymmetricKey?, expectedDeviceKeyID: Data?, passwordKDF: PasswordKDF?) {
+    init(keychainID: Data, fileKey: SymmetricKey, deviceKey: SymmetricKey?, deviceKeyPath: String?, expectedDeviceKeyID: Data?,
+         passwordKDF: PasswordKDF?) {
         self.keychainID = keychainID
         self.fileKey = fileKey
         self.deviceKey = deviceKey
+        self.deviceKeyPath = deviceKeyPath
         self.expectedDeviceKeyID = expectedDeviceKeyID
         self.passwordKDF = passwordKDF
     }
@@ -50,6 +54,11 @@ struct Keybag {
         return Sealing.constantTimeEquals(DeviceKey.identifier(of: deviceKey, keychainID: keychainID), expectedDeviceKeyID)
     }
 
+    /// Why a ThisDeviceOnly class cannot be opened with this process's device key, and the fix.
+    static let anotherDeviceKey = "this keychain's ThisDeviceOnly items were created with another device key (the file was "
+        + "moved or copied from another machine or user, or the device key is missing); set KEYCHAINKIT_DEVICE_KEY_FILE "
+        + "to the device key that created the keychain"
+
     /// The key that indexes primary-key attributes; available whenever the file is open.
     var blindIndexKey: SymmetricKey { Sealing.derive(from: fileKey, salt: keychainID, purpose: "blind-index") }
 
@@ -60,7 +69,7 @@ struct Keybag {
     func classKey(for protection: ProtectionClass) throws(KeychainStoreError) -> SymmetricKey {
         if let key = available[protection] { return key }
         if protection.isThisDeviceOnly && !deviceKeyMatches {
-            throw .notAvailable("this keychain's ThisDeviceOnly items were created with another device key (the file was moved or the device key is missing)")
+            throw .notAvailable(Self.anotherDeviceKey)
         }
         if unopenableClasses.contains(protection) {
             throw .notAvailable("this keychain's \(protection.rawValue) (ThisDeviceOnly) class key does not open with the current password; it was left behind by an earlier password change, and its items are unavailable")
@@ -85,7 +94,7 @@ struct Keybag {
         var material = Sealing.bytes(of: protection.isPasswordProtected ? (passwordKey ?? fileKey) : fileKey)
         if protection.isThisDeviceOnly {
             guard let deviceKey, deviceKeyMatches else {
-                throw .notAvailable("the device key for ThisDeviceOnly items is missing or belongs to another device")
+                throw .notAvailable(Self.anotherDeviceKey)
             }
             material += Sealing.bytes(of: deviceKey)
         }

@@ -34,10 +34,37 @@ struct KeybagEntry {
     }
 }
 
+/// Where an opened keychain's device key comes from.
+enum DeviceKeySource {
+    /// This key (or none): a keychain being created, or one in memory.
+    case given(SymmetricKey?, path: String?)
+    /// Looked for as `DeviceKey.locate` does, once the keychain's device-key id is read: an existing file.
+    case located(path: String, earlierPaths: [String])
+
+    /// The key a keychain created now gets: the given one, or the one at the first path (created if missing).
+    func forNewKeychain() throws(KeychainStoreError) -> SymmetricKey? {
+        switch self {
+        case .given(let key, _): return key
+        case .located(let path, _): return try DeviceKey.loadOrCreate(at: path)
+        }
+    }
+
+    /// The key for the keychain `keychainID` whose file names `expectedIdentifier`, and its path.
+    func key(forKeychain keychainID: Data, expectedIdentifier: Data?) throws(KeychainStoreError) -> (key: SymmetricKey?, path: String?) {
+        switch self {
+        case .given(let key, let path): return (key, path)
+        case .located(let path, let earlierPaths):
+            let found = try DeviceKey.locate(at: path, earlierPaths: earlierPaths, keychainID: keychainID,
+                                             expectedIdentifier: expectedIdentifier)
+            return (found.key, found.path)
+        }
+    }
+}
+
 /// Creating a new keychain's schema and keybag, and reading an existing one's, including the
 /// format-version check and migration hook.
 enum Bootstrap {
-    static func loadOrCreate(connection: SQLiteConnection, deviceKey: SymmetricKey?, password: Data?,
+    static func loadOrCreate(connection: SQLiteConnection, deviceKey: DeviceKeySource, password: Data?,
                              options: KeychainDatabase.Options) throws(KeychainStoreError) -> Keybag {
         // Fast path: an initialised file is read without taking the write lock.
         if try isInitialised(connection) {
@@ -46,7 +73,7 @@ enum Bootstrap {
         try connection.inTransaction(.immediate) { () throws(KeychainStoreError) in
             // Another process may have initialised the file while we waited for the lock.
             if try !isInitialised(connection) {
-                try create(connection: connection, deviceKey: deviceKey, password: password, options: options)
+                try create(connection: connection, deviceKey: try deviceKey.forNewKeychain(), password: password, options: options)
             }
             return ((), .commit)
         }
@@ -76,7 +103,7 @@ enum Bootstrap {
             if let configured = options.newKeychainKDF { kdf = configured } else { kdf = try PasswordKDF.calibrated() }
         }
         let deviceKeyID = deviceKey.map { DeviceKey.identifier(of: $0, keychainID: keychainID) }
-        let keybag = Keybag(keychainID: keychainID, fileKey: fileKey, deviceKey: deviceKey,
+        let keybag = Keybag(keychainID: keychainID, fileKey: fileKey, deviceKey: deviceKey, deviceKeyPath: nil,
                             expectedDeviceKeyID: deviceKeyID, passwordKDF: kdf)
         let passwordKey = try kdf.map { kdf throws(KeychainStoreError) in try kdf.deriveKey(password: password ?? Data()) }
         do {
@@ -112,7 +139,7 @@ enum Bootstrap {
         }
     }
 
-    private static func load(connection: SQLiteConnection, deviceKey: SymmetricKey?,
+    private static func load(connection: SQLiteConnection, deviceKey source: DeviceKeySource,
                              options: KeychainDatabase.Options) throws(KeychainStoreError) -> Keybag {
         guard let versionBytes = try readMeta(connection, Schema.MetaKey.formatVersion) else {
             throw .undecodable("the keychain (no format version)")
@@ -128,8 +155,10 @@ enum Bootstrap {
               let fileKeyBytes = try readMeta(connection, Schema.MetaKey.fileKey), fileKeyBytes.count == 32
         else { throw .undecodable("the keychain's identity") }
         let kdf = try readPasswordKDF(connection, allowTestingKDF: options.allowTestingKDF)
-        return Keybag(keychainID: keychainID, fileKey: SymmetricKey(data: fileKeyBytes), deviceKey: deviceKey,
-                      expectedDeviceKeyID: try readMeta(connection, Schema.MetaKey.deviceKeyID), passwordKDF: kdf)
+        let expectedDeviceKeyID = try readMeta(connection, Schema.MetaKey.deviceKeyID)
+        let deviceKey = try source.key(forKeychain: keychainID, expectedIdentifier: expectedDeviceKeyID)
+        return Keybag(keychainID: keychainID, fileKey: SymmetricKey(data: fileKeyBytes), deviceKey: deviceKey.key,
+                      deviceKeyPath: deviceKey.path, expectedDeviceKeyID: expectedDeviceKeyID, passwordKDF: kdf)
     }
 
     /// Brings an older file up to the current format; refuses a newer one. Format 1 is the first,

@@ -222,9 +222,11 @@ enum ItemRecord {
     /// item key and the two nonces, drawn fresh for this seal and used for nothing else.
     static func seal(_ payload: ItemPayload, classKey: SymmetricKey, associatedData: Data,
                      randomness: SealRandomness) throws(KeychainStoreError) -> (wrappedKey: Data, ciphertext: Data) {
-        var plaintext = payload.encoded()
+        // The limit is on what the caller stored, not on the padding added to it.
+        let stored = payload.unpaddedLength
+        guard stored <= maximumPayloadSize else { throw .valueTooLarge(stored, what: "item (value and attributes)") }
+        var plaintext = payload.encoded(padded: true)
         defer { Sealing.zero(&plaintext) }
-        guard plaintext.count <= maximumPayloadSize else { throw .valueTooLarge(plaintext.count, what: "item (value and attributes)") }
         let ciphertext = try Sealing.seal(plaintext, using: randomness.itemKey, nonce: randomness.payloadNonce, binding: associatedData)
         var keyBytes = Sealing.bytes(of: randomness.itemKey)
         defer { Sealing.zero(&keyBytes) }

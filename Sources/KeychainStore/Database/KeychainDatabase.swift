@@ -11,6 +11,9 @@ package final class KeychainDatabase: @unchecked Sendable {
     package struct Options: Sendable {
         /// Where the device key lives; nil keeps a random device key in memory (in-memory keychains).
         package var deviceKeyPath: String?
+        /// Where else an existing keychain's device key may be (read only, never created): earlier
+        /// versions kept it under `$XDG_STATE_HOME` or `$HOME`, which differ between processes.
+        package var earlierDeviceKeyPaths: [String] = []
         /// KDF for a keychain created with a password; nil calibrates scrypt on this machine.
         package var newKeychainKDF: PasswordKDF?
         /// Accept files whose KDF is weaker than `PasswordKDF.minimumLogN` (tests only).
@@ -111,12 +114,13 @@ package final class KeychainDatabase: @unchecked Sendable {
     package static func open(path: String, password: Data?, options: Options) throws(KeychainStoreError) -> KeychainDatabase {
         let directory = (path as NSString).deletingLastPathComponent
         let exists = try SecureFile.validateExisting(path)
-        var deviceKey: SymmetricKey?
+        var deviceKey = DeviceKeySource.given(nil, path: nil)
         if !exists {
             guard options.createIfMissing else { throw .keychainMissing(path) }
             try SecureFile.ensureDirectory(directory.isEmpty ? "." : directory)
-            deviceKey = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
-            try KeychainFileCreation.create(at: path, deviceKey: deviceKey, password: password, options: options)
+            let key = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
+            try KeychainFileCreation.create(at: path, deviceKey: key, password: password, options: options)
+            deviceKey = .given(key, path: options.deviceKeyPath)
         } else {
             _ = try SecureFile.validateDirectory(directory.isEmpty ? "." : directory)
         }
@@ -130,18 +134,20 @@ package final class KeychainDatabase: @unchecked Sendable {
         // file is not a keychain, and initialising it would hide whatever emptied it.
         if size == 0 { throw SecureFile.emptyFile(path) }
         try SecureFile.refusePlantedCompanions(of: path)
-        if exists {
-            deviceKey = try options.deviceKeyPath.map { path throws(KeychainStoreError) in try DeviceKey.loadOrCreate(at: path) }
+        if exists, let primary = options.deviceKeyPath {
+            // Which key is the keychain's is known once its device-key id is read.
+            deviceKey = .located(path: primary, earlierPaths: options.earlierDeviceKeyPaths)
         }
         return try open(connectionTo: path, deviceKey: deviceKey, password: password, options: options, fileIdentity: identity)
     }
 
     /// A private keychain in memory, gone when released; same engine, same encryption.
     package static func inMemory(password: Data? = nil, options: Options = Options(deviceKeyPath: nil, newKeychainKDF: .testing(), allowTestingKDF: true)) throws(KeychainStoreError) -> KeychainDatabase {
-        try open(connectionTo: ":memory:", deviceKey: Sealing.randomKey(), password: password, options: options, fileIdentity: nil)
+        try open(connectionTo: ":memory:", deviceKey: .given(Sealing.randomKey(), path: options.deviceKeyPath), password: password, options: options,
+                 fileIdentity: nil)
     }
 
-    private static func open(connectionTo path: String, deviceKey: SymmetricKey?, password: Data?, options: Options,
+    private static func open(connectionTo path: String, deviceKey: DeviceKeySource, password: Data?, options: Options,
                              fileIdentity: FileIdentity?) throws(KeychainStoreError) -> KeychainDatabase {
         let connection: SQLiteConnection
         do {
@@ -177,7 +183,7 @@ package final class KeychainDatabase: @unchecked Sendable {
         }
     }
 
-    private static func finishOpening(_ connection: SQLiteConnection, path: String, deviceKey: SymmetricKey?, password: Data?,
+    private static func finishOpening(_ connection: SQLiteConnection, path: String, deviceKey: DeviceKeySource, password: Data?,
                                       options: Options, fileIdentity: FileIdentity?) throws(KeychainStoreError) -> KeychainDatabase {
         do {
             try KeychainConnectionSetup.apply(to: connection, inMemory: path == ":memory:")
@@ -187,7 +193,7 @@ package final class KeychainDatabase: @unchecked Sendable {
         let keybag = try Bootstrap.loadOrCreate(connection: connection, deviceKey: deviceKey, password: password, options: options)
         let database = KeychainDatabase(path: path, connection: connection, keybag: keybag, options: options,
                                         fileIdentity: fileIdentity)
-        try database.authenticateKeyHierarchyAtOpen(deviceKeyPath: options.deviceKeyPath)
+        try database.authenticateKeyHierarchyAtOpen(deviceKeyPath: keybag.deviceKeyPath)
         database.autoLockSeconds = try database.readAutoLockSeconds()
         if path != ":memory:", let directory = options.rollbackAnchorDirectory {
             try database.checkRollbackAnchor(in: directory)

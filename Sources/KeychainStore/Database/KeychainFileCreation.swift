@@ -47,7 +47,8 @@ enum KeychainFileCreation {
         }
         // SQLite retries a failed read-write open read-only (an I/O error): nothing could be written.
         if connection.isReadOnly { throw .io("the new keychain file \(temporary) could be opened only read-only") }
-        _ = try Bootstrap.loadOrCreate(connection: connection, deviceKey: deviceKey, password: password, options: options)
+        _ = try Bootstrap.loadOrCreate(connection: connection, deviceKey: .given(deviceKey, path: options.deviceKeyPath), password: password,
+                                       options: options)
         // Everything goes from the log into the file (synced: synchronous = FULL) before the file
         // gets its name, checked here: the checkpoint SQLite runs when closing reports no error.
         let result: [[Int64]]

@@ -37,7 +37,7 @@ struct AccessLogCommand: KeychainCommand {
         do {
             contents = try AccessLog(keychainAt: target.path, settings: try ToolEnvironment.accessLogSettings()).read()
         } catch {
-            throw UsageFailure(message: error.description, exitCode: AccessRecording.exitCode(for: error))
+            throw UsageFailure(message: AccessLogFailure.describe(error), exitCode: AccessRecording.exitCode(for: error))
         }
         if let first = contents.entries.first, first.sequence > 1 {
             Console.error("keychainctl: access-log: entries before \(first.sequence) were rotated out (or removed with their files)")

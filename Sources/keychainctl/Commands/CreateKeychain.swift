@@ -42,7 +42,7 @@ struct CreateKeychain: KeychainCommand {
         } else if SecretInput.isInteractive {
             secret = try SecretInput.newSecret(prompt: "password for new keychain \"\(path)\": ")
         } else {
-            throw KeychainCallError(errSecInteractionNotAllowed, in: "SecKeychainCreate")
+            return try createWithConfiguredPassword(at: path)
         }
         defer { secret.wipe() }
         var created: SecKeychain?
@@ -54,6 +54,20 @@ struct CreateKeychain: KeychainCommand {
 
     /// `--tpm`: seals a random password first (nothing is created without a TPM), then creates
     /// the keychain with it; if the keychain cannot be created, the seal goes too.
+    /// No password given and no terminal: the configured password file (`KEYCHAINKIT_PASSWORD_FILE`,
+    /// the systemd credential), which the library takes where Apple would show a dialog. A file
+    /// it refuses is reported with its path, the cause and the fix; with none configured, exit 36.
+    private func createWithConfiguredPassword(at path: String) throws {
+        var created: SecKeychain?
+        let status = SecKeychainCreate(path, 0, nil, true, nil, &created)
+        if status == errSecUnimplemented {
+            throw UsageFailure(message: "no password for the new keychain: give -p last and the password on standard input, "
+                               + "-p \"\" for a keychain without a password, or set KEYCHAINKIT_PASSWORD_FILE",
+                               exitCode: Int32(UInt8(truncatingIfNeeded: errSecInteractionNotAllowed)))
+        }
+        try require(status, "SecKeychainCreate")
+    }
+
     private func createSealed(at path: String) throws {
         guard password == nil, !readPassword else { throw UsageFailure(message: "--tpm chooses the password: leave out -p") }
         let absolute = KeychainLocationPath.absolute(path)

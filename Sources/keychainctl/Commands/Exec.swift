@@ -4,6 +4,7 @@ import CredentialStore
 import Foundation
 import KeychainPrimitives
 import KeychainServices
+import KeychainToolSupport
 
 /// `exec [--keychain K] --env NAME=<item>… [--env-file F] [--allow-missing] -- program args…`:
 /// runs a program with keychain secrets in its environment only.
@@ -18,7 +19,9 @@ struct Exec: KeychainCommand {
             lines (# comments). Every item is read before the program starts: a missing one fails \
             (exit 44) unless --allow-missing, which leaves its variable unset. A locked keychain is \
             unlocked at a terminal prompt once, else the command fails (exit 36). keychainctl then \
-            becomes the program (execve): same process id, the program's exit status and signals.
+            becomes the program (execve): same process id, the program's exit status and signals. \
+            KEYCHAINKIT_PASSWORD_FILE and KEYCHAINKIT_ETCD_PASSWORD are withheld from the program \
+            unless --keep-unlock-variables.
             Example: keychainctl exec --env GH_TOKEN=internet:https://github.com -- gh repo list
             """
     )
@@ -34,6 +37,11 @@ struct Exec: KeychainCommand {
 
     @Flag(name: .customLong("allow-missing"), help: "Leave the variable of a missing item unset instead of failing.")
     var allowMissing = false
+
+    @Flag(name: .customLong("keep-unlock-variables"),
+          help: "Pass KEYCHAINKIT_PASSWORD_FILE and KEYCHAINKIT_ETCD_PASSWORD on to the program (withheld by default).")
+    var keepUnlockVariables = false
+
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The program and its arguments, after --.", valueName: "program"))
     var command: [String] = []
@@ -67,7 +75,10 @@ struct Exec: KeychainCommand {
             Console.error("keychainctl: exec: warning: no item for \(list); left unset")
         }
         try AccessRecording.record(.read, readItems, in: target)
-        try ProgramLauncher.replaceProcess(executable: executable, arguments: command, variables: variables)
+        try ProgramLauncher.replaceProcess(executable: executable, arguments: command, variables: variables,
+                                           // The program gets the secrets it was given, not the means to read every
+                                           // other item (or the sync circle's etcd), unless asked.
+                                           withholding: keepUnlockVariables ? [] : ToolEnvironment.unlockingVariableNames)
     }
 
     /// The variables and their items, from --env-file files (in order) then --env; a name given

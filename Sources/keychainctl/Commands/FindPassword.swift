@@ -34,10 +34,10 @@ struct FindGenericPassword: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let display = secret.display
         if display == .only && !output.json {
-            let secret = try ItemSearch.secret(attributes.dictionary, in: target)
-            // -w asks for the data alone: the log names the item as the command did.
-            try AccessRecording.record(.read, [.init(attributes.dictionary)], in: target)
-            Console.out(ItemFormatter.bareSecret(secret))
+            let found = try ItemSearch.secretItem(attributes.dictionary, in: target)
+            // The log names the item read, not the query (`-D finance -w` names none of it).
+            try AccessRecording.record(.read, [.init(found.attributes)], in: target)
+            Console.out(ItemFormatter.bareSecret(found.secret))
             return
         }
         let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)
@@ -63,10 +63,10 @@ struct FindInternetPassword: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let display = secret.display
         if display == .only && !output.json {
-            let secret = try ItemSearch.secret(attributes.dictionary, in: target)
-            // -w asks for the data alone: the log names the item as the command did.
-            try AccessRecording.record(.read, [.init(attributes.dictionary)], in: target)
-            Console.out(ItemFormatter.bareSecret(secret))
+            let found = try ItemSearch.secretItem(attributes.dictionary, in: target)
+            // The log names the item read, not the query (`-D finance -w` names none of it).
+            try AccessRecording.record(.read, [.init(found.attributes)], in: target)
+            Console.out(ItemFormatter.bareSecret(found.secret))
             return
         }
         let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)

@@ -26,7 +26,7 @@ struct GitCredential: KeychainCommand {
         do {
             try perform()
         } catch let error as KeychainCallError where error.status == errSecInteractionNotAllowed {
-            throw UsageFailure(message: "\(error.appleMessage) The keychain is locked: run keychainctl unlock-keychain first.",
+            throw UsageFailure(message: "the keychain is locked: run keychainctl unlock-keychain first (\(error.appleMessage))",
                                exitCode: error.exitCode)
         }
     }
@@ -72,6 +72,7 @@ struct GitCredential: KeychainCommand {
             var existing = query
             existing.label = nil
             let existed = try !InternetCredentialStore.find(existing, exactLocation: true).isEmpty
+            try AccessRecording.prepareToRecord(in: try KeychainTarget.open(nil))
             try InternetCredentialStore.save(query)
             try Self.record(existed ? .update : .create, query)
         default:

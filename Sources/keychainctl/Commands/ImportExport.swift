@@ -29,6 +29,7 @@ struct ImportItems: KeychainCommand {
         }
         let items = try KeyMaterialFiles.items(in: data)
         let target = try KeychainTarget.open(keychain)
+        try AccessRecording.prepareToRecord(in: target)  // a keychain that cannot log refuses before storing
         var certificates = 0, keys = 0
         for item in items {
             var attributes: [CFString: Any] = [kSecUseKeychain: target.keychain]

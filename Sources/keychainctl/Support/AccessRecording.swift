@@ -57,21 +57,43 @@ enum AccessRecording {
         do {
             try recordUnlocking(operation, items, in: target, channel: channel)
         } catch let error as AccessLogError {
-            throw UsageFailure(message: consequence(of: operation) + error.description, exitCode: exitCode(for: error))
+            throw UsageFailure(message: consequence(of: operation) + AccessLogFailure.describe(error), exitCode: exitCode(for: error))
         } catch let error as ProcessLineageError {
             throw UsageFailure(message: consequence(of: operation) + "the access log cannot name the caller: \(error)")
         }
         #endif
     }
 
-    /// The exit status a failed record gives (docs/CLI.md): 36 locked, 65 the log was altered, else 1.
+    /// Before a write to an existing keychain: makes sure the access log can record it, so that a
+    /// keychain that cannot log (its log key is on another device, the keychain has not been
+    /// unlocked since login, its folder is read-only) refuses the write with the cause and the fix
+    /// and stores nothing, instead of storing and then failing. A keychain that does not exist yet
+    /// is created by the write with this process's device key, so it can log.
+    static func prepareToRecord(in target: KeychainTarget) throws {
+        #if os(Linux)
+        guard FileManager.default.fileExists(atPath: target.path) else { return }
+        do {
+            let log = AccessLog(keychainAt: target.path, settings: try ToolEnvironment.accessLogSettings())
+            do {
+                try log.prepare()
+            } catch {
+                guard case .keychainLocked = error, SecretInput.isInteractive else { throw error }
+                try target.unlockInteractively()
+                try log.prepare()
+            }
+        } catch let error as AccessLogError {
+            throw UsageFailure(message: "nothing was stored because the access could not be logged: " + AccessLogFailure.describe(error),
+                               exitCode: exitCode(for: error))
+        }
+        #endif
+    }
+
+    /// The exit status a failed record gives (docs/CLI.md): 36 locked, 65 the log was altered, the
+    /// keychain's status when a keychain call failed (53: it cannot be used here), else 1.
     static func exitCode(for error: Error) -> Int32 {
         #if os(Linux)
-        switch error as? AccessLogError {
-        case .keychainLocked?: return Int32(UInt8(truncatingIfNeeded: errSecInteractionNotAllowed))
-        case .altered?: return 65
-        default: return 1
-        }
+        guard let error = error as? AccessLogError else { return 1 }
+        return AccessLogFailure.exitCode(for: error)
         #else
         return 1
         #endif

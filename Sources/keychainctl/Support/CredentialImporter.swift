@@ -84,6 +84,7 @@ struct CredentialImporter {
         switch item {
         case .internet(let credential):
             let existed = try currentSecret(of: item) != nil
+            try AccessRecording.prepareToRecord(in: target)  // a keychain that cannot log refuses before storing
             try unlocking { try InternetCredentialStore.save(credential) }
             try AccessRecording.record(existed ? .update : .create, [names(of: credential)], in: target)
         case .generic(let service, let account, let secret):

@@ -56,7 +56,12 @@ enum ItemSearch {
         if all, let items = result as? [[String: Any]] {
             return Found(items: items.filter { !isAccessLogKey(item: $0) }, unreadable: unreadable, firstUnreadable: firstUnreadable)
         }
-        if !all, let item = result as? [String: Any], isAccessLogKey(item: item) { return try notFound(all: all) }
+        if !all, let item = result as? [String: Any], isAccessLogKey(item: item) {
+            // The log's key came first; another item may match the query as well.
+            let others = try Self.search(query, in: target, all: true, withData: withData)
+            guard let first = others.items.first else { return try notFound(all: false) }
+            return Found(items: [first], unreadable: others.unreadable, firstUnreadable: others.firstUnreadable)
+        }
         if !all, let item = result as? [String: Any] { return Found(items: [item], unreadable: unreadable, firstUnreadable: firstUnreadable) }
         throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching")
     }
@@ -85,26 +90,15 @@ enum ItemSearch {
         Console.error("keychainctl: warning: " + unreadableSentence(count, first: first))
     }
 
-    /// The secret of the first item matching `query` in `target`: `find-… -w`, which prints the
-    /// secret alone. Only the data is asked for, so no attribute dictionary is built, bridged and
-    /// cast back (at a process's first call those casts scan the runtime's conformance tables:
-    /// about 5.5 million instructions of a 39-million-instruction lookup). The same item
-    /// as `items(query, in: target, all: false, withData: true)` finds.
-    static func secret(_ query: [String: Any], in target: KeychainTarget) throws -> Data {
-        if isAccessLogKey(query) { _ = try notFound(all: false) }
-        var search = searching(query, in: target, limit: kSecMatchLimitOne)
-        search[kSecReturnData as String] = true
-        var result: CFTypeRef?
-        var unreadable = (count: 0, first: String?.none)
-        try target.performUnlocking("SecItemCopyMatching") {
-            let status = SecItemCopyMatching(search as CFDictionary, &result)
-            unreadable = unreadableInLastRead()
-            return status
-        }
-        warnAboutUnreadable(unreadable.count, first: unreadable.first)
-        // A class cast (no bridging search), and the bytes copied at once.
-        guard let data = result as? NSData else { throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching") }
-        return Data(bytes: data.bytes, count: data.length)
+    /// The secret of the first item matching `query` in `target` and that item's attributes:
+    /// `find-… -w`, which prints the secret alone and records the item it read (not the query,
+    /// which may name none of it). The same item as `items(query, in: target, all: false,
+    /// withData: true)` finds.
+    static func secretItem(_ query: [String: Any], in target: KeychainTarget) throws -> (secret: Data, attributes: [String: Any]) {
+        guard let item = try items(query, in: target, all: false, withData: true).first,
+              let secret = item[kSecValueData as String] as? Data
+        else { throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching") }
+        return (secret, item)
     }
 
     /// Whether `query` names the access log's key item, which keychainctl never shows or hands

@@ -9,6 +9,8 @@ enum ItemWriter {
     /// `changes`.
     static func add(_ attributes: [String: Any], secret: Data?, accessible: Accessibility?, update: Bool,
                     primaryKey: [String: Any], changes: [String: Any], in target: KeychainTarget) throws {
+        // A keychain that cannot log refuses before anything is stored.
+        try AccessRecording.prepareToRecord(in: target)
         var item = attributes
         item[kSecValueData as String] = secret ?? Data()
         item[kSecUseKeychain as String] = target.keychain

@@ -33,11 +33,12 @@ enum ProgramLauncher {
     }
 
     /// Runs `executable` with `arguments` (the first is the program's name) and this process's
-    /// environment plus `variables` (replacing variables of the same name). Returns only if
-    /// `execve` fails. The secrets are copied into C strings that are zeroed if it does.
-    static func replaceProcess(executable: String, arguments: [String], variables: [(name: String, value: Data)]) throws(UsageFailure) -> Never {
+    /// environment without `withheld`, plus `variables` (replacing variables of the same name).
+    /// Returns only if `execve` fails. The secrets are copied into C strings that are zeroed if it does.
+    static func replaceProcess(executable: String, arguments: [String], variables: [(name: String, value: Data)],
+                               withholding withheld: Set<String> = []) throws(UsageFailure) -> Never {
         var environment: [UnsafeMutablePointer<CChar>?] = []
-        let replaced = Set(variables.map(\.name))
+        let replaced = Set(variables.map(\.name)).union(withheld)
         let current = ProcessEnvironment.entries
         var index = 0
         while let entry = current[index] {

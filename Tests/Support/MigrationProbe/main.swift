@@ -11,9 +11,11 @@
 //     keychain-set-reason <key> <value> store a String; on a KeychainError print its status and
 //                                     `reason` on two lines ("status=…", "reason=…") and exit 0
 //     keychain-get-reason <key>       read a String; on a KeychainError print its status and reason as above
+//     can-evaluate-owner              LAContext().canEvaluatePolicy(.deviceOwnerAuthentication): "yes", or "no <LAError code>"
 
 import Foundation
 import KeychainKit
+import KeychainServices
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let keychain = Keychain(service: "migration-probe")
@@ -59,6 +61,10 @@ do {
             print("status=\(error.status)")
             print("reason=\(error.reason ?? "<none>")")
         }
+    case "can-evaluate-owner" where arguments.count == 1:
+        var error: NSError?
+        let can = LAContext().canEvaluatePolicy(.deviceOwnerAuthentication, error: &error)
+        print(can ? "yes" : "no \(error?.code ?? 0)")
     case "keychain-get" where arguments.count == 2:
         print(try keychain.string(forKey: arguments[1]) ?? "<absent>")
     default:
