@@ -162,7 +162,9 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         default:
             break
         }
-        guard let object = SecretObjectPath(path) else { throw .unknownObject("no object at \(path)") }
+        // gnome-keyring answers a path that names no object with UnknownMethod (GDBus's answer for
+        // an unregistered path), and clients map only that (and NoSuchObject) to "no such item".
+        guard let object = SecretObjectPath(path) else { throw .unknownMethod("no object at \(path)") }
         switch object {
         case .service:
             return try handleService(member, interface: call.interface, arguments, call: call)
