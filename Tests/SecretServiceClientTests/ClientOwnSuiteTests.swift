@@ -1,4 +1,5 @@
 import Foundation
+import RequiredToolSupport
 import SecretServiceHarness
 import Testing
 #if canImport(Glibc)
@@ -81,6 +82,7 @@ struct ClientOwnSuiteTests {
     /// to pass on ours; the suites must really have run (tests passed on gnome-keyring, the
     /// libsecret backend's among them).
     static func compare(_ suites: [(ClientSuite, String)], python: String, work: String) async throws {
+        try RequiredTool.require([.python3, .pythonPytest, .gnomeKeyring])
         var outcomes: [SecretServiceProvider: [String: String]] = [:]
         var outputs: [SecretServiceProvider: String] = [:]
         for provider in [SecretServiceProvider.gnomeKeyring, .keychainKit] {
@@ -117,6 +119,7 @@ struct ClientOwnSuiteTests {
     /// Downloads `suite`'s source distribution from PyPI with pip and unpacks it under `folder`;
     /// returns the source tree's path.
     static func fetch(_ suite: ClientSuite, into folder: String, python: String) throws -> String {
+        try RequiredTool.require([.python3, .pythonPip])
         let downloads = folder + "/sdist-\(suite.package)"
         try tool([python, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
                   "--no-binary", suite.package, "\(suite.package)==\(suite.version)", "-d", downloads])
