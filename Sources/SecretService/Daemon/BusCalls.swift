@@ -30,10 +30,13 @@ final class BusCalls: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let until = Date().addingTimeInterval(timeout)
-        while arrived[serial] == nil {
+        var arrival: DBusMessage?
+        while true {
+            arrival = arrived.removeValue(forKey: serial)
+            if arrival != nil { break }
             guard condition.wait(until: until) else { throw .timedOut }
         }
-        let reply = arrived.removeValue(forKey: serial)!
+        guard let reply = arrival else { throw .timedOut }
         if reply.kind == .error {
             throw .remote(name: reply.errorName ?? "", message: reply.body.first?.text ?? "")
         }
