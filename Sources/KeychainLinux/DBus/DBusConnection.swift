@@ -203,26 +203,79 @@ package final class DBusConnection: @unchecked Sendable {
         }
     }
 
-    /// The next message from the bus, with what was wrong with its body, if anything. A message
-    /// over ``DBusMessage/maximumLength`` is never held: its header is read (when of a sane size)
-    /// so that its sender can be answered, and its bytes are dropped as they arrive.
+    /// The next incoming message with its body not yet decoded (calls and signals queued during
+    /// a call first, already decoded), waiting until `deadline`: a service reads here and has its
+    /// calls' bodies decoded by the threads that answer them, so that one large call does not hold
+    /// up reading the others. A message whose header does not decode is skipped.
+    package func nextIncoming(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> DBusIncoming {
+        if !pendingCalls.isEmpty {
+            let (message, problem) = pendingCalls.removeFirst()
+            return DBusIncoming(header: message, decoded: message, problem: problem)
+        }
+        if !queuedSignals.isEmpty {
+            let signal = queuedSignals.removeFirst()
+            return DBusIncoming(header: signal, decoded: signal, problem: nil)
+        }
+        while true {
+            switch try receiveFrame(deadline: deadline, isCancelled: isCancelled) {
+            case .tooLarge(let header, let total):
+                return DBusIncoming(header: header, decoded: nil, problem: .tooLarge(total))
+            case .message(let bytes):
+                do {
+                    return DBusIncoming(header: try DBusMessage(decoding: bytes, readingBody: false), bytes: bytes)
+                } catch {
+                    continue  // Not even its header decodes: it cannot be answered.
+                }
+            }
+        }
+    }
+
+    /// Sends a method call expecting a reply, without waiting for it: returns the call's serial,
+    /// which the reply's `replySerial` names. For a service whose reading thread hands replies to
+    /// the thread that called (the reply arrives through ``nextIncoming(deadline:isCancelled:)``).
+    package func sendCall(_ message: DBusMessage, deadline: Deadline) throws(DBusFailure) -> UInt32 {
+        try write(message, deadline: deadline)
+    }
+
+    /// The next message from the bus, with what was wrong with its body, if anything.
     private func receive(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> (DBusMessage, DBusBodyProblem?) {
+        while true {
+            switch try receiveFrame(deadline: deadline, isCancelled: isCancelled) {
+            case .tooLarge(let header, let total):
+                return (header, .tooLarge(total))
+            case .message(let bytes):
+                if let decoded = DBusIncoming.decode(bytes) { return decoded }
+            }
+        }
+    }
+
+    /// How much to read next: what the message being read still lacks (or the bytes still to
+    /// skip), between 4 KiB and 1 MiB.
+    private static func readLength(buffered: [UInt8], skipping: Int) throws(DBusFailure) -> Int {
+        var wanted = skipping
+        if wanted == 0, let declared = try DBusMessage.declaredLength(ofMessageStartingIn: buffered) {
+            wanted = min(declared.total, DBusMessage.maximumLength) - buffered.count
+        }
+        return min(max(wanted, 4096), 1 << 20)
+    }
+
+    /// One message as read: its bytes, or the header of one too large to take in.
+    private enum Frame {
+        case message([UInt8])
+        case tooLarge(header: DBusMessage, total: Int)
+    }
+
+    /// The next message's bytes. A message over ``DBusMessage/maximumLength`` is never held: its
+    /// header is read (when of a sane size) so that its sender can be answered, and its bytes are
+    /// dropped as they arrive.
+    private func receiveFrame(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> Frame {
         while true {
             if bytesToSkip == 0, let declared = try DBusMessage.declaredLength(ofMessageStartingIn: buffer) {
                 if declared.total <= DBusMessage.maximumLength {
                     if buffer.count >= declared.total {
                         let bytes = Array(buffer[0..<declared.total])
                         buffer.removeSubrange(0..<declared.total)
-                        do {
-                            return (try DBusMessage(decoding: bytes), nil)
-                        } catch {
-                            // The bus validates what it routes, so this is rare; a header that does
-                            // not decode either is skipped.
-                            if case .protocolViolation(let reason) = error, let header = Self.header(decoding: bytes) {
-                                return (header, .undecodable(reason))
-                            }
-                            continue
-                        }
+                        return .message(bytes)
                     }
                 } else if declared.header > Self.largestHeaderOfSkippedMessage || buffer.count >= declared.header {
                     let header = declared.header <= Self.largestHeaderOfSkippedMessage
@@ -230,11 +283,13 @@ package final class DBusConnection: @unchecked Sendable {
                     let held = min(buffer.count, declared.total)
                     buffer.removeSubrange(0..<held)
                     bytesToSkip = declared.total - held
-                    if let header { return (header, .tooLarge(declared.total)) }
+                    if let header { return .tooLarge(header: header, total: declared.total) }
                     continue
                 }
             }
-            var chunk = try socket.read(deadline: deadline, isCancelled: isCancelled)
+            // Large reads while a large message arrives: 4 KiB at a time, a flood of 8 MiB calls
+            // costs the reading thread (which every client waits on) thousands of reads each.
+            var chunk = try socket.read(deadline: deadline, isCancelled: isCancelled, maximumLength: try Self.readLength(buffered: buffer, skipping: bytesToSkip))
             if bytesToSkip > 0 {
                 let skipped = min(bytesToSkip, chunk.count)
                 chunk.removeFirst(skipped)
@@ -245,10 +300,63 @@ package final class DBusConnection: @unchecked Sendable {
     }
 }
 
+/// A message as a service's reading thread takes it in: its header at once, its body decoded
+/// later, by ``decoded()``, on the thread that answers it.
+package struct DBusIncoming: Sendable {
+    /// The message without its body (kind, serial, sender, path, interface, member...).
+    package let header: DBusMessage
+    /// The whole message's bytes, when its body is still to be decoded.
+    private let bytes: [UInt8]?
+    /// The message already decoded (or the header of one whose body could not be read).
+    private let decodedMessage: DBusMessage?
+    /// Why the body could not be read, when known already (a message too large to take in).
+    private let problem: DBusBodyProblem?
+
+    init(header: DBusMessage, bytes: [UInt8]) {
+        self.header = header
+        self.bytes = bytes
+        decodedMessage = nil
+        problem = nil
+    }
+
+    init(header: DBusMessage, decoded: DBusMessage?, problem: DBusBodyProblem?) {
+        self.header = header
+        bytes = nil
+        decodedMessage = decoded
+        self.problem = problem
+    }
+
+    /// The bytes the message holds while it waits (0 once decoded or dropped).
+    package var byteCount: Int { bytes?.count ?? 0 }
+
+    /// The whole message, with what was wrong with its body, if anything: a body that does not
+    /// decode leaves the header with an empty body and the reason, so the call can be answered.
+    package func decoded() -> (message: DBusMessage, bodyProblem: DBusBodyProblem?) {
+        if let problem { return (decodedMessage ?? header, problem) }
+        if let decodedMessage { return (decodedMessage, nil) }
+        guard let bytes else { return (header, nil) }
+        return Self.decode(bytes) ?? (header, .undecodable("the message does not decode"))
+    }
+
+    /// Decodes a whole message; a body that does not decode gives its header and the reason; nil
+    /// when not even the header decodes.
+    static func decode(_ bytes: [UInt8]) -> (DBusMessage, DBusBodyProblem?)? {
+        do {
+            return (try DBusMessage(decoding: bytes), nil)
+        } catch {
+            // The bus validates what it routes, so this is rare.
+            if case .protocolViolation(let reason) = error, let header = DBusConnection.header(decoding: bytes) {
+                return (header, .undecodable(reason))
+            }
+            return nil
+        }
+    }
+}
+
 extension DBusConnection {
     /// The header of the message in `bytes` (its body, if there, is not read), or nil when even
     /// the header does not decode: such a message cannot be answered and is skipped.
-    fileprivate static func header(decoding bytes: [UInt8]) -> DBusMessage? {
+    static func header(decoding bytes: [UInt8]) -> DBusMessage? {
         do {
             return try DBusMessage(decodingHeaderOf: bytes)
         } catch {

@@ -137,9 +137,15 @@ struct DBusReader {
     private mutating func text(length: Int) throws(DBusFailure) -> String {
         let raw = try take(length)
         guard try byte() == 0 else { throw .protocolViolation("a string without its terminating zero") }
-        guard !raw.contains(0), let text = String(validating: raw, as: UTF8.self) else {
-            throw .protocolViolation("a string that is not valid UTF-8")
+        // Checked through a buffer pointer (memchr, the standard library's validation): element by
+        // element through the slice costs hundreds of nanoseconds a byte unoptimized, seconds for
+        // a string of a few MiB that any client may send.
+        let text: String? = raw.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return "" }
+            guard memchr(base, 0, buffer.count) == nil else { return nil }
+            return String(validating: buffer, as: UTF8.self)
         }
+        guard let text else { throw .protocolViolation("a string that is not valid UTF-8") }
         return text
     }
 

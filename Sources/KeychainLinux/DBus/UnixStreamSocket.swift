@@ -90,8 +90,9 @@ final class UnixStreamSocket {
 
     /// Reads whatever is available (at least one byte), waiting until `deadline`; stops early
     /// with `cancelled` when `isCancelled` turns true.
-    func read(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> [UInt8] {
-        var chunk = [UInt8](repeating: 0, count: 4096)
+    /// Reads what has arrived, up to `maximumLength` bytes, waiting until `deadline` for something.
+    func read(deadline: Deadline, isCancelled: () -> Bool, maximumLength: Int = 4096) throws(DBusFailure) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: max(1, maximumLength))
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count > 0 { return Array(chunk[0..<count]) }

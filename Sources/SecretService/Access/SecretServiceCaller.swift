@@ -51,24 +51,28 @@ enum DisplayText {
 /// name's process and user ids, reads the process's lineage from `/proc`, and keeps the answer
 /// until the client leaves (a unique name is never reused while the bus runs).
 ///
-/// Used from the daemon's reading thread only: the bus call reads the connection, which belongs
-/// to one thread; calls that arrive meanwhile are queued by ``DBusConnection`` in order and
-/// answered after.
+/// Used from the daemon's answering threads: the bus call goes through ``BusCalls``, whose replies
+/// the reading thread hands over, so calls keep being read (and queued per client, never refused
+/// for it) while a client is identified. A client's calls run one at a time, so one client is
+/// never identified twice at once.
 final class SecretServiceCallerRegistry: @unchecked Sendable {
     /// Callers kept at most: the bus bounds its connections, and a client that leaves is
     /// forgotten; beyond this a caller is identified again at each call instead of kept.
     static let capacity = 4096
     /// How long the bus may take to answer (it answers from memory; only a stalled bus is slow).
     static let busTimeout = 2.0
+    /// The bus's answer for a unique name that is gone.
+    static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
 
     private let lock = NSLock()
     private var known: [String: SecretServiceCaller] = [:]
 
     /// The caller `busName`, identified on first use. A client the bus or `/proc` cannot describe is
-    /// an unknown application (never a trusted one).
-    func caller(_ busName: String, on connection: DBusConnection) -> SecretServiceCaller {
+    /// an unknown application (never a trusted one); a client the bus says has left throws
+    /// ``SecretServiceDaemon/clientLeft``: its calls are not carried out.
+    func caller(_ busName: String, bus: BusCalls) throws(DBusError) -> SecretServiceCaller {
         if let cached = lock.withLock({ known[busName] }) { return cached }
-        let caller = Self.identify(busName, on: connection)
+        let caller = try Self.identify(busName, bus: bus)
         lock.withLock {
             if known.count < Self.capacity { known[busName] = caller }
         }
@@ -80,22 +84,21 @@ final class SecretServiceCallerRegistry: @unchecked Sendable {
         lock.withLock { _ = known.removeValue(forKey: busName) }
     }
 
-    private static func identify(_ busName: String, on connection: DBusConnection) -> SecretServiceCaller {
+    private static func identify(_ busName: String, bus: BusCalls) throws(DBusError) -> SecretServiceCaller {
         var pid: Int32?
         var uid: UInt32?
         do {
-            let reply = try connection.call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                                  interface: "org.freedesktop.DBus", member: "GetConnectionCredentials",
-                                                  body: [.string(busName)]),
-                                            deadline: Deadline(secondsFromNow: busTimeout))
+            let reply = try bus.call("GetConnectionCredentials", [.string(busName)], timeout: busTimeout)
             if case .array(_, let entries)? = reply.first {
                 for case .dictEntry(.string(let key), .variant(let value)) in entries {
                     if key == "ProcessID", let number = value.uint32 { pid = Int32(exactly: number) }
                     if key == "UnixUserID", let number = value.uint32 { uid = number }
                 }
             }
+        } catch .remote(let name, _) where name == nameHasNoOwner {
+            throw SecretServiceDaemon.clientLeft
         } catch {
-            // The client left, or the bus would not say: an unknown application.
+            // The bus would not say, or not in time: an unknown application.
         }
         guard let pid, pid > 0 else { return SecretServiceCaller(busName: busName, uid: uid, lineage: .unidentified(pid: nil)) }
         do {

@@ -17,9 +17,12 @@ extension SecretServiceDaemon {
     /// asked about one by one): beyond it the call is refused with `LimitsExceeded`.
     static let confirmationsPerCall = 8
 
-    /// The caller `sender`, identified once per connection (see ``SecretServiceCallerRegistry``).
-    func caller(_ sender: String) -> SecretServiceCaller {
-        callers.caller(sender, on: connection)
+    /// The caller `sender`, identified once per connection (see ``SecretServiceCallerRegistry``);
+    /// throws ``clientLeft`` when it left the bus: a call of a client that is gone is not carried
+    /// out (nobody would see its answer, and nobody could be named in the log).
+    func caller(_ sender: String) throws(DBusError) -> SecretServiceCaller {
+        guard !calls.hasLeft(sender) else { throw Self.clientLeft }
+        return try callers.caller(sender, bus: busCalls)
     }
 
     /// Decides one access and then runs `body`, as ``authorize(_:caller:call:then:)`` does; an item

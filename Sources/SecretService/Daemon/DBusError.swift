@@ -18,16 +18,14 @@ package struct DBusError: Error, Equatable, Sendable {
     package static func isLocked(_ message: String) -> DBusError { DBusError(isLockedName, message) }
     /// The session does not exist or belongs to another client (Secret Service `NoSession`).
     package static func noSession(_ message: String) -> DBusError { DBusError("org.freedesktop.Secret.Error.NoSession", message) }
+    /// The name of the Secret Service's `NoSuchObject` error.
+    package static let noSuchObjectName = "org.freedesktop.Secret.Error.NoSuchObject"
     /// No such item or collection (Secret Service `NoSuchObject`).
-    package static func noSuchObject(_ message: String) -> DBusError { DBusError("org.freedesktop.Secret.Error.NoSuchObject", message) }
+    package static func noSuchObject(_ message: String) -> DBusError { DBusError(noSuchObjectName, message) }
     /// Arguments of the wrong type or value.
     package static func invalidArgs(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.InvalidArgs", message) }
     /// A method the object does not have.
     package static func unknownMethod(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.UnknownMethod", message) }
-    /// A path that names no object.
-    package static func unknownObject(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.UnknownObject", message) }
-    /// A property the interface does not have.
-    package static func unknownProperty(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.UnknownProperty", message) }
     /// A property that cannot be written.
     package static func propertyReadOnly(_ message: String) -> DBusError { DBusError("org.freedesktop.DBus.Error.PropertyReadOnly", message) }
     /// Something this provider does not support.

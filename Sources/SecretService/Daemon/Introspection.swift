@@ -29,9 +29,9 @@ extension SecretServiceDaemon {
             case "/org": children = ["freedesktop"]
             case "/org/freedesktop": children = ["secrets"]
             case SecretObjectPath.servicePath + "/collection": children = try backend.collectionNames()
-            case SecretObjectPath.servicePath + "/aliases": children = ["default"]
+            case SecretObjectPath.servicePath + "/aliases": children = ["default", SessionCollection.name]
             case SecretObjectPath.servicePath + "/session", SecretObjectPath.servicePath + "/prompt": children = []
-            default: throw .unknownObject("no object at \(path)")
+            default: throw .unknownMethod("no object at \(path)")
             }
             interfaces = ""
         }

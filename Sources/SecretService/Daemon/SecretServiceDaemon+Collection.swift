@@ -46,7 +46,7 @@ extension SecretServiceDaemon {
             let secret = try payload(from: arguments.values[1], sender: sender)
             guard !(try backend.collection(collection).locked) else { throw .isLocked("the collection is locked") }
             let replace = try arguments.boolean(2)
-            let caller = caller(sender)
+            let caller = try caller(sender)
             let requested = attributes
             // Replacing an existing item is a change to it: its list and policy decide, as for SetSecret.
             if replace, let target = try backend.replacementTarget(in: collection, attributes: attributes, contentType: secret.contentType) {

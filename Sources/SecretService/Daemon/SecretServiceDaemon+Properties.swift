@@ -3,14 +3,25 @@ import KeychainLinux
 
 /// `org.freedesktop.DBus.Properties` for the service, collections and items.
 extension SecretServiceDaemon {
+    /// As gnome-keyring answers (the specification is silent on `Properties`): a path that names no
+    /// object, or a collection, alias or item that does not exist, is `UnknownMethod` whatever
+    /// the property; an unknown property (or interface) of an existing object is `InvalidArgs`.
     func handleProperties(_ member: String, _ arguments: DBusArguments, path: String, call: DBusMessage) throws(DBusError) -> [DBusValue]? {
-        guard let object = SecretObjectPath(path) else { throw .unknownObject("no object at \(path)") }
+        guard let object = SecretObjectPath(path) else { throw .unknownMethod("no object at \(path)") }
+        do throws(DBusError) {
+            return try handleProperties(member, arguments, object: object, call: call)
+        } catch where error.name == DBusError.noSuchObjectName {
+            throw .unknownMethod("no object at \(path)")
+        }
+    }
+
+    private func handleProperties(_ member: String, _ arguments: DBusArguments, object: SecretObjectPath, call: DBusMessage) throws(DBusError) -> [DBusValue]? {
         switch member {
         case "Get":
             try arguments.require("ss")
             let all = try properties(of: object, interface: try arguments.string(0))
             let name = try arguments.string(1)
-            guard let value = all[name] else { throw .unknownProperty("no property \(name)") }
+            guard let value = all[name] else { throw .invalidArgs("no property \(name)") }
             return [.variant(value)]
         case "GetAll":
             try arguments.require("s")
@@ -34,15 +45,16 @@ extension SecretServiceDaemon {
             let paths = try backend.collectionNames().map { SecretObjectPath.collection($0).path }
             return ["Collections": .objectPaths(paths)]
         case .collection, .alias:
-            try expect(interface, Self.collectionInterface)
+            // Whether the object exists is answered first: a missing one is UnknownMethod whatever was asked.
             let name = try collectionName(of: object)
             let snapshot = try backend.collection(name)
+            try expect(interface, Self.collectionInterface)
             let items = try itemPaths(in: name)
             return ["Items": .objectPaths(items), "Label": .string(snapshot.label), "Locked": .boolean(snapshot.locked),
                     "Created": .uint64(snapshot.created), "Modified": .uint64(snapshot.modified)]
         case .item, .aliasItem:
-            try expect(interface, Self.itemInterface)
             let snapshot = try backend.item(try itemAddress(of: object))
+            try expect(interface, Self.itemInterface)
             return ["Locked": .boolean(snapshot.locked), "Attributes": .stringDictionary(snapshot.attributes),
                     "Label": .string(snapshot.label), "Created": .uint64(snapshot.created), "Modified": .uint64(snapshot.modified)]
         case .session, .prompt:
@@ -83,7 +95,7 @@ extension SecretServiceDaemon {
         case (.item, _), (.aliasItem, _), (.collection, _), (.alias, _), (.service, _):
             throw .propertyReadOnly("\(name) cannot be set")
         case (.session, _), (.prompt, _):
-            throw .unknownProperty("no property \(name)")
+            throw .invalidArgs("no property \(name)")
         }
     }
 
@@ -103,6 +115,6 @@ extension SecretServiceDaemon {
     }
 
     private func expect(_ interface: String, _ expected: String) throws(DBusError) {
-        guard interface.isEmpty || interface == expected else { throw .unknownProperty("the object has no interface \(interface)") }
+        guard interface.isEmpty || interface == expected else { throw .invalidArgs("the object has no interface \(interface)") }
     }
 }

@@ -2,9 +2,11 @@ import Foundation
 import KeychainAudit
 import KeychainLinux
 
-/// The Secret Service provider (`org.freedesktop.secrets`) on a D-Bus connection: it takes method
-/// calls one at a time on the thread that runs ``run(isStopped:)``, answers each, and runs prompts
-/// (which may wait for a person) on threads of their own so no client waits for another's prompt.
+/// The Secret Service provider (`org.freedesktop.secrets`) on a D-Bus connection: the thread that
+/// runs ``run(isStopped:)`` reads messages and hands each call, its body still undecoded, to
+/// ``SecretServiceCallQueue``, whose threads decode and answer each client's calls in order and
+/// different clients' side by side; prompts (which may wait for a person) run on threads of their
+/// own so no client waits for another's prompt.
 ///
 /// The objects, their paths and the keychain behind them are described in ``SecretObjectPath``
 /// and ``SecretServiceBackend``; the interfaces in `SecretServiceDaemon+*.swift`.
@@ -31,6 +33,12 @@ package final class SecretServiceDaemon: @unchecked Sendable {
     let recorder: any AccessEventRecorder
     /// The clients identified so far.
     let callers = SecretServiceCallerRegistry()
+    /// The calls read and not yet answered, and the threads answering them.
+    let calls = SecretServiceCallQueue()
+    /// Calls to the bus from answering threads, whose replies the reading thread hands over.
+    let busCalls: BusCalls
+    /// Thrown (and answered to nobody) when a call's client left the bus before it was carried out.
+    static let clientLeft = DBusError("org.freedesktop.DBus.Error.NameHasNoOwner", "the client left the bus before its call was answered")
 
     /// Guards `sessions`, `prompts`, `runningPrompts` and `nextObjectNumber` (prompt threads
     /// finish prompts).
@@ -53,6 +61,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
                  askConfirmation: ConfirmationAsker? = nil, askApplicationAccess: ApplicationAccessAsker? = nil,
                  recorder: any AccessEventRecorder, report: @escaping @Sendable (String) -> Void = { _ in }) {
         self.connection = connection
+        busCalls = BusCalls(connection: connection)
         self.backend = backend
         self.askPassword = askPassword
         self.askConfirmation = askConfirmation
@@ -76,30 +85,43 @@ package final class SecretServiceDaemon: @unchecked Sendable {
 
     /// Serves calls until `isStopped` turns true (checked at least every 50 ms) or the bus goes
     /// away (then it throws `disconnected`). Losing the bus name to a replacement also ends it.
+    ///
+    /// This thread only reads: a call is queued for its client with its body undecoded (or, past
+    /// the queue's bounds, answered `LimitsExceeded` at once); a reply from the bus goes to the
+    /// thread that asked; a client's departure drops its calls not yet answered.
     package func run(isStopped: @escaping () -> Bool) throws(DBusFailure) {
         while !isStopped() {
-            let incoming: (message: DBusMessage, bodyProblem: DBusBodyProblem?)
+            let incoming: DBusIncoming
             do {
-                incoming = try connection.nextMessage(deadline: Deadline(secondsFromNow: 3600), isCancelled: isStopped)
+                incoming = try connection.nextIncoming(deadline: Deadline(secondsFromNow: 3600), isCancelled: isStopped)
             } catch .timedOut {
                 continue
             } catch .cancelled {
                 return
             }
-            let message = incoming.message
-            switch message.kind {
+            let header = incoming.header
+            switch header.kind {
             case .methodCall:
-                answer(message, bodyProblem: incoming.bodyProblem)
+                let client = header.sender ?? ""
+                let queued = calls.submit(client: client, bytes: incoming.byteCount) { [self] in
+                    let (call, bodyProblem) = incoming.decoded()
+                    answer(call, bodyProblem: bodyProblem)
+                }
+                if !queued {
+                    send(DBusError.limitsExceeded("too many calls of this client (or of all clients) waiting to be answered; try again"),
+                         to: header)
+                }
             case .signal:
-                if try handleBusSignal(message) { return }
+                if try handleBusSignal(incoming.decoded().message) { return }
             case .methodReturn, .error:
-                continue
+                _ = busCalls.deliver(incoming.decoded().message)
             }
         }
     }
 
     /// Answers one method call (or leaves it to the thread that will); a client that is gone by
-    /// the time the answer is written is not our problem.
+    /// the time the answer is written is not our problem, and one that left before its call was
+    /// carried out gets nothing done.
     private func answer(_ call: DBusMessage, bodyProblem: DBusBodyProblem?) {
         do throws(DBusError) {
             switch bodyProblem {
@@ -112,6 +134,8 @@ package final class SecretServiceDaemon: @unchecked Sendable {
             }
             guard let body = try handle(call) else { return }
             send(body, to: call)
+        } catch where error == Self.clientLeft {
+            return
         } catch {
             send(error, to: call)
         }
@@ -162,7 +186,9 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         default:
             break
         }
-        guard let object = SecretObjectPath(path) else { throw .unknownObject("no object at \(path)") }
+        // gnome-keyring answers a path that names no object with UnknownMethod (GDBus's answer for
+        // an unregistered path), and clients map only that (and NoSuchObject) to "no such item".
+        guard let object = SecretObjectPath(path) else { throw .unknownMethod("no object at \(path)") }
         switch object {
         case .service:
             return try handleService(member, interface: call.interface, arguments, call: call)
@@ -200,6 +226,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         defer { stateLock.unlock() }
         sessions = sessions.filter { $0.value.owner != uniqueName }
         prompts = prompts.filter { $0.value.owner != uniqueName }
+        calls.clientLeft(uniqueName)
         callers.forget(uniqueName)
     }
 

@@ -17,4 +17,9 @@ package enum SecretServiceLimits {
     package static let runningPromptsPerClient = 1
     /// Prompts (and confirmations) showing at once, in all: the number of prompt threads.
     package static let runningPrompts = 4
+    /// Items the in-memory `session` collection holds at most (gnome-keyring has no bound; the
+    /// provider's memory must have one).
+    package static let sessionItems = 10_000
+    /// Bytes (labels, attributes, secrets) the `session` collection holds at most.
+    package static let sessionBytes = 64 << 20
 }

@@ -36,7 +36,8 @@ package enum SecretServiceLauncher {
         } catch {
             throw Failure(description: "cannot connect to the D-Bus session bus at \(busAddress): \(error)")
         }
-        let daemon = SecretServiceDaemon(connection: connection, backend: backend, askPassword: askPassword,
+        // The in-memory `session` collection lives as long as this daemon, as gnome-keyring's does.
+        let daemon = SecretServiceDaemon(connection: connection, backend: SessionCollectionBackend(wrapping: backend), askPassword: askPassword,
                                          askConfirmation: askConfirmation, askApplicationAccess: askApplicationAccess,
                                          recorder: recorder, report: report)
         do {

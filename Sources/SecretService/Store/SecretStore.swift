@@ -162,7 +162,8 @@ package final class SecretStore: @unchecked Sendable {
             while true {
                 let fileName = candidate + ".keychain-db"
                 let path = directory + "/" + fileName
-                if metadata.collections[candidate] == nil, path != loginPath {
+                // `session` names the provider's in-memory collection (SessionCollection).
+                if metadata.collections[candidate] == nil, path != loginPath, candidate != "session" {
                     var created: SecKeychain?
                     let bytes = password ?? Data()
                     let status = bytes.withUnsafeBytes { SecKeychainCreate(path, UInt32(bytes.count), $0.baseAddress, false, nil, &created) }

@@ -74,6 +74,8 @@ public struct RequiredTool: Sendable, Hashable {
     public static let pythonKeyring = RequiredTool(path: pythonModules + "keyring", debianPackage: "python3-keyring")
     public static let pythonSecretStorage = RequiredTool(path: pythonModules + "secretstorage",
                                                          debianPackage: "python3-secretstorage")
+    public static let pythonPytest = RequiredTool(path: pythonModules + "pytest", debianPackage: "python3-pytest")
+    public static let pythonPip = RequiredTool(path: pythonModules + "pip", debianPackage: "python3-pip")
     public static let pinentryTTY = RequiredTool(path: "/usr/bin/pinentry-tty", debianPackage: "pinentry-tty")
     public static let openssl = RequiredTool(path: "/usr/bin/openssl", debianPackage: "openssl")
     public static let git = RequiredTool(path: "/usr/bin/git", debianPackage: "git")
@@ -91,7 +93,7 @@ public struct RequiredTool: Sendable, Hashable {
     /// Every tool some test runs.
     public static let known: [RequiredTool] = [
         dbusDaemon, dbusSend, etcd, etcdctl, fprintd, dbusmock, gnomeKeyring, secretTool, python3, pythonKeyring,
-        pythonSecretStorage, pinentryTTY, openssl, git, pkgConfig, cc, libsecretHeaders, glibHeaders, swtpm, tpm2Tools,
+        pythonSecretStorage, pythonPytest, pythonPip, pinentryTTY, openssl, git, pkgConfig, cc, libsecretHeaders, glibHeaders, swtpm, tpm2Tools,
         gitDaemon, sshd, sshKeygen,
     ]
 }
