@@ -36,10 +36,11 @@ enum LinuxSystemCalls {
         return descriptor >= 0 ? Int32(descriptor) : nil
     }
 
-    /// Whether the process `pidfd` names has not exited (`pidfd_send_signal(pidfd, 0, NULL, 0)`).
+    /// Whether the process `pidfd` names has not exited (`pidfd_send_signal(pidfd, 0, NULL, 0)`:
+    /// `ESRCH` once it exited; `EPERM` means it lives but belongs to a user we may not signal).
     static func isAlive(pidfd: Int32) -> Bool {
         guard let call = syscallFunction else { return false }
-        return call(pidfdSendSignalNumber, Int(pidfd), 0, 0, 0, 0, 0) == 0
+        return call(pidfdSendSignalNumber, Int(pidfd), 0, 0, 0, 0, 0) == 0 || errno == EPERM
     }
 
     /// `prctl(option, argument)`; whether it succeeded.

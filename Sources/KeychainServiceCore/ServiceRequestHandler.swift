@@ -21,7 +21,7 @@ final class ServiceRequestHandler: Sendable {
     /// The reply to `request` from `peer`.
     func reply(to request: ServiceRequest, from peer: PeerIdentity) -> ServiceReply {
         let outcome = perform(request, from: peer)
-        var reply = ServiceReply(status: outcome.status, failureReason: outcome.failure.map { "\($0)" },
+        var reply = ServiceReply(status: outcome.status, failureReason: outcome.failure.map(Self.reason),
                                  unreadableItems: UInt32(clamping: outcome.unreadableItems))
         if outcome.status == KeychainStatus.success.rawValue, let value = outcome.value {
             guard let wire = WireValue(value) else {
@@ -31,6 +31,12 @@ final class ServiceRequestHandler: Sendable {
             reply.result = wire
         }
         return reply
+    }
+
+    /// The words of `failure` for the client, which shows them as "Not available: …".
+    private static func reason(_ failure: KeychainStoreError) -> String {
+        if case .notAvailable(let what) = failure.reason { return what }
+        return failure.description
     }
 
     private func perform(_ request: ServiceRequest, from peer: PeerIdentity) -> SecItemResult {

@@ -101,7 +101,8 @@ final class ServiceFixture {
     /// Removes the service, the users and the files.
     func stop() {
         if let service, service.isRunning {
-            service.terminate()
+            // SIGKILL: cleanup must not depend on the service honouring SIGTERM.
+            kill(service.processIdentifier, SIGKILL)
             service.waitUntilExit()
         }
         for user in users { _ = try? Self.run(["/usr/sbin/userdel", user]) }

@@ -43,6 +43,13 @@ struct ServiceRun: ParsableCommand {
             Console.error("keychainctl: service run: start it as root (it drops to --user \(user) itself)")
             throw ExitCode(1)
         }
+        // A parent may have started it with signals blocked (they are inherited): the service
+        // must stop on SIGTERM and SIGINT whatever it inherited.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGTERM)
+        sigaddset(&stopSignals, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
         do {
             let account = try ServicePrivileges.account(named: user)
             let stateDirectory = URL(fileURLWithPath: self.stateDirectory).standardizedFileURL.path
