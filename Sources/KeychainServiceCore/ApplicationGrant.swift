@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What the machine's owner granted one program: a root-owned file in the grants directory
 /// (`/etc/keychainkit/grants.d` by default), one `key = value` per line, `#` for comments:

@@ -1,8 +1,5 @@
 import Foundation
 import KeychainServiceWire
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The keychain service's socket: accepts connections, identifies each peer from the kernel at
 /// once (before reading a byte from it), then answers its requests one frame at a time on a

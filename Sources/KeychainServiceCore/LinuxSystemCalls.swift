@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The Linux system calls the service needs that Swift cannot call by name: glibc's `syscall(2)`
 /// and `prctl(2)` are variadic, and `pidfd_open`, `pidfd_send_signal` and `capset` are not

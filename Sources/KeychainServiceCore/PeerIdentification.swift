@@ -1,8 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Reads a connected peer's identity from the kernel: `SO_PEERCRED` for its uid, gid and pid, a
 /// pidfd for the process itself (`SO_PEERPIDFD`, else `pidfd_open`), then `/proc/<pid>` — and

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// How the service, started as root, becomes its own system user: the state directory made and
 /// handed over, then `setgroups`/`setgid`/`setuid`, keeping only `CAP_SYS_PTRACE` (the kernel

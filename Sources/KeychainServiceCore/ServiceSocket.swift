@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The listening Unix stream socket of the service, made before privileges are dropped.
 package enum ServiceSocket {

@@ -1,9 +1,6 @@
 import Foundation
 import KeychainEngine
 import KeychainVocabulary
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Each user's keychain under the service's state directory — `DIR/<uid>/login.keychain-db`,
 /// with its device key beside it — opened once and kept, each with a registry of its own. The

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One exchange with the keychain service: connects to its socket, sends a request, reads the
 /// reply, closes. A connection per call keeps a forked child from sharing its parent's stream.

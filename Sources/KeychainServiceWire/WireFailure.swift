@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why bytes from the other end of the keychain service's socket were refused, or why the
 /// exchange could not happen. The connection is closed after any of these: a peer that sends one
 /// malformed byte is not read further.
@@ -23,8 +25,3 @@ package enum WireFailure: Error, Equatable, CustomStringConvertible {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

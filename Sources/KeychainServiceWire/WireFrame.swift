@@ -1,10 +1,5 @@
 import Foundation
 import KeychainPrimitives
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The framing of every message on the keychain service's socket: a 4-byte big-endian payload
 /// length, then the payload. A length above ``maximumPayloadBytes`` is refused before anything
