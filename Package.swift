@@ -93,10 +93,14 @@ let package = Package(
         .target(name: "KeychainLinux", dependencies: ["KeychainPrimitives"]),
         // Apple's names and signatures (SecItem*, kSec*, errSec*, CF shims, SecKeychain*,
         // LAContext) implemented over KeychainEngine. Never built on Apple platforms.
+        .target(name: "KeychainServiceWire", dependencies: ["KeychainPrimitives"]),
+        .target(name: "KeychainServiceCore", dependencies: ["KeychainServiceWire", "KeychainEngine", "KeychainVocabulary",
+                                                            .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "KeychainServicesPortable",
             dependencies: [
                 "KeychainEngine",
+                "KeychainServiceWire",
                 // The status table; FailureReport (the edge records each call's cause); access-control policies.
                 "KeychainVocabulary",
                 // SecKey: EC and RSA keys, signatures, encryption and key agreement.
@@ -213,6 +217,7 @@ let package = Package(
                 .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
                 // ProcessLineage (the caller chain the access log and app-access name).
                 .target(name: "KeychainLinux", condition: .when(platforms: [.linux])),
+                .target(name: "KeychainServiceCore", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // import/export: PEM keys and SHA-1 certificate hashes.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -293,6 +298,8 @@ let package = Package(
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "KeychainVocabulary", "EtcdClusterSupport", "RequiredToolSupport",
                                                              "PrivateBusSupport", "KeychainTestSupport", "LoopbackPortSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "KeychainServiceTests", dependencies: ["KeychainServiceWire", "KeychainServiceCore", "KeychainEngine", "KeychainVocabulary",
+                                                                "KeychainTestSupport", "RequiredToolSupport", "keychainctl"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         // keychainctl: built so that the mapping tests can run the real tool against the same keychain.

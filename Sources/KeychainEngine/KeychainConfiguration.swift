@@ -27,6 +27,7 @@ import KeychainVocabulary
 /// | `KEYCHAINKIT_PASSWORD_FILE`, `CREDENTIALS_DIRECTORY` | ``unlockSource`` (the file itself is read when a keychain is opened, never kept) |
 /// | `KEYCHAINKIT_SESSION_KEYRING` | ``sharesUnlockWithSession`` (`off` disables sharing) |
 /// | `KEYCHAINKIT_REQUIRE` | ``storageRequirement`` |
+/// | `KEYCHAINKIT_SERVICE_SOCKET` | ``serviceSocketPath`` (SecItem calls go to the keychain service there) |
 /// | `KEYCHAINKIT_PINENTRY`, `KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, `DISPLAY`, `WAYLAND_DISPLAY`, `PATH` | ``authenticator``'s pinentry (fprintd's bus is `DBUS_SYSTEM_BUS_ADDRESS`, read by the D-Bus client) |
 /// | `KEYCHAINKIT_TESTING_KDF` | ``testingKDFRequested`` (`1`: keychainctl's cheap key derivation, test suites only) |
 /// | `KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`, `KEYCHAINKIT_ACCESS_LOG_FILES` | ``accessLog`` (rotation limits) |
@@ -67,15 +68,18 @@ package struct KeychainConfiguration: Sendable {
     package var accessLog: AccessLogConfiguration
     /// The etcd user's password from `KEYCHAINKIT_ETCD_PASSWORD`, or nil.
     package var etcdPassword: ConfiguredSecret?
-    /// `KEYCHAINKIT_ACCESS_GROUPS`' entries and `KEYCHAINKIT_APP_ID`, for ``accessGroups(ofExecutable:)``.
-    private var listedAccessGroups: [String]
-    private var applicationIdentifier: String?
+    /// The keychain service's socket (`KEYCHAINKIT_SERVICE_SOCKET`), or nil: the embedded mode.
+    package var serviceSocketPath: String?
+    /// `KEYCHAINKIT_ACCESS_GROUPS`' entries (what a client asks the keychain service for).
+    package private(set) var listedAccessGroups: [String]
+    /// `KEYCHAINKIT_APP_ID` (what a client asks the keychain service for), or nil.
+    package private(set) var applicationIdentifier: String?
 
     /// The names of every variable read, for ``fromProcessEnvironment()``.
     static let variableNames = [
         KeychainVariable.keychain, "XDG_DATA_HOME", "HOME", KeychainVariable.applicationIdentifier, KeychainVariable.accessGroups,
         KeychainVariable.deviceKeyFile, "XDG_STATE_HOME", KeychainVariable.rollbackAnchor, KeychainVariable.passwordFile,
-        KeychainVariable.sessionKeyring, "CREDENTIALS_DIRECTORY", KeychainVariable.require,
+        KeychainVariable.sessionKeyring, "CREDENTIALS_DIRECTORY", KeychainVariable.require, KeychainVariable.serviceSocket,
         KeychainVariable.pinentry, KeychainVariable.pinentryTerminal, "GPG_TTY", "DISPLAY", "WAYLAND_DISPLAY", "PATH",
         KeychainVariable.testingKDF, KeychainVariable.accessLogMaximumBytes, KeychainVariable.accessLogFiles,
         KeychainVariable.accessLogTestKill, KeychainVariable.etcdPassword,
@@ -118,6 +122,7 @@ package struct KeychainConfiguration: Sendable {
         unlockSource = HeadlessUnlockSource.find(passwordFile: setting(KeychainVariable.passwordFile),
                                                  credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
         storageRequirement = StorageRequirement.named(setting(KeychainVariable.require))
+        serviceSocketPath = setting(KeychainVariable.serviceSocket)
         sharesUnlockWithSession = environment[KeychainVariable.sessionKeyring]?.lowercased() != "off"
         self.authenticator = authenticator
         testingKDFRequested = environment[KeychainVariable.testingKDF] == "1"
@@ -182,6 +187,8 @@ package enum KeychainVariable {
     package static let sessionKeyring = "KEYCHAINKIT_SESSION_KEYRING"
     /// The least protection a keychain needs.
     package static let require = "KEYCHAINKIT_REQUIRE"
+    /// The keychain service's socket.
+    package static let serviceSocket = "KEYCHAINKIT_SERVICE_SOCKET"
     /// The pinentry program.
     package static let pinentry = "KEYCHAINKIT_PINENTRY"
     /// The terminal pinentry draws on.

@@ -62,6 +62,9 @@ package enum StorageRequirement: Sendable, Equatable {
     case tpm
     /// `any-unlock-secret`: a password or a TPM-sealed secret; never a keychain without one.
     case anyUnlockSecret
+    /// `service`: SecItem calls go to the keychain service (`KEYCHAINKIT_SERVICE_SOCKET`); every
+    /// keychain this process would open itself (the embedded mode) is refused.
+    case service
     /// A value that is none of these: every keychain is refused (a typo must not weaken the rule).
     case invalid(String)
 
@@ -72,6 +75,7 @@ package enum StorageRequirement: Sendable, Equatable {
         case "password": return .password
         case "tpm": return .tpm
         case "any-unlock-secret": return .anyUnlockSecret
+        case "service": return .service
         default: return .invalid(value)
         }
     }
@@ -82,7 +86,7 @@ package enum StorageRequirement: Sendable, Equatable {
         case .password: return [.password, .passwordFile, .systemdCredential].contains(source)
         case .tpm: return source == .tpm
         case .anyUnlockSecret: return source != .none
-        case .invalid: return false
+        case .invalid, .service: return false
         }
     }
 
@@ -92,6 +96,7 @@ package enum StorageRequirement: Sendable, Equatable {
         case .password: return "password"
         case .tpm: return "tpm"
         case .anyUnlockSecret: return "any-unlock-secret"
+        case .service: return "service"
         case .invalid(let value): return value
         }
     }
@@ -103,7 +108,11 @@ package enum StorageRequirement: Sendable, Equatable {
         let verb = creating ? "creating" : "using"
         switch self {
         case .invalid(let value):
-            throw .notAvailable("\(KeychainVariable.require)=\(value) is not password, tpm or any-unlock-secret; no keychain is used until it is")
+            throw .notAvailable("\(KeychainVariable.require)=\(value) is not password, tpm, any-unlock-secret or service; no keychain is used until it is")
+        case .service:
+            throw .notAvailable("\(KeychainVariable.require)=service refuses \(verb) \(path) in this process (the embedded mode): "
+                                + "set \(KeychainVariable.serviceSocket) to the keychain service's socket (keychainctl service run) "
+                                + "or unset \(KeychainVariable.require)")
         case .tpm:
             throw .notAvailable("\(KeychainVariable.require)=tpm refuses \(verb) \(path): its password is not sealed to a TPM "
                                 + "(keychainctl set-keychain-password --tpm seals one)")

@@ -17,6 +17,12 @@ package enum KeychainToolSettings {
         KeychainRegistry.shared.setAccessGroups(KeychainRegistry.shared.configuration.accessGroups.groups + [group])
     }
 
+    /// Whether SecItem calls go to the keychain service (`KEYCHAINKIT_SERVICE_SOCKET` is set):
+    /// the keychain file and its access log are then the service's, not this process's.
+    package static var usesKeychainService: Bool {
+        KeychainRegistry.shared.configuration.serviceSocketPath != nil
+    }
+
     /// Test suites only: keychains are created with, and may be opened with, a deliberately cheap
     /// key derivation, so that tests can create many password keychains quickly.
     package static func useTestingKDF() {

@@ -4,7 +4,8 @@ import KeychainEngine
 /// Apple: `SecItemAdd`. Adds an item to the default keychain (or the one under `kSecUseKeychain`).
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemCall.withEngine(attributes, creatingKeychain: true) { engine, query in
+    if let routed = SecItemServiceRoute.add(attributes, result) { return routed }
+    return SecItemCall.withEngine(attributes, creatingKeychain: true) { engine, query in
         guard query.namesAppleObjects else { return SecItemCall.deliver(engine.add(query.dictionary), keyReturn: nil, into: result) }
         var dictionary = query.dictionary
         if let identity = dictionary[kSecValueRef as String] as? SecIdentity {
@@ -25,7 +26,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// SecKey, SecCertificate or SecIdentity in `query` selects the item it denotes.
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemCall.withEngine(query) { engine, query in
+    if let routed = SecItemServiceRoute.copyMatching(query, result) { return routed }
+    return SecItemCall.withEngine(query) { engine, query in
         guard query.namesAppleObjects else {
             return SecItemCall.deliver(engine.copyMatching(query.dictionary), keyReturn: nil, into: result)
         }
@@ -49,7 +51,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// selects the item it denotes; an identity query updates the certificate and the private key.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    SecItemCall.withEngine(query) { engine, query in
+    if let routed = SecItemServiceRoute.update(query, attributesToUpdate) { return routed }
+    return SecItemCall.withEngine(query) { engine, query in
         guard let changes = SecItemCall.dictionary(attributesToUpdate)?.dictionary else { return errSecParam }
         guard query.namesAppleObjects else { return SecItemCall.report(engine.updateOutcome(query.dictionary, changes)) }
         var dictionary = query.dictionary
@@ -65,7 +68,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// certificate still uses it, the private key.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    SecItemCall.withEngine(query) { engine, query in
+    if let routed = SecItemServiceRoute.delete(query) { return routed }
+    return SecItemCall.withEngine(query) { engine, query in
         guard query.namesAppleObjects else { return SecItemCall.report(engine.deleteOutcome(query.dictionary)) }
         var dictionary = query.dictionary
         if IdentityItems.isIdentityRequest(dictionary) { return IdentityItems.delete(dictionary, engine: engine) }

@@ -37,6 +37,7 @@ struct Keychainctl: ParsableCommand {
         #endif
         #if os(Linux)
         commands.append(AccessLogCommand.self)
+        commands.append(ServiceCommand.self)
         #endif
         return commands
     }

@@ -9,7 +9,7 @@ import Testing
 struct LayerRuleTests {
     /// Modules that are not an API: `package` access only.
     static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
-                                     "SecretService", "CredentialStore", "KeychainToolSupport"]
+                                     "SecretService", "CredentialStore", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceCore"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync.
     static let modulesAboveAppleAPI = ["KeychainKit", "CredentialStore", "KeychainToolSupport", "SecretService", "keychainctl",
@@ -32,7 +32,10 @@ struct LayerRuleTests {
         // A peer of the engine over the store: it replicates the store's typed items, tombstones and versions.
         "KeychainSync": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "COpenSSL"],
         // Apple's names over the engine, and what Linux needs beyond them.
-        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine"],
+        // The keychain service: its wire format (what clients and the service share), and the service.
+        "KeychainServiceWire": ["KeychainPrimitives"],
+        "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire"],
+        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire"],
         "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable"],
         "KeychainServices": ["KeychainServicesPortable"],
         // Above Apple's API.
@@ -44,7 +47,7 @@ struct LayerRuleTests {
         "SecretService": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainAudit",
                           "CredentialStore"],
         // The programs.
-        "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync",
+        "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync", "KeychainServiceCore",
                         "KeychainAudit", "CredentialFiles", "CredentialStore", "KeychainToolSupport", "SecretService"],
         "docker-credential-keychainkit": ["KeychainServices", "KeychainAudit", "CredentialStore", "KeychainToolSupport"],
         "keychainkit-demo": ["KeychainKit"],

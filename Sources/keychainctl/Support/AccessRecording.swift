@@ -4,6 +4,7 @@ import KeychainToolSupport
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 import KeychainLinux
+import KeychainServicesExtras
 #endif
 
 /// keychainctl's own reads and writes of secrets, recorded in the access log of the keychain they
@@ -53,7 +54,9 @@ enum AccessRecording {
     static func record(_ operation: Operation, _ items: [ItemNames], in target: KeychainTarget,
                        channel: Channel = .command) throws {
         #if os(Linux)
-        guard !items.isEmpty else { return }
+        // Through the keychain service there is no keychain file here to log against: the log
+        // is the service's to keep (docs/SERVICE.md, "Not done yet").
+        guard !items.isEmpty, !KeychainToolSettings.usesKeychainService else { return }
         do {
             try recordUnlocking(operation, items, in: target, channel: channel)
         } catch let error as AccessLogError {

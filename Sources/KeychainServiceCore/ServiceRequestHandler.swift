@@ -1,0 +1,66 @@
+import Foundation
+import KeychainEngine
+import KeychainServiceWire
+import KeychainVocabulary
+
+/// Answers one decoded request from an identified caller: its keychain (by uid), its access
+/// groups (by verified identity, grants and claims), then the SecItem call on the engine.
+final class ServiceRequestHandler: Sendable {
+    private let keychains: UserKeychains
+    private let grants: [ApplicationGrant]
+
+    /// The keys a caller may not send: the service, not the caller, picks the keychain, and item
+    /// references are objects of the caller's own process.
+    private static let refusedKeys: Set<String> = ["u_Keychain", "m_SearchList", "v_Ref"]
+
+    init(keychains: UserKeychains, grants: [ApplicationGrant]) {
+        self.keychains = keychains
+        self.grants = grants
+    }
+
+    /// The reply to `request` from `peer`.
+    func reply(to request: ServiceRequest, from peer: PeerIdentity) -> ServiceReply {
+        let outcome = perform(request, from: peer)
+        var reply = ServiceReply(status: outcome.status, failureReason: outcome.failure.map(Self.reason),
+                                 unreadableItems: UInt32(clamping: outcome.unreadableItems))
+        if outcome.status == KeychainStatus.success.rawValue, let value = outcome.value {
+            guard let wire = WireValue(value) else {
+                return ServiceReply(status: KeychainStatus.unimplemented.rawValue,
+                                    failureReason: "the result holds an object the keychain service cannot send yet")
+            }
+            reply.result = wire
+        }
+        return reply
+    }
+
+    /// The words of `failure` for the client, which shows them as "Not available: …".
+    private static func reason(_ failure: KeychainStoreError) -> String {
+        if case .notAvailable(let what) = failure.reason { return what }
+        return failure.description
+    }
+
+    private func perform(_ request: ServiceRequest, from peer: PeerIdentity) -> SecItemResult {
+        if peer.tracerPID != 0 {
+            return SecItemResult(failure: KeychainStoreError(.notAvailable("a traced process (TracerPid \(peer.tracerPID)) cannot be verified"),
+                                                             status: .missingEntitlement))
+        }
+        let query = WireEntry.dictionary(request.query)
+        if let key = query.keys.first(where: Self.refusedKeys.contains) ?? request.changes.first(where: { Self.refusedKeys.contains($0.key) })?.key {
+            return SecItemResult(failure: .invalidParameter("the keychain service picks the keychain and takes no \(key)"))
+        }
+        do {
+            let groups = try CallerEntitlements(peer: peer, grants: grants)
+                .accessGroups(claimedApplicationIdentifier: request.claimedApplicationIdentifier, claimedGroups: request.claimedAccessGroups)
+            let creating = request.operation == .add
+            let engine = try keychains.keychain(of: peer.uid, creating: creating).engine(accessGroups: groups, creatingKeychain: creating)
+            switch request.operation {
+            case .add: return engine.add(query)
+            case .copyMatching: return engine.copyMatching(query)
+            case .update: return engine.updateOutcome(query, WireEntry.dictionary(request.changes))
+            case .delete: return engine.deleteOutcome(query)
+            }
+        } catch {
+            return SecItemResult(failure: error)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// One exchange with the keychain service: connects to its socket, sends a request, reads the
+/// reply, closes. A connection per call keeps a forked child from sharing its parent's stream.
+package enum ServiceClient {
+    /// The reply of the service at `socketPath` to `request`.
+    package static func send(_ request: ServiceRequest, to socketPath: String) throws(WireFailure) -> ServiceReply {
+        let descriptor = try connect(to: socketPath)
+        defer { close(descriptor) }
+        try WireFrame.write(request.encoded(), to: descriptor)
+        return try ServiceReply.decode(WireFrame.read(from: descriptor))
+    }
+
+    /// A stream socket connected to `path`.
+    package static func connect(to path: String) throws(WireFailure) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let pathBytes = Array(path.utf8) + [0]
+        guard pathBytes.count <= MemoryLayout.size(ofValue: address.sun_path) else {
+            throw .system(call: "connect", errno: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in pathBytes.enumerated() { buffer[index] = byte }
+        }
+        #if canImport(Glibc)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+        let descriptor = socket(AF_UNIX, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw .system(call: "socket", errno: errno) }
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                systemConnect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(descriptor)
+            throw .system(call: "connect to \(path)", errno: code)
+        }
+        return descriptor
+    }
+}
+
+#if canImport(Glibc)
+/// `connect(2)`, named apart from ``ServiceClient/connect(to:)``.
+private let systemConnect = Glibc.connect
+#elseif canImport(Darwin)
+/// `connect(2)`, named apart from ``ServiceClient/connect(to:)``.
+private let systemConnect = Darwin.connect
+#endif

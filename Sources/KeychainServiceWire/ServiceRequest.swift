@@ -1,0 +1,77 @@
+import Foundation
+
+/// One SecItem call sent to the keychain service: the operation, what the caller asks to be
+/// entitled to (checked by the service against the caller's verified identity, never trusted),
+/// and the call's dictionaries as typed wire values.
+package struct ServiceRequest: Equatable, Sendable {
+    /// The four SecItem functions.
+    package enum Operation: UInt8, Sendable {
+        case add = 1, copyMatching = 2, update = 3, delete = 4
+    }
+
+    /// The SecItem function.
+    package var operation: Operation
+    /// `KEYCHAINKIT_APP_ID` in the client, or nil: a request, granted only if the service agrees.
+    package var claimedApplicationIdentifier: String?
+    /// `KEYCHAINKIT_ACCESS_GROUPS` in the client: requests, each granted only if the service agrees.
+    package var claimedAccessGroups: [String]
+    /// The query (or, for an add, the attributes), keys as Apple's strings.
+    package var query: [WireEntry]
+    /// The attributes to update (``Operation/update`` only; empty otherwise).
+    package var changes: [WireEntry]
+
+    /// A request.
+    package init(operation: Operation, claimedApplicationIdentifier: String?, claimedAccessGroups: [String],
+                 query: [WireEntry], changes: [WireEntry] = []) {
+        self.operation = operation
+        self.claimedApplicationIdentifier = claimedApplicationIdentifier
+        self.claimedAccessGroups = claimedAccessGroups
+        self.query = query
+        self.changes = changes
+    }
+
+    /// The version byte every request and reply starts with.
+    package static let protocolVersion: UInt8 = 1
+
+    /// The payload of the request's frame.
+    package func encoded() -> Data {
+        var bytes = Data([Self.protocolVersion, operation.rawValue])
+        if let claimedApplicationIdentifier {
+            bytes.append(1)
+            WireEncoding.appendString(claimedApplicationIdentifier, to: &bytes)
+        } else {
+            bytes.append(0)
+        }
+        bytes.appendBigEndian(UInt32(claimedAccessGroups.count))
+        for group in claimedAccessGroups { WireEncoding.appendString(group, to: &bytes) }
+        WireEncoding.appendEntries(query, to: &bytes)
+        WireEncoding.appendEntries(changes, to: &bytes)
+        return bytes
+    }
+
+    /// Decodes a request's payload, strictly: a wrong version, an unknown operation, changes on
+    /// anything but an update, or a trailing byte is refused.
+    package static func decode(_ payload: Data) throws(WireFailure) -> ServiceRequest {
+        var decoder = WireDecoder(payload)
+        let version = try decoder.byte()
+        guard version == protocolVersion else { throw .malformed("protocol version \(version), expected \(protocolVersion)") }
+        let operationByte = try decoder.byte()
+        guard let operation = Operation(rawValue: operationByte) else { throw .malformed("unknown operation \(operationByte)") }
+        let applicationIdentifier: String?
+        switch try decoder.byte() {
+        case 0: applicationIdentifier = nil
+        case 1: applicationIdentifier = try decoder.string()
+        case let other: throw .malformed("an optional's marker is \(other), not 0 or 1")
+        }
+        let groupCount = try decoder.uint32()
+        guard groupCount <= 256 else { throw .malformed("\(groupCount) access groups claimed (at most 256)") }
+        var groups: [String] = []
+        for _ in 0..<groupCount { groups.append(try decoder.string()) }
+        let query = try decoder.entries()
+        let changes = try decoder.entries()
+        try decoder.requireEnd()
+        if operation != .update && !changes.isEmpty { throw .malformed("changes sent with an operation other than update") }
+        return ServiceRequest(operation: operation, claimedApplicationIdentifier: applicationIdentifier,
+                              claimedAccessGroups: groups, query: query, changes: changes)
+    }
+}

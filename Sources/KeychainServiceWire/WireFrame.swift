@@ -1,0 +1,63 @@
+import Foundation
+import KeychainPrimitives
+
+/// The framing of every message on the keychain service's socket: a 4-byte big-endian payload
+/// length, then the payload. A length above ``maximumPayloadBytes`` is refused before anything
+/// is allocated for it, so a peer cannot make the other end buffer more than the cap.
+package enum WireFrame {
+    /// The largest payload either side accepts: 1 MiB, far above any SecItem request (an item's
+    /// secret is at most a few kilobytes in practice) and far below what would strain the service.
+    package static let maximumPayloadBytes: UInt32 = 1 << 20
+
+    /// Writes `payload` as one frame on `descriptor`.
+    package static func write(_ payload: Data, to descriptor: Int32) throws(WireFailure) {
+        guard payload.count <= Int(maximumPayloadBytes) else { throw .oversized(announced: UInt32(clamping: payload.count)) }
+        var frame = Data(capacity: 4 + payload.count)
+        frame.appendBigEndian(UInt32(payload.count))
+        frame.append(payload)
+        let failure = frame.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> WireFailure? in
+            var sent = 0
+            while sent < bytes.count {
+                let result = send(descriptor, bytes.baseAddress! + sent, bytes.count - sent, sendFlags)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return .system(call: "send", errno: errno)
+                }
+                sent += result
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Reads one frame's payload from `descriptor`. A peer that closes before the first byte is
+    /// ``WireFailure/closed(midFrame:)`` with `midFrame` false (the end of a conversation).
+    package static func read(from descriptor: Int32) throws(WireFailure) -> Data {
+        let header = try readExactly(4, from: descriptor, atFrameStart: true)
+        let length = UInt32(header[0]) << 24 | UInt32(header[1]) << 16 | UInt32(header[2]) << 8 | UInt32(header[3])
+        guard length <= maximumPayloadBytes else { throw .oversized(announced: length) }
+        return try readExactly(Int(length), from: descriptor, atFrameStart: false)
+    }
+
+    private static func readExactly(_ count: Int, from descriptor: Int32, atFrameStart: Bool) throws(WireFailure) -> Data {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var received = 0
+        while received < count {
+            let result = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + received, count - received, 0) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw .system(call: "recv", errno: errno)
+            }
+            if result == 0 { throw .closed(midFrame: !(atFrameStart && received == 0)) }
+            received += result
+        }
+        return Data(buffer)
+    }
+
+    #if os(Linux)
+    /// Writes to a closed peer fail with EPIPE instead of raising SIGPIPE.
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    private static let sendFlags: Int32 = 0
+    #endif
+}

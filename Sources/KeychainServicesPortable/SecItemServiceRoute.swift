@@ -1,0 +1,104 @@
+import Foundation
+import KeychainEngine
+import KeychainServiceWire
+import KeychainVocabulary
+
+/// The seam between Apple's four SecItem functions and the keychain service: when
+/// `KEYCHAINKIT_SERVICE_SOCKET` is set, a call is sent to the service there (which picks the
+/// keychain and the caller's access groups from the caller's kernel-verified identity) and is
+/// never run in this process; when it is unset, nothing here runs (the embedded mode).
+///
+/// A service that cannot be reached is `errSecNotAvailable` with the reason: the call never falls
+/// back to a keychain file of this process, which the user's other programs could read.
+enum SecItemServiceRoute {
+    /// The service's socket, or nil for the embedded mode (read once per process, with the
+    /// rest of the configuration).
+    static var socketPath: String? { KeychainLifecycle.apple.registry.configuration.serviceSocketPath }
+
+    /// `SecItemAdd` through the service, or nil in the embedded mode.
+    static func add(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus? {
+        guard let socketPath else { return nil }
+        return call(.add, attributes, changes: nil, result: result, socketPath: socketPath)
+    }
+
+    /// `SecItemCopyMatching` through the service, or nil in the embedded mode.
+    static func copyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus? {
+        guard let socketPath else { return nil }
+        return call(.copyMatching, query, changes: nil, result: result, socketPath: socketPath)
+    }
+
+    /// `SecItemUpdate` through the service, or nil in the embedded mode.
+    static func update(_ query: CFDictionary, _ changes: CFDictionary) -> OSStatus? {
+        guard let socketPath else { return nil }
+        return call(.update, query, changes: changes, result: nil, socketPath: socketPath)
+    }
+
+    /// `SecItemDelete` through the service, or nil in the embedded mode.
+    static func delete(_ query: CFDictionary) -> OSStatus? {
+        guard let socketPath else { return nil }
+        return call(.delete, query, changes: nil, result: nil, socketPath: socketPath)
+    }
+
+    /// The item classes the service does not serve yet: their results are objects (`SecKey`,
+    /// `SecCertificate`, `SecIdentity`) that the edge builds from the engine's values.
+    private static let objectClasses: Set<String> = ["keys", "cert", "idnt"]
+
+    private static func call(_ operation: ServiceRequest.Operation, _ cfQuery: CFDictionary, changes cfChanges: CFDictionary?,
+                             result: UnsafeMutablePointer<CFTypeRef?>?, socketPath: String) -> OSStatus {
+        FailureReport.beginCall()
+        let changesQuery = cfChanges.map(SecItemCall.dictionary)
+        guard var query = SecItemCall.dictionary(cfQuery), changesQuery.map({ $0 != nil }) ?? true else {
+            return refuse(.invalidParameter("the dictionary's keys must be strings"))
+        }
+        if let problem = dropDefaultKeychainSelection(&query.dictionary) { return refuse(.invalidParameter(problem)) }
+        if query.dictionary["v_Ref"] != nil || (query.dictionary["class"] as? String).map(objectClasses.contains) == true {
+            return refuse(KeychainStoreError(.notAvailable("keys, certificates and identities are not served by the keychain service yet; "
+                                                           + "unset \(KeychainVariable.serviceSocket) to keep them in the embedded keychain"),
+                                             status: .unimplemented))
+        }
+        let changes = changesQuery??.dictionary ?? [:]
+        guard let queryEntries = WireEntry.entries(query.dictionary), let changeEntries = WireEntry.entries(changes) else {
+            let key = WireEntry.firstUnsendableKey(query.dictionary) ?? WireEntry.firstUnsendableKey(changes) ?? "?"
+            return refuse(KeychainStoreError(.notAvailable("the value of \(key) is an object the keychain service does not take yet "
+                                                           + "(access control, authentication contexts)"), status: .unimplemented))
+        }
+        let configuration = KeychainLifecycle.apple.registry.configuration
+        let request = ServiceRequest(operation: operation, claimedApplicationIdentifier: configuration.applicationIdentifier,
+                                     claimedAccessGroups: configuration.listedAccessGroups, query: queryEntries, changes: changeEntries)
+        let reply: ServiceReply
+        do {
+            reply = try ServiceClient.send(request, to: socketPath)
+        } catch {
+            return refuse(.notAvailable("the keychain service at \(socketPath) did not answer (\(error)); start it "
+                                        + "(keychainctl service run) or unset \(KeychainVariable.serviceSocket)"))
+        }
+        var outcome = SecItemResult(status: reply.status, value: reply.result?.swiftValue)
+        if reply.status != KeychainStatus.success.rawValue {
+            outcome.failure = KeychainStoreError(.notAvailable(reply.failureReason ?? "the keychain service refused the call"),
+                                                 status: KeychainStatus(rawValue: reply.status))
+        }
+        outcome.unreadableItems = Int(reply.unreadableItems)
+        return SecItemCall.deliver(outcome, keyReturn: nil, into: result)
+    }
+
+    /// Removes `kSecUseKeychain`/`kSecMatchSearchList` when they name the default keychain (the
+    /// one the service serves this user); the reason for a refusal when they name another.
+    private static func dropDefaultKeychainSelection(_ dictionary: inout [String: Any]) -> String? {
+        let named = [dictionary.removeValue(forKey: "u_Keychain"), dictionary.removeValue(forKey: "m_SearchList")].compactMap { $0 }
+        let defaultPath = KeychainLifecycle.apple.defaultKeychainPath
+        for selection in named {
+            let keychains = (selection as? [SecKeychain]) ?? (selection as? NSArray)?.compactMap { $0 as? SecKeychain }
+                ?? (selection as? SecKeychain).map { [$0] } ?? []
+            guard let first = keychains.first else { return "kSecUseKeychain must be a SecKeychain" }
+            if first.path != defaultPath {
+                return "the keychain service serves your login keychain only; \(first.path) is not it (unset \(KeychainVariable.serviceSocket) to use it)"
+            }
+        }
+        return nil
+    }
+
+    private static func refuse(_ failure: KeychainStoreError) -> OSStatus {
+        FailureReport.fail(failure)
+        return failure.osStatus
+    }
+}

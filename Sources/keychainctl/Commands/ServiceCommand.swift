@@ -1,0 +1,69 @@
+#if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's KeychainServiceCore dependency
+import ArgumentParser
+import Foundation
+import KeychainServiceCore
+
+/// `service`: the keychain as a system service (docs/SERVICE.md).
+struct ServiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service",
+        abstract: "Run the keychain as a system service that holds every user's keychain (docs/SERVICE.md).",
+        subcommands: [ServiceRun.self])
+}
+
+/// `service run --user NAME --socket PATH --state-dir DIR [--grants-dir DIR]`.
+struct ServiceRun: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Serve SecItem calls on a Unix socket, in the foreground.",
+        discussion: """
+            Start it as root: it makes the socket (every user may connect) and the state directory \
+            (mode 0700), then becomes --user for good, keeping only CAP_SYS_PTRACE to read its callers' \
+            executables. Each caller reaches only DIR/<its uid>/login.keychain-db; its application \
+            identifier is its executable's path, or what a root-owned grant file in --grants-dir says. \
+            Clients use it when KEYCHAINKIT_SERVICE_SOCKET names the socket. Refusals are logged on \
+            standard error. Stops on SIGTERM or SIGINT.
+            """)
+
+    @Option(help: "The system user the service runs as (useradd --system NAME).")
+    var user: String
+
+    @Option(help: "The socket's path.")
+    var socket: String
+
+    @Option(name: .customLong("state-dir"), help: "The directory of the users' keychains (created mode 0700).")
+    var stateDirectory: String
+
+    @Option(name: .customLong("grants-dir"), help: "Root-owned grant files (*.grant) naming programs and their access groups.")
+    var grantsDirectory = "/etc/keychainkit/grants.d"
+
+    func run() throws {
+        let log: @Sendable (String) -> Void = { Console.error("keychainctl service: \($0)") }
+        guard getuid() == 0 else {
+            Console.error("keychainctl: service run: start it as root (it drops to --user \(user) itself)")
+            throw ExitCode(1)
+        }
+        // A parent may have started it with signals blocked (they are inherited): the service
+        // must stop on SIGTERM and SIGINT whatever it inherited.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGTERM)
+        sigaddset(&stopSignals, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+        do {
+            let account = try ServicePrivileges.account(named: user)
+            let stateDirectory = URL(fileURLWithPath: self.stateDirectory).standardizedFileURL.path
+            try ServicePrivileges.prepareStateDirectory(stateDirectory, uid: account.uid, gid: account.gid)
+            let listener = try ServiceSocket.listen(at: socket)
+            for note in try ServicePrivileges.drop(to: account.uid, gid: account.gid) { log(note) }
+            let server = KeychainServiceServer(listener: listener, stateDirectory: stateDirectory,
+                                               grantsDirectory: grantsDirectory, log: log)
+            log("serving \(socket) as \(user) (uid \(account.uid)), keychains in \(stateDirectory)")
+            server.serve()
+        } catch {
+            Console.error("keychainctl: service run: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+#endif

@@ -1,0 +1,98 @@
+import Foundation
+import KeychainServiceWire
+import Testing
+
+/// The service's wire format, as a hostile peer would feed it: every refusal is a thrown
+/// `WireFailure`, never a crash and never a guessed value.
+@Suite("Keychain service wire format")
+struct WireFormatTests {
+    static let sample = ServiceRequest(
+        operation: .update, claimedApplicationIdentifier: "com.example.app", claimedAccessGroups: ["com.example.shared"],
+        query: [WireEntry(key: "acct", value: .string("me")), WireEntry(key: "class", value: .string("genp"))],
+        changes: [WireEntry(key: "v_Data", value: .data(Data("new".utf8))), WireEntry(key: "sync", value: .bool(false))])
+
+    @Test("a request and a reply survive encoding and decoding")
+    func roundTrip() throws {
+        #expect(try ServiceRequest.decode(Self.sample.encoded()) == Self.sample)
+        let reply = ServiceReply(status: 0, unreadableItems: 2, result: .array([.dictionary([
+            WireEntry(key: "cdat", value: .date(12.5)), WireEntry(key: "pdmn", value: .string("ak")),
+            WireEntry(key: "num", value: .integer(-7)), WireEntry(key: "real", value: .double(0.25))])]))
+        #expect(try ServiceReply.decode(reply.encoded()) == reply)
+        let failure = ServiceReply(status: -34018, failureReason: "not granted")
+        #expect(try ServiceReply.decode(failure.encoded()) == failure)
+    }
+
+    @Test("Swift values the SecItem layer holds map to wire values and back; objects do not")
+    func swiftValues() throws {
+        let dictionary: [String: Any] = ["s": "x", "d": Data([1]), "b": true, "n": NSNumber(value: 5), "t": Date(timeIntervalSinceReferenceDate: 3)]
+        let entries = try #require(WireEntry.entries(dictionary))
+        let back = WireEntry.dictionary(entries)
+        #expect(back["s"] as? String == "x")
+        #expect(back["d"] as? Data == Data([1]))
+        #expect(back["b"] as? Bool == true)
+        #expect((back["n"] as? NSNumber)?.intValue == 5)
+        #expect(back["t"] as? Date == Date(timeIntervalSinceReferenceDate: 3))
+        #expect(WireEntry.entries(["o": NSObject()]) == nil)
+        #expect(WireEntry.firstUnsendableKey(["ok": "x", "o": NSObject()]) == "o")
+    }
+
+    @Test("every malformed payload is refused with its reason")
+    func malformedPayloads() throws {
+        let good = Self.sample.encoded()
+        var wrongVersion = good
+        wrongVersion[0] = 9
+        var unknownOperation = good
+        unknownOperation[1] = 99
+        var trailing = good
+        trailing.append(0)
+        let truncated = good.prefix(good.count - 1)
+        // version, add, no app id, 0 groups, 1 entry "k" with unknown tag 42, 0 changes
+        let unknownTag = Data([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, UInt8(ascii: "k"), 42, 0, 0, 0, 0])
+        // a count of 1,000,000 entries in a few bytes
+        let hugeCount = Data([1, 1, 0, 0, 0, 0, 0, 0x00, 0x0F, 0x42, 0x40, 0, 0, 0, 0])
+        // the same key twice
+        let repeated = Data([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, UInt8(ascii: "k"), 3, 1, 0, 0, 0, 1, UInt8(ascii: "k"), 3, 0, 0, 0, 0, 0])
+        // a boolean byte of 2
+        let badBool = Data([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, UInt8(ascii: "k"), 3, 2, 0, 0, 0, 0])
+        // text that is not UTF-8
+        let badText = Data([1, 1, 1, 0, 0, 0, 1, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+        // changes on a delete
+        let changesOnDelete = ServiceRequest(operation: .delete, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                                             query: [], changes: [WireEntry(key: "k", value: .bool(true))]).encoded()
+        for (name, payload) in [("version", wrongVersion), ("operation", unknownOperation), ("trailing", trailing),
+                                ("truncated", Data(truncated)), ("tag", unknownTag), ("count", hugeCount), ("repeated", repeated),
+                                ("bool", badBool), ("utf8", badText), ("changes", changesOnDelete), ("empty", Data())] {
+            #expect(throws: WireFailure.self, "\(name)") { try ServiceRequest.decode(payload) }
+        }
+    }
+
+    @Test("nesting deeper than the limit is refused before it can exhaust the stack")
+    func deepNesting() throws {
+        var value = WireValue.string("x")
+        for _ in 0...WireEncoding.maximumDepth + 1 { value = .array([value]) }
+        var bytes = Data()
+        WireEncoding.append(value, to: &bytes)
+        var decoder = WireDecoder(bytes)
+        #expect(throws: WireFailure.self) { try decoder.value() }
+        // 100,000 nested array headers: refused at the limit, not after recursing through them all
+        var deep = Data()
+        for _ in 0..<100_000 { deep.append(contentsOf: [7, 0, 0, 0, 1]) }
+        var deepDecoder = WireDecoder(deep)
+        #expect(throws: WireFailure.self) { try deepDecoder.value() }
+    }
+
+    @Test("a frame announcing more than the cap is refused before its payload is read")
+    func oversizedFrame() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]); close(pair[1]) }
+        let header: [UInt8] = [0x7F, 0xFF, 0xFF, 0xFF]
+        #expect(header.withUnsafeBytes { write(pair[0], $0.baseAddress, 4) } == 4)
+        #expect(throws: WireFailure.oversized(announced: 0x7FFF_FFFF)) { try WireFrame.read(from: pair[1]) }
+        #expect(throws: WireFailure.self) { try WireFrame.write(Data(count: Int(WireFrame.maximumPayloadBytes) + 1), to: pair[0]) }
+        // A frame at the cap is accepted.
+        let atCap = Data(count: 1024)
+        try WireFrame.write(atCap, to: pair[0])
+        #expect(try WireFrame.read(from: pair[1]) == atCap)
+    }
+}
