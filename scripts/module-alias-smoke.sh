@@ -73,12 +73,13 @@ app "$WORK/app" "$REPO" "$WORK/swift-keychain-kit" "swift-keychain-kit"
 (cd "$WORK/app" && swift build 2>&1 | tail -3)
 check "an app with both KeychainKit modules, ours aliased LinuxKeychainKit" "t0ken / other KeychainKit" "$("$WORK/app/.build/debug/App")"
 
-# 2. The same identity: refused whatever the aliases (no build: SwiftPM resolves the graph first).
+# 2. The same identity: refused whatever the aliases, when SwiftPM loads the graph (before it compiles
+#    anything; `swift package resolve` alone does not check it).
 other "$WORK/other/keychainkit"
 mkdir -p "$WORK/ours/KeychainKit"
 tar -C "$REPO" --exclude ./.build --exclude './.build*' --exclude ./.git -cf - . | tar -C "$WORK/ours/KeychainKit" -xf -
 IDENTITY=keychainkit app "$WORK/app2" "$WORK/ours/KeychainKit" "$WORK/other/keychainkit" "keychainkit"
-refusal=$(cd "$WORK/app2" && swift package resolve 2>&1 || true)
+refusal=$(cd "$WORK/app2" && swift build 2>&1 || true)
 case "$refusal" in
   *"both point to the same package identity 'keychainkit'"*) check "two packages with the identity keychainkit are refused" refused refused ;;
   *) check "two packages with the identity keychainkit are refused" refused "$refusal" ;;
