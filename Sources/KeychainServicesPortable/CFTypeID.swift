@@ -11,6 +11,7 @@ import Foundation
 enum CFTypeIDs {
     static let string: CFTypeID = 7
     static let null: CFTypeID = 16
+    static let set: CFTypeID = 17
     static let dictionary: CFTypeID = 18
     static let array: CFTypeID = 19
     static let data: CFTypeID = 20
@@ -64,6 +65,7 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     case is NSData: return CFTypeIDs.data
     case is NSDictionary: return CFTypeIDs.dictionary
     case is NSArray: return CFTypeIDs.array
+    case is NSSet: return CFTypeIDs.set
     case is NSDate: return CFTypeIDs.date
     case is NSError: return CFTypeIDs.error
     case is NSNull: return CFTypeIDs.null
@@ -86,6 +88,9 @@ public func CFArrayGetTypeID() -> CFTypeID { CFTypeIDs.array }
 /// Apple: `CFNumberGetTypeID()`. Booleans have their own identifier, `CFBooleanGetTypeID()`.
 @discardableResult
 public func CFNumberGetTypeID() -> CFTypeID { CFTypeIDs.number }
+/// Apple: `CFSetGetTypeID()`.
+@discardableResult
+public func CFSetGetTypeID() -> CFTypeID { CFTypeIDs.set }
 /// Apple: `CFBooleanGetTypeID()`.
 @discardableResult
 public func CFBooleanGetTypeID() -> CFTypeID { CFTypeIDs.boolean }

@@ -28,7 +28,15 @@ public typealias CFMutableData = NSMutableData
 /// Apple: `CFNumber`, toll-free bridged with `NSNumber`.
 public typealias CFNumber = NSNumber
 /// Apple: `CFBoolean`. Foundation represents booleans as `NSNumber`, as Apple's bridging does.
+///
+/// An alias, not a class of its own, because only `NSNumber` is what Swift converts a `Bool` to
+/// with `as`: the common `flag as CFBoolean` and `kSecReturnData: true as CFBoolean` compile only
+/// this way on Linux. The one Apple idiom it costs is a protocol conformance declared on both
+/// `CFBoolean` and `CFNumber`, which here is the same class twice (docs/PORTING.md gives the
+/// workaround). `CFGetTypeID` still tells the two apart (`CFBooleanGetTypeID()`).
 public typealias CFBoolean = NSNumber
+/// Apple: `CFSet`, toll-free bridged with `NSSet`.
+public typealias CFSet = NSSet
 /// Apple: `CFDate`, toll-free bridged with `NSDate`.
 public typealias CFDate = NSDate
 /// Apple: `CFError`, toll-free bridged with `NSError`.
@@ -50,11 +58,15 @@ public typealias CFErrorDomain = CFString
 
 /// Apple: `CFAllocator`, a memory allocator for Core Foundation objects.
 ///
-/// Swift manages memory itself, so no allocator is ever used: the type exists so that
-/// `kCFAllocatorDefault` and `nil` can be passed where Apple's functions take one. It has no
-/// instances.
+/// Swift manages memory itself, so no allocator is ever used to allocate: the type exists so that
+/// `kCFAllocatorDefault` (`nil`) and `kCFAllocatorNull` can be passed where Apple's functions take
+/// one. Its one instance is `kCFAllocatorNull`, which says "never free these bytes"
+/// (`CFDataCreateWithBytesNoCopy`).
 public final class CFAllocator: Sendable {
     private init() {}
+
+    /// The object behind `kCFAllocatorNull`.
+    static let null = CFAllocator()
 }
 
 // MARK: - Constants
@@ -62,6 +74,10 @@ public final class CFAllocator: Sendable {
 /// Apple: `kCFAllocatorDefault`, the default allocator. As on Apple platforms its value is
 /// `nil` (NULL); functions treat it as "use the default".
 public let kCFAllocatorDefault: CFAllocator! = nil
+
+/// Apple: `kCFAllocatorNull`, the allocator that allocates nothing and frees nothing: as the
+/// deallocator of `CFDataCreateWithBytesNoCopy` it leaves the bytes to their owner.
+public let kCFAllocatorNull: CFAllocator! = CFAllocator.null
 
 /// Apple: `kCFBooleanTrue`, the `true` boolean object.
 public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)

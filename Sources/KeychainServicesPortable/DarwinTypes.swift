@@ -1,6 +1,10 @@
-// The two MacTypes.h names that keychain code reaches through `import Security` on Apple
-// platforms: Apple's Darwin overlay declares `noErr` and `DarwinBoolean` (the C `Boolean` of
+// The MacTypes.h names that keychain code reaches through `import Security` on Apple
+// platforms: Darwin declares `noErr`, `FourCharCode` and `DarwinBoolean` (the C `Boolean` of
 // Core Foundation and the legacy keychain's structures), so they are spelled the same here.
+
+/// Apple (Darwin, MacTypes.h): `FourCharCode`, four ASCII characters packed big-endian into a
+/// 32-bit number, as `kSecAttrCreator` and `kSecAttrType` hold them.
+public typealias FourCharCode = UInt32
 
 /// Apple (Darwin, MacTypes.h): `noErr`, the status of a call that succeeded (0, the same value
 /// as `errSecSuccess`).

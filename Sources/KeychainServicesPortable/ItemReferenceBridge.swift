@@ -26,8 +26,8 @@ enum ItemReferenceBridge {
         var defersPrivateKeyUsage: Bool { keyUse != nil && itemClass == kSecClassKey as String && ref && !data }
     }
 
-    /// Replaces a `kSecValueRef` SecKey by the key's attributes and data (the caller's own
-    /// attributes win). Returns `errSecParam` for a `kSecValueRef` that is no SecKey or an
+    /// Replaces a `kSecValueRef` SecKey by the key's attributes (its usage flags included, as
+    /// `SecKeyCopyAttributes` reports them) and data; the caller's own attributes win. Returns `errSecParam` for a `kSecValueRef` that is no SecKey or an
     /// explicit class other than `kSecClassKey`.
     static func expandValueRef(_ dictionary: inout [String: Any]) -> OSStatus {
         guard let reference = dictionary.removeValue(forKey: kSecValueRef as String) else { return errSecSuccess }
@@ -45,6 +45,7 @@ enum ItemReferenceBridge {
             kSecAttrApplicationLabel as String: key.applicationLabel,
             kSecValueData as String: key.externalRepresentation,
         ]
+        expanded.merge(usageAttributes(of: key)) { current, _ in current }
         if let tag = key.applicationTag { expanded[kSecAttrApplicationTag as String] = tag }
         if let label = key.label { expanded[kSecAttrLabel as String] = label }
         if key.isTokenBound { expanded[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave as String }
@@ -77,8 +78,10 @@ enum ItemReferenceBridge {
     /// For a key or certificate request returning a reference or data: asks the engine for data and
     /// attributes instead (what a SecKey is rebuilt from, and what tells a token-bound key) and
     /// returns what the caller asked for; nil for every other request, which passes through.
+    /// The class is `kSecClass`, or for a query by persistent reference alone the class the
+    /// reference names (Apple's securityd reads it from the reference the same way).
     static func prepareReturnRef(_ dictionary: inout [String: Any]) -> ReturnRequest? {
-        guard let itemClass = dictionary[kSecClass as String] as? String,
+        guard let itemClass = dictionary[kSecClass as String] as? String ?? classNamed(by: dictionary[kSecValuePersistentRef as String]),
               itemClass == kSecClassKey as String || itemClass == kSecClassCertificate as String else { return nil }
         let request = ReturnRequest(itemClass: itemClass, ref: isTrue(dictionary[kSecReturnRef as String]),
                                     data: isTrue(dictionary[kSecReturnData as String]),
@@ -165,6 +168,14 @@ enum ItemReferenceBridge {
             // A stored key whose bytes do not parse is reported as undecodable by the caller.
             return nil
         }
+    }
+
+    /// The item class a persistent reference names (its first four bytes, `keys` or `cert`), or
+    /// nil when the value is not a reference of the 20-byte form this keychain returns; the
+    /// engine then reports what is wrong with it.
+    private static func classNamed(by reference: Any?) -> String? {
+        guard let bytes = reference as? Data, bytes.count == 20 else { return nil }
+        return String(bytes: bytes.prefix(4), encoding: .ascii)
     }
 
     private static func isTrue(_ value: Any?) -> Bool {

@@ -76,6 +76,47 @@ extension SecItemParity {
             #expect(SecCertificateCopyData(found) as Data == fixtureCertificateDER)
         }
 
+        @Test("3.10 a certificate's persistent reference alone (no kSecClass) with kSecReturnRef gives the SecCertificate")
+        func persistentReferenceToCertificate() throws {
+            let keychain = try ParityKeychain()
+            let reference = try #require(keychain.add(try item(keychain, [kSecReturnPersistentRef: true])).result as? Data)
+            let outcome = keychain.copy([kSecValuePersistentRef: reference, kSecReturnRef: true])
+            #expect(outcome.status == errSecSuccess)
+            let object = try #require(outcome.result, "errSecSuccess with no SecCertificate")
+            #expect(CFGetTypeID(object) == SecCertificateGetTypeID())
+            #expect(SecCertificateCopyData(unsafeDowncast(object as AnyObject, to: SecCertificate.self)) as Data == fixtureCertificateDER)
+            let both = keychain.copy([kSecValuePersistentRef: reference, kSecReturnRef: true, kSecReturnData: true])
+            let dictionary = try #require(both.result as? [String: Any])
+            #expect(dictionary[kSecValueData as String] as? Data == fixtureCertificateDER)
+            #expect(CFGetTypeID(try #require(dictionary[kSecValueRef as String] as AnyObject?)) == SecCertificateGetTypeID())
+        }
+
+        @Test("1.5/3.4 an identity query's kSecMatchLimit: a count other than 1 gives an array, as kSecMatchLimitAll does; 1 and kSecMatchLimitOne one SecIdentity")
+        func identityLimit() throws {
+            let keychain = try ParityKeychain()
+            var error: Unmanaged<CFError>?
+            let key = SecKeyCreateWithData(fixturePrivateKeyX963 as CFData, [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom,
+                                                                              kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary, &error)
+            let privateKey = try #require(key, "SecKeyCreateWithData: \(String(describing: error?.takeRetainedValue()))")
+            keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: privateKey, kSecAttrApplicationTag: bytes(keychain.service)])
+            keychain.mustAdd(try item(keychain))
+            let query: [CFString: Any] = [kSecClass: kSecClassIdentity, kSecAttrLabel: keychain.service, kSecReturnRef: true]
+            for limit in [2 as NSNumber, 5 as NSNumber, kSecMatchLimitAll] as [AnyObject] {
+                let outcome = keychain.copy(query.merging([kSecMatchLimit: limit]) { $1 })
+                #expect(outcome.status == errSecSuccess, "limit \(limit)")
+                let identities = try #require(outcome.result as? [Any], "limit \(limit): not an array")
+                #expect(identities.count == 1)
+                #expect(identities.allSatisfy { CFGetTypeID($0 as AnyObject) == SecIdentityGetTypeID() })
+            }
+            let attributes = keychain.copy([kSecClass: kSecClassIdentity, kSecAttrLabel: keychain.service, kSecReturnAttributes: true,
+                                            kSecMatchLimit: 3 as NSNumber])
+            #expect((attributes.result as? [[String: Any]])?.first?[kSecAttrLabel as String] as? String == keychain.service)
+            for limit in [1 as NSNumber, kSecMatchLimitOne] as [AnyObject] {
+                let object = try #require(keychain.copy(query.merging([kSecMatchLimit: limit]) { $1 }).result, "limit \(limit)")
+                #expect(CFGetTypeID(object) == SecIdentityGetTypeID(), "limit \(limit): not one SecIdentity")
+            }
+        }
+
         @Test("3.2 a SecCertificate as kSecValueRef selects its item in SecItemCopyMatching, SecItemUpdate and SecItemDelete")
         func certificateAsQuery() throws {
             let keychain = try ParityKeychain()

@@ -250,6 +250,52 @@ extension SecItemParity {
             #expect(outcome.result as? Data == bytes("inet-secret"))
         }
 
+        @Test("3.4 a result dictionary gives its values under every cast wrappers read it with: [String: Any], [AnyHashable: Any] by the CFString constant or by String, [[AnyHashable: Any]], NSDictionary, CFDictionary")
+        func resultDictionaryCasts() throws {
+            let keychain = try ParityKeychain()
+            keychain.mustAdd(keychain.password("alice", [kSecValueData: bytes("secret"), kSecAttrLabel: "L"]))
+            let one = try #require(keychain.copy(keychain.password("alice", [kSecReturnAttributes: true, kSecReturnData: true])).result)
+
+            let strings = try #require(one as? [String: Any])
+            #expect(strings[kSecAttrAccount as String] as? String == "alice")
+            let objects = try #require(one as? [String: AnyObject])
+            #expect(objects[kSecAttrAccount as String] as? String == "alice")
+
+            let hashables = one as! [AnyHashable: Any]
+            #expect(hashables[kSecAttrAccount] as? String == "alice", "the CFString constant as the key")
+            #expect(hashables[kSecAttrAccount as String] as? String == "alice", "the constant's String as the key")
+            #expect(hashables[kSecValueData] as? Data == bytes("secret"))
+            #expect(hashables[kSecAttrLabel] as? String == "L")
+            #expect(hashables.keys.contains(kSecAttrService as AnyHashable))
+            #expect(hashables.keys.contains((kSecAttrService as String) as AnyHashable))
+
+            let nsDictionary = try #require(one as? NSDictionary)
+            #expect(nsDictionary[kSecAttrAccount] as? String == "alice")
+            #expect(nsDictionary[kSecAttrAccount as String] as? String == "alice")
+            #expect(nsDictionary.object(forKey: kSecAttrAccount) as? String == "alice")
+
+            let cfDictionary = one as! CFDictionary
+            #expect((cfDictionary as NSDictionary)[kSecAttrAccount] as? String == "alice")
+            #expect((cfDictionary as? [AnyHashable: Any])?[kSecAttrAccount] as? String == "alice")
+            #expect((cfDictionary as? [String: Any])?[kSecAttrAccount as String] as? String == "alice")
+
+            keychain.mustAdd(keychain.password("bob"))
+            let all = try #require(keychain.copy(keychain.everyPassword([kSecReturnAttributes: true, kSecMatchLimit: kSecMatchLimitAll])).result)
+            let list = try #require(all as? [[AnyHashable: Any]])
+            #expect(Set(list.compactMap { $0[kSecAttrAccount] as? String }) == ["alice", "bob"])
+            #expect(Set(list.compactMap { $0[kSecAttrAccount as String] as? String }) == ["alice", "bob"])
+            let array = try #require(all as? NSArray)
+            #expect((array.firstObject as? NSDictionary)?[kSecAttrService] as? String == keychain.service)
+
+            // A dictionary built with the constants as keys is read back by their strings, and the
+            // two spellings are one key.
+            var built: [AnyHashable: Any] = [kSecAttrAccount: "carol"]
+            #expect(built[kSecAttrAccount as String] as? String == "carol")
+            built[kSecAttrAccount as String] = "dave"
+            #expect(built.count == 1)
+            #expect(built[kSecAttrAccount] as? String == "dave")
+        }
+
         @Test("63 a persistent reference alone finds its item; the attributes hold no persistent reference")
         func persistentReferenceAlone() throws {
             let keychain = try ParityKeychain()

@@ -67,6 +67,49 @@ extension SecItemParity {
             #expect(keychain.status([kSecValueRef: second]) == errSecSuccess)
         }
 
+        @Test("3.10 a key's persistent reference alone (no kSecClass) with kSecReturnRef gives the SecKey, alone or in a dictionary")
+        func persistentReferenceToKey() throws {
+            let keychain = try ParityKeychain()
+            let key = try newKey()
+            let added = keychain.add([kSecClass: kSecClassKey, kSecValueRef: key, kSecAttrApplicationTag: bytes(keychain.service),
+                                      kSecReturnPersistentRef: true])
+            let reference = try #require(added.result as? Data)
+            #expect(added.status == errSecSuccess)
+            let alone = keychain.copy([kSecValuePersistentRef: reference, kSecReturnRef: true])
+            #expect(alone.status == errSecSuccess)
+            let object = try #require(alone.result, "errSecSuccess with no SecKey")
+            #expect(CFGetTypeID(object) == SecKeyGetTypeID())
+            #expect(publicBytes(unsafeDowncast(object as AnyObject, to: SecKey.self)) == publicBytes(key))
+            let withAttributes = keychain.copy([kSecValuePersistentRef: reference, kSecReturnRef: true, kSecReturnAttributes: true])
+            let dictionary = try #require(withAttributes.result as? [String: Any])
+            let inDictionary = try #require(dictionary[kSecValueRef as String] as AnyObject?)
+            #expect(CFGetTypeID(inDictionary) == SecKeyGetTypeID())
+            #expect(dictionary[kSecAttrApplicationTag as String] as? Data == bytes(keychain.service))
+        }
+
+        @Test("3.3 a key added by kSecValueRef keeps the usage attributes SecKeyCopyAttributes gives it (kSecAttrCanSign, …CanDecrypt, …CanDerive, …)")
+        func usageAttributes() throws {
+            let keychain = try ParityKeychain()
+            let key = try newKey()
+            let tag = bytes(keychain.service)
+            keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: key, kSecAttrApplicationTag: tag])
+            let stored = try #require(keychain.attributes([kSecClass: kSecClassKey, kSecAttrApplicationTag: tag]))
+            let own = try #require(SecKeyCopyAttributes(key) as? [String: Any])
+            let usage = [kSecAttrCanEncrypt, kSecAttrCanDecrypt, kSecAttrCanDerive, kSecAttrCanSign, kSecAttrCanVerify,
+                         kSecAttrCanWrap, kSecAttrCanUnwrap]
+            for name in usage {
+                let expected = try #require(own[name as String] as? Bool, "SecKeyCopyAttributes has no \(name)")
+                #expect(stored[name as String] as? Bool == expected, "\(name)")
+            }
+            // A private P-256 key signs, and does not verify.
+            #expect(stored[kSecAttrCanSign as String] as? Bool == true)
+            #expect(stored[kSecAttrCanVerify as String] as? Bool == false)
+            // What the caller gives wins over the key's own flags.
+            let restricted = try newKey()
+            keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: restricted, kSecAttrApplicationTag: tag, kSecAttrCanSign: false])
+            #expect(keychain.attributes([kSecValueRef: restricted])?[kSecAttrCanSign as String] as? Bool == false)
+        }
+
         @Test("6 a password attribute in a key item is errSecNoSuchAttr")
         func foreignAttribute() throws {
             let keychain = try ParityKeychain()

@@ -73,18 +73,25 @@ enum IdentityItems {
     /// private key is an identity. Results as Apple's: `kSecReturnRef` a SecIdentity,
     /// `kSecReturnData` the private key's data, `kSecReturnPersistentRef` the identity's
     /// persistent reference, `kSecReturnAttributes` the key's attributes overlaid with the
-    /// certificate's; one of them alone, or a dictionary of those asked for.
+    /// certificate's; one of them alone, or a dictionary of those asked for. As for every class,
+    /// a `kSecMatchLimit` other than `kSecMatchLimitOne` (or 1) gives an array: of every identity
+    /// for `kSecMatchLimitAll`, of at most that many for a number.
     static func copyMatching(_ dictionary: [String: Any], engine: SecItemEngine) -> (OSStatus, Any?) {
         let wants = (ref: isTrue(dictionary[kSecReturnRef as String]), data: isTrue(dictionary[kSecReturnData as String]),
                      attributes: isTrue(dictionary[kSecReturnAttributes as String]),
                      persistentRef: isTrue(dictionary[kSecReturnPersistentRef as String]))
-        let limitAll = (dictionary[kSecMatchLimit as String] as? String) == kSecMatchLimitAll as String
+        guard let limit = MatchLimit(dictionary[kSecMatchLimit as String]) else {
+            FailureReport.fail(.invalidParameter("kSecMatchLimit (\"m_Limit\") must be kSecMatchLimitOne, kSecMatchLimitAll or a count of 0 or more"))
+            return (errSecParam, nil)
+        }
         // As for key references: a `.privateKeyUsage` key of a returned identity checks its
         // access control at each operation, not here (unless its data is asked for).
         let deferring = wants.ref && !wants.data
-        let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: true, firstOnly: !limitAll,
-                                             deferringPrivateKeyUsage: deferring)
+        let (status, found) = Self.matches(dictionary, engine: engine, withKeyData: true, firstOnly: limit == .one,
+                                           deferringPrivateKeyUsage: deferring)
         guard status == errSecSuccess else { return (status, nil) }
+        let matches = if case .count(let maximum) = limit { Array(found.prefix(maximum)) } else { found }
+        guard !matches.isEmpty else { return (errSecItemNotFound, nil) }
         let keyUse = deferring ? (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible) : nil
         var results: [Any] = []
         for match in matches {
@@ -93,7 +100,41 @@ enum IdentityItems {
             if let entry { results.append(entry) }
         }
         guard wants.ref || wants.data || wants.attributes || wants.persistentRef else { return (errSecSuccess, nil) }
-        return (errSecSuccess, limitAll ? results : results.first)
+        return (errSecSuccess, limit == .one ? results.first : results)
+    }
+
+    /// The `kSecMatchLimit` of an identity query, read as the engine reads it for the other
+    /// classes: absent, `kSecMatchLimitOne` or 1 is one identity (a single result);
+    /// `kSecMatchLimitAll` or -1 (Apple's internal "unlimited") every identity; another count
+    /// of 0 or more at most that many; both of the last as an array.
+    enum MatchLimit: Equatable {
+        case one
+        case all
+        case count(Int)
+
+        /// Nil for a value that is none of those (a boolean, another string, a negative count).
+        init?(_ value: Any?) {
+            guard let value else { self = .one; return }
+            if let text = value as? String {
+                if text == kSecMatchLimitOne as String {
+                    self = .one
+                } else if text == kSecMatchLimitAll as String {
+                    self = .all
+                } else {
+                    return nil
+                }
+                return
+            }
+            // Booleans arrive as `Bool` (DictionaryEntries), numbers as `NSNumber` or `Int`; a
+            // boolean is no count, though Foundation would bridge it to one.
+            guard type(of: value) != Bool.self, let count = (value as? NSNumber)?.intValue ?? value as? Int else { return nil }
+            switch count {
+            case 1: self = .one
+            case -1: self = .all
+            case 0...: self = .count(count)
+            default: return nil
+            }
+        }
     }
 
     /// One identity in the shape the caller asked for.

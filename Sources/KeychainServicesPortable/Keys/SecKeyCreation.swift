@@ -158,6 +158,22 @@ public func SecKeyCopyExternalRepresentation(
 @discardableResult
 public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
 
+/// The `kSecAttrCan…` usage flags of `key` by attribute name: what `SecKeyCopyAttributes`
+/// reports, and what a key added by reference (`kSecValueRef`) is stored with, as Apple's
+/// SecItemAdd takes them from the key's attribute dictionary.
+func usageAttributes(of key: SecKey) -> [String: Bool] {
+    let isPrivate = key.isPrivate
+    return [
+        kSecAttrCanSign as String: isPrivate,
+        kSecAttrCanVerify as String: !isPrivate,
+        kSecAttrCanDecrypt as String: isPrivate,
+        kSecAttrCanEncrypt as String: !isPrivate,
+        kSecAttrCanDerive as String: isPrivate && key.isEllipticCurve,
+        kSecAttrCanUnwrap as String: isPrivate,
+        kSecAttrCanWrap as String: !isPrivate,
+    ]
+}
+
 /// Apple: `SecKeyCopyAttributes(_:)`. The key's attributes: `kSecAttrKeyType`,
 /// `kSecAttrKeyClass`, `kSecAttrKeySizeInBits`, `kSecAttrEffectiveKeySize`,
 /// `kSecAttrApplicationLabel` (SHA-1 of the public key), the `kSecAttrCan…` usage flags,
@@ -174,14 +190,8 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
         kSecAttrEffectiveKeySize as String: NSNumber(value: key.sizeInBits),
         kSecAttrApplicationLabel as String: key.applicationLabel,
         kSecAttrIsPermanent as String: NSNumber(value: false),
-        kSecAttrCanSign as String: NSNumber(value: isPrivate),
-        kSecAttrCanVerify as String: NSNumber(value: !isPrivate),
-        kSecAttrCanDecrypt as String: NSNumber(value: isPrivate),
-        kSecAttrCanEncrypt as String: NSNumber(value: !isPrivate),
-        kSecAttrCanDerive as String: NSNumber(value: isPrivate && key.isEllipticCurve),
-        kSecAttrCanUnwrap as String: NSNumber(value: isPrivate),
-        kSecAttrCanWrap as String: NSNumber(value: !isPrivate),
     ]
+    for (name, allowed) in usageAttributes(of: key) { attributes[name] = NSNumber(value: allowed) }
     if let tag = key.applicationTag { attributes[kSecAttrApplicationTag as String] = tag }
     if let label = key.label { attributes[kSecAttrLabel as String] = label }
     if !isPrivate { attributes[kSecValueData as String] = key.publicKeyData }
