@@ -54,6 +54,7 @@ extension KeychainSynchronizer {
                 try merger.merge(name: name, local: local[name], remote: remote[name])
             }
             try merger.publishPending()
+            try merger.recordAccesses()
         } catch {
             // What was merged before the failure is remembered, so the next pass does not mistake
             // those copies for local changes; the failure is the one to report.
@@ -147,6 +148,8 @@ extension KeychainSynchronizer {
         /// one per item); until ``publishPending()`` runs, merges collect them here.
         var pending: [PendingWrite] = []
         var collectsWrites = true
+        /// Items written or deleted here since the access log last recorded this pass's changes.
+        var pulledAccesses: [SyncItemAccess] = []
 
         struct PendingWrite {
             var name: Data
@@ -167,6 +170,7 @@ extension KeychainSynchronizer {
             pending = []
             for start in stride(from: 0, to: writes.count, by: Self.publishBatch) {
                 let batch = writes[start..<min(start + Self.publishBatch, writes.count)]
+                try recordAccesses(publishing: batch.map(\.local))
                 do {
                     try session.transport.publish(batch.flatMap(\.changes))
                 } catch .conflict {
@@ -229,6 +233,7 @@ extension KeychainSynchronizer {
                     pending.append(PendingWrite(name: name, local: local, changes: changes))
                     return
                 }
+                try recordAccesses(publishing: [local])
                 do {
                     try session.transport.publish(changes)
                     recordPushed(local, name: name)
@@ -250,13 +255,15 @@ extension KeychainSynchronizer {
         /// Before a remote version replaces `local`: if `local` is a change made here that the
         /// circle never had (it lost to a concurrent, newer version), it is sealed into the item's
         /// history, so the losing edit is kept, never dropped. True when it was kept.
-        private func keepIfLosing(_ local: LocalItemState, name: Data) throws(SyncError) -> Bool {
+        private mutating func keepIfLosing(_ local: LocalItemState, name: Data) throws(SyncError) -> Bool {
             guard session.state.synced[HexEncoding.string(name)]?.version != local.version else { return false }
             let losing = SyncRecord(name: name, protection: local.entry.item?.protection ?? .whenUnlocked,
                                     version: local.version, isDeletion: local.entry.item == nil, itemClass: local.entry.itemClass,
                                     payload: local.entry.item.map { ItemPayload(attributes: $0.attributes, data: $0.data, accessControlFlags: nil) })
             let sealed = try losing.sealed(circleID: session.state.circleID, bundle: bundle, writer: identity)
-            try session.publish(try historyChanges(name: name, replaced: sealed, version: local.version))
+            let changes = try historyChanges(name: name, replaced: sealed, version: local.version)
+            try recordAccesses(publishing: [local])
+            try session.publish(changes)
             return true
         }
 
@@ -276,11 +283,13 @@ extension KeychainSynchronizer {
             if record.isDeletion {
                 // The local item is the one whose own name is the record's: found by name, never by
                 // what the record claims.
-                if let local, local.entry.item != nil {
+                if let local, let item = local.entry.item {
                     try KeychainSynchronizer.keychain { () throws(KeychainStoreError) in
                         try database.recordDeletionKeepingDate(itemClass: local.entry.itemClass, localIdentity: local.entry.localIdentity,
                                                                deletedAt: Date(timeIntervalSinceReferenceDate: record.version.time))
                     }
+                    pulledAccesses.append(SyncItemAccess(.pulledDeletion, attributes: item.attributes,
+                                                         device: HexEncoding.string(record.version.device)))
                 }
                 session.state.synced[nameHex] = .init(version: record.version, localIdentity: local?.entry.localIdentity ?? Data(),
                                                       isDeletion: true)
@@ -293,6 +302,26 @@ extension KeychainSynchronizer {
             }
             session.state.synced[nameHex] = .init(version: record.version, localIdentity: identity, isDeletion: false,
                                                   localModified: KeychainSynchronizer.modificationTime(payload.attributes))
+            pulledAccesses.append(SyncItemAccess(.pulled, attributes: payload.attributes, device: HexEncoding.string(record.version.device)))
+        }
+
+        /// Records in the access log the items written or deleted here so far and, before their
+        /// secrets leave this device, the items about to be published (`publishing`; deletions
+        /// carry no secret and are not reads). A failure stops the pass before that publish.
+        mutating func recordAccesses(publishing: [LocalItemState] = []) throws(SyncError) {
+            let thisDevice = HexEncoding.string(session.state.deviceID)
+            let published = publishing.compactMap { local in
+                local.entry.item.map { SyncItemAccess(.published, attributes: $0.attributes, device: thisDevice) }
+            }
+            let accesses = pulledAccesses + published
+            guard !accesses.isEmpty, let record = synchronizer.recordAccess else { return }
+            do {
+                try record(accesses)
+            } catch {
+                throw .accessNotLogged(published.isEmpty ? "items were changed here" : "nothing was published",
+                                       String(describing: error))
+            }
+            pulledAccesses = []
         }
     }
 }

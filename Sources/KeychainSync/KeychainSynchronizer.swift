@@ -31,6 +31,11 @@ package final class KeychainSynchronizer {
     /// How many earlier versions of each item this device keeps on the transport when it
     /// replaces one (at least 1); the losing side of a merge is kept the same way.
     package var historyDepth = KeychainSynchronizer.defaultHistoryDepth
+    /// Records in the keychain's access log what a pass does to items (``SyncItemAccess``): the
+    /// items it wrote or deleted here, and — before they are published — those whose secrets it
+    /// read to publish. Nil: nothing is recorded (the library alone keeps no log). A failure stops
+    /// the pass (`SyncError.accessNotLogged`); nothing is published unlogged.
+    package var recordAccess: (([SyncItemAccess]) throws -> Void)?
 
     /// A synchronizer for `database` (which must be in a circle for anything but `create`/`join`),
     /// reaching its circle through `openTransport` (etcd by default).

@@ -51,6 +51,9 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchVersion(Int, available: Int)
     /// The version asked for is the item's deletion.
     case versionIsDeletion(Int)
+    /// The access log could not record what a sync pass did or was about to do: what happened
+    /// meanwhile, and why the log failed.
+    case accessNotLogged(String, String)
     /// The local keychain failed.
     case keychain(KeychainStoreError)
 
@@ -90,6 +93,7 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .ambiguousItem(let account): return "several synchronized items have account \(account): give the service too (--service)"
         case .noSuchVersion(let number, let available): return "there is no version \(number); this item has \(available) (see `keychainctl sync history`)"
         case .versionIsDeletion(let number): return "version \(number) is the item's deletion; choose a version with contents, or delete the item"
+        case .accessNotLogged(let consequence, let reason): return "the access log could not record this sync (\(consequence)): \(reason)"
         case .keychain(let error): return error.description
         }
     }
