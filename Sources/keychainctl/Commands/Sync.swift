@@ -86,6 +86,10 @@ struct SyncRun: ParsableCommand {
             let moved = try place.location()
             let synchronizer = try target.synchronizer(location: moved)
             synchronizer.historyDepth = max(1, keepVersions)
+            #if os(Linux)
+            let keychainPath = target.keychain ?? KeychainSynchronizer.defaultKeychainPath
+            synchronizer.recordAccess = { try SyncAccessRecording.record($0, keychainPath: keychainPath) }
+            #endif
             // etcd settings that cannot connect are named and not recorded.
             if case .etcd(let settings)? = moved { try place.connection.check(settings, password: target.etcdPassword) }
             if let moved { try synchronizer.relocate(to: moved.stored) }  // the circle moved: remembered for later runs
