@@ -20,7 +20,12 @@ extension KeychainSynchronizer {
 
         // Remote: every record, opened (or refused).
         var remote: [Data: RemoteRecordState] = [:]
-        for record in try session.list(CircleLayout.itemsPrefix) {
+        let listing = try session.listing(CircleLayout.itemsPrefix)
+        // Names over the listing limits were not read: absent from `remote` but present on the
+        // transport, so they are neither overwritten nor deleted this pass.
+        let unread = Set(listing.unread.compactMap(CircleLayout.name(fromItem:)))
+        report.unread = listing.unread.count
+        for record in listing.records {
             guard let name = CircleLayout.name(fromItem: record.name) else { continue }
             let candidate = open(record, name: name, session: session, roster: roster, bundle: bundle)
             // A transport may hold several candidates under one name (a shared folder's conflict
@@ -50,7 +55,7 @@ extension KeychainSynchronizer {
 
         var merger = Merger(synchronizer: self, session: session, roster: roster, bundle: bundle, identity: identity, report: report)
         do throws(SyncError) {
-            for name in Set(remote.keys).union(local.keys).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            for name in Set(remote.keys).union(local.keys).subtracting(unread).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 try merger.merge(name: name, local: local[name], remote: remote[name])
             }
             try merger.publishPending()

@@ -27,8 +27,17 @@ extension KeychainSynchronizer {
             try KeychainSynchronizer.transport { () throws(SyncTransportError) in try transport.read(name) }
         }
 
+        /// The records under `prefix` within ``SyncListingLimits/standard``; names left unread are
+        /// dropped (use ``listing(_:)`` where acting on an absent name would overwrite or delete it).
         func list(_ prefix: String) throws(SyncError) -> [SyncTransportRecord] {
-            try KeychainSynchronizer.transport { () throws(SyncTransportError) in try transport.list(prefix: prefix) }
+            try listing(prefix).records
+        }
+
+        /// The records under `prefix` within ``SyncListingLimits/standard``, and the names not read.
+        func listing(_ prefix: String) throws(SyncError) -> SyncTransportListing {
+            try KeychainSynchronizer.transport { () throws(SyncTransportError) in
+                try transport.list(prefix: prefix, within: .standard)
+            }
         }
 
         func publish(_ changes: [SyncTransportChange]) throws(SyncError) {
@@ -179,8 +188,9 @@ extension KeychainSynchronizer {
         func reencryptRecords() throws(SyncError) -> [String] {
             let (roster, bundle) = try state.membership()
             let identity = try state.identity
-            var skipped: [String] = []
-            for record in try list(CircleLayout.itemsPrefix) {
+            let listing = try listing(CircleLayout.itemsPrefix)
+            var skipped = listing.unread.sorted()  // not read this pass: left for a later one
+            for record in listing.records {
                 guard let name = CircleLayout.name(fromItem: record.name) else {
                     skipped.append(record.name)
                     continue

@@ -102,7 +102,7 @@ struct SyncRun: ParsableCommand {
             synchronizer.watch(pollInterval: .seconds(max(1, interval)), shouldContinue: { !stop }) { result in
                 switch result {
                 case .success(let report):
-                    if report.pushed + report.pulled + report.refused > 0 { Console.out(Self.describe(report)) }
+                    if report.pushed + report.pulled + report.refused + report.unread > 0 { Console.out(Self.describe(report)) }
                 case .failure(let error):
                     Console.error("keychainctl: sync: \(error.description)")
                     switch error {
@@ -119,6 +119,7 @@ struct SyncRun: ParsableCommand {
         var parts = ["pushed \(report.pushed)", "pulled \(report.pulled)"]
         if report.refused > 0 { parts.append("refused \(report.refused) (did not verify)") }
         if report.locked > 0 { parts.append("skipped \(report.locked) (locked)") }
+        if report.unread > 0 { parts.append("left \(report.unread) records unread (over the \(SyncListingLimits.standard.maximumRecords)-record, \(SyncListingLimits.standard.maximumBytes >> 20) MiB per-pass limit; see docs/SYNC.md)") }
         if report.kept > 0 { parts.append("kept \(report.kept) local edits that lost to newer ones in history (`keychainctl sync history`)") }
         return "synchronized (epoch \(report.epoch)): " + parts.joined(separator: ", ")
     }

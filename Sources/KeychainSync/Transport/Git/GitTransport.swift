@@ -67,6 +67,8 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     private struct Snapshot {
         var commit: String?
         var blobs: [String: String]
+        /// Each record's size as `git ls-tree -l` gave it: what a bounded listing chooses by.
+        var sizes: [String: Int] = [:]
     }
 
     /// A transport for `remote` (ssh://, user@host:path, https://, git://, file://, a path) on
@@ -131,11 +133,23 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         }
     }
 
-    /// Records under `prefix` in the last accepted head, each with its blob id as version.
+    /// Records under `prefix` in the last accepted head, each with its blob id as version
+    /// (unbounded: for tests and tools; a sync pass lists within limits).
     package func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord] {
         let prefix = try TransportRecordName.validatedPrefix(prefix)
         let snapshot = try currentSnapshot()
         return try records(snapshot.blobs.filter { $0.key.hasPrefix(prefix) }, keepingOnly: Set(snapshot.blobs.values))
+    }
+
+    /// The records under `prefix` that fit `limits`, chosen by the sizes the tree lists before any
+    /// blob is read; only those are read (and held afterwards), the rest reported unread.
+    package func list(prefix: String, within limits: SyncListingLimits) throws(SyncTransportError) -> SyncTransportListing {
+        let prefix = try TransportRecordName.validatedPrefix(prefix)
+        let snapshot = try currentSnapshot()
+        let matching = snapshot.blobs.filter { $0.key.hasPrefix(prefix) }.sorted { $0.key < $1.key }
+        let (chosen, unread) = limits.select(matching.map { ($0.key, snapshot.sizes[$0.key] ?? maximumRecordBytes) })
+        let blobs = Dictionary(chosen.map { matching[$0] }, uniquingKeysWith: { first, _ in first })
+        return SyncTransportListing(records: try records(blobs, keepingOnly: Set(blobs.values)), unread: unread)
     }
 
     /// The record `name` in the last accepted head, or nil.
@@ -319,7 +333,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         let listing = try run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit], deadline: .now + networkTimeout)
         guard listing.succeeded else { throw .malformed("git ls-tree \(commit.prefix(12)) failed: \(Self.lastLines(listing.errorText))") }
         var skipped: [SyncTransportSkippedEntry] = []
-        var wanted: [(name: String, blob: String)] = []
+        var wanted: [(name: String, blob: String, size: Int)] = []
         for entry in listing.output.split(separator: 0, omittingEmptySubsequences: true) {
             guard let tab = entry.firstIndex(of: UInt8(ascii: "\t")) else { continue }
             let fields = String(decoding: entry[entry.startIndex..<tab], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: true)
@@ -337,9 +351,10 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
             guard size <= maximumRecordBytes else {
                 skipped.append(.init(rawPath: path, reason: "\(size) bytes, over the \(maximumRecordBytes)-byte limit")); continue
             }
-            wanted.append((path, blob))
+            wanted.append((path, blob, size))
         }
-        let snapshot = Snapshot(commit: commit, blobs: Dictionary(wanted, uniquingKeysWith: { first, _ in first }))
+        let snapshot = Snapshot(commit: commit, blobs: Dictionary(wanted.map { ($0.name, $0.blob) }, uniquingKeysWith: { first, _ in first }),
+                                sizes: Dictionary(wanted.map { ($0.name, $0.size) }, uniquingKeysWith: { first, _ in first }))
         state.withLock {
             cache = snapshot
             lastSkipped = skipped
