@@ -77,8 +77,9 @@ extension KeychainSynchronizer {
         var token: String
         /// The sealed bytes as read (kept in history when a newer version replaces them).
         var bytes = Data()
-        /// Refused because it is of an epoch after this device's (its keys are not here yet):
-        /// left alone rather than overwritten, since it may be a newer write.
+        /// Refused because it is of an epoch after this device's (its keys are not here yet) and
+        /// signed by a current member: left alone rather than overwritten, since it may be a newer
+        /// write. A later-epoch record no current member signed is replaced like any refused one.
         var isOfLaterEpoch = false
 
         /// Whether this candidate is preferred to `other` for the same name: a verified record over
@@ -105,12 +106,11 @@ extension KeychainSynchronizer {
                                         roster: roster, now: database.currentDate())
             return RemoteRecordState(record: record, token: transportRecord.version, bytes: transportRecord.bytes)
         } catch {
+            // Left alone only if a current member signed it: a record parked at an unknown epoch by
+            // anyone else (a removed device, a transport writer) would otherwise freeze the item.
             var refused = RemoteRecordState(record: nil, token: transportRecord.version)
-            do {
-                refused.isOfLaterEpoch = try SyncRecord.Envelope(decoding: transportRecord.bytes).epoch > bundle.epoch
-            } catch {
-                refused.isOfLaterEpoch = false  // undecodable: garbage, to be replaced
-            }
+            refused.isOfLaterEpoch = SyncRecord.isPendingLaterEpoch(transportRecord.bytes, name: name, circleID: session.state.circleID,
+                                                                    bundle: bundle, roster: roster)
             return refused
         }
     }
