@@ -15,6 +15,12 @@ package struct AccessEvent: Sendable, Equatable {
         case update
         /// An item was deleted.
         case delete
+        /// Sync wrote another device's version of the item into this keychain (``AccessEvent/peer``).
+        case syncPull = "sync-pull"
+        /// Sync deleted the item here because another device deleted it (``AccessEvent/peer``).
+        case syncPullDelete = "sync-pull-delete"
+        /// Sync read the item's secret to publish it, sealed, to the other devices of its circle.
+        case syncPublish = "sync-publish"
     }
 
     /// The way the request reached the keychain.
@@ -84,11 +90,15 @@ package struct AccessEvent: Sendable, Equatable {
     /// collections): ``KeychainAccessLogs`` records the event in that keychain's log. Nil: the
     /// recorder's own keychain. Not stored in the entry (each log is about one keychain).
     package var keychainPath: String?
+    /// For a sync access, the device of the circle whose version it was (its id, 32 hex digits):
+    /// the writer of a version pulled, this device for a publish. Nil otherwise.
+    package var peer: String?
 
     /// Creates an event.
     package init(time: Date, operation: Operation, item: Item, caller: ProcessLineage, callerUID: UInt32,
-                 channel: Channel, decision: Decision, keychainPath: String? = nil) {
+                 channel: Channel, decision: Decision, keychainPath: String? = nil, peer: String? = nil) {
         self.keychainPath = keychainPath
+        self.peer = peer
         self.time = time
         self.operation = operation
         self.item = item

@@ -51,6 +51,7 @@ struct StoredContent: Codable {
     var channel: AccessEvent.Channel?
     var decision: AccessEvent.Decision?
     var discardedBytes: Int?
+    var peer: String?
 
     init(_ content: AccessLogEntry.Content) {
         switch content {
@@ -68,6 +69,7 @@ struct StoredContent: Codable {
             uid = event.callerUID
             channel = event.channel
             decision = event.decision
+            peer = event.peer
         case .interruptedWrite(let when, let bytes):
             kind = "interrupted-write"
             time = when.timeIntervalSince1970
@@ -89,7 +91,7 @@ struct StoredContent: Codable {
             return .access(AccessEvent(time: date, operation: operation,
                                        item: .init(label: label, service: service, account: account),
                                        caller: ProcessLineage(links: links), callerUID: uid, channel: channel,
-                                       decision: decision))
+                                       decision: decision, peer: peer))
         case "interrupted-write":
             guard let discardedBytes else { return nil }
             return .interruptedWrite(time: date, discardedBytes: discardedBytes)

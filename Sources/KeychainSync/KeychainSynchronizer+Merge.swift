@@ -20,7 +20,12 @@ extension KeychainSynchronizer {
 
         // Remote: every record, opened (or refused).
         var remote: [Data: RemoteRecordState] = [:]
-        for record in try session.list(CircleLayout.itemsPrefix) {
+        let listing = try session.listing(CircleLayout.itemsPrefix)
+        // Names over the listing limits were not read: absent from `remote` but present on the
+        // transport, so they are neither overwritten nor deleted this pass.
+        let unread = Set(listing.unread.compactMap(CircleLayout.name(fromItem:)))
+        report.unread = listing.unread.count
+        for record in listing.records {
             guard let name = CircleLayout.name(fromItem: record.name) else { continue }
             let candidate = open(record, name: name, session: session, roster: roster, bundle: bundle)
             // A transport may hold several candidates under one name (a shared folder's conflict
@@ -50,10 +55,11 @@ extension KeychainSynchronizer {
 
         var merger = Merger(synchronizer: self, session: session, roster: roster, bundle: bundle, identity: identity, report: report)
         do throws(SyncError) {
-            for name in Set(remote.keys).union(local.keys).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            for name in Set(remote.keys).union(local.keys).subtracting(unread).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 try merger.merge(name: name, local: local[name], remote: remote[name])
             }
             try merger.publishPending()
+            try merger.recordAccesses()
         } catch {
             // What was merged before the failure is remembered, so the next pass does not mistake
             // those copies for local changes; the failure is the one to report.
@@ -71,8 +77,9 @@ extension KeychainSynchronizer {
         var token: String
         /// The sealed bytes as read (kept in history when a newer version replaces them).
         var bytes = Data()
-        /// Refused because it is of an epoch after this device's (its keys are not here yet):
-        /// left alone rather than overwritten, since it may be a newer write.
+        /// Refused because it is of an epoch after this device's (its keys are not here yet) and
+        /// signed by a current member: left alone rather than overwritten, since it may be a newer
+        /// write. A later-epoch record no current member signed is replaced like any refused one.
         var isOfLaterEpoch = false
 
         /// Whether this candidate is preferred to `other` for the same name: a verified record over
@@ -99,12 +106,11 @@ extension KeychainSynchronizer {
                                         roster: roster, now: database.currentDate())
             return RemoteRecordState(record: record, token: transportRecord.version, bytes: transportRecord.bytes)
         } catch {
+            // Left alone only if a current member signed it: a record parked at an unknown epoch by
+            // anyone else (a removed device, a transport writer) would otherwise freeze the item.
             var refused = RemoteRecordState(record: nil, token: transportRecord.version)
-            do {
-                refused.isOfLaterEpoch = try SyncRecord.Envelope(decoding: transportRecord.bytes).epoch > bundle.epoch
-            } catch {
-                refused.isOfLaterEpoch = false  // undecodable: garbage, to be replaced
-            }
+            refused.isOfLaterEpoch = SyncRecord.isPendingLaterEpoch(transportRecord.bytes, name: name, circleID: session.state.circleID,
+                                                                    bundle: bundle, roster: roster)
             return refused
         }
     }
@@ -147,6 +153,8 @@ extension KeychainSynchronizer {
         /// one per item); until ``publishPending()`` runs, merges collect them here.
         var pending: [PendingWrite] = []
         var collectsWrites = true
+        /// Items written or deleted here since the access log last recorded this pass's changes.
+        var pulledAccesses: [SyncItemAccess] = []
 
         struct PendingWrite {
             var name: Data
@@ -167,6 +175,7 @@ extension KeychainSynchronizer {
             pending = []
             for start in stride(from: 0, to: writes.count, by: Self.publishBatch) {
                 let batch = writes[start..<min(start + Self.publishBatch, writes.count)]
+                try recordAccesses(publishing: batch.map(\.local))
                 do {
                     try session.transport.publish(batch.flatMap(\.changes))
                 } catch .conflict {
@@ -229,6 +238,7 @@ extension KeychainSynchronizer {
                     pending.append(PendingWrite(name: name, local: local, changes: changes))
                     return
                 }
+                try recordAccesses(publishing: [local])
                 do {
                     try session.transport.publish(changes)
                     recordPushed(local, name: name)
@@ -250,13 +260,15 @@ extension KeychainSynchronizer {
         /// Before a remote version replaces `local`: if `local` is a change made here that the
         /// circle never had (it lost to a concurrent, newer version), it is sealed into the item's
         /// history, so the losing edit is kept, never dropped. True when it was kept.
-        private func keepIfLosing(_ local: LocalItemState, name: Data) throws(SyncError) -> Bool {
+        private mutating func keepIfLosing(_ local: LocalItemState, name: Data) throws(SyncError) -> Bool {
             guard session.state.synced[HexEncoding.string(name)]?.version != local.version else { return false }
             let losing = SyncRecord(name: name, protection: local.entry.item?.protection ?? .whenUnlocked,
                                     version: local.version, isDeletion: local.entry.item == nil, itemClass: local.entry.itemClass,
                                     payload: local.entry.item.map { ItemPayload(attributes: $0.attributes, data: $0.data, accessControlFlags: nil) })
             let sealed = try losing.sealed(circleID: session.state.circleID, bundle: bundle, writer: identity)
-            try session.publish(try historyChanges(name: name, replaced: sealed, version: local.version))
+            let changes = try historyChanges(name: name, replaced: sealed, version: local.version)
+            try recordAccesses(publishing: [local])
+            try session.publish(changes)
             return true
         }
 
@@ -276,11 +288,13 @@ extension KeychainSynchronizer {
             if record.isDeletion {
                 // The local item is the one whose own name is the record's: found by name, never by
                 // what the record claims.
-                if let local, local.entry.item != nil {
+                if let local, let item = local.entry.item {
                     try KeychainSynchronizer.keychain { () throws(KeychainStoreError) in
                         try database.recordDeletionKeepingDate(itemClass: local.entry.itemClass, localIdentity: local.entry.localIdentity,
                                                                deletedAt: Date(timeIntervalSinceReferenceDate: record.version.time))
                     }
+                    pulledAccesses.append(SyncItemAccess(.pulledDeletion, attributes: item.attributes,
+                                                         device: HexEncoding.string(record.version.device)))
                 }
                 session.state.synced[nameHex] = .init(version: record.version, localIdentity: local?.entry.localIdentity ?? Data(),
                                                       isDeletion: true)
@@ -293,6 +307,26 @@ extension KeychainSynchronizer {
             }
             session.state.synced[nameHex] = .init(version: record.version, localIdentity: identity, isDeletion: false,
                                                   localModified: KeychainSynchronizer.modificationTime(payload.attributes))
+            pulledAccesses.append(SyncItemAccess(.pulled, attributes: payload.attributes, device: HexEncoding.string(record.version.device)))
+        }
+
+        /// Records in the access log the items written or deleted here so far and, before their
+        /// secrets leave this device, the items about to be published (`publishing`; deletions
+        /// carry no secret and are not reads). A failure stops the pass before that publish.
+        mutating func recordAccesses(publishing: [LocalItemState] = []) throws(SyncError) {
+            let thisDevice = HexEncoding.string(session.state.deviceID)
+            let published = publishing.compactMap { local in
+                local.entry.item.map { SyncItemAccess(.published, attributes: $0.attributes, device: thisDevice) }
+            }
+            let accesses = pulledAccesses + published
+            guard !accesses.isEmpty, let record = synchronizer.recordAccess else { return }
+            do {
+                try record(accesses)
+            } catch {
+                throw .accessNotLogged(published.isEmpty ? "items were changed here" : "nothing was published",
+                                       String(describing: error))
+            }
+            pulledAccesses = []
         }
     }
 }

@@ -13,7 +13,8 @@ package typealias SyncTransportOpener = @Sendable (_ location: String, _ circleI
 ///
 /// - `create` starts a circle and returns its code;
 /// - `join` asks to join the circle a code names; a member then runs `sponsor` with the new
-///   device's id, and the device's next `synchronize` verifies the sponsorship and starts syncing;
+///   device's id, and `confirmJoin` on the device, with the confirmation the sponsor showed, pins
+///   the member list the sponsor signed and starts syncing;
 /// - `synchronize` merges once: for every record name, the newest version (time, then device id)
 ///   wins on both sides; deletions are records too (tombstones);
 /// - `removeDevice` signs a member list without a device, seals a new epoch's keys to the members
@@ -30,6 +31,11 @@ package final class KeychainSynchronizer {
     /// How many earlier versions of each item this device keeps on the transport when it
     /// replaces one (at least 1); the losing side of a merge is kept the same way.
     package var historyDepth = KeychainSynchronizer.defaultHistoryDepth
+    /// Records in the keychain's access log what a pass does to items (``SyncItemAccess``): the
+    /// items it wrote or deleted here, and — before they are published — those whose secrets it
+    /// read to publish. Nil: nothing is recorded (the library alone keeps no log). A failure stops
+    /// the pass (`SyncError.accessNotLogged`); nothing is published unlogged.
+    package var recordAccess: (([SyncItemAccess]) throws -> Void)?
 
     /// A synchronizer for `database` (which must be in a circle for anything but `create`/`join`),
     /// reaching its circle through `openTransport` (etcd by default).
@@ -64,7 +70,7 @@ package final class KeychainSynchronizer {
 
     /// Asks to join the circle `code` names at `location`: publishes this device's join request
     /// (its public keys, signed, authenticated with the code) and returns this device's id, which a
-    /// member passes to ``sponsor(_:)``. The next ``synchronize()`` completes the join.
+    /// member passes to ``sponsor(_:)``. ``confirmJoin(_:)`` then completes the join.
     @discardableResult
     package func join(code: CircleCode, location: String) throws(SyncError) -> String {
         guard try CircleState.load(from: database) == nil else { throw .alreadyInCircle }
@@ -86,11 +92,21 @@ package final class KeychainSynchronizer {
         return HexEncoding.string(identity.member.id)
     }
 
+    /// What a sponsorship did.
+    package struct Sponsorship: Sendable, Equatable {
+        /// The members after (hex ids), the new device among them.
+        package var members: [String]
+        /// What the person types on the new device (`sync confirm`): the digest of the member
+        /// list this device signed to add it, the only list the new device will pin.
+        package var confirmation: JoinConfirmation
+    }
+
     /// Sponsors the device `deviceID` (hex, either case) into the circle: checks its join request
     /// (made with the current code, signed by the key it names), signs a member list that adds it
-    /// and seals the next epoch's keys to every member. Returns the members after.
+    /// and seals the next epoch's keys to every member. Returns the members after and the
+    /// confirmation the new device needs (``confirmJoin(_:)``).
     @discardableResult
-    package func sponsor(_ deviceID: String) throws(SyncError) -> [String] {
+    package func sponsor(_ deviceID: String) throws(SyncError) -> Sponsorship {
         let id = try CircleLayout.deviceID(deviceID)
         var session = try Session(self)
         let (roster, bundle) = try session.state.membership()
@@ -109,7 +125,26 @@ package final class KeychainSynchronizer {
                               signer: try session.state.identity)
         _ = try session.changeMembership(to: next, bundle: nextBundle)
         try session.publish([SyncTransportChange(name: CircleLayout.request(id), operation: .remove)])
-        return next.memberIDs
+        return Sponsorship(members: next.memberIDs, confirmation: JoinConfirmation(ofEncodedRoster: next.encoded))
+    }
+
+    /// Completes this device's join with the confirmation its sponsor showed (``sponsor(_:)``):
+    /// pins the member list it names — never another list on the transport, whoever signed it —
+    /// and follows the chain from there. Returns the members. The confirmation is remembered, so
+    /// when the sponsor's list has not reached this device yet (``SyncError/sponsorshipNotFound(_:)``)
+    /// a later ``synchronize()`` completes the join.
+    @discardableResult
+    package func confirmJoin(_ confirmation: JoinConfirmation) throws(SyncError) -> [String] {
+        var state = try requireState()
+        if state.roster == nil {
+            guard state.pendingJoinSecret != nil else { throw .awaitingSponsorship(HexEncoding.string(state.deviceID)) }
+            state.pendingConfirmation = confirmation.digest
+            try state.save(to: database)
+        } else if let pinned = state.roster, JoinConfirmation(ofEncodedRoster: pinned) != confirmation {
+            throw .alreadyInCircle
+        }
+        let session = try Session(self)
+        return try session.state.membership().roster.memberIDs
     }
 
     /// What a removal did.
@@ -142,7 +177,10 @@ package final class KeychainSynchronizer {
                               signer: try session.state.identity)
         var skipped = try session.changeMembership(to: next, bundle: nextBundle)
         skipped += try session.reencryptRecords()
-        try session.publish([SyncTransportChange(name: CircleLayout.request(id), operation: .remove)])
+        // Every pending join request was made with the old code: it dies with it (the device
+        // joins again with the new code), and the removed device's own request goes too.
+        let requests = Set(try session.list(CircleLayout.requestPrefix).map(\.name) + [CircleLayout.request(id)])
+        try session.publish(requests.sorted().map { SyncTransportChange(name: $0, operation: .remove) })
         return Removal(code: code, members: next.memberIDs, epoch: next.epoch, skipped: skipped)
     }
 
@@ -167,7 +205,7 @@ package final class KeychainSynchronizer {
         let (roster, bundle) = try session.state.membership()
         let code = CircleCode(circleID: roster.circleID, secret: bundle.joinSecret)
         var ids: [String] = []
-        for record in try session.list("requests/") {
+        for record in try session.list(CircleLayout.requestPrefix) {
             do {
                 let request = try JoinRequest(verifying: record.bytes, code: code)
                 guard record.name == CircleLayout.request(request.member.id), roster.member(request.member.id) == nil else { continue }

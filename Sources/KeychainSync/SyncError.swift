@@ -16,6 +16,11 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case circleNotFound
     /// This device asked to join and no member has sponsored it yet: its id.
     case awaitingSponsorship(String)
+    /// This device was sponsored, by the confirmation the person typed, but no member list with
+    /// that confirmation (and a key wrap to this device) is on the transport: its id.
+    case sponsorshipNotFound(String)
+    /// Not a join confirmation (32 hex digits, as `sync sponsor` shows it).
+    case invalidJoinConfirmation
     /// This device was removed from the circle.
     case removedFromCircle
     /// The keychain is locked: the circle state (kept WhenUnlockedThisDeviceOnly) cannot be read.
@@ -46,6 +51,9 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchVersion(Int, available: Int)
     /// The version asked for is the item's deletion.
     case versionIsDeletion(Int)
+    /// The access log could not record what a sync pass did or was about to do: what happened
+    /// meanwhile, and why the log failed.
+    case accessNotLogged(String, String)
     /// The local keychain failed.
     case keychain(KeychainStoreError)
 
@@ -61,7 +69,14 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .alreadyInCircle: return "this keychain is already in a sync circle (or waiting to join one); `keychainctl sync leave` first"
         case .circleNotFound: return "no circle with this code on the sync transport (check the code and the endpoints)"
         case .awaitingSponsorship(let id):
-            return "waiting for a member to sponsor this device: on a member run `keychainctl sync sponsor \(id)`, then run `sync` here again"
+            return "waiting for a member to sponsor this device: on a member run `keychainctl sync sponsor \(id)`, "
+                + "then run `keychainctl sync confirm <confirmation>` here with the confirmation it shows"
+        case .sponsorshipNotFound(let id):
+            return "no member list with this confirmation names device \(id) on the sync transport yet: check the confirmation "
+                + "against the one `sync sponsor` showed, and that the sponsor's changes reached this device (a shared folder "
+                + "may take a while); then run `keychainctl sync confirm` again"
+        case .invalidJoinConfirmation:
+            return "not a join confirmation (32 hex digits, as `keychainctl sync sponsor` shows it on the sponsoring member)"
         case .removedFromCircle: return "this device was removed from the circle (join again with a new code and a sponsor)"
         case .locked: return "the keychain is locked and its circle state needs the password: run `keychainctl unlock-keychain` first"
         case .invalidDeviceID(let text): return "not a device id (32 hex digits, as `keychainctl sync status` shows): \(text)"
@@ -70,7 +85,7 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotRemoveSelf: return "a device cannot remove itself: run `keychainctl sync leave` here and `sync remove-device` on another member"
         case .alreadyMember(let id): return "device \(id) is a member already"
         case .noJoinRequest(let id): return "no join request from device \(id): run `keychainctl sync join` on it first"
-        case .joinRequestRefused(let reason): return "join request refused: \(reason) (the device must join with the current code)"
+        case .joinRequestRefused(let reason): return "join request refused: \(reason) (a request dies when the circle's code changes: on the device run `keychainctl sync leave`, then `sync join` with the current code)"
         case .membershipChanged: return "another member changed the circle at the same time; nothing was changed, run the command again"
         case .tampered(let what): return "\(what) did not authenticate"
         case .transport(let error): return error.description
@@ -78,6 +93,7 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .ambiguousItem(let account): return "several synchronized items have account \(account): give the service too (--service)"
         case .noSuchVersion(let number, let available): return "there is no version \(number); this item has \(available) (see `keychainctl sync history`)"
         case .versionIsDeletion(let number): return "version \(number) is the item's deletion; choose a version with contents, or delete the item"
+        case .accessNotLogged(let consequence, let reason): return "the access log could not record this sync (\(consequence)): \(reason)"
         case .keychain(let error): return error.description
         }
     }

@@ -15,6 +15,9 @@ package struct SyncReport: Sendable, Equatable {
     package var kept = 0
     /// Writes that lost a conditional publish race and were merged again.
     package var retried = 0
+    /// Records left unread because the transport held more than one pass reads
+    /// (``SyncListingLimits/standard``): neither applied nor overwritten nor deleted this pass.
+    package var unread = 0
     /// The epoch of the member list and keys this pass used.
     package var epoch: UInt32 = 0
 

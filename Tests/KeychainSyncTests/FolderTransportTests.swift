@@ -68,6 +68,29 @@ import Glibc
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/empty").isEmpty)
     }
 
+    @Test("a listing reads at most its limits, smallest first, and names what it left unread (a name with any copy unread is unread whole)")
+    func listingWithinLimitsReadsSmallestFirstAndReportsTheRest() throws {
+        let scratch = try ScratchFolder("folder-limits")
+        let folder = scratch.path + "/shared"
+        let device = try FolderTransport(folder: folder, create: true)
+        try device.publish([Self.write("items/aa", "a"), Self.write("items/bb", "bb"), Self.write("items/cc", "cccccc"),
+                            Self.write("items/dd", "dddddddd")])
+        // A conflict copy of aa larger than the limit leaves: aa is unread as a whole.
+        try Self.put(String(repeating: "x", count: 50), at: folder + "/items/aa.sync-conflict-20261125-153000-ABCDEFG")
+
+        let byCount = try device.list(prefix: "items/", within: SyncListingLimits(maximumRecords: 3, maximumBytes: 1_000))
+        #expect(byCount.records.map(\.name) == ["items/bb", "items/cc"], "the three smallest files are a, bb, cccccc; aa's copy is not")
+        #expect(byCount.unread == ["items/aa", "items/dd"])
+
+        let byBytes = try device.list(prefix: "items/", within: SyncListingLimits(maximumRecords: 100, maximumBytes: 9))
+        #expect(byBytes.records.map(\.name) == ["items/bb", "items/cc"], "1 + 2 + 6 bytes fit; the 8-byte file does not")
+        #expect(byBytes.unread == ["items/aa", "items/dd"])
+
+        let all = try device.list(prefix: "items/", within: .standard)
+        #expect(all.unread.isEmpty && all.records.count == 5)
+        #expect(try device.list(prefix: "items/") == all.records)
+    }
+
     @Test func syncToolConflictCopiesAreCandidatesForTheSameRecord() throws {
         let scratch = try ScratchFolder("folder-conflicts")
         let folder = scratch.path + "/shared"

@@ -242,6 +242,26 @@ struct GitTransportTests: TransportTestCase {
         #expect(Self.text(try bare.show("items/cc")) == "fine")
     }
 
+    @Test("a listing reads at most its limits, chosen by the sizes the tree lists, smallest first, and names what it left unread")
+    func listingWithinLimitsReadsSmallestFirstAndReportsTheRest() throws {
+        let bare = try GitRemote()
+        let scratch = try ScratchFolder("git-limits")
+        let a = try Self.device(bare.fileURL, in: scratch, "a")
+        let b = try Self.device(bare.fileURL, in: scratch, "b")
+        try a.publish([Self.write("items/aa", "a"), Self.write("items/bb", "bb"), Self.write("items/cc", "cccccc"),
+                       Self.write("items/dd", "dddddddd"), Self.write("keys", "k")])
+        try b.refresh()
+        let byCount = try b.list(prefix: "items/", within: SyncListingLimits(maximumRecords: 2, maximumBytes: 1_000))
+        #expect(byCount.records.map { Self.text($0) } == ["a", "bb"])
+        #expect(byCount.unread == ["items/cc", "items/dd"])
+        let byBytes = try b.list(prefix: "items/", within: SyncListingLimits(maximumRecords: 100, maximumBytes: 9))
+        #expect(byBytes.records.map(\.name) == ["items/aa", "items/bb", "items/cc"])
+        #expect(byBytes.unread == ["items/dd"])
+        let all = try b.list(prefix: "items/", within: .standard)
+        let unbounded = try b.list(prefix: "items/")
+        #expect(all.unread.isEmpty && all.records == unbounded)
+    }
+
     @Test func badNamesAreRefusedOnTheWayIn() throws {
         let bare = try GitRemote()
         let scratch = try ScratchFolder("git-names")

@@ -168,6 +168,37 @@ struct SyncAttackTests {
         }
     }
 
+    @Test("a record a removed device parks at an epoch nobody has cannot freeze the item: refused, reported and published over")
+    func parkedLaterEpochRecord() async throws {
+        try await onDedicatedThread {
+            let (circle, cState) = try circleWithoutC()
+            let (a, b) = (circle.a, circle.b)
+            let transport = try circle.transport()
+            let (_, cBundle, cIdentity) = try cState.parts()
+            let current = try a.state().parts().bundle
+            // C seals a record of "before" under keys of an epoch no member will ever have.
+            var parkedBundle = cBundle
+            while parkedBundle.epoch <= current.epoch + 3 { parkedBundle = parkedBundle.rotated() }
+            let attributes = itemAttributes("before")
+            let name = ItemClass.genericPassword.primaryKeyName(of: attributes, using: cBundle.namingKey)
+            let parked = SyncRecord(name: name, protection: .whenUnlocked,
+                                    version: RecordVersion(time: Date().timeIntervalSinceReferenceDate, device: cState.deviceID),
+                                    isDeletion: false, itemClass: .genericPassword,
+                                    payload: ItemPayload(attributes: attributes, data: Data("parked".utf8), accessControlFlags: nil))
+            let sealed = try parked.sealed(circleID: cState.circleID, bundle: parkedBundle, writer: cIdentity)
+            try transport.put(CircleLayout.item(name), sealed)
+
+            try a.update("before", "2")
+            let report = try a.sync()
+            #expect(report.refused >= 1, "the parked record is reported")
+            #expect(report.pushed == 1, "the owner publishes over it")
+            #expect(try transport.read(CircleLayout.item(name))?.bytes != sealed)
+            try b.sync()
+            #expect(try b.secret("before") == "2")
+            #expect(try a.secret("before") == "2")
+        }
+    }
+
     @Test("a key wrap withheld from a member delays its epoch; it neither overwrites newer records of that epoch nor loses them")
     func withheldWrap() async throws {
         try await onDedicatedThread {

@@ -48,10 +48,12 @@ final class SyncDevice: @unchecked Sendable {  // used from one thread at a time
                                          password: password.map { Data($0.utf8) }, options: options)
     }
 
-    /// Asks to join with `code` and has `sponsor` sponsor this device; the first sync completes it.
+    /// Asks to join with `code`, has `sponsor` sponsor this device and confirms with the
+    /// confirmation the sponsor showed (as the person carries it over); then syncs once.
     func join(_ code: CircleCode, sponsor: SyncDevice, location: String) throws {
         let id = try synchronizer.join(code: code, location: location)
-        try sponsor.synchronizer.sponsor(id)
+        let sponsorship = try sponsor.synchronizer.sponsor(id)
+        try synchronizer.confirmJoin(sponsorship.confirmation)
         try sync()
     }
 

@@ -196,10 +196,21 @@ struct SyncTests {
             #expect(throws: SyncError.noJoinRequest("00112233445566778899aabbccddeeff")) {
                 try a.synchronizer.sponsor("00112233445566778899AABBCCDDEEFF")
             }
-            let members = try a.synchronizer.sponsor(id.uppercased())
+            let sponsorship = try a.synchronizer.sponsor(id.uppercased())
+            let members = sponsorship.members
             #expect(members == [try a.synchronizer.deviceID(), id].sorted())
             #expect(throws: SyncError.alreadyMember(id)) { try a.synchronizer.sponsor(id) }
             #expect(try a.synchronizer.joinRequests().isEmpty, "a sponsored request is gone")
+            // Sponsored, but nothing is pinned until the person types the sponsor's confirmation.
+            #expect(throws: SyncError.awaitingSponsorship(id)) { try b.sync() }
+            #expect(throws: SyncError.sponsorshipNotFound(id), "a confirmation of no list here") {
+                try b.synchronizer.confirmJoin(JoinConfirmation(digest: Data(repeating: 7, count: 16)))
+            }
+            #expect(throws: SyncError.invalidJoinConfirmation) { try JoinConfirmation(text: "12-34") }
+            let typed = try JoinConfirmation(text: " " + sponsorship.confirmation.text.uppercased().replacingOccurrences(of: "-", with: "") + "\n")
+            #expect(typed == sponsorship.confirmation && sponsorship.confirmation.text.count == 39)
+            #expect(try b.synchronizer.confirmJoin(typed) == members)
+            #expect(try b.synchronizer.confirmJoin(typed) == members, "confirming again changes nothing")
             try b.sync()
             #expect(try b.contents() == ["from-a": "1"])
             try b.add("from-b", "2")

@@ -31,7 +31,14 @@ struct SyncCommandTests {
                 #expect(unsponsored.status == 1 && unsponsored.stderr.contains("sync sponsor \(bID)"), "\(unsponsored.stderr)")
                 let sponsored = try sandbox.keychainctl(["sync", "sponsor", bID.uppercased(), a])
                 #expect(sponsored.status == 0, "\(sponsored.stderr)")
-                #expect(sponsored.stdout.contains(bID))
+                #expect(sponsored.stderr.contains(bID) && sponsored.stderr.contains("sync confirm"))
+                let confirmation = sponsored.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(confirmation.count == 39, "\(confirmation)")
+                let waiting = try sandbox.keychainctl(["sync", "status", b])
+                #expect(waiting.stdout.contains("awaiting sponsorship") && waiting.stdout.contains("sync confirm"), "\(waiting.stdout)")
+                #expect(try sandbox.keychainctl(["sync", "confirm", "not-hex", b]).status == 1)
+                let confirmed = try sandbox.keychainctl(["sync", "confirm", confirmation, b])
+                #expect(confirmed.status == 0 && confirmed.stdout.contains(bID), "\(confirmed.stderr)")
 
                 #expect(try sandbox.keychainctl(["add-generic-password", "-a", "shared", "-s", "svc", "--synchronizable", a, "-w"],
                                                 stdin: "travels\n").status == 0)

@@ -87,6 +87,9 @@ struct SyncOverTLSTests {
                         "\(noPassword.stderr)")
                 let sponsored = try sandbox.keychainctl(["sync", "sponsor", bID, a] + withFile)
                 #expect(sponsored.status == 0, "\(sponsored.stderr)")
+                let confirmed = try sandbox.keychainctl(["sync", "confirm", sponsored.stdout.trimmingCharacters(in: .whitespacesAndNewlines), b],
+                                                        environment: environment)
+                #expect(confirmed.status == 0, "\(confirmed.stderr)")
 
                 #expect(try sandbox.keychainctl(["add-generic-password", "-a", "shared", "-s", "svc", "--synchronizable", a, "-w"],
                                                 stdin: "with-a-user\n").status == 0)

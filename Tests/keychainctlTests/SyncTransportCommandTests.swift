@@ -18,6 +18,30 @@ struct SyncTransportCommandTests {
         guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 
+    struct SyncLogLine: Equatable {
+        var operation: String
+        var account: String?
+        var device: String?
+    }
+
+    /// The sync entries of `keychain`'s access log (which must verify).
+    static func syncLog(_ sandbox: ToolSandbox, _ keychain: String) throws -> [SyncLogLine] {
+        let shown = try sandbox.keychainctl(["access-log", "--json", keychain])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        return try shown.stdout.split(separator: "\n").compactMap { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            guard let operation = object?["operation"] as? String, operation.hasPrefix("sync-") else { return nil }
+            return SyncLogLine(operation: operation, account: (object?["item"] as? [String: Any])?["account"] as? String,
+                               device: object?["device"] as? String)
+        }
+    }
+
+    /// The device id `sync status` shows for `keychain`.
+    static func deviceID(_ sandbox: ToolSandbox, _ keychain: String) throws -> String? {
+        try sandbox.keychainctl(["sync", "status", keychain]).stdout.split(separator: "\n")
+            .first { $0.hasPrefix("device ") }.map { String($0.dropFirst("device ".count)) }
+    }
+
     /// An item travels from A to B and back, deleted; B's history lists it and restores it.
     static func exercise(_ sandbox: ToolSandbox, a: String, b: String) throws {
         #expect(try sandbox.keychainctl(["add-generic-password", "-a", "mail", "-s", "svc", "--synchronizable", a, "-w"],
@@ -26,9 +50,15 @@ struct SyncTransportCommandTests {
         #expect(pushed.status == 0 && pushed.stdout.contains("pushed 1"), "\(pushed.stderr)")
         #expect(try sandbox.keychainctl(["sync", "run", b]).stdout.contains("pulled 1"))
         #expect(try sandbox.keychainctl(["find-generic-password", "-a", "mail", "-w", b]).stdout == "m-1\n")
+        // Both sides logged it: A read the secret to publish it, B wrote A's version.
+        let aID = try deviceID(sandbox, a), bID = try deviceID(sandbox, b)
+        #expect(try syncLog(sandbox, a) == [SyncLogLine(operation: "sync-publish", account: "mail", device: aID)])
+        #expect(try syncLog(sandbox, b) == [SyncLogLine(operation: "sync-pull", account: "mail", device: aID)])
         #expect(try sandbox.keychainctl(["delete-generic-password", "-a", "mail", "-s", "svc", b]).status == 0)
         #expect(try sandbox.keychainctl(["sync", b]).stdout.contains("pushed 1"))
         #expect(try sandbox.keychainctl(["sync", a]).stdout.contains("pulled 1"))
+        #expect(try syncLog(sandbox, a).last == SyncLogLine(operation: "sync-pull-delete", account: "mail", device: bID))
+        #expect(try sandbox.keychainctl(["access-log", a]).stdout.contains("sync-pull-delete"))
         #expect(try sandbox.keychainctl(["find-generic-password", "-a", "mail", a]).status == 44)
 
         let history = try sandbox.keychainctl(["sync", "history", "mail", a])

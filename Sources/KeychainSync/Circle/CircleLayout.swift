@@ -17,7 +17,8 @@ enum CircleLayout {
     static func wrap(_ epoch: UInt32, _ deviceID: Data, signer: Data) -> String {
         "wraps/" + String(format: "%010u", epoch) + "/" + HexEncoding.string(deviceID) + "/" + HexEncoding.string(signer)
     }
-    static func request(_ deviceID: Data) -> String { "requests/" + HexEncoding.string(deviceID) }
+    static let requestPrefix = "requests/"
+    static func request(_ deviceID: Data) -> String { requestPrefix + HexEncoding.string(deviceID) }
     static func item(_ name: Data) -> String { itemsPrefix + HexEncoding.string(name) }
 
     /// The record name in a transport name under `items/`, or nil for anything else.

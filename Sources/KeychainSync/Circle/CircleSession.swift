@@ -27,8 +27,17 @@ extension KeychainSynchronizer {
             try KeychainSynchronizer.transport { () throws(SyncTransportError) in try transport.read(name) }
         }
 
+        /// The records under `prefix` within ``SyncListingLimits/standard``; names left unread are
+        /// dropped (use ``listing(_:)`` where acting on an absent name would overwrite or delete it).
         func list(_ prefix: String) throws(SyncError) -> [SyncTransportRecord] {
-            try KeychainSynchronizer.transport { () throws(SyncTransportError) in try transport.list(prefix: prefix) }
+            try listing(prefix).records
+        }
+
+        /// The records under `prefix` within ``SyncListingLimits/standard``, and the names not read.
+        func listing(_ prefix: String) throws(SyncError) -> SyncTransportListing {
+            try KeychainSynchronizer.transport { () throws(SyncTransportError) in
+                try transport.list(prefix: prefix, within: .standard)
+            }
         }
 
         func publish(_ changes: [SyncTransportChange]) throws(SyncError) {
@@ -37,38 +46,45 @@ extension KeychainSynchronizer {
 
         // MARK: Joining
 
-        /// Completes a join: the lowest-epoch member list that names this device, signed by one of
-        /// its members, with a wrap for this device signed by a member and holding the join secret
-        /// of the code this device joined with — proof that whoever sponsored it knew the code.
-        /// That list is pinned; later ones must chain from it.
+        /// Completes a join: pins the member list whose ``JoinConfirmation`` the person typed
+        /// (`sync confirm`, from what `sync sponsor` showed on the sponsor) — a list at its own
+        /// name, of epoch 2 or later (epoch 1 is the creator alone; nothing is before it), signed
+        /// by one of its members, naming this device, with a wrap to this device by the list's
+        /// signer that holds the join secret of the code this device joined with. Any other list
+        /// on the transport, however well signed, is refused (counted in ``refused``): a device
+        /// removed from the circle still knows the codes of its time and can sign lists, so
+        /// nothing but what the person carried over decides which list is the circle's. From the
+        /// pinned list on the device follows the chain.
         private mutating func completeJoin() throws(SyncError) {
-            guard let joinSecret = state.pendingJoinSecret else { throw .awaitingSponsorship(HexEncoding.string(state.deviceID)) }
+            let id = HexEncoding.string(state.deviceID)
+            guard let joinSecret = state.pendingJoinSecret, let confirmed = state.pendingConfirmation else {
+                throw .awaitingSponsorship(id)
+            }
+            let expected = JoinConfirmation(digest: confirmed)
             let identity = try state.identity
-            let rosters = try list(CircleLayout.rosterPrefix).sorted { $0.name < $1.name }
-            for record in rosters {
-                let roster: Roster
-                let bundle: KeyBundle
-                do {
-                    roster = try Roster(decoding: record.bytes).verifiedAlone(circleID: state.circleID)
-                    guard roster.member(state.deviceID) != nil, record.name == CircleLayout.roster(roster.epoch),
-                          let wrap = try read(CircleLayout.wrap(roster.epoch, state.deviceID, signer: roster.signerID))
-                    else { continue }
-                    bundle = try KeyWrap(decoding: wrap.bytes).open(circleID: state.circleID, roster: roster, identity: identity)
-                } catch .tampered {
-                    refused += 1
-                    continue
+            for record in try list(CircleLayout.rosterPrefix) {
+                // A list the person did not confirm is never this device's circle, whoever signed it.
+                guard JoinConfirmation(ofEncodedRoster: record.bytes) == expected else { continue }
+                let roster = try Roster(decoding: record.bytes).verifiedAlone(circleID: state.circleID)
+                guard roster.epoch >= 2, record.name == CircleLayout.roster(roster.epoch) else {
+                    throw .tampered("the confirmed member list is not at its epoch's name")
                 }
+                guard roster.member(state.deviceID) != nil else { throw .tampered("the confirmed member list does not name this device") }
+                guard let wrap = try read(CircleLayout.wrap(roster.epoch, state.deviceID, signer: roster.signerID)) else {
+                    throw .sponsorshipNotFound(id)
+                }
+                let bundle = try KeyWrap(decoding: wrap.bytes).open(circleID: state.circleID, roster: roster, identity: identity)
                 guard bundle.joinSecret == SymmetricKey(data: joinSecret) else {
-                    refused += 1
-                    continue
+                    throw .tampered("the key wrap of the confirmed member list (its sponsor did not know this device's code)")
                 }
                 state.roster = roster.encoded
                 state.bundle = bundle.encoded
                 state.pendingJoinSecret = nil
+                state.pendingConfirmation = nil
                 try state.save(to: database)
                 return
             }
-            throw .awaitingSponsorship(HexEncoding.string(state.deviceID))
+            throw .sponsorshipNotFound(id)
         }
 
         // MARK: Catching up
@@ -172,8 +188,9 @@ extension KeychainSynchronizer {
         func reencryptRecords() throws(SyncError) -> [String] {
             let (roster, bundle) = try state.membership()
             let identity = try state.identity
-            var skipped: [String] = []
-            for record in try list(CircleLayout.itemsPrefix) {
+            let listing = try listing(CircleLayout.itemsPrefix)
+            var skipped = listing.unread.sorted()  // not read this pass: left for a later one
+            for record in listing.records {
                 guard let name = CircleLayout.name(fromItem: record.name) else {
                     skipped.append(record.name)
                     continue

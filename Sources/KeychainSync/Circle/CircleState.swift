@@ -34,6 +34,9 @@ struct CircleState: Codable {
     var agreementKey: Data
     /// The join secret of the code this device joined with, until a sponsorship is verified.
     var pendingJoinSecret: Data?
+    /// The ``JoinConfirmation`` digest the person typed on this device (`sync confirm`): the one
+    /// member list the join may pin. Nil until then, and once the join completed.
+    var pendingConfirmation: Data?
     /// The member list this device trusts (encoded ``Roster``); nil until sponsored.
     var roster: Data?
     /// The key bundle of that epoch (encoded ``KeyBundle``); nil until sponsored.

@@ -109,6 +109,22 @@ struct SyncRecord {
         }
     }
 
+    /// Whether `sealed`, read at `name`, is of an epoch after `bundle`'s and signed by a member of
+    /// `roster` (checked without the epoch's keys, which this device does not have yet): a record
+    /// a member may have written after a membership change this device has not caught up with.
+    /// Anything else that does not open — another epoch's record signed by a device that is not a
+    /// member, a forged epoch field, garbage — is not worth waiting for.
+    static func isPendingLaterEpoch(_ sealed: Data, name: Data, circleID: Data, bundle: KeyBundle, roster: Roster) -> Bool {
+        let envelope: Envelope
+        do {
+            envelope = try Envelope(decoding: sealed)
+        } catch {
+            return false  // undecodable: garbage
+        }
+        guard envelope.epoch > bundle.epoch, let writer = roster.member(envelope.writerID) else { return false }
+        return writer.verifies(envelope.signature, over: signedBytes(circleID: circleID, name: name, header: envelope.header))
+    }
+
     /// Opens a record read at `name`: written and signed by a member of `roster`, sealed with a
     /// key of `bundle`, its payload's primary key digesting to `name`, its time at most
     /// ``futureAllowance`` ahead of `now`. `.tampered` naming the failed check otherwise.

@@ -28,6 +28,11 @@ package protocol SyncTransport: AnyObject, Sendable {
     /// protocol chooses between them by their authenticated fields.
     func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord]
 
+    /// The records under `prefix` that fit `limits` (smallest first), and the names of those that
+    /// do not, which are never read (see ``SyncListingLimits``). A name with any candidate left
+    /// unread appears only in ``SyncTransportListing/unread``.
+    func list(prefix: String, within limits: SyncListingLimits) throws(SyncTransportError) -> SyncTransportListing
+
     /// One record, or nil when there is none.
     func read(_ name: String) throws(SyncTransportError) -> SyncTransportRecord?
 

@@ -110,6 +110,7 @@ struct AccessLogCommand: KeychainCommand {
             if let label = event.item.label { item.append("\"\(printable(label))\"") }
             if let service = event.item.service { item.append("service=\(printable(service))") }
             if let account = event.item.account { item.append("account=\(printable(account))") }
+            if let peer = event.peer { item.append("device=\(printable(peer))") }
             let chain = event.caller.links.map { link in
                 "\(printable(link.executable ?? link.commandName.map { "(\($0))" } ?? "?"))[\(link.pid)]"
             }.joined(separator: " ← ")
@@ -136,6 +137,7 @@ struct AccessLogCommand: KeychainCommand {
             item["service"] = event.item.service
             item["account"] = event.item.account
             object["item"] = item
+            if let peer = event.peer { object["device"] = peer }
             object["caller"] = event.caller.links.map { link -> [String: Any] in
                 var described: [String: Any] = ["pid": link.pid, "startTime": link.startTime, "parentPid": link.parentPID]
                 described["executable"] = link.executable

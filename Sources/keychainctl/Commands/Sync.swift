@@ -9,7 +9,7 @@ struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Synchronize synchronizable items with the other devices of a circle, through etcd, a git remote or a shared folder.",
-        subcommands: [SyncRun.self, SyncCreate.self, SyncJoin.self, SyncSponsor.self, SyncStatus.self, SyncRemoveDevice.self, SyncLeave.self,
+        subcommands: [SyncRun.self, SyncCreate.self, SyncJoin.self, SyncSponsor.self, SyncConfirm.self, SyncStatus.self, SyncRemoveDevice.self, SyncLeave.self,
                       SyncHistory.self, SyncRestore.self],
         defaultSubcommand: SyncRun.self)
 }
@@ -86,6 +86,10 @@ struct SyncRun: ParsableCommand {
             let moved = try place.location()
             let synchronizer = try target.synchronizer(location: moved)
             synchronizer.historyDepth = max(1, keepVersions)
+            #if os(Linux)
+            let keychainPath = target.keychain ?? KeychainSynchronizer.defaultKeychainPath
+            synchronizer.recordAccess = { try SyncAccessRecording.record($0, keychainPath: keychainPath) }
+            #endif
             // etcd settings that cannot connect are named and not recorded.
             if case .etcd(let settings)? = moved { try place.connection.check(settings, password: target.etcdPassword) }
             if let moved { try synchronizer.relocate(to: moved.stored) }  // the circle moved: remembered for later runs
@@ -98,7 +102,7 @@ struct SyncRun: ParsableCommand {
             synchronizer.watch(pollInterval: .seconds(max(1, interval)), shouldContinue: { !stop }) { result in
                 switch result {
                 case .success(let report):
-                    if report.pushed + report.pulled + report.refused > 0 { Console.out(Self.describe(report)) }
+                    if report.pushed + report.pulled + report.refused + report.unread > 0 { Console.out(Self.describe(report)) }
                 case .failure(let error):
                     Console.error("keychainctl: sync: \(error.description)")
                     switch error {
@@ -115,6 +119,7 @@ struct SyncRun: ParsableCommand {
         var parts = ["pushed \(report.pushed)", "pulled \(report.pulled)"]
         if report.refused > 0 { parts.append("refused \(report.refused) (did not verify)") }
         if report.locked > 0 { parts.append("skipped \(report.locked) (locked)") }
+        if report.unread > 0 { parts.append("left \(report.unread) records unread (over the \(SyncListingLimits.standard.maximumRecords)-record, \(SyncListingLimits.standard.maximumBytes >> 20) MiB per-pass limit; see docs/SYNC.md)") }
         if report.kept > 0 { parts.append("kept \(report.kept) local edits that lost to newer ones in history (`keychainctl sync history`)") }
         return "synchronized (epoch \(report.epoch)): " + parts.joined(separator: ", ")
     }
@@ -157,7 +162,7 @@ struct SyncJoin: ParsableCommand {
             let code = try CircleCode(text: String(decoding: typed, as: UTF8.self))
             let id = try target.synchronizer(location: location).join(code: code, location: location.stored)
             Console.error("Join requested. On a member, check that this id is the one shown here and run `keychainctl sync sponsor <id>`;")
-            Console.error("then run `keychainctl sync` here. This device's id:")
+            Console.error("then run `keychainctl sync confirm <confirmation>` here with the confirmation the member shows. This device's id:")
             Console.out(id)
         }
     }
@@ -180,7 +185,8 @@ struct SyncStatus: ParsableCommand {
             Console.out("device \(status.deviceID)")
             Console.out("transport \(try given ?? SyncTransportLocation(stored: status.location))")
             guard status.epoch > 0 else {
-                Console.out("awaiting sponsorship: on a member run `keychainctl sync sponsor \(status.deviceID)`")
+                Console.out("awaiting sponsorship: on a member run `keychainctl sync sponsor \(status.deviceID)`, "
+                            + "then `keychainctl sync confirm <confirmation>` here with the confirmation it shows")
                 return
             }
             let members = try synchronizer.members()  // brought up to date: a verified, newer member list if there is one
@@ -217,10 +223,12 @@ struct SyncRemoveDevice: ParsableCommand {
     }
 }
 
-/// `sync sponsor <id>`: signs a member list that adds the device whose join request has this id.
+/// `sync sponsor <id>`: signs a member list that adds the device whose join request has this id;
+/// prints the confirmation the new device needs (stdout) and the members (stderr).
 struct SyncSponsor: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sponsor", abstract: "Add the device that asked to join with this id (as `sync join` printed it on that device).")
+        commandName: "sponsor",
+        abstract: "Add the device that asked to join with this id (as `sync join` printed it on that device); print the confirmation to type there.")
 
     @Argument(help: "The new device's id, as `sync join` printed it.")
     var device: String
@@ -229,8 +237,32 @@ struct SyncSponsor: ParsableCommand {
 
     func run() throws {
         try runSyncCommand("sponsor") {
-            let members = try target.synchronizer().sponsor(device)
+            let sponsorship = try target.synchronizer().sponsor(device)
             Console.error("Sponsored. Members now:")
+            for member in sponsorship.members { Console.error("  \(member)") }
+            Console.error("On the new device run `keychainctl sync confirm <confirmation>` with this confirmation:")
+            Console.out(sponsorship.confirmation.text)
+        }
+    }
+}
+
+/// `sync confirm <confirmation>`: completes this device's join with the confirmation its sponsor
+/// showed; prints the members.
+struct SyncConfirm: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "confirm",
+        abstract: "Complete this device's join with the confirmation `sync sponsor` showed on the member that sponsored it.")
+
+    @Argument(help: "The confirmation, as `sync sponsor` printed it (32 hex digits; dashes optional).")
+    var confirmation: String
+
+    @OptionGroup var target: SyncKeychainArgument
+
+    func run() throws {
+        try runSyncCommand("confirm") {
+            let confirmed = try JoinConfirmation(text: confirmation)
+            let members = try target.synchronizer().confirmJoin(confirmed)
+            Console.error("Joined. Members:")
             for member in members { Console.out(member) }
         }
     }

@@ -25,7 +25,9 @@ import Foundation
 ///
 /// Whoever else can write to the folder is untrusted: symbolic links, FIFOs, devices, files with
 /// names outside the record rules and oversized files are skipped (never followed, opened or
-/// read) and listed in ``skippedEntries``.
+/// read) and listed in ``skippedEntries``. Whoever can write there also chooses how many files
+/// there are: ``list(prefix:within:)`` looks at every file's name and size but reads only what
+/// fits its limits, smallest first, and reports the other names as unread.
 package final class FolderTransport: SyncTransport, @unchecked Sendable {
     /// The folder's path.
     package let location: String
@@ -76,20 +78,40 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
     }
 
     /// Every record under `prefix`: each file, and each conflict copy of it with different bytes,
-    /// versioned by its SHA-256.
+    /// versioned by its SHA-256 (unbounded: for tests and tools; a sync pass lists within limits).
     package func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord] {
+        try list(prefix: prefix, within: SyncListingLimits(maximumRecords: .max, maximumBytes: .max)).records
+    }
+
+    /// The records under `prefix` that fit `limits`: every file is looked at (names and sizes),
+    /// but only those chosen are opened and read, smallest first; the rest are reported unread.
+    package func list(prefix: String, within limits: SyncListingLimits) throws(SyncTransportError) -> SyncTransportListing {
         let prefix = try TransportRecordName.validatedPrefix(prefix)
         let root = try openMarkedRoot()
         defer { root.close() }
         var scan = Scan()
         do {
-            try walk(root, path: "", prefix: prefix, depth: 0, into: &scan, readContents: true)
+            try walk(root, path: "", prefix: prefix, depth: 0, into: &scan)
         } catch {
             throw .unreachable("cannot read \(location): \(error.message)")
         }
+        let (chosen, unread) = limits.select(scan.files.map { ($0.name, $0.size) })
+        var candidates: [String: [Candidate]] = [:]
+        for index in chosen {
+            let file = scan.files[index]
+            let bytes: Data?
+            do {
+                bytes = try readFile(at: file.path, from: root)
+            } catch {
+                throw .unreachable("cannot read \(file.path) in \(location): \(error.message)")
+            }
+            // Replaced by something else, removed or grown since the stat: the next listing sees it.
+            guard let bytes else { continue }
+            candidates[file.name, default: []].append(Candidate(path: file.path, bytes: bytes, version: Self.version(of: bytes), isCopy: file.isCopy))
+        }
         var records: [SyncTransportRecord] = []
         var copies: [String: [(path: String, digest: String)]] = [:]
-        for (name, candidates) in scan.candidates {
+        for (name, candidates) in candidates {
             var versions = Set<String>()
             // The file itself first, so that a copy with the same bytes adds nothing.
             for candidate in candidates.sorted(by: { !$0.isCopy && $1.isCopy }) {
@@ -103,7 +125,15 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
             for key in listedConflictCopies.keys where key.hasPrefix(prefix) { listedConflictCopies.removeValue(forKey: key) }
             listedConflictCopies.merge(copies) { _, new in new }
         }
-        return records.sorted { ($0.name, $0.version) < ($1.name, $1.version) }
+        return SyncTransportListing(records: records.sorted { ($0.name, $0.version) < ($1.name, $1.version) }, unread: unread)
+    }
+
+    /// The file at `path` in the folder (a record or a conflict copy), or nil when it is gone or
+    /// no longer a regular file within the size limit.
+    private func readFile(at path: String, from root: FolderDirectory.Handle) throws(FolderDirectory.Failure) -> Data? {
+        guard let directory = try openParent(of: path, from: root, create: false) else { return nil }
+        defer { directory.handle.close() }
+        return try FolderDirectory.readFile(directory.leaf, in: directory.handle, limit: maximumRecordBytes)
     }
 
     /// The file `name` itself (not its conflict copies), or nil.
@@ -177,15 +207,23 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
         var isCopy: Bool
     }
 
+    /// A record file seen by a walk: looked at, not read.
+    private struct SeenFile {
+        var path: String
+        var name: String
+        var size: Int
+        var isCopy: Bool
+    }
+
     private struct Scan {
-        var candidates: [String: [Candidate]] = [:]
+        var files: [SeenFile] = []
         var skipped: [SyncTransportSkippedEntry] = []
         var fingerprint: [String] = []
     }
 
     /// Visits `directory` (at `path` in the folder) and below, as far as `prefix` can match.
     private func walk(_ directory: FolderDirectory.Handle, path: String, prefix: String, depth: Int,
-                      into scan: inout Scan, readContents: Bool) throws(FolderDirectory.Failure) {
+                      into scan: inout Scan) throws(FolderDirectory.Failure) {
         for entry in try FolderDirectory.entries(of: directory).sorted() {
             let full = path.isEmpty ? entry : path + "/" + entry
             if SyncToolFileNames.isBookkeeping(entry) { continue }
@@ -205,7 +243,7 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
                 }
                 let child = try FolderDirectory.openDirectory(entry, in: directory, create: false)
                 defer { child.close() }
-                try walk(child, path: full, prefix: prefix, depth: depth + 1, into: &scan, readContents: readContents)
+                try walk(child, path: full, prefix: prefix, depth: depth + 1, into: &scan)
             case .file(let size, let modified, let inode):
                 let original = SyncToolFileNames.conflictCopyOriginal(entry).map { path.isEmpty ? $0 : path + "/" + $0 }
                 let name = original ?? full
@@ -217,11 +255,7 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
                     scan.skipped.append(.init(rawPath: full, reason: "\(size) bytes, over the \(maximumRecordBytes)-byte limit")); continue
                 }
                 scan.fingerprint.append("\(full)\u{0}\(size)\u{0}\(modified.tv_sec).\(modified.tv_nsec)\u{0}\(inode)")
-                guard readContents else { continue }
-                guard let bytes = try FolderDirectory.readFile(entry, in: directory, limit: maximumRecordBytes) else {
-                    continue  // replaced by something else, removed or grown since the stat: the next listing sees it
-                }
-                scan.candidates[name, default: []].append(Candidate(path: full, bytes: bytes, version: Self.version(of: bytes), isCopy: original != nil))
+                scan.files.append(SeenFile(path: full, name: name, size: Int(size), isCopy: original != nil))
             }
         }
     }
@@ -231,7 +265,7 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
         defer { root.close() }
         var scan = Scan()
         do {
-            try walk(root, path: "", prefix: prefix, depth: 0, into: &scan, readContents: false)
+            try walk(root, path: "", prefix: prefix, depth: 0, into: &scan)
         } catch {
             throw .unreachable("cannot read \(location): \(error.message)")
         }

@@ -67,6 +67,8 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     private struct Snapshot {
         var commit: String?
         var blobs: [String: String]
+        /// Each record's size as `git ls-tree -l` gave it: what a bounded listing chooses by.
+        var sizes: [String: Int] = [:]
     }
 
     /// A transport for `remote` (ssh://, user@host:path, https://, git://, file://, a path) on
@@ -102,7 +104,8 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         self.maximumRecordBytes = maximumRecordBytes
         self.maximumPushAttempts = max(1, maximumPushAttempts)
         self.git = GitProcess(executable: executable,
-                              environment: Self.environment(repository: repositoryPath, remote: self.remote, adding: environment))
+                              environment: Self.environment(repository: repositoryPath, remote: self.remote, git: executable,
+                                                            adding: environment))
         try createRepositoryIfMissing()
     }
 
@@ -130,11 +133,23 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         }
     }
 
-    /// Records under `prefix` in the last accepted head, each with its blob id as version.
+    /// Records under `prefix` in the last accepted head, each with its blob id as version
+    /// (unbounded: for tests and tools; a sync pass lists within limits).
     package func list(prefix: String) throws(SyncTransportError) -> [SyncTransportRecord] {
         let prefix = try TransportRecordName.validatedPrefix(prefix)
         let snapshot = try currentSnapshot()
         return try records(snapshot.blobs.filter { $0.key.hasPrefix(prefix) }, keepingOnly: Set(snapshot.blobs.values))
+    }
+
+    /// The records under `prefix` that fit `limits`, chosen by the sizes the tree lists before any
+    /// blob is read; only those are read (and held afterwards), the rest reported unread.
+    package func list(prefix: String, within limits: SyncListingLimits) throws(SyncTransportError) -> SyncTransportListing {
+        let prefix = try TransportRecordName.validatedPrefix(prefix)
+        let snapshot = try currentSnapshot()
+        let matching = snapshot.blobs.filter { $0.key.hasPrefix(prefix) }.sorted { $0.key < $1.key }
+        let (chosen, unread) = limits.select(matching.map { ($0.key, snapshot.sizes[$0.key] ?? maximumRecordBytes) })
+        let blobs = Dictionary(chosen.map { matching[$0] }, uniquingKeysWith: { first, _ in first })
+        return SyncTransportListing(records: try records(blobs, keepingOnly: Set(blobs.values)), unread: unread)
     }
 
     /// The record `name` in the last accepted head, or nil.
@@ -318,7 +333,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         let listing = try run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit], deadline: .now + networkTimeout)
         guard listing.succeeded else { throw .malformed("git ls-tree \(commit.prefix(12)) failed: \(Self.lastLines(listing.errorText))") }
         var skipped: [SyncTransportSkippedEntry] = []
-        var wanted: [(name: String, blob: String)] = []
+        var wanted: [(name: String, blob: String, size: Int)] = []
         for entry in listing.output.split(separator: 0, omittingEmptySubsequences: true) {
             guard let tab = entry.firstIndex(of: UInt8(ascii: "\t")) else { continue }
             let fields = String(decoding: entry[entry.startIndex..<tab], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: true)
@@ -336,9 +351,10 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
             guard size <= maximumRecordBytes else {
                 skipped.append(.init(rawPath: path, reason: "\(size) bytes, over the \(maximumRecordBytes)-byte limit")); continue
             }
-            wanted.append((path, blob))
+            wanted.append((path, blob, size))
         }
-        let snapshot = Snapshot(commit: commit, blobs: Dictionary(wanted, uniquingKeysWith: { first, _ in first }))
+        let snapshot = Snapshot(commit: commit, blobs: Dictionary(wanted.map { ($0.name, $0.blob) }, uniquingKeysWith: { first, _ in first }),
+                                sizes: Dictionary(wanted.map { ($0.name, $0.size) }, uniquingKeysWith: { first, _ in first }))
         state.withLock {
             cache = snapshot
             lastSkipped = skipped
@@ -487,12 +503,57 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         guard outcome.succeeded else { throw .refused("git init \(repositoryPath) failed: \(Self.lastLines(outcome.errorText))") }
     }
 
+    /// Settings that keep a repository from running code in a git process: no hooks (of the
+    /// user's `core.hooksPath`, or of the repository itself), no command for an alternate's refs,
+    /// no file-system monitor, no automatic gc or maintenance (which would run more git in that
+    /// repository), and a checked-out branch is never updated in place (which would run the
+    /// repository's filters). Given on the command line of the remote side's git too, where they
+    /// take precedence over the repository's own configuration.
+    static let hardening: [(String, String)] = [
+        ("core.hooksPath", "/dev/null"),
+        ("core.alternateRefsCommand", "true"),
+        ("core.fsmonitor", "false"),
+        ("receive.autogc", "false"),
+        ("receive.denyCurrentBranch", "refuse"),
+        ("gc.auto", "0"),
+        ("maintenance.auto", "false"),
+    ]
+
+    /// The command git's local transport runs in the remote repository instead of plain
+    /// `git-upload-pack`/`git-receive-pack` (`remote.origin.uploadpack`/`receivepack`): our git
+    /// with ``hardening`` as `-c` options, which git keeps for the remote side as it starts it
+    /// (it clears the settings this process passes through the environment, `GIT_CONFIG_COUNT`
+    /// and `GIT_CONFIG_PARAMETERS`, before starting it), and without the leftover
+    /// `GIT_CONFIG_KEY_n`/`VALUE_n` variables (the remote URL among them). git runs it through
+    /// `sh -c` with the repository's path appended.
+    static func remoteSideCommand(git: String, program: String, leftover: [String]) -> String {
+        var words = ["env"] + leftover.flatMap { ["-u", $0] } + [shellQuoted(git)]
+        for (key, value) in hardening { words += ["-c", shellQuoted("\(key)=\(value)")] }
+        return (words + [program]).joined(separator: " ")
+    }
+
+    /// `text` in single quotes for `sh`.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// The variables the credential helper below reads a URL's user name and password from.
+    static let usernameVariable = "KEYCHAINKIT_GIT_USERNAME"
+    static let passwordVariable = "KEYCHAINKIT_GIT_PASSWORD"
+    /// A credential helper of our own that answers `get` with the user name and password the
+    /// remote URL carried, read from the environment (readable by this user only, unlike argv).
+    static let credentialHelper = "!f() { test \"$1\" = get || exit 0; printf 'username=%s\\npassword=%s\\n' "
+        + "\"$\(usernameVariable)\" \"$\(passwordVariable)\"; }; f"
+
     /// The user's environment (ssh agent, `GIT_SSH_COMMAND`, proxies, HOME for their git config)
     /// without anything that would point git at another repository or identity, plus ours: the
     /// private clone, no prompts (a sync in the background cannot answer one: credentials come
     /// from a helper or an agent), the C locale (messages are matched), and settings passed as
-    /// configuration through the environment — the remote URL among them, kept out of argv.
-    static func environment(repository: String, remote: GitRemoteURL, adding extra: [String: String]) -> [String: String] {
+    /// configuration through the environment — the remote URL among them, kept out of argv; a
+    /// password or token the URL carried goes to git through a credential helper of our own
+    /// instead of the URL, which git would pass to `git-remote-https` in its argv. For a local
+    /// remote, git runs the remote side through ``remoteSideCommand(git:program:leftover:)``.
+    static func environment(repository: String, remote: GitRemoteURL, git: String, adding extra: [String: String]) -> [String: String] {
         let kept = ["GIT_SSH", "GIT_SSL_", "GIT_HTTP_", "GIT_PROXY_", "GIT_ASKPASS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
                     "GIT_CONFIG_NOSYSTEM", "GIT_EXEC_PATH", "GIT_CURL_"]
         var environment = ProcessEnvironment.all().filter { key, _ in
@@ -500,13 +561,13 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         }
         environment.merge(extra) { _, added in added }
         environment.removeValue(forKey: "LANGUAGE")
+        environment.removeValue(forKey: usernameVariable)
+        environment.removeValue(forKey: passwordVariable)
         environment["LC_ALL"] = "C"
         environment["GIT_DIR"] = repository
         environment["GIT_TERMINAL_PROMPT"] = "0"
-        let settings: [(String, String)] = [
-            ("remote.origin.url", remote.raw),
-            // No hooks of the user's (core.hooksPath in their global config) run on our pushes.
-            ("core.hooksPath", "/dev/null"),
+        var settings: [(String, String)] = [
+            ("remote.origin.url", remote.forGit),
             ("core.logAllRefUpdates", "false"),
             // Never sign: a signature names the user's key.
             ("commit.gpgSign", "false"),
@@ -520,7 +581,23 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
             ("fetch.fsck.fullPathname", "ignore"),
             ("fetch.fsck.emptyName", "ignore"),
             ("fetch.recurseSubmodules", "false"),
-        ]
+            // Transports that run commands, whatever a URL rewrite (`insteadOf`) makes of the URL.
+            ("protocol.ext.allow", "never"),
+            ("protocol.fd.allow", "never"),
+        ] + hardening
+        if let credential = remote.credential {
+            environment[usernameVariable] = credential.username
+            environment[passwordVariable] = credential.password
+            // An empty value first clears the helpers of the user's configuration for this run.
+            settings += [("credential.helper", ""), ("credential.helper", credentialHelper)]
+        }
+        let remoteSideSlots = remote.isLocal ? 2 : 0
+        let count = settings.count + remoteSideSlots
+        let leftover = (0..<count).flatMap { ["GIT_CONFIG_KEY_\($0)", "GIT_CONFIG_VALUE_\($0)"] }
+        if remote.isLocal {
+            settings.append(("remote.origin.uploadpack", remoteSideCommand(git: git, program: "upload-pack", leftover: leftover)))
+            settings.append(("remote.origin.receivepack", remoteSideCommand(git: git, program: "receive-pack", leftover: leftover)))
+        }
         environment["GIT_CONFIG_COUNT"] = String(settings.count)
         for (index, (key, value)) in settings.enumerated() {
             environment["GIT_CONFIG_KEY_\(index)"] = key
