@@ -32,6 +32,9 @@ package final class SecretStore: @unchecked Sendable {
     /// not at every call (a `GetSecrets` of many items opened it three times per item). Dropped
     /// when a collection is deleted and when a keychain reports its file gone.
     var handles: [String: KeychainCalls] = [:]
+    /// Each unlocked collection's attributes index, once searched (``CollectionAttributeIndex``);
+    /// dropped when the collection is locked, deleted or its file found gone.
+    var attributeIndexes: [SecretCollectionID: CollectionAttributeIndex] = [:]
 
     /// Opens the store on the process's default keychain and its directory, creating the
     /// `login` record and the `default` alias if they are missing.
@@ -82,6 +85,7 @@ package final class SecretStore: @unchecked Sendable {
             return try body()
         } catch .keychainFileGone(let path) {
             handles = [:]
+            attributeIndexes = [:]
             throw .keychainFileGone(path: path)
         }
     }
@@ -202,6 +206,7 @@ package final class SecretStore: @unchecked Sendable {
             let calls = try keychain(id)
             let status = SecKeychainDelete(calls.keychain)
             handles[calls.path] = nil
+            dropIndex(of: id)
             guard status == errSecSuccess || status == errSecNoSuchKeychain else { throw KeychainCalls.error(status) }
             metadata.collections[id.rawValue] = nil
             explicitlyLocked.remove(id)
@@ -240,6 +245,8 @@ package final class SecretStore: @unchecked Sendable {
     func lockedState(_ id: SecretCollectionID) throws(SecretServiceError) -> Bool {
         let calls = try keychain(id)
         if try calls.isUnlocked() { return false }
+        // Locked (here or by another process): its attributes leave memory.
+        dropIndex(of: id)
         if explicitlyLocked.contains(id) { return true }
         do {
             try calls.unlock(password: nil)
@@ -255,6 +262,7 @@ package final class SecretStore: @unchecked Sendable {
         try locked { () throws(SecretServiceError) in
             try keychain(id).lock()
             explicitlyLocked.insert(id)
+            dropIndex(of: id)
         }
     }
 
