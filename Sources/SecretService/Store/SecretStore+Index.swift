@@ -71,9 +71,11 @@ extension SecretStore {
         }
     }
 
-    /// Forgets a collection's index (locked, deleted or replaced): its attributes leave memory.
+    /// Forgets a collection's index and cached access record (locked, deleted or replaced): its
+    /// attributes and lists leave memory.
     func dropIndex(of collection: SecretCollectionID) {
         attributeIndexes[collection] = nil
+        accessRecordCache[collection] = nil
     }
 
     /// An item's entry as the keychain has it now, or nil when the keychain no longer has it. The

@@ -35,6 +35,9 @@ package final class SecretStore: @unchecked Sendable {
     /// Each unlocked collection's attributes index, once searched (``CollectionAttributeIndex``);
     /// dropped when the collection is locked, deleted or its file found gone.
     var attributeIndexes: [SecretCollectionID: CollectionAttributeIndex] = [:]
+    /// Each unlocked collection's per-application access record, once read (what every access
+    /// decision needs; decoding it reads one entry per item). Dropped with the index.
+    var accessRecordCache: [SecretCollectionID: CachedAccessRecord] = [:]
 
     /// Opens the store on the process's default keychain and its directory, creating the
     /// `login` record and the `default` alias if they are missing.
@@ -86,6 +89,7 @@ package final class SecretStore: @unchecked Sendable {
         } catch .keychainFileGone(let path) {
             handles = [:]
             attributeIndexes = [:]
+            accessRecordCache = [:]
             throw .keychainFileGone(path: path)
         }
     }
