@@ -11,7 +11,7 @@ import Testing
 struct SearchIndexTests {
     private static func secret(_ text: String) -> SecretValue { SecretValue(bytes: Array(text.utf8)) }
 
-    @Test("items keychainctl adds and deletes in its own process are found, then not, by the next search")
+    @Test("items keychainctl adds and deletes in its own process are found, then not, by the next search and listing")
     func otherProcessAddsAndDeletes() throws {
         try IsolatedKeychains.withStore { store, directory in
             _ = try store.createItem(in: .login, label: "a", attributes: ["service": "idx", "username": "a"], secret: Self.secret("a"), replace: false)
@@ -24,10 +24,13 @@ struct SearchIndexTests {
             try #require(found.count == 1)
             #expect(try store.secret(found[0]).text == "b-secret")
             #expect(try store.search(attributes: ["service": "idx"]).unlocked.count == 2)
+            #expect(try store.itemIDs(in: .login).contains(found[0].item), "the Items property lists it too")
 
             let delete = try KeychainctlRunner.run(["delete-generic-password", "-s", "idx", "-a", "b"], directory: directory)
             try #require(delete.status == 0)
             #expect(try store.search(attributes: ["service": "idx", "username": "b"]).unlocked.isEmpty)
+            #expect(try !store.itemIDs(in: .login).contains(found[0].item))
+            #expect(try store.itemIDs(in: .login).count == 1, "the access record and the log's key are never items")
             #expect(try store.search(attributes: ["service": "idx"]).unlocked.count == 1)
         }
     }

@@ -8,7 +8,9 @@ extension SecretStore {
     package func itemIDs(in collection: SecretCollectionID) throws(SecretServiceError) -> [SecretItemID] {
         try locked { () throws(SecretServiceError) -> [SecretItemID] in
             guard !(try lockedState(collection)) else { throw .isLocked }
-            return try keychain(collection).allPasswordItems().compactMap(Self.itemID)
+            // From the index (kept in step with the file's references), not by decrypting every item.
+            let index = try indexedItems(of: collection, calls: try keychain(collection))
+            return index.order.compactMap { reference in index.entries[reference].flatMap { $0.attributes == nil ? nil : $0.id } }
         }
     }
 
