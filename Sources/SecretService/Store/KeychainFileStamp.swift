@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A cheap fingerprint of a keychain file's committed state, read without opening the keychain:
 /// when two stamps of one path differ, some process may have written to it in between.
