@@ -30,3 +30,31 @@ struct KeychainMappingTests {
         }
     }
 }
+
+extension KeychainMappingTests {
+    /// The provider answers searches from an in-memory index of each unlocked collection; the
+    /// keychain file is shared, so what keychainctl adds or deletes in its own process must be
+    /// seen by the very next lookup, not after a restart.
+    @Test("an item keychainctl adds or deletes while the provider runs is seen by the next lookup")
+    func otherProcessWritesReachTheIndex() async throws {
+        try await withProvider(.keychainKit) { harness in
+            // A first search builds the provider's index of the login collection.
+            let store = try harness.secretTool(["store", "--label=indexed", "service", "kk-index", "username", "first"], stdin: "first".bytes)
+            #expect(store.status == 0, "\(store)")
+            #expect(try harness.secretTool(["lookup", "service", "kk-index", "username", "first"]).stdoutBytes == "first".bytes)
+
+            let add = try harness.keychainctl(["add-generic-password", "-s", "kk-index", "-a", "later", "-w"], stdin: "added elsewhere\n".bytes)
+            #expect(add.status == 0, "\(add)")
+            #expect(try harness.secretTool(["lookup", "service", "kk-index", "username", "later"]).stdoutBytes == "added elsewhere".bytes)
+            // secret-tool search prints the attributes on standard error.
+            let all = try harness.secretTool(["search", "--all", "service", "kk-index"])
+            #expect(all.status == 0 && all.stderr.contains("username = later") && all.stderr.contains("username = first"), "\(all)")
+
+            let delete = try harness.keychainctl(["delete-generic-password", "-s", "kk-index", "-a", "later"])
+            #expect(delete.status == 0, "\(delete)")
+            let gone = try harness.secretTool(["lookup", "service", "kk-index", "username", "later"])
+            #expect(gone.status != 0 && gone.stdoutBytes.isEmpty, "\(gone)")
+            #expect(try harness.secretTool(["lookup", "service", "kk-index", "username", "first"]).stdoutBytes == "first".bytes)
+        }
+    }
+}

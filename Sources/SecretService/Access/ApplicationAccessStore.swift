@@ -67,7 +67,7 @@ package struct ApplicationAccessStore {
 
     /// What the stored record's version is: `kSecAttrGeneric` holds a random tag, new with every
     /// write, that a write must match.
-    private enum StoredVersion {
+    enum StoredVersion: Equatable {
         /// No record is stored yet: a write adds it (and fails if another process added it first).
         case absent
         /// A record with this tag.
@@ -76,7 +76,22 @@ package struct ApplicationAccessStore {
         case untagged
     }
 
-    private func readVersioned() throws(SecretServiceError) -> (record: ApplicationAccessRecord, version: StoredVersion) {
+    /// The stored record's version alone: its attributes, not its data (what tells a cached
+    /// record from a changed one without reading and decoding every item's list).
+    func storedVersion() throws(SecretServiceError) -> StoredVersion {
+        var query = baseQuery()
+        query[kSecReturnAttributes as String] = true
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecItemNotFound { return .absent }
+        guard status == errSecSuccess, let item = result as? [String: Any] else {
+            throw calls.error(status == errSecSuccess ? errSecInternal : status)
+        }
+        return (item[kSecAttrGeneric as String] as? NSData).map { .tagged(Data(copyingBytesOf: $0)) } ?? .untagged
+    }
+
+    /// The record and the version it was read at.
+    func readVersioned() throws(SecretServiceError) -> (record: ApplicationAccessRecord, version: StoredVersion) {
         var query = baseQuery()
         query[kSecReturnData as String] = true
         query[kSecReturnAttributes as String] = true

@@ -66,6 +66,30 @@ struct KeychainCalls {
         return items
     }
 
+    /// The persistent reference of every generic and internet password, without their
+    /// attributes: the keychain answers it from the items' identities, decrypting nothing (what
+    /// keeps ``CollectionAttributeIndex`` in step with other processes cheaply). Includes the
+    /// access log's key and the access record, which callers tell apart by their attributes.
+    func allPasswordReferences() throws(SecretServiceError) -> [Data] {
+        var references: [Data] = []
+        for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword] {
+            let query: [String: Any] = [
+                kSecClass as String: itemClass as String,
+                kSecMatchLimit as String: kSecMatchLimitAll as String,
+                kSecReturnPersistentRef as String: true,
+                kSecUseKeychain as String: keychain,
+            ]
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            if status == errSecItemNotFound { continue }
+            guard status == errSecSuccess else { throw error(status) }
+            for case let reference as NSData in (result as? [Any]) ?? [] {
+                references.append(Data(copyingBytesOf: reference))
+            }
+        }
+        return references
+    }
+
     /// One item's attributes by persistent reference.
     func attributes(of reference: Data) throws(SecretServiceError) -> [String: Any] {
         var result: CFTypeRef?

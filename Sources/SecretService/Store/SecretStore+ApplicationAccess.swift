@@ -6,10 +6,29 @@ import KeychainServices
 extension SecretStore {
     /// The collection's record: its policy and its items' lists.
     /// - Throws: `isLocked` while the collection is locked (the record is a secret like any other).
+    ///
+    /// Served from ``accessRecordCache`` while it is current: the keychain file unchanged since it
+    /// was read, or else the stored record's version tag unchanged (its attributes read, not its
+    /// data). A record another process wrote (`keychainctl app-access`) has a new tag, so the next
+    /// decision reads it.
     package func applicationAccessRecord(of collection: SecretCollectionID) throws(SecretServiceError) -> ApplicationAccessRecord {
         try locked { () throws(SecretServiceError) in
             guard !(try lockedState(collection)) else { throw .isLocked }
-            return try ApplicationAccessStore(calls: try keychain(collection)).read()
+            let calls = try keychain(collection)
+            let store = ApplicationAccessStore(calls: calls)
+            // Read before the keychain: a write after this point moves the next stamp, never this one.
+            let stamp = KeychainFileStamp(path: calls.path)
+            if var cached = accessRecordCache[collection] {
+                if cached.stamp == stamp { return cached.record }
+                if cached.version != .untagged, try store.storedVersion() == cached.version {
+                    cached.stamp = stamp
+                    accessRecordCache[collection] = cached
+                    return cached.record
+                }
+            }
+            let read = try store.readVersioned()
+            accessRecordCache[collection] = CachedAccessRecord(record: read.record, version: read.version, stamp: stamp)
+            return read.record
         }
     }
 
@@ -18,6 +37,8 @@ extension SecretStore {
     package func changeApplicationList(of ref: SecretItemRef, _ change: @escaping (inout ItemApplicationList?) -> Void) throws(SecretServiceError) {
         try locked { () throws(SecretServiceError) in
             guard !(try lockedState(ref.collection)) else { throw .isLocked }
+            // Dropped whether or not the write went through: the next decision reads what is stored.
+            defer { accessRecordCache[ref.collection] = nil }
             try ApplicationAccessStore(calls: try keychain(ref.collection)).update { record in
                 change(&record.items[ref.item.rawValue])
             }
@@ -36,4 +57,15 @@ extension SecretStore {
                 .map { SecretItemRef(collection: collection, item: $0.item) }
         }
     }
+}
+
+/// A collection's per-application access record as last read, with what tells whether it is
+/// still the stored one.
+struct CachedAccessRecord {
+    /// The record.
+    let record: ApplicationAccessRecord
+    /// The stored version it was read at (`untagged` records are never served from the cache).
+    let version: ApplicationAccessStore.StoredVersion
+    /// The keychain file's stamp when it was last known current.
+    var stamp: KeychainFileStamp
 }

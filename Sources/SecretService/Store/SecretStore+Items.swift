@@ -8,14 +8,17 @@ extension SecretStore {
     package func itemIDs(in collection: SecretCollectionID) throws(SecretServiceError) -> [SecretItemID] {
         try locked { () throws(SecretServiceError) -> [SecretItemID] in
             guard !(try lockedState(collection)) else { throw .isLocked }
-            return try keychain(collection).allPasswordItems().compactMap(Self.itemID)
+            // From the index (kept in step with the file's references), not by decrypting every item.
+            let index = try indexedItems(of: collection, calls: try keychain(collection))
+            return index.order.compactMap { reference in index.entries[reference].flatMap { $0.attributes == nil ? nil : $0.id } }
         }
     }
 
     /// `SearchItems`: the items of every collection whose attributes include all of
     /// `attributes` (same names, equal values), the default alias's collection first. Locked
     /// collections cannot be searched (their item attributes are encrypted): they are named in
-    /// ``SecretSearchResult/lockedCollections``.
+    /// ``SecretSearchResult/lockedCollections``. Unlocked collections are searched through their
+    /// in-memory index (``CollectionAttributeIndex``), not by decrypting every item.
     package func search(attributes query: [String: String]) throws(SecretServiceError) -> SecretSearchResult {
         try locked { () throws(SecretServiceError) -> SecretSearchResult in
             var result = SecretSearchResult(unlocked: [], locked: [])
@@ -32,10 +35,7 @@ extension SecretStore {
                     result.lockedCollections.append(id)
                     continue
                 }
-                for item in try keychain(id).allPasswordItems() {
-                    guard let itemID = Self.itemID(item), Self.matches(AttributeMapping.decode(item).attributes, query) else { continue }
-                    result.unlocked.append(SecretItemRef(collection: id, item: itemID))
-                }
+                result.unlocked += try indexedMatches(of: query, in: id)
             }
             return result
         }
@@ -102,7 +102,9 @@ extension SecretStore {
                 changes[kSecValueData as String] = Data(secret.bytes)
                 try calls.update(reference, changes)
                 try touch(collection)
-                return SecretItemRef(collection: collection, item: existing.item)
+                let ref = SecretItemRef(collection: collection, item: existing.item)
+                noteWrite(to: ref)
+                return ref
             }
             var reference: Data
             do throws(SecretServiceError) {
@@ -113,7 +115,9 @@ extension SecretStore {
                 reference = try calls.add(fallback, label: label, secret: Data(secret.bytes))
             }
             try touch(collection)
-            return SecretItemRef(collection: collection, item: SecretItemID(persistentReference: reference))
+            let ref = SecretItemRef(collection: collection, item: SecretItemID(persistentReference: reference))
+            noteWrite(to: ref)
+            return ref
         }
     }
 
@@ -132,6 +136,7 @@ extension SecretStore {
             }
             try keychain(ref.collection).update(ref.item.persistentReference, changes)
             try touch(ref.collection)
+            noteWrite(to: ref)
         }
     }
 
@@ -141,6 +146,7 @@ extension SecretStore {
             _ = try attributes(ref)
             try keychain(ref.collection).update(ref.item.persistentReference, [kSecAttrLabel as String: label])
             try touch(ref.collection)
+            noteWrite(to: ref)
         }
     }
 
@@ -185,6 +191,7 @@ extension SecretStore {
                 }
             }
             try touch(ref.collection)
+            noteWrite(to: ref)
         }
     }
 
@@ -195,6 +202,7 @@ extension SecretStore {
             _ = try attributes(ref)  // An item of a client's, not the access record.
             try keychain(ref.collection).delete(ref.item.persistentReference)
             try touch(ref.collection)
+            noteWrite(to: ref)
         }
     }
 

@@ -32,6 +32,12 @@ package final class SecretStore: @unchecked Sendable {
     /// not at every call (a `GetSecrets` of many items opened it three times per item). Dropped
     /// when a collection is deleted and when a keychain reports its file gone.
     var handles: [String: KeychainCalls] = [:]
+    /// Each unlocked collection's attributes index, once searched (``CollectionAttributeIndex``);
+    /// dropped when the collection is locked, deleted or its file found gone.
+    var attributeIndexes: [SecretCollectionID: CollectionAttributeIndex] = [:]
+    /// Each unlocked collection's per-application access record, once read (what every access
+    /// decision needs; decoding it reads one entry per item). Dropped with the index.
+    var accessRecordCache: [SecretCollectionID: CachedAccessRecord] = [:]
 
     /// Opens the store on the process's default keychain and its directory, creating the
     /// `login` record and the `default` alias if they are missing.
@@ -82,6 +88,8 @@ package final class SecretStore: @unchecked Sendable {
             return try body()
         } catch .keychainFileGone(let path) {
             handles = [:]
+            attributeIndexes = [:]
+            accessRecordCache = [:]
             throw .keychainFileGone(path: path)
         }
     }
@@ -202,6 +210,7 @@ package final class SecretStore: @unchecked Sendable {
             let calls = try keychain(id)
             let status = SecKeychainDelete(calls.keychain)
             handles[calls.path] = nil
+            dropIndex(of: id)
             guard status == errSecSuccess || status == errSecNoSuchKeychain else { throw KeychainCalls.error(status) }
             metadata.collections[id.rawValue] = nil
             explicitlyLocked.remove(id)
@@ -240,6 +249,8 @@ package final class SecretStore: @unchecked Sendable {
     func lockedState(_ id: SecretCollectionID) throws(SecretServiceError) -> Bool {
         let calls = try keychain(id)
         if try calls.isUnlocked() { return false }
+        // Locked (here or by another process): its attributes leave memory.
+        dropIndex(of: id)
         if explicitlyLocked.contains(id) { return true }
         do {
             try calls.unlock(password: nil)
@@ -255,6 +266,7 @@ package final class SecretStore: @unchecked Sendable {
         try locked { () throws(SecretServiceError) in
             try keychain(id).lock()
             explicitlyLocked.insert(id)
+            dropIndex(of: id)
         }
     }
 

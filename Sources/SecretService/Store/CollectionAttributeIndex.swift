@@ -1,0 +1,71 @@
+import Foundation
+
+/// What `SearchItems` needs of one unlocked collection, kept in memory so that a search does not
+/// decrypt every item: each item's Secret Service attributes, by persistent reference, in the
+/// keychain's listing order.
+///
+/// Built by one full read (every item decrypted) at the first search after an unlock; dropped
+/// when the collection is locked, so no attribute stays in memory while it is locked. Kept in step
+/// with the keychain file, which other processes share (``SecretStore/indexedItems(of:calls:)``):
+/// - the provider's own writes update their item's entry at once;
+/// - a commit by anyone moves the file's ``KeychainFileStamp``; the next search then lists the
+///   persistent references (no decryption) and reads only the items that appeared;
+/// - an item changed in place by another process keeps its reference, so it is caught by
+///   checking each match's attributes against the keychain before it is returned, and by a full
+///   read when the file changed and the last one is older than ``fullReadInterval``.
+struct CollectionAttributeIndex {
+    /// One item of the collection.
+    struct Entry {
+        /// The item's id.
+        let id: SecretItemID
+        /// Its Secret Service attributes; nil for an item that is never a client's (the access
+        /// log's key, the per-application access record), kept so it is not read again.
+        let attributes: [String: String]?
+    }
+
+    /// The longest time a changed file goes without a full read: bounds how long an item changed
+    /// in place by another process to newly match a search can stay unfound.
+    static let fullReadInterval: TimeInterval = 10
+
+    /// The entries by persistent reference.
+    private(set) var entries: [Data: Entry] = [:]
+    /// The references in listing order (search results keep the keychain's order).
+    private(set) var order: [Data] = []
+    /// The file's stamp when the entries were last brought in step.
+    var stamp: KeychainFileStamp
+    /// When the last full read happened.
+    let fullReadDate: Date
+
+    /// An index from a full read: the items' keychain attributes, with each item's persistent reference.
+    init(fullRead items: [[String: Any]], stamp: KeychainFileStamp, at date: Date) {
+        self.stamp = stamp
+        fullReadDate = date
+        for item in items {
+            guard let id = SecretStore.itemID(item) else { continue }
+            set(id.persistentReference, Entry(id: id, attributes: AttributeMapping.decode(item).attributes))
+        }
+    }
+
+    /// The references the index holds.
+    var references: Set<Data> { Set(order) }
+
+    /// Adds or replaces an item's entry (a new one goes last).
+    mutating func set(_ reference: Data, _ entry: Entry) {
+        if entries.updateValue(entry, forKey: reference) == nil { order.append(reference) }
+    }
+
+    /// Removes the entries of these references.
+    mutating func remove(_ references: Set<Data>) {
+        guard !references.isEmpty else { return }
+        for reference in references { entries[reference] = nil }
+        order.removeAll { references.contains($0) }
+    }
+
+    /// The references whose attributes include every pair of `query`, in listing order.
+    func matches(_ query: [String: String]) -> [Data] {
+        order.filter { reference in
+            guard let attributes = entries[reference]?.attributes else { return false }
+            return SecretStore.matches(attributes, query)
+        }
+    }
+}
