@@ -24,7 +24,7 @@ final class ServiceRequestHandler: Sendable {
         var reply = ServiceReply(status: outcome.status, failureReason: outcome.failure.map(Self.reason),
                                  unreadableItems: UInt32(clamping: outcome.unreadableItems))
         if outcome.status == KeychainStatus.success.rawValue, let value = outcome.value {
-            guard let wire = WireValue(value) else {
+            guard let wire = WireValue(AccessControlWireForm.encodingPolicies(in: value)) else {
                 return ServiceReply(status: KeychainStatus.unimplemented.rawValue,
                                     failureReason: "the result holds an object the keychain service cannot send yet")
             }

@@ -72,7 +72,7 @@ enum SecItemServiceRoute {
             return refuse(.notAvailable("the keychain service at \(socketPath) did not answer (\(error)); start it "
                                         + "(keychainctl service run) or unset \(KeychainVariable.serviceSocket)"))
         }
-        var outcome = SecItemResult(status: reply.status, value: reply.result?.swiftValue)
+        var outcome = SecItemResult(status: reply.status, value: reply.result.map { accessControlObjects(in: $0.swiftValue) })
         if reply.status != KeychainStatus.success.rawValue {
             outcome.failure = KeychainStoreError(.notAvailable(reply.failureReason ?? "the keychain service refused the call"),
                                                  status: KeychainStatus(rawValue: reply.status))
@@ -95,6 +95,24 @@ enum SecItemServiceRoute {
             }
         }
         return nil
+    }
+
+    /// `result` with each access control the service sent (``ServiceAccessControl``) made the
+    /// `SecAccessControl` an embedded call returns under `kSecAttrAccessControl`.
+    private static func accessControlObjects(in result: Any) -> Any {
+        if let array = result as? [Any] { return array.map(accessControlObjects(in:)) }
+        guard var dictionary = result as? [String: Any], let sent = dictionary[ServiceAccessControl.attributeKey],
+              let wire = ServiceAccessControl(sent) else { return result }
+        // A policy this client cannot rebuild (a newer service's flags) is left out of the
+        // result rather than shown wrong; the call itself succeeded and its other values stand.
+        dictionary.removeValue(forKey: ServiceAccessControl.attributeKey)
+        guard let protection = ProtectionClass(rawValue: wire.protection) else { return dictionary }
+        do {
+            dictionary[ServiceAccessControl.attributeKey] = SecAccessControl(try AccessControlPolicy(protection: protection, flags: wire.flags))
+        } catch {
+            return dictionary
+        }
+        return dictionary
     }
 
     private static func refuse(_ failure: KeychainStoreError) -> OSStatus {

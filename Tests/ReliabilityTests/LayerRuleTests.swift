@@ -172,6 +172,8 @@ struct LayerRuleTests {
     /// Other files that may spell a `"KEYCHAINKIT_…"` literal, and why.
     static let variableNameExceptions = [
         "keychainkit-torture/main.swift": "a test tool's own handshake with the reliability suite (the canary), no KeychainKit setting",
+        "KeychainSync/Transport/Git/GitTransport.swift":
+            "sync's handshake with the credential helper it gives its own git processes (set for the child, no user setting)",
     ]
 
     /// The file part of a `codeLines` location ("module/file.swift:12" → "module/file.swift").

@@ -80,8 +80,15 @@ enum AccessRecording {
             do {
                 try log.prepare()
             } catch {
-                guard case .keychainLocked = error, SecretInput.isInteractive else { throw error }
-                try target.unlockInteractively()
+                // Unlocked as the write itself would be: by the TPM's sealed secret, else at a prompt.
+                guard case .keychainLocked = error else { throw error }
+                if TPMSeal.isSealed(target.path) {
+                    try target.unlockWithTPM()
+                } else if SecretInput.isInteractive {
+                    try target.unlockInteractively()
+                } else {
+                    throw error
+                }
                 try log.prepare()
             }
         } catch let error as AccessLogError {
