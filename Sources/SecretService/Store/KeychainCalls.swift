@@ -42,22 +42,11 @@ struct KeychainCalls {
     /// reference of each.
     func allPasswordItems() throws(SecretServiceError) -> [[String: Any]] {
         var items: [[String: Any]] = []
-        for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword] {
-            let query: [String: Any] = [
-                kSecClass as String: itemClass as String,
-                kSecMatchLimit as String: kSecMatchLimitAll as String,
-                kSecReturnAttributes as String: true,
-                kSecReturnPersistentRef as String: true,
-                kSecUseKeychain as String: keychain,
-            ]
-            var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
-            if status == errSecItemNotFound { continue }
-            guard status == errSecSuccess else { throw error(status) }
+        for (itemClass, results) in try everyPassword(returning: [kSecReturnAttributes as String: true]) {
             // The access log's key is never a Secret Service item: a client reading it could forge entries.
-            for case let item as [String: Any] in (result as? [Any]) ?? [] where !AccessLog.isLogKeyItem(item) {
+            for case let item as [String: Any] in results where !AccessLog.isLogKeyItem(item) {
                 var attributes = item
-                attributes[kSecClass as String] = itemClass as String
+                attributes[kSecClass as String] = itemClass
                 // The per-application access record is the provider's own, never a client's item.
                 guard !ApplicationAccessStore.isRecord(attributes) else { continue }
                 items.append(attributes)
@@ -72,22 +61,34 @@ struct KeychainCalls {
     /// access log's key and the access record, which callers tell apart by their attributes.
     func allPasswordReferences() throws(SecretServiceError) -> [Data] {
         var references: [Data] = []
-        for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword] {
-            let query: [String: Any] = [
-                kSecClass as String: itemClass as String,
-                kSecMatchLimit as String: kSecMatchLimitAll as String,
-                kSecReturnPersistentRef as String: true,
-                kSecUseKeychain as String: keychain,
-            ]
-            var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
-            if status == errSecItemNotFound { continue }
-            guard status == errSecSuccess else { throw error(status) }
-            for case let reference as NSData in (result as? [Any]) ?? [] {
+        for (_, results) in try everyPassword(returning: [:]) {
+            for case let reference as NSData in results {
                 references.append(Data(copyingBytesOf: reference))
             }
         }
         return references
+    }
+
+    /// One `SecItemCopyMatching` per password class (generic, internet) for all its items, with
+    /// their persistent references and what `returning` adds; each class with its results (none
+    /// when it has no item).
+    private func everyPassword(returning: [String: Any]) throws(SecretServiceError) -> [(itemClass: String, results: [Any])] {
+        var answers: [(itemClass: String, results: [Any])] = []
+        for itemClass in [kSecClassGenericPassword as String, kSecClassInternetPassword as String] {
+            var query: [String: Any] = [
+                kSecClass as String: itemClass,
+                kSecMatchLimit as String: kSecMatchLimitAll as String,
+                kSecReturnPersistentRef as String: true,
+                kSecUseKeychain as String: keychain,
+            ]
+            query.merge(returning) { _, added in added }
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            if status == errSecItemNotFound { continue }
+            guard status == errSecSuccess else { throw error(status) }
+            answers.append((itemClass, (result as? [Any]) ?? []))
+        }
+        return answers
     }
 
     /// One item's attributes by persistent reference.
