@@ -7,7 +7,7 @@ import RequiredToolSupport
 /// The service side of the D-Bus connection against a real `dbus-daemon` on a private bus: a
 /// name is taken, a call from another connection arrives with its sender, and replies, errors and
 /// signals reach that caller.
-@Suite("D-Bus service connection on a real bus", .tags(.external, .dbus))
+@Suite("D-Bus service connection on a real bus", .integration, .tags(.external, .dbus))
 struct DBusServiceTests {
     @Test("a call reaches the name's owner with its sender; the reply, an error and a signal reach the caller")
     func callReplyErrorSignal() throws {

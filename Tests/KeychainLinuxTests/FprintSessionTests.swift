@@ -6,7 +6,7 @@ import Testing
 
 /// How a fingerprint session finds fprintd, against a stand-in that owns fprintd's name on a
 /// private bus (which, like a permissive system bus, delivers replies nobody asked for).
-@Suite("fprintd session (a stand-in for fprintd on a private bus)", .tags(.external, .dbus))
+@Suite("fprintd session (a stand-in for fprintd on a private bus)", .integration, .tags(.external, .dbus))
 struct FprintSessionTests {
     static let manager = "/net/reactivated/Fprint/Manager"
     static let realReader = "/net/reactivated/Fprint/Device/0"

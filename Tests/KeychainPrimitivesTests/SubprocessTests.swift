@@ -47,14 +47,29 @@ struct SubprocessTests {
         let marker = FileManager.default.temporaryDirectory.appendingPathComponent("subprocess-\(UUID().uuidString)").path
         defer { unlink(marker) }
         let started = ContinuousClock.now
-        // The grandchild would write the marker after 3 s; killing the process group must stop it.
-        let outcome = try Self.shell("(sleep 3; echo late > '\(marker)') & sleep 60", seconds: 1)
+        let pidFile = marker + ".pid"
+        defer { unlink(pidFile) }
+        // The grandchild writes its pid, then would write the marker after 3 s; killing the
+        // process group must stop it.
+        let grandchild = "sh -c 'echo $$ > \"$0\"; sleep 3; echo late > \"$1\"' '\(pidFile)' '\(marker)'"
+        let outcome = try Self.shell(grandchild + " & sleep 60", seconds: 1)
         #expect(outcome.timedOut)
         #expect(!outcome.succeeded)
         #expect(started.duration(to: .now) < .seconds(30))
-        var waited = 0
-        while waited < 5 { sleep(1); waited += 1 }  // past the grandchild's 3 s
+        // Wait for the grandchild to be gone rather than for its 3 s: once dead it writes nothing.
+        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while Self.isRunning(pid), ContinuousClock.now < deadline { usleep(20_000) }
+            #expect(!Self.isRunning(pid), "the grandchild survived the kill")
+        }
         #expect(!FileManager.default.fileExists(atPath: marker), "the grandchild survived the kill")
+    }
+
+    /// Whether `pid` is a process that still runs (not gone, not a zombie).
+    private static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let afterName = stat.range(of: ") ", options: .backwards) else { return false }
+        return stat[afterName.upperBound...].first != "Z"
     }
 
     @Test("a child flooding its output is stopped at the limit")

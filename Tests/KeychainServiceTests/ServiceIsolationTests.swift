@@ -7,7 +7,7 @@ import Testing
 /// root dropping to a system user, clients run the real keychainctl under their own uids
 /// (`setpriv`), and every row of docs/SERVICE.md's threat table is tried here. Needs root (CI
 /// runs as root) and useradd/setpriv.
-@Suite("Keychain service isolation (real users)", .tags(.external), .serialized,
+@Suite("Keychain service isolation (real users)", .integration, .tags(.external), .serialized,
        .enabled(if: getuid() == 0, "creates users: run as root"))
 struct ServiceIsolationTests {
     static func add(_ fixture: ServiceFixture, as user: ServiceFixture.User, program: String? = nil, secret: String,

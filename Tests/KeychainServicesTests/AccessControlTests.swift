@@ -58,7 +58,7 @@ struct AccessControlTests {
         #expect(try add(engine, account: "b", flags: .applicationPassword) == errSecInteractionNotAllowed)
     }
 
-    @Test("device passcode through a real pinentry on a pseudo-terminal; the evaluated context is reused without a prompt", .tags(.external, .pinentry))
+    @Test("device passcode through a real pinentry on a pseudo-terminal; the evaluated context is reused without a prompt", .integration, .tags(.external, .pinentry))
     func passcodePrompt() throws {
         let terminal = try PseudoTerminal()
         let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
@@ -81,7 +81,7 @@ struct AccessControlTests {
         #expect(silent.readSecret(account: "p", context: context).status == errSecAuthFailed)
     }
 
-    @Test("cancel at the prompt → -128; three wrong passwords → -25293", .tags(.external, .pinentry))
+    @Test("cancel at the prompt → -128; three wrong passwords → -25293", .integration, .tags(.external, .pinentry))
     func cancelAndWrongPassword() throws {
         let terminal = try PseudoTerminal()
         let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))
@@ -142,7 +142,7 @@ struct AccessControlTests {
         #expect(engine.delete(appQuery) == errSecSuccess)
     }
 
-    @Test("no prompt allowed: UIFail and interactionNotAllowed → -25308 at once; UISkip leaves the item out", .tags(.external, .pinentry))
+    @Test("no prompt allowed: UIFail and interactionNotAllowed → -25308 at once; UISkip leaves the item out", .integration, .tags(.external, .pinentry))
     func interactionNotAllowed() throws {
         let terminal = try PseudoTerminal()
         let prompting = try engine(pinentry: PinentryConfiguration(program: Self.pinentryPath, terminal: terminal.devicePath))

@@ -15,7 +15,7 @@ import RequiredToolSupport
 /// polkit stand-in and fprintd (`FprintdHarness`), enrolls a print, and presents matching or
 /// non-matching prints while KeychainKit verifies. The harness stops every daemon when the test
 /// ends, whatever its outcome.
-@Suite("Biometry through fprintd", .serialized, .timeLimit(.minutes(2)), .tags(.external, .dbus, .fprintd))
+@Suite("Biometry through fprintd", .serialized, .timeLimit(.minutes(2)), .integration, .tags(.external, .dbus, .fprintd))
 struct BiometryTests {
     private func harness() throws -> FprintdHarness {
         try RequiredTool.require(FprintdHarness.requiredTools)

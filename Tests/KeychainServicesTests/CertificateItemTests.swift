@@ -7,7 +7,7 @@ import KeychainServices
 import Testing
 import RequiredToolSupport
 
-@Suite("Certificate items and identities", .tags(.external, .openssl))
+@Suite("Certificate items and identities", .integration, .tags(.external, .openssl))
 struct CertificateItemTests {
     /// An RSA key and a self-signed certificate for it from openssl; returns the certificate and
     /// the private key (PKCS#1, read through a 0600 file).

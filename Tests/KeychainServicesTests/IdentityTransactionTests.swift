@@ -11,7 +11,7 @@ import KeychainStore
 import RequiredToolSupport
 import Testing
 
-@Suite("Identities: add, update and delete are one transaction", .tags(.external, .openssl))
+@Suite("Identities: add, update and delete are one transaction", .integration, .tags(.external, .openssl))
 struct IdentityTransactionTests {
     /// SQLite's `SQLITE_IOERR`.
     private static let ioError: Int32 = 10

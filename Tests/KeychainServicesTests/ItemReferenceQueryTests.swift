@@ -46,7 +46,7 @@ private func certificateIdentityProbe(_ certificate: SecCertificate, _ key: SecK
     return try #require(probe.copyMatching([kSecClass: kSecClassIdentity, kSecReturnRef: true]).1 as? SecIdentity)
 }
 
-@Suite("kSecValueRef in queries", .tags(.external, .openssl))
+@Suite("kSecValueRef in queries", .integration, .tags(.external, .openssl))
 struct ValueRefQueryTests {
     @Test("a SecKey selects its own key item in SecItemCopyMatching, SecItemUpdate and SecItemDelete")
     func keyReference() throws {
@@ -107,7 +107,7 @@ struct ValueRefQueryTests {
     }
 }
 
-@Suite("Identities: references, data, update and delete", .tags(.external, .openssl))
+@Suite("Identities: references, data, update and delete", .integration, .tags(.external, .openssl))
 struct IdentityItemTests {
     @Test("a SecIdentity selects its identity; kSecReturnData is the private key's data, persistent references round-trip")
     func identityQueries() throws {

@@ -10,7 +10,7 @@ import KeychainTestSupport
 import RequiredToolSupport
 import Testing
 
-@Suite("Legacy ciphers against openssl enc", .tags(.external, .openssl))
+@Suite("Legacy ciphers against openssl enc", .integration, .tags(.external, .openssl))
 struct LegacyCipherOpenSSLTests {
     /// An openssl cipher name, its key length, and our cipher for a key.
     struct Case: CustomTestStringConvertible, Sendable {

@@ -52,7 +52,7 @@ private final class PromptingKeychain {
     }
 }
 
-@Suite("Private key usage: access control checked at each private-key operation", .tags(.external, .pinentry))
+@Suite("Private key usage: access control checked at each private-key operation", .integration, .tags(.external, .pinentry))
 struct PrivateKeyUsageTests {
     static let message = Data("sign me".utf8)
 

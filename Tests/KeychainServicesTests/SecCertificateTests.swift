@@ -8,7 +8,7 @@ import KeychainServicesExtras
 import Testing
 import RequiredToolSupport
 
-@Suite("SecCertificate and SecIdentity", .tags(.external, .openssl))
+@Suite("SecCertificate and SecIdentity", .integration, .tags(.external, .openssl))
 struct SecCertificateTests {
     /// A self-signed certificate (serial 0x00C0FFEE1234) made by openssl with a new key from
     /// `keyOptions`, the key left in `key.pem`; returns the certificate's DER.

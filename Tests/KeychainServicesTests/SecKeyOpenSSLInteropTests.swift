@@ -8,7 +8,7 @@ import KeychainServices
 import Testing
 import RequiredToolSupport
 
-@Suite("SecKey interoperates with openssl", .tags(.external, .openssl))
+@Suite("SecKey interoperates with openssl", .integration, .tags(.external, .openssl))
 struct SecKeyOpenSSLInteropTests {
     static let message = Data("interop message for openssl".utf8)
 

@@ -8,7 +8,7 @@ import KeychainServices
 import Testing
 import RequiredToolSupport
 
-@Suite("SecPKCS12Import", .tags(.external, .openssl))
+@Suite("SecPKCS12Import", .integration, .tags(.external, .openssl))
 struct SecPKCS12ImportTests {
     static let password = "p12-pässword"
 

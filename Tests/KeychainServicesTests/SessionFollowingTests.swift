@@ -87,8 +87,10 @@ struct SessionFollowingTests {
             let password = Array("follow-pw".utf8)
             #expect(password.withUnsafeBytes { SecKeychainUnlock(keychain, UInt32(password.count), $0.baseAddress, true) } == errSecSuccess)
             #expect(read(keychain) == errSecSuccess)
-            // The kernel drops the shared unlock one second after it was published; wait past that.
-            Thread.sleep(forTimeInterval: 2.5)
+            // The kernel drops the shared unlock one second after it was published: wait for the
+            // lock (a read does not renew it), at most 15 s.
+            let deadline = ContinuousClock.now + .seconds(15)
+            while read(keychain) == errSecSuccess, ContinuousClock.now < deadline { usleep(50_000) }
             #expect(read(keychain) == errSecInteractionNotAllowed)
         }
     }

@@ -101,7 +101,7 @@ struct WrapperAPITests {
 }
 
 /// The certificate and identity calls wrappers make, against certificates the real openssl makes.
-@Suite("Certificate and identity calls wrappers make (against openssl)", .tags(.external, .openssl))
+@Suite("Certificate and identity calls wrappers make (against openssl)", .integration, .tags(.external, .openssl))
 struct WrapperCertificateTests {
     @Test("certificate dates, e-mail addresses and name sequences agree with openssl")
     func certificateProperties() throws {

@@ -5,7 +5,7 @@ import Testing
 import RequiredToolSupport
 
 /// The etcd client against a real 3-member cluster on loopback.
-@Suite("etcd client (real 3-member cluster)", .serialized, .tags(.external, .etcd))
+@Suite("etcd client (real 3-member cluster)", .serialized, .integration, .tags(.external, .etcd))
 struct EtcdClientTests {
     private func bytes(_ text: String) -> Data { Data(text.utf8) }
 
@@ -116,7 +116,7 @@ struct EtcdClientTests {
 
 /// The etcd client against a real etcd serving TLS (certificates made by `openssl` for the test):
 /// client certificates, a CA the client names, etcd users and passwords, and every refusal.
-@Suite("etcd client over TLS (real etcd, certificates made at test time)", .serialized, .tags(.external, .etcd, .openssl))
+@Suite("etcd client over TLS (real etcd, certificates made at test time)", .serialized, .integration, .tags(.external, .etcd, .openssl))
 struct EtcdTLSTests {
     private func bytes(_ text: String) -> Data { Data(text.utf8) }
 

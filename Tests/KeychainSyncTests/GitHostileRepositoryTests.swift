@@ -8,7 +8,7 @@ import Testing
 /// that names a command tries to write a marker file. The git transport pushes and fetches
 /// through it over file://, a plain path, git daemon and ssh; no marker may appear from a
 /// process this machine's sync started.
-@Suite("git transport against a repository that tries to run its own code", .serialized, .tags(.external, .git))
+@Suite("git transport against a repository that tries to run its own code", .serialized, .integration, .tags(.external, .git))
 struct GitHostileRepositoryTests: TransportTestCase {
     /// Hooks receive-pack, upload-pack and their helpers could run.
     static let hooks = ["pre-receive", "update", "post-receive", "post-update", "reference-transaction", "push-to-checkout",

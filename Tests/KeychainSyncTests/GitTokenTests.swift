@@ -7,7 +7,7 @@ import Testing
 
 /// A token in an https remote URL: git must get it (the server sees it in the Authorization header)
 /// and no process may carry it in its argv, which every user can read in /proc/<pid>/cmdline.
-@Suite("git transport: a token in the remote URL", .serialized, .tags(.external, .git))
+@Suite("git transport: a token in the remote URL", .serialized, .integration, .tags(.external, .git))
 struct GitTokenTests: TransportTestCase {
     /// An HTTP server (Python's) on loopback that asks for Basic authentication, writes the
     /// Authorization header it then gets to `headerFile`, and answers slowly, so that git's helper

@@ -7,7 +7,7 @@ import Testing
 /// GitTransport against real bare repositories through the real git: over file://, over git://
 /// (`git daemon` on loopback) and over ssh (the test's own sshd), two devices each with a
 /// private clone, and a remote an attacker can write to.
-@Suite("git transport (real git, git daemon and sshd)", .tags(.external, .git))
+@Suite("git transport (real git, git daemon and sshd)", .integration, .tags(.external, .git))
 struct GitTransportTests: TransportTestCase {
     // MARK: Helpers
 

@@ -12,7 +12,7 @@ import Testing
 /// that is joining, over a shared folder and over a git remote. It plants a member list naming
 /// itself and the joiner and a key wrap under keys it chose, made with the project's own code from
 /// the state it kept and the join secret of a code it knew.
-@Suite("A joining device is never captured by a removed one", .serialized, .tags(.external, .git))
+@Suite("A joining device is never captured by a removed one", .serialized, .integration, .tags(.external, .git))
 struct JoinCaptureTests {
     enum Medium: String, CaseIterable, CustomTestStringConvertible {
         case folder, git

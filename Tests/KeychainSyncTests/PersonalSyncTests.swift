@@ -9,7 +9,7 @@ import Testing
 /// The sync protocol over the transports personal machines use: a bare git repository over
 /// file:// and a shared folder, with two and three devices, an attacker who can write to the
 /// repository or folder, a force-push that rewinds the remote, and devices working offline.
-@Suite("Sync over git and a shared folder", .serialized, .tags(.external, .git))
+@Suite("Sync over git and a shared folder", .serialized, .integration, .tags(.external, .git))
 struct PersonalSyncTests {
     // MARK: Set-up
 

@@ -10,7 +10,7 @@ import RequiredToolSupport
 
 /// The attacks of an adversary with write access to etcd, a removed device that kept its state, or a
 /// stolen keychain file: each as it would be done, against a real 3-member etcd cluster.
-@Suite("Sync attacks (real etcd cluster)", .serialized, .tags(.external, .etcd))
+@Suite("Sync attacks (real etcd cluster)", .serialized, .integration, .tags(.external, .etcd))
 struct SyncAttackTests {
     /// A, B and C in a circle with one item; C removed by A (B has seen the removal). Returns the
     /// circle and C's state from before its removal (what a removed device keeps).

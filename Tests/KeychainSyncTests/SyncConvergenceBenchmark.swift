@@ -8,7 +8,7 @@ import Testing
 /// them, timed per pass; then one edit on each of N/10 items on B, converged again. Runs only
 /// when `KEYCHAINKIT_SYNC_BENCH_ITEMS` is set; it checks that the devices converge, and prints
 /// the times (never asserts them).
-@Suite("Sync convergence benchmark", .serialized, .tags(.external, .git),
+@Suite("Sync convergence benchmark", .serialized, .integration, .tags(.external, .git),
        .enabled(if: ProcessInfo.processInfo.environment["KEYCHAINKIT_SYNC_BENCH_ITEMS"] != nil))
 struct SyncConvergenceBenchmark {
     static var items: Int { Int(ProcessInfo.processInfo.environment["KEYCHAINKIT_SYNC_BENCH_ITEMS"] ?? "") ?? 1000 }

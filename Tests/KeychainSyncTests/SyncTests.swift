@@ -8,7 +8,7 @@ import RequiredToolSupport
 
 /// Synchronizable items across three simulated devices through a real 3-member etcd cluster: the
 /// honest paths (create, sponsored join, sync both ways, conflicts, failures, removal).
-@Suite("Sync through etcd (real 3-member cluster, three devices)", .serialized, .tags(.external, .etcd))
+@Suite("Sync through etcd (real 3-member cluster, three devices)", .serialized, .integration, .tags(.external, .etcd))
 struct SyncTests {
     @Test("adds, updates and deletes on any device reach the others; a delete is never undone by an older copy")
     func convergence() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The access log's key and checkpoint are an item of the keychain the provider serves; a client
 /// that could read it could forge log entries, so the provider never shows it as an item.
-@Suite("The access log's key is no Secret Service item", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("The access log's key is no Secret Service item", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct AccessLogKeyTests {
     @Test("after keychainctl recorded accesses, secret-tool finds the user's item but not the log's key")
     func keyNotServed() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// allow (read and recorded), deny (AccessDenied naming the reason), confirm (the real
 /// pinentry-tty on a pseudo-terminal answered once / always / deny; no terminal: denied at once) —
 /// and nothing a client can do through the Secret Service API puts it on a list.
-@Suite("Secret Service provider: per-application access", .tags(.external, .dbus, .python, .pinentry), .timeLimit(.minutes(5)))
+@Suite("Secret Service provider: per-application access", .integration, .tags(.external, .dbus, .python, .pinentry), .timeLimit(.minutes(5)))
 struct ApplicationAccessTests {
     static let service = "kk-app-access"
     static let secret = "s3cret for secret-tool only"

@@ -4,7 +4,7 @@ import Testing
 
 /// Many calls in flight: libsecret sends one call per item at once (`secret-tool clear`), clients
 /// leave with calls unanswered, and one client's huge calls must not stall the others.
-@Suite("Secret Service provider: many calls in flight", .tags(.external, .dbus, .gnomeKeyring, .python), .serialized, .timeLimit(.minutes(15)))
+@Suite("Secret Service provider: many calls in flight", .integration, .tags(.external, .dbus, .gnomeKeyring, .python), .serialized, .timeLimit(.minutes(15)))
 struct CallConcurrencyTests {
     /// Counts the items of the default collection with `suite` = argv[1].
     static let countScript = """

@@ -13,7 +13,7 @@ import Glibc
 /// The suites are the clients' released source distributions, fetched from PyPI with pip at test
 /// time into a temporary directory (never kept, never committed): Debian 12's versions with
 /// Debian's Python and packages, and the newest versions in a virtualenv.
-@Suite("clients' own test suites, gnome-keyring and KeychainKit side by side", .tags(.external, .dbus, .gnomeKeyring, .python),
+@Suite("clients' own test suites, gnome-keyring and KeychainKit side by side", .integration, .tags(.external, .dbus, .gnomeKeyring, .python),
        .timeLimit(.minutes(30)))
 struct ClientOwnSuiteTests {
     /// One client's source distribution and the test files of its that talk to a Secret Service.

@@ -1,6 +1,7 @@
 import EtcdClusterSupport
 import Foundation
 import KeychainLinux
+import RequiredToolSupport
 import SecretServiceHarness
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// neither deleted nor re-aliased; `default` (where every application's new secrets go) moves
 /// only after a person confirms, on a prompt that shows the keychain file's path beside the label
 /// any client may set.
-@Suite("Secret Service provider: locked collections and the default alias", .timeLimit(.minutes(3)))
+@Suite("Secret Service provider: locked collections and the default alias", .integration, .tags(.external, .dbus), .timeLimit(.minutes(3)))
 struct CollectionGuardTests {
     typealias P = ProtocolEdgeTests
     static let service = "org.freedesktop.Secret.Service"

@@ -5,7 +5,7 @@ import Testing
 import RequiredToolSupport
 
 /// Several clients at once, each on its own connection.
-@Suite("concurrent clients", .tags(.external, .dbus, .gnomeKeyring))
+@Suite("concurrent clients", .integration, .tags(.external, .dbus, .gnomeKeyring))
 struct ConcurrentClientTests {
     @Test("8 parallel secret-tool store + lookup pairs, then 8 parallel secretstorage readers: every one sees its own secret",
           arguments: SecretServiceProvider.underTest)

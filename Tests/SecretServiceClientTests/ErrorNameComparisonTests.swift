@@ -5,7 +5,7 @@ import Testing
 /// The D-Bus error names where the specification is silent, asked of gnome-keyring and of ours:
 /// the same answers (docs/SECRET-SERVICE.md, "Error names where the specification is silent"),
 /// apart from the specification's own `NoSuchObject` for its methods on missing objects.
-@Suite("error names as gnome-keyring answers them", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("error names as gnome-keyring answers them", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct ErrorNameComparisonTests {
     static let script = """
         import json

@@ -1,11 +1,12 @@
 import EtcdClusterSupport
 import Foundation
+import RequiredToolSupport
 import SecretServiceHarness
 import Testing
 
 /// The provider's D-Bus error reply carries the keychain's precise cause and its fix,
 /// as a real client (Python's secretstorage) receives it, not only a bare status.
-@Suite("Secret Service provider: the keychain's reason in D-Bus errors", .timeLimit(.minutes(3)))
+@Suite("Secret Service provider: the keychain's reason in D-Bus errors", .integration, .tags(.external, .dbus, .python), .timeLimit(.minutes(3)))
 struct FailureReasonTests {
     @Test("a new collection in a keychain directory others can write: the D-Bus error names the cause and the fix")
     func unsafeDirectoryReason() async throws {

@@ -4,7 +4,7 @@ import Testing
 import RequiredToolSupport
 
 /// git's own libsecret credential helper (built from Debian's git contrib source) driven by git.
-@Suite("git credential-libsecret", .tags(.external, .dbus, .gnomeKeyring, .git))
+@Suite("git credential-libsecret", .integration, .tags(.external, .dbus, .gnomeKeyring, .git))
 struct GitCredentialTests {
     private func git(_ harness: SecretServiceHarness, _ action: String, _ input: String) throws -> ClientRun {
         try harness.run(["/usr/bin/git", "-c", "credential.helper=", "-c", "credential.helper=\(try GitCredentialLibsecret.path())",

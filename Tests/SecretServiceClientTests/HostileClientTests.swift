@@ -1,5 +1,6 @@
 import EtcdClusterSupport
 import Foundation
+import RequiredToolSupport
 import SecretServiceHarness
 import Testing
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Glibc
 /// library): a call larger than the provider reads, one that would decode to millions of values,
 /// deeply nested arguments, and floods of sessions and prompts. Each gets an error reply; the
 /// provider keeps its name and keeps serving the other clients.
-@Suite("Secret Service provider: hostile clients", .timeLimit(.minutes(5)))
+@Suite("Secret Service provider: hostile clients", .integration, .tags(.external, .dbus, .python), .timeLimit(.minutes(5)))
 struct HostileClientTests {
     /// Python preamble: a jeepney connection and `call`, which returns "ok" or the error's name.
     static let preamble = """

@@ -6,7 +6,7 @@ import RequiredToolSupport
 /// Our provider serves the keychain itself: what Secret Service clients store, keychainctl finds
 /// as the matching keychain item, and the other way round (the provider maps a client's
 /// attributes to the keychain item's and back).
-@Suite("KeychainKit provider and keychainctl see the same items", .tags(.external, .dbus, .gnomeKeyring, .git, .python))
+@Suite("KeychainKit provider and keychainctl see the same items", .integration, .tags(.external, .dbus, .gnomeKeyring, .git, .python))
 struct KeychainMappingTests {
     @Test("Python keyring ↔ generic passwords; git's libsecret helper ↔ internet passwords")
     func sameItems() async throws {

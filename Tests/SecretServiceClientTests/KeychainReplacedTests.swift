@@ -1,11 +1,12 @@
 import Foundation
+import RequiredToolSupport
 import SecretServiceHarness
 import Testing
 
 /// The keychain file deleted under a running provider: `secret-tool store`
 /// must fail, the provider must say so on its standard error, and nothing may be reported stored
 /// that is not there after a restart.
-@Suite("Secret Service provider: keychain file deleted under it", .timeLimit(.minutes(3)))
+@Suite("Secret Service provider: keychain file deleted under it", .integration, .tags(.external, .dbus), .timeLimit(.minutes(3)))
 struct KeychainReplacedTests {
     @Test("after the keychain file is deleted, secret-tool store fails and the provider says why on stderr; nothing appears after a restart")
     func deletedFile() async throws {

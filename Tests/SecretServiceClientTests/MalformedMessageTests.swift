@@ -6,7 +6,7 @@ import RequiredToolSupport
 /// Calls no well-behaved client makes — wrong signatures, unknown members and interfaces,
 /// objects that do not exist, sessions that do not exist, degenerate Diffie-Hellman keys — each
 /// get an error reply, and the provider keeps serving afterwards.
-@Suite("malformed D-Bus calls", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("malformed D-Bus calls", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct MalformedMessageTests {
     /// Sends each call with jeepney (secretstorage's D-Bus library) and prints, per case, the
     /// error name of the reply or "ok".

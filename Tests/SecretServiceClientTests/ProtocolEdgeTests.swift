@@ -10,7 +10,7 @@ import RequiredToolSupport
 /// `keychainctl secret-service` spoken to over a real private bus with the project's own D-Bus
 /// client, for what the stock clients cannot show: session ownership, the error for each kind of
 /// bad call, prompts with and without someone to ask, and signals.
-@Suite("Secret Service provider: protocol edges", .timeLimit(.minutes(2)), .tags(.external, .dbus, .gnomeKeyring))
+@Suite("Secret Service provider: protocol edges", .timeLimit(.minutes(2)), .integration, .tags(.external, .dbus, .gnomeKeyring))
 struct ProtocolEdgeTests {
     static let service = "org.freedesktop.secrets"
 

@@ -5,7 +5,7 @@ import RequiredToolSupport
 
 /// The same call sequence against gnome-keyring and against ours, each on its own private bus:
 /// every observable result must be the same, except the documented differences asserted below.
-@Suite("gnome-keyring and KeychainKit side by side", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("gnome-keyring and KeychainKit side by side", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct ProviderComparisonTests {
     /// Reads its secrets as hex JSON on stdin, runs one sequence of client calls and prints what a client can observe (no object paths
     /// beyond the well-known ones, no times: those legitimately differ).

@@ -5,7 +5,7 @@ import RequiredToolSupport
 
 /// The provider killed without warning: clients get an error at once (nothing is D-Bus-activated in
 /// its place), and what it had acknowledged is there when it starts again on the same files.
-@Suite("provider killed and restarted", .tags(.external, .dbus, .gnomeKeyring))
+@Suite("provider killed and restarted", .integration, .tags(.external, .dbus, .gnomeKeyring))
 struct ProviderRestartTests {
     @Test("SIGKILL: clients fail instead of reaching another provider; after a restart every acknowledged item is back",
           arguments: SecretServiceProvider.underTest)

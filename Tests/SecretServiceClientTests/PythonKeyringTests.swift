@@ -4,7 +4,7 @@ import Testing
 import RequiredToolSupport
 
 /// Python `keyring` with its Secret Service backend (PYTHON_KEYRING_BACKEND forces it).
-@Suite("Python keyring", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("Python keyring", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct PythonKeyringTests {
     /// Reads the secrets {"first", "second", "bob", "other"} as JSON on stdin; prints what each call returned.
     static let script = """

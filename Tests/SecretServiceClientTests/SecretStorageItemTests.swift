@@ -5,7 +5,7 @@ import RequiredToolSupport
 
 /// Python `secretstorage` (the library Python keyring is built on) calling the Service, Collection
 /// and Item interfaces directly.
-@Suite("secretstorage items", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("secretstorage items", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct SecretStorageItemTests {
     /// Reads {"a": hex, "b": hex, "c": hex} (three secrets) on stdin; prints what it observed.
     static let script = """

@@ -5,7 +5,7 @@ import RequiredToolSupport
 
 /// Locking and unlocking the default collection through secretstorage, headless (no display,
 /// no terminal: an unlock prompt must end, never hang).
-@Suite("secretstorage lock and unlock", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("secretstorage lock and unlock", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct SecretStorageLockTests {
     /// Reads the item's secret on stdin. Each step's result, or the name of the error it raised (so one failing step does not hide the others).
     static let script = """

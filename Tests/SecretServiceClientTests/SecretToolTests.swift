@@ -4,7 +4,7 @@ import Testing
 import RequiredToolSupport
 
 /// libsecret's command-line client against each provider.
-@Suite("secret-tool", .tags(.external, .dbus, .gnomeKeyring))
+@Suite("secret-tool", .integration, .tags(.external, .dbus, .gnomeKeyring))
 struct SecretToolTests {
     @Test("store, lookup, search --all and clear: unicode, binary and multi-line secrets, several attributes", arguments: SecretServiceProvider.underTest)
     func storeLookupSearchClear(_ provider: SecretServiceProvider) async throws {

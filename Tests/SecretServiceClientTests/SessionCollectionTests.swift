@@ -4,7 +4,7 @@ import Testing
 
 /// The `session` collection (libsecret's `SECRET_COLLECTION_SESSION`): in memory, never locked,
 /// named by the `session` alias; its items are gone when the provider stops.
-@Suite("the session collection", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("the session collection", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct SessionCollectionTests {
     /// Stores an item in the `session` collection with secretstorage and reads it back.
     static let store = """

@@ -5,7 +5,7 @@ import RequiredToolSupport
 
 /// The Collection signals another client (a password manager window, say) relies on to follow
 /// changes: ItemCreated, ItemChanged and ItemDeleted, each naming the item.
-@Suite("Collection signals", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("Collection signals", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct SignalTests {
     /// Listens on one connection while secretstorage, on another, creates, relabels, changes the
     /// secret of, and deletes an item (secret on stdin); prints the members of the signals that

@@ -12,7 +12,7 @@ import Glibc
 /// The daemon in this process on a private bus, with a recorder the test holds: every access is
 /// recorded with the caller the bus reports (this process), and when recording fails the access
 /// fails — no secret handed out, no item kept.
-@Suite("Secret Service provider: every access recorded, or not done", .tags(.external, .dbus), .timeLimit(.minutes(2)))
+@Suite("Secret Service provider: every access recorded, or not done", .integration, .tags(.external, .dbus), .timeLimit(.minutes(2)))
 struct AccessRecordingTests {
     /// Keeps events; throws for the operations in `failing`.
     final class Recorder: AccessEventRecorder, @unchecked Sendable {

@@ -112,7 +112,7 @@ struct TransferSessionTests {
         #expect(fermat[0] == 1 && fermat.dropFirst().allSatisfy { $0 == 0 })
     }
 
-    @Test("Montgomery exponentiation agrees with Python's pow on random 1024-bit numbers", .tags(.external, .python))
+    @Test("Montgomery exponentiation agrees with Python's pow on random 1024-bit numbers", .integration, .tags(.external, .python))
     func randomPowersAgainstPython() throws {
         try PythonSecretStorage.require()
         let group = IETF1024Group.modulus
@@ -164,7 +164,7 @@ struct TransferSessionTests {
         #expect(PKCS7.unpaddedLength([UInt8](repeating: 17, count: 32)) == nil)
     }
 
-    @Test("dh: interoperates with python3-secretstorage both ways; tampering and short IVs rejected", .tags(.external, .python))
+    @Test("dh: interoperates with python3-secretstorage both ways; tampering and short IVs rejected", .integration, .tags(.external, .python))
     func pythonInterop() throws {
         try PythonSecretStorage.require()
         let process = Process()

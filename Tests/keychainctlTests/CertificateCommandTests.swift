@@ -5,7 +5,7 @@ import RequiredToolSupport
 /// import / export / find-certificate / find-identity, each command its own process, against
 /// certificates and keys the real openssl command makes in the sandbox (key files mode 0600;
 /// no key material on any command line).
-@Suite("keychainctl certificates, keys and identities", .tags(.external, .openssl))
+@Suite("keychainctl certificates, keys and identities", .integration, .tags(.external, .openssl))
 struct CertificateCommandTests {
     /// Runs openssl in the sandbox directory; records an issue when it fails.
     private func openssl(_ sandbox: ToolSandbox, _ arguments: [String]) throws {

@@ -13,7 +13,7 @@ struct CredentialHelperTests {
                                          "credential", action], stdin: input)
     }
 
-    @Test("git credential approve, fill and reject through keychainctl git-credential", .tags(.external, .git))
+    @Test("git credential approve, fill and reject through keychainctl git-credential", .integration, .tags(.external, .git))
     func gitEndToEnd() throws {
         try withSandbox { (sandbox) throws in
             let credential = "protocol=https\nhost=git.example.com:8443\nusername=bob\npassword=hunter2\n\n"
@@ -44,7 +44,7 @@ struct CredentialHelperTests {
         }
     }
 
-    @Test("git-credential: store replaces the secret of the same user; path is kept when git sends it", .tags(.external, .git))
+    @Test("git-credential: store replaces the secret of the same user; path is kept when git sends it", .integration, .tags(.external, .git))
     func gitStoreUpdatesAndPaths() throws {
         try withSandbox { (sandbox) throws in
             let helper = ["git-credential"]
@@ -61,7 +61,7 @@ struct CredentialHelperTests {
         }
     }
 
-    @Test("git-credential on a locked keychain fails at once with 36 and a hint, git carries on", .tags(.external, .git))
+    @Test("git-credential on a locked keychain fails at once with 36 and a hint, git carries on", .integration, .tags(.external, .git))
     func gitLocked() throws {
         try withSandbox { (sandbox) throws in
             let path = try sandbox.createKeychain("git.keychain-db", password: "pw")

@@ -3,7 +3,7 @@ import RequiredToolSupport
 import Testing
 
 /// `keychainctl exec`: secrets handed to real child programs through their environment only.
-@Suite("keychainctl exec", .tags(.external, .python))
+@Suite("keychainctl exec", .integration, .tags(.external, .python))
 struct ExecCommandTests {
     private let secret = "s3cret value with spaces"
 

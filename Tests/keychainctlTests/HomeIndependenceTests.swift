@@ -39,7 +39,7 @@ struct HomeIndependenceTests {
     }
 
     @Test("git stores under one HOME and fills under another, under XDG_STATE_HOME elsewhere, a HOME that does not exist, and env -i; every access is logged",
-          .tags(.external, .git))
+          .integration, .tags(.external, .git))
     func gitAcrossHomes() throws {
         try withSandbox { (sandbox) throws in
             try removingNewMarkers {
@@ -81,7 +81,7 @@ struct HomeIndependenceTests {
         }
     }
 
-    @Test("Docker's helper stores under one HOME and gets under another", .tags(.external))
+    @Test("Docker's helper stores under one HOME and gets under another", .integration, .tags(.external))
     func dockerAcrossHomes() throws {
         try withSandbox { (sandbox) throws in
             try removingNewMarkers {
@@ -98,7 +98,7 @@ struct HomeIndependenceTests {
     }
 
     @Test("a keychain whose device key is another's: the helpers say why in one line; a store stores nothing, a get hands out nothing",
-          .tags(.external, .git))
+          .integration, .tags(.external, .git))
     func keychainThatCannotLog() throws {
         try withSandbox { (sandbox) throws in
             let own = try sandbox.keychainctl(["git-credential", "store"], stdin: "protocol=https\nhost=h.example\nusername=u\npassword=one\n\n")

@@ -80,7 +80,11 @@ struct SessionSharingTests {
             #expect(try sandbox.keychainctl(["set-keychain-settings", "-t", "1", path]).status == 0)
             #expect(try sandbox.keychainctl(["lock-keychain", path]).status == 0)
             #expect(try sandbox.keychainctl(["unlock-keychain", path, "-p"], stdin: "pw\n").status == 0)
-            Thread.sleep(forTimeInterval: 2.5)
+            // The timeout (1 s) locks it: wait for the lock (a read does not renew it), at most 15 s.
+            let deadline = ContinuousClock.now + .seconds(15)
+            while try sandbox.keychainctl(["find-generic-password", "-a", "ak", path]).status == 0, ContinuousClock.now < deadline {
+                usleep(50_000)
+            }
             #expect(try sandbox.keychainctl(["find-generic-password", "-a", "ak", path]).status == 36)
             #expect(try sandbox.keychainctl(["find-generic-password", "-a", "ck", "-w", path]).stdout == "c\n")
         }

@@ -4,7 +4,7 @@ import Testing
 import RequiredToolSupport
 
 /// `keychainctl sync` end to end: two keychains as two devices, a real 3-member etcd cluster.
-@Suite("keychainctl sync (real etcd)", .serialized, .tags(.external, .etcd))
+@Suite("keychainctl sync (real etcd)", .serialized, .integration, .tags(.external, .etcd))
 struct SyncCommandTests {
     @Test("create prints the code once; join reads it from standard input and prints the device id; a member sponsors it; sync carries synchronizable items only; status lists both members")
     func createJoinSync() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// `keychainctl sync create/join`'s connection options against a real etcd with TLS: the CA, the
 /// client certificate, etcd users, plain HTTP only with --insecure. Each mistake is named before
 /// anything is written.
-@Suite("keychainctl sync connection options (real etcd with TLS)", .serialized, .tags(.external, .etcd, .openssl))
+@Suite("keychainctl sync connection options (real etcd with TLS)", .serialized, .integration, .tags(.external, .etcd, .openssl))
 struct SyncConnectionOptionTests {
     @Test("a wrong CA, a missing client certificate and plain HTTP without --insecure are refused, each with its fix")
     func certificates() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// `keychainctl sync` end to end over etcd with TLS: the circle keeps how it reaches etcd (CA,
 /// client certificate, user; never the password), and every later command uses it.
-@Suite("keychainctl sync over TLS (real etcd)", .serialized, .tags(.external, .etcd, .openssl))
+@Suite("keychainctl sync over TLS (real etcd)", .serialized, .integration, .tags(.external, .etcd, .openssl))
 struct SyncOverTLSTests {
     @Test("create, join, sponsor and run over TLS with client certificates carry an item; a run whose CA file now holds an unrelated CA is refused")
     func clientCertificates() async throws {

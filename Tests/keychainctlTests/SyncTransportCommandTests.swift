@@ -6,7 +6,7 @@ import Testing
 /// `keychainctl sync` over a bare git repository (file://) and a shared folder: `--transport`
 /// on create and join, the circle remembering its transport for run and status, the git clone
 /// beside the keychain, history and restore.
-@Suite("keychainctl sync over git and a folder", .serialized, .tags(.external, .git))
+@Suite("keychainctl sync over git and a folder", .serialized, .integration, .tags(.external, .git))
 struct SyncTransportCommandTests {
     /// Runs `git` for the test's set-up, failing loudly.
     static func git(_ arguments: [String]) throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `create-keychain --tpm` and `set-keychain-password --tpm` against a software TPM (swtpm) through
 /// the real tpm2-tools / tpm2-tss stack.
-@Suite("TPM-sealed keychains", .tags(.external, .tpm))
+@Suite("TPM-sealed keychains", .integration, .tags(.external, .tpm))
 struct TPMSealTests {
     private func withTPM(_ body: (ToolSandbox, SoftwareTPM) throws -> Void) throws {
         try withSandbox { (sandbox) throws in

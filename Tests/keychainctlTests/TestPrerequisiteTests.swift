@@ -25,39 +25,6 @@ struct TestPrerequisiteTests {
         Set(try array("packages"))
     }
 
-    /// The test IDs (`Module.Type` for a suite, `Module.Type/function` for a test) of every suite
-    /// and test in Tests/ whose traits tag it `.external`, read from the sources.
-    static func externallyTaggedTestIDs() throws -> [String] {
-        let tests = root.appendingPathComponent("Tests")
-        var found: [String] = []
-        let files = FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String } ?? []
-        for file in files where file.hasSuffix(".swift") && !file.hasPrefix("Support/") {
-            let module = String(file.prefix { $0 != "/" })
-            let lines = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
-                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            for (index, line) in lines.enumerated()
-            where line.contains(".tags(.external") && ["@Suite(", "@Test("].contains(where: line.trimmingCharacters(in: .whitespaces).hasPrefix) {
-                let following = lines[index...].prefix(6)
-                if line.contains("@Suite") {
-                    let declaration = try #require(following.first { $0.contains("struct ") || $0.contains("class ") }, "\(file):\(index + 1)")
-                    found.append(module + "." + name(after: declaration.contains("struct ") ? "struct " : "class ", in: declaration))
-                } else {
-                    let function = try #require(following.first { $0.contains("func ") }, "\(file):\(index + 1)")
-                    let type = try #require(lines[..<index].last { $0.hasPrefix("struct ") || $0.hasPrefix("final class ") }, "\(file):\(index + 1)")
-                    found.append(module + "." + name(after: type.hasPrefix("struct ") ? "struct " : "class ", in: type)
-                                 + "/" + name(after: "func ", in: function))
-                }
-            }
-        }
-        return found
-    }
-
-    /// The identifier after `keyword` in `line`.
-    private static func name(after keyword: String, in line: String) -> String {
-        let rest = line[line.range(of: keyword)!.upperBound...]
-        return String(rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
-    }
-
     @Test("scripts/test installs the Debian package of every program a test runs")
     func scriptInstallsEveryRequiredPackage() throws {
         let installed = try Self.installedPackages()
@@ -65,16 +32,36 @@ struct TestPrerequisiteTests {
         #expect(missing.isEmpty, "scripts/test's packages=( list lacks: \(missing.map { "\($0.debianPackage) (\($0.path))" })")
     }
 
-    @Test("scripts/test --hermetic skips exactly the suites and tests tagged .external")
-    func hermeticSkipListMatchesTheTags() throws {
-        let skipped = try Self.array("external_tests")
-        let tagged = try Self.externallyTaggedTestIDs()
-        #expect(tagged.count >= 20, "the source scan found \(tagged.count) tagged suites and tests")
-        for id in tagged {
-            #expect(skipped.contains { id.hasPrefix($0) }, "\(id) is tagged .external but scripts/test --hermetic runs it")
+    @Test("every suite and test tagged .external is in the integration tier, and only those")
+    func integrationTraitGoesWithTheExternalTag() throws {
+        // scripts/test selects the integration tier by the `.external` tag and plain `swift test`
+        // skips it by the `.integration` trait: a declaration with one and not the other would run
+        // an external program in the hermetic tier, or run in neither tier.
+        let tests = Self.root.appendingPathComponent("Tests")
+        let files = FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String } ?? []
+        var tagged = 0
+        for file in files where file.hasSuffix(".swift") && !file.hasPrefix("Support/") && !file.hasSuffix("TestPrerequisiteTests.swift") {
+            let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
+            let external = text.components(separatedBy: ".tags(.external").count - 1
+            let together = text.components(separatedBy: ".integration, .tags(.external").count - 1
+            let integration = text.components(separatedBy: ".integration,").count - 1
+            tagged += external
+            #expect(external == together, "\(file): write `.integration, .tags(.external, …)`: a test tagged .external runs an external program")
+            #expect(integration == together, "\(file): `.integration` goes with `.tags(.external, …)`, which scripts/test selects the tier by")
         }
-        for entry in skipped {
-            #expect(tagged.contains { $0.hasPrefix(entry) }, "scripts/test skips \(entry), which is not tagged .external")
+        #expect(tagged >= 20, "the source scan found \(tagged) suites and tests tagged .external")
+    }
+
+    @Test("in the hermetic tier, starting a known external program fails naming the trait to add")
+    func hermeticTierRefusesExternalPrograms() throws {
+        #expect(throws: Never.self) { try IntegrationTier.requireEnabled(toRun: "/bin/sh") }  // not a listed tool
+        if IntegrationTier.isEnabled {
+            #expect(throws: Never.self) { try IntegrationTier.requireEnabled(toRun: RequiredTool.etcd.path) }
+        } else {
+            let error = try #require(throws: IntegrationTier.ProgramInHermeticTier.self) {
+                try IntegrationTier.requireEnabled(toRun: RequiredTool.etcd.path)
+            }
+            #expect(error.description.contains(RequiredTool.etcd.path) && error.description.contains(".integration"))
         }
     }
 

@@ -25,6 +25,7 @@ public final class BackgroundProcess {
         self.name = name
         self.logPath = logPath
         // argv[0] is `timeout`; the daemon is the program a missing package leaves out.
+        try IntegrationTier.requireEnabled(toRun: arguments[0])
         try RequiredTool.requireIfKnown(arguments[0])
         let argv = ["/usr/bin/timeout", "--kill-after=5", "600", "/usr/bin/setpriv", "--pdeathsig", "KILL"] + arguments
         let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)

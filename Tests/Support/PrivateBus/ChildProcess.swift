@@ -23,6 +23,7 @@ public enum ChildProcess {
     /// Debian package.
     public static func spawn(_ argv: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32,
                              ownProcessGroup: Bool = false) throws -> pid_t {
+        try IntegrationTier.requireEnabled(toRun: argv[0])
         try RequiredTool.requireIfKnown(argv[0])
         do {
             return try Subprocess.spawn(executable: argv[0], arguments: argv, environment: environment,

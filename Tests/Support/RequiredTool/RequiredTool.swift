@@ -26,7 +26,7 @@ public struct RequiredTool: Sendable, Hashable {
             let packages = Array(Set(tools.map(\.debianPackage))).sorted()
             return "\(tools.map(\.path).joined(separator: ", ")) not installed: this test runs the real program. "
                 + "Install the Debian package\(packages.count == 1 ? "" : "s") \(packages.joined(separator: " ")) "
-                + "(`scripts/test` installs everything the tests need), or skip the suites that need external programs "
+                + "(`scripts/test` installs everything the tests need), or run the hermetic tier alone: `swift test` "
                 + "(README, \"Running the tests\")."
         }
     }

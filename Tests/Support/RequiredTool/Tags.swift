@@ -1,8 +1,9 @@
 import Testing
 
-/// Tags of the suites that start an external program, so the hermetic tests can run alone:
-/// `swift test --skip .tags:external` (README, "Running the tests"). Every suite that runs a
-/// program from ``RequiredTool`` carries `.external` and the tag of what it runs.
+/// Tags of the suites that start an external program. Every suite or test that runs a program
+/// from ``RequiredTool`` is in the integration tier: it carries the `.integration` trait
+/// (``IntegrationTier``), `.external` (what `scripts/test` selects that tier by) and the tag of
+/// what it runs: `.integration, .tags(.external, .etcd)`.
 extension Tag {
     /// Runs a program outside the Swift toolchain (all the tags below imply it).
     @Tag public static var external: Self
