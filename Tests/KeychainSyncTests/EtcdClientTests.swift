@@ -224,6 +224,9 @@ struct EtcdTLSTests {
             #expect(try client.get(bytes("/kk/auth/a"))?.value == bytes("one"))
             let firstToken = try #require(client.heldToken)
             // Past --auth-token-ttl etcd forgets the token; the client authenticates again by itself.
+            // A fixed wait on purpose: etcd renews a token on every use and checks expiry once a
+            // second, so only idle time (TTL 1 s + that second + margin) expires it; no call can
+            // observe the expiry without renewing the token.
             Thread.sleep(forTimeInterval: 3)
             try client.put(bytes("/kk/auth/b"), bytes("two"))
             let secondToken = try #require(client.heldToken)
