@@ -1,6 +1,7 @@
 import Foundation
 import KeychainAudit
 import KeychainLinux
+import KeychainServicesExtras
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -26,6 +27,12 @@ struct AccessLogGroupCommitTests {
 
     /// A log about a fresh login keychain (the store creates it: a log is about an existing keychain).
     static func withLog(_ body: (AccessLog) throws -> Void) throws {
+        // The log's key item is in its own access group, which keychainctl and the provider see
+        // (they see every group); this process is given that one group, idempotently.
+        if !KeychainRegistryGroups.includesLogGroup {
+            KeychainToolSettings.grantAccessGroup(AccessLog.keyAccessGroup)
+            KeychainRegistryGroups.includesLogGroup = true
+        }
         try IsolatedKeychains.withStore { _, directory in
             try body(AccessLog(keychainAt: directory + "/login.keychain-db", settings: AccessLogSettings()))
         }
@@ -140,4 +147,9 @@ final class Collected<Value>: @unchecked Sendable {
     private var values: [Value] = []
     func append(_ value: Value) { lock.withLock { values.append(value) } }
     var all: [Value] { lock.withLock { values } }
+}
+
+/// Whether this process was given the access log's group (once: the registry keeps a list).
+enum KeychainRegistryGroups {
+    nonisolated(unsafe) static var includesLogGroup = false
 }
