@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Secret Service lookup latency: gnome-keyring-daemon against `keychainctl secret-service`, in ONE
+# Secret Service at 1,000 items: gnome-keyring-daemon against `keychainctl secret-service`, in ONE
 # run, each provider on its own private D-Bus bus, measured interleaved (A, B, A, B, …).
 #
-#   bash bench/secret-service.sh          (env: RUNS=100, KEYCHAINCTL=path, OUT=file.md, SKIP_BUILD=1)
+#   bash bench/secret-service.sh   (env: RUNS=100, BULK_RUNS=5, ITEMS=1000, LARGE=10000 to add a provider with
+#                                   that many items, KEYCHAINCTL=path, OUT=file.md, SKIP_BUILD=1)
 #
 # Builds keychainctl in release (.build-bench, as bench/run.sh does) unless KEYCHAINCTL is given or
 # SKIP_BUILD=1, then runs bench/secret_service_bench.py with Debian's /usr/bin/python3 (it has

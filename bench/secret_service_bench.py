@@ -1,20 +1,31 @@
-"""Secret Service lookup latency, gnome-keyring vs KeychainKit, run by bench/secret-service.sh.
+"""Secret Service, gnome-keyring vs KeychainKit at ITEMS items, run by bench/secret-service.sh.
 
 Each provider runs on its own private dbus-daemon (a configuration with no service directories,
-so nothing is activated behind its back) with throwaway HOME/XDG directories; both run at the
-same time and the measurements alternate between them, so machine noise hits both alike.
+so nothing is activated behind its back) with throwaway HOME/XDG directories and a fresh store;
+all run at the same time and the measurements alternate between them (A, B, A, B, ...), so
+machine noise hits both alike. Each store is filled with ITEMS items (default 1000) by one
+secretstorage process (label "bench N", attributes kk-bench-set=all, service=kk-fill,
+username=user-N), plus the looked-up item (service=kk-bench, username=alice).
+With LARGE=10000 a third provider, KeychainKit with that many items, is measured for lookups too.
 
-Measured, RUNS times per provider:
-  secret-tool lookup     the whole process (fork + exec + D-Bus connect + OpenSession + search +
-                         GetSecret + exit), timed from Python around subprocess.run
-  keyring.get_password   one call in a long-lived Python process (PYTHON_KEYRING_BACKEND forces the
-                         SecretService backend; each call opens its own connection and session, as
-                         keyring does), timed inside that process
+Measured per provider, interleaved:
+  secret-tool lookup     (RUNS rounds) the whole process (fork + exec + D-Bus connect +
+                         OpenSession + search + GetSecret + exit), timed around subprocess.run
+  keyring.get_password   (RUNS rounds) one call in a long-lived Python process (a connection and
+                         a DH session per call, as keyring does), timed inside that process
+  get_secret, all items  (BULK_RUNS rounds) Item.GetSecret of every filled item, one call after
+                         another, in a long-lived secretstorage process; reported per item
+  secret-tool store      (BULK_RUNS rounds) of a new item (attributes never used before), whole process
+  secret-tool search     (BULK_RUNS rounds) --all kk-bench-set all: every filled item with its
+                         secret and attributes, whole process
 Secrets go to the clients on stdin only. Every process started here is killed by its pid at exit.
 """
 import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 RUNS = int(os.environ.get("RUNS", "100"))
+BULK_RUNS = int(os.environ.get("BULK_RUNS", "5"))
+ITEMS = int(os.environ.get("ITEMS", "1000"))
+LARGE = int(os.environ.get("LARGE", "0"))
 KEYCHAINCTL = os.environ.get("KEYCHAINCTL", "")
 OUT = os.environ.get("OUT", "")
 PY = "/usr/bin/python3"
@@ -44,10 +55,34 @@ for line in sys.stdin:
     print(elapsed if value is not None else "miss", flush=True)
 """
 
+# Fills the default collection with argv[1] items, then, per "go" line, reads every filled item's
+# secret (Item.GetSecret, one after another) and answers with the seconds it took.
+FILL_AND_READ = """
+import sys, time, secretstorage
+count = int(sys.argv[1])
+connection = secretstorage.dbus_init()
+collection = secretstorage.get_default_collection(connection)
+if collection.is_locked():
+    collection.unlock()
+for index in range(count):
+    collection.create_item("bench %d" % index, {"kk-bench-set": "all", "service": "kk-fill", "username": "user-%d" % index},
+                           b"fill-secret-%d" % index)
+items = list(collection.search_items({"kk-bench-set": "all"}))
+assert len(items) == count, (len(items), count)
+print("filled", flush=True)
+for line in sys.stdin:
+    start = time.perf_counter()
+    for item in items:
+        item.get_secret()
+    print(time.perf_counter() - start, flush=True)
+"""
+
 
 class Provider:
-    def __init__(self, name):
+    def __init__(self, name, items):
         self.name = name
+        self.items = items
+        self.stores = 0
         self.dir = tempfile.mkdtemp(prefix="kk-ssb-", dir="/tmp")
         self.env = {
             "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
@@ -128,7 +163,42 @@ class Provider:
             return False
         self.loop = subprocess.Popen([PY, "-c", KEYRING_LOOP], env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.processes.append(self.loop)
+        started = time.perf_counter()
+        self.reader = subprocess.Popen([PY, "-c", FILL_AND_READ, str(self.items)], env=self.env, stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True)
+        self.processes.append(self.reader)
+        if self.reader.stdout.readline().strip() != "filled":
+            self.error = "filling %d items failed" % self.items
+            return False
+        self.fill_seconds = time.perf_counter() - started
         return True
+
+    def get_all(self):
+        self.reader.stdin.write("go\n")
+        self.reader.stdin.flush()
+        answer = self.reader.stdout.readline().strip()
+        if not answer:
+            raise RuntimeError("%s: reading every item failed" % self.name)
+        return float(answer) / self.items
+
+    def secret_tool_store(self):
+        self.stores += 1
+        start = time.perf_counter()
+        run = subprocess.run(["/usr/bin/secret-tool", "store", "--label=new", "service", "kk-new", "username", "new-%d" % self.stores],
+                             env=self.env, input=b"new-secret", capture_output=True)
+        elapsed = time.perf_counter() - start
+        if run.returncode != 0:
+            raise RuntimeError("%s: secret-tool store failed: %s" % (self.name, run.stderr.decode(errors="replace")[-300:]))
+        return elapsed
+
+    def secret_tool_search_all(self):
+        start = time.perf_counter()
+        run = subprocess.run(["/usr/bin/secret-tool", "search", "--all", "kk-bench-set", "all"], env=self.env, capture_output=True)
+        elapsed = time.perf_counter() - start
+        found = (run.stdout + run.stderr).count(b"fill-secret-")
+        if run.returncode != 0 or found != self.items:
+            raise RuntimeError("%s: secret-tool search --all found %d of %d items" % (self.name, found, self.items))
+        return elapsed
 
     def secret_tool_lookup(self):
         start = time.perf_counter()
@@ -161,7 +231,7 @@ class Provider:
 def summary(samples):
     ordered = sorted(samples)
     p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
-    return "%.1f ms" % (statistics.median(ordered) * 1000), "%.1f ms" % (p90 * 1000)
+    return "%.2f ms" % (statistics.median(ordered) * 1000), "%.2f ms" % (p90 * 1000)
 
 
 def versions():
@@ -170,30 +240,62 @@ def versions():
     return out.strip().rstrip(",")
 
 
+def ratio(samples, name, base, kind):
+    if (base, kind) not in samples or (name, kind) not in samples:
+        return ""
+    return " (%.2f×)" % (statistics.median(samples[(name, kind)]) / statistics.median(samples[(base, kind)]))
+
+
 def main():
-    providers = [Provider("gnome-keyring"), Provider("KeychainKit")]
+    providers = [Provider("gnome-keyring", ITEMS), Provider("KeychainKit", ITEMS)]
+    if LARGE:
+        providers.append(Provider("KeychainKit, %d items" % LARGE, LARGE))
     try:
         live = [p for p in providers if p.start()]
-        samples = {(p.name, kind): [] for p in live for kind in ("secret-tool", "keyring")}
+        full = [p for p in live if p.items == ITEMS]
+        samples = {}
+        def add(p, kind, value):
+            samples.setdefault((p.name, kind), []).append(value)
         for _ in range(3):  # warm-up, not counted
             for p in live:
                 p.secret_tool_lookup()
                 p.keyring_get()
         for _ in range(RUNS):
             for p in live:
-                samples[(p.name, "secret-tool")].append(p.secret_tool_lookup())
-                samples[(p.name, "keyring")].append(p.keyring_get())
-        lines = ["| provider | `secret-tool lookup` (whole process) median / p90 | `keyring.get_password` (in process) median / p90 |",
-                 "|---|---|---|"]
+                add(p, "lookup", p.secret_tool_lookup())
+                add(p, "keyring", p.keyring_get())
+        for _ in range(BULK_RUNS):
+            for p in full:
+                add(p, "get_all", p.get_all())
+                add(p, "store", p.secret_tool_store())
+                add(p, "search", p.secret_tool_search_all())
+        base = "gnome-keyring"
+        lines = ["| provider | items | `secret-tool lookup` median / p90 | `keyring.get_password` median / p90 | "
+                 "`get_secret`, every item, per item, median / p90 | `secret-tool store` (new item) median / p90 | "
+                 "`secret-tool search --all` (every item) median / p90 |",
+                 "|---|---:|---|---|---|---|---|"]
         for p in providers:
             if p.error is not None:
-                lines.append("| %s | not measured: %s | |" % (p.name, p.error.replace("|", "/")))
+                lines.append("| %s | %d | not measured: %s | | | | |" % (p.name, p.items, p.error.replace("|", "/")))
                 continue
-            st = summary(samples[(p.name, "secret-tool")])
-            kr = summary(samples[(p.name, "keyring")])
-            lines.append("| %s | %s / %s | %s / %s |" % (p.name, st[0], st[1], kr[0], kr[1]))
-        lines += ["", "%d runs each, interleaved, one run of bench/secret-service.sh on %s (%d cores); %s." %
-                  (RUNS, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(), versions())]
+            cells = []
+            for kind in ("lookup", "keyring", "get_all", "store", "search"):
+                if (p.name, kind) not in samples:
+                    cells.append("—")
+                    continue
+                median, p90 = summary(samples[(p.name, kind)])
+                cells.append("%s / %s%s" % (median, p90, ratio(samples, p.name, base, kind) if p.name != base else ""))
+            lines.append("| %s | %d | %s |" % (p.name, p.items, " | ".join(cells)))
+        if LARGE and ("KeychainKit, %d items" % LARGE, "lookup") in samples and ("KeychainKit", "lookup") in samples:
+            lines += ["", "`secret-tool lookup` at %d items / at %d items: %.2f×." % (
+                LARGE, ITEMS, statistics.median(samples[("KeychainKit, %d items" % LARGE, "lookup")])
+                / statistics.median(samples[("KeychainKit", "lookup")]))]
+        fills = ", ".join("%s %.0f s" % (p.name, p.fill_seconds) for p in live)
+        lines += ["", "%d rounds of lookups, %d of the rest, interleaved, after 3 warm-up rounds; one run of "
+                  "bench/secret-service.sh on %s (%d cores, load average %.1f at the end); filling the stores "
+                  "through secretstorage took %s; (×: median over gnome-keyring's); %s." %
+                  (RUNS, BULK_RUNS, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(),
+                   os.getloadavg()[0], fills, versions())]
         table = "\n".join(lines) + "\n"
         print(table, end="", flush=True)
         if OUT:

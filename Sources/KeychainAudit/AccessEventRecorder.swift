@@ -5,4 +5,15 @@
 package protocol AccessEventRecorder: Sendable {
     /// Records `event` durably, or throws.
     func record(_ event: AccessEvent) throws
+
+    /// Records `events` durably (a recorder on disk: in one append), or throws; then none of the
+    /// accesses may be done.
+    func record(_ events: [AccessEvent]) throws
+}
+
+extension AccessEventRecorder {
+    /// One after another, by default.
+    package func record(_ events: [AccessEvent]) throws {
+        for event in events { try record(event) }
+    }
 }

@@ -13,4 +13,8 @@ package struct AccessEventRecorders: AccessEventRecorder {
     package func record(_ event: AccessEvent) throws {
         for recorder in recorders { try recorder.record(event) }
     }
+
+    package func record(_ events: [AccessEvent]) throws {
+        for recorder in recorders { try recorder.record(events) }
+    }
 }

@@ -109,7 +109,7 @@ package final class AccessLog: AccessEventRecorder {
     // MARK: - Appending
 
     /// The newest entry and where the next one goes in the current file.
-    private struct Head {
+    struct Head {
         var sequence: UInt64
         var tag: Data
         var end: Int
@@ -117,21 +117,63 @@ package final class AccessLog: AccessEventRecorder {
     }
 
     func append(_ newContents: [AccessLogEntry.Content]) throws(AccessLogError) {
+        var writer: Writer?
+        try append(newContents, writer: &writer, checkpointing: true)
+    }
+
+    /// What a long-lived writer (``AccessLogGroupCommit``) keeps between its appends: the log's key,
+    /// where the chain stands and in which file, and the newest checkpoint the keychain holds. An
+    /// append that finds the current file exactly as the writer left it (same file, same size,
+    /// same last tag) goes on from here without reading the key item or the file; anything else
+    /// (another process appended or rotated) is read and verified as a first append would.
+    struct Writer {
+        let vault: AccessLogVault
+        let key: SymmetricKey
+        fileprivate(set) var head: Head
+        fileprivate(set) var file: FileIdentity
+        /// The checkpoint the keychain holds, as far as this writer knows.
+        var checkpointed: AccessLogVault.Checkpoint
+
+        /// The checkpoint that vouches for the newest entry.
+        var checkpoint: AccessLogVault.Checkpoint {
+            .init(sequence: head.sequence, tag: head.tag, offset: UInt64(head.end))
+        }
+        /// Whether the keychain's checkpoint is behind the newest entry this writer appended.
+        var checkpointIsBehind: Bool { checkpointed != checkpoint }
+    }
+
+    /// Device and inode of the current file: a rotation by another process makes another file current.
+    struct FileIdentity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// Appends `newContents` (written and `fsync`ed when it returns), continuing from `writer` when
+    /// the log is as it left it. With `checkpointing`, the keychain's checkpoint is then updated;
+    /// without it, only when the append started a new file (a rotation: another writer walks only
+    /// the current file and must find the checkpoint there or at the end of `.1`), and otherwise
+    /// left behind for ``writeCheckpoint(writer:)``.
+    func append(_ newContents: [AccessLogEntry.Content], writer: inout Writer?, checkpointing: Bool) throws(AccessLogError) {
         let lock = try LogIO.lock(files.lockPath, LOCK_EX)
         defer { close(lock) }
-        let vault = try AccessLogVault(keychainPath: files.keychainPath)
-        let key: SymmetricKey, checkpoint: AccessLogVault.Checkpoint
-        if let loaded = try vault.load() {
-            (key, checkpoint) = loaded
-        } else {
-            // A log without its key can be neither verified nor continued: never start a second chain over it.
-            if files.exists { throw .keyMissing(log: files.currentPath) }
-            (key, checkpoint) = (try vault.create(), .empty)
-        }
         let path = files.currentPath
-        var descriptor = try LogIO.open(path, flags: O_RDWR, create: true)
+        var current: Writer
+        var descriptor: Int32
+        if let known = writer, let opened = try openIfPresent(path) {
+            descriptor = opened
+            if try !isUnchanged(opened, since: known) {
+                close(opened)
+                writer = nil
+                (current, descriptor) = try startWriting()
+            } else {
+                current = known
+            }
+        } else {
+            writer = nil
+            (current, descriptor) = try startWriting()
+        }
         defer { close(descriptor) }
-        var head = try self.head(of: descriptor, key: key, checkpoint: checkpoint)
+        var head = current.head
 
         var contents: [AccessLogEntry.Content] = []
         if head.discardedBytes > 0 { contents.append(.interruptedWrite(time: Date(), discardedBytes: head.discardedBytes)) }
@@ -139,7 +181,7 @@ package final class AccessLog: AccessEventRecorder {
         var bytes = Data()
         var sequence = head.sequence, tag = head.tag
         for content in contents {
-            let frame = try AccessLogFrame.seal(content, sequence: sequence + 1, previousTag: tag, key: key)
+            let frame = try AccessLogFrame.seal(content, sequence: sequence + 1, previousTag: tag, key: current.key)
             bytes.append(frame.bytes)
             (sequence, tag) = (frame.sequence, frame.tag)
         }
@@ -157,7 +199,84 @@ package final class AccessLog: AccessEventRecorder {
         try write(bytes, to: descriptor, at: head.end, path: path)
         try LogIO.sync(descriptor, path: path)
         if created { try LogIO.syncDirectory(files.directoryPath) }
-        try vault.save(key: key, checkpoint: .init(sequence: sequence, tag: tag, offset: UInt64(head.end + bytes.count)))
+        current.head = Head(sequence: sequence, tag: tag, end: head.end + bytes.count, discardedBytes: 0)
+        current.file = try identity(of: descriptor)
+        if checkpointing || created {
+            try current.vault.save(key: current.key, checkpoint: current.checkpoint)
+            current.checkpointed = current.checkpoint
+        }
+        writer = current
+    }
+
+    /// Records `writer`'s newest entry as the keychain's checkpoint, if the log is still as that
+    /// writer left it; if another process appended since, that process recorded a newer checkpoint
+    /// and `writer` is dropped (its next append reads the log again).
+    func writeCheckpoint(writer: inout Writer?) throws(AccessLogError) {
+        guard var current = writer, current.checkpointIsBehind else { return }
+        let lock = try LogIO.lock(files.lockPath, LOCK_EX)
+        defer { close(lock) }
+        guard let descriptor = try openIfPresent(files.currentPath) else {
+            writer = nil
+            return
+        }
+        defer { close(descriptor) }
+        guard try isUnchanged(descriptor, since: current) else {
+            writer = nil
+            return
+        }
+        try current.vault.save(key: current.key, checkpoint: current.checkpoint)
+        current.checkpointed = current.checkpoint
+        writer = current
+    }
+
+    /// A writer for the log as it is: key and checkpoint read from the keychain (a new key for a new
+    /// log), then the current file opened (created if missing) and verified from the checkpoint on.
+    private func startWriting() throws(AccessLogError) -> (Writer, descriptor: Int32) {
+        let vault = try AccessLogVault(keychainPath: files.keychainPath)
+        let key: SymmetricKey, checkpoint: AccessLogVault.Checkpoint
+        if let loaded = try vault.load() {
+            (key, checkpoint) = loaded
+        } else {
+            // A log without its key can be neither verified nor continued: never start a second chain over it.
+            if files.exists { throw .keyMissing(log: files.currentPath) }
+            (key, checkpoint) = (try vault.create(), .empty)
+        }
+        let descriptor = try LogIO.open(files.currentPath, flags: O_RDWR, create: true)
+        do throws(AccessLogError) {
+            let writer = Writer(vault: vault, key: key, head: try head(of: descriptor, key: key, checkpoint: checkpoint),
+                                file: try identity(of: descriptor), checkpointed: checkpoint)
+            return (writer, descriptor)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// The current file opened for writing, or nil when it does not exist (a rotation by another
+    /// process that has not written yet, or the log removed).
+    private func openIfPresent(_ path: String) throws(AccessLogError) -> Int32? {
+        do throws(AccessLogError) {
+            return try LogIO.open(path, flags: O_RDWR)
+        } catch .io(_, _, let code) where code == ENOENT {
+            return nil
+        }
+    }
+
+    /// Whether the current file is the one `writer` appended to, ending with its newest entry.
+    private func isUnchanged(_ descriptor: Int32, since writer: Writer) throws(AccessLogError) -> Bool {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .io(path: files.currentPath, operation: "fstat", errno: errno) }
+        guard FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) == writer.file,
+              Int(info.st_size) == writer.head.end else { return false }
+        if writer.head.end == 0 { return true }
+        guard writer.head.end >= AccessLogFrame.tagSize else { return false }
+        return try lastTag(descriptor, size: writer.head.end) == writer.head.tag
+    }
+
+    private func identity(of descriptor: Int32) throws(AccessLogError) -> FileIdentity {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .io(path: files.currentPath, operation: "fstat", errno: errno) }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     /// Where the chain stands. The fast path: the current file ends where the checkpoint left it,

@@ -2,15 +2,16 @@ import Foundation
 
 /// The recorder for a process that serves several keychains (the Secret Service provider: one
 /// keychain file per collection): each event goes to the ``AccessLog`` of the keychain it names
-/// (``AccessEvent/keychainPath``), else of the default keychain. One `AccessLog` per keychain,
-/// made on first use and kept.
+/// (``AccessEvent/keychainPath``), else of the default keychain. One ``AccessLogGroupCommit`` per
+/// keychain, made on first use and kept: concurrent reads share one durable append, and the
+/// keychain's checkpoint follows within ``AccessLogGroupCommit/defaultCheckpointDelay``.
 package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable {
     /// The keychain of events that name none (the provider's login collection).
     package let defaultKeychainPath: String
     /// Every log's settings, or why the configuration has none (then every record fails with it).
     private let settings: Result<AccessLogSettings, AccessLogError>
     private let lock = NSLock()
-    private var logs: [String: AccessLog] = [:]  // guarded by `lock`
+    private var logs: [String: AccessLogGroupCommit] = [:]  // guarded by `lock`
 
     /// Routes events without a keychain to the log of `defaultKeychainPath`; each log is made with
     /// `settings`, or, when the configuration was refused, every record fails with that error.
@@ -24,11 +25,38 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
         try log(for: event.keychainPath ?? defaultKeychainPath).record(event)
     }
 
-    private func log(for keychainPath: String) throws(AccessLogError) -> AccessLog {
+    /// Records `events`, each keychain's in one append, or throws at the first log that fails.
+    package func record(_ events: [AccessEvent]) throws {
+        var byKeychain: [String: [AccessEvent]] = [:]
+        var order: [String] = []
+        for event in events {
+            let path = event.keychainPath ?? defaultKeychainPath
+            if byKeychain[path] == nil { order.append(path) }
+            byKeychain[path, default: []].append(event)
+        }
+        for path in order { try log(for: path).record(byKeychain[path] ?? []) }
+    }
+
+    /// Brings every log's checkpoint up to its newest entry (the process is stopping); throws the
+    /// first failure after trying every log.
+    package func flush() throws(AccessLogError) {
+        let all = lock.withLock { Array(logs.values) }
+        var failure: AccessLogError?
+        for log in all {
+            do throws(AccessLogError) {
+                try log.flush()
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private func log(for keychainPath: String) throws(AccessLogError) -> AccessLogGroupCommit {
         lock.lock()
         defer { lock.unlock() }
         if let log = logs[keychainPath] { return log }
-        let log = AccessLog(keychainAt: keychainPath, settings: try settings.get())
+        let log = AccessLogGroupCommit(log: AccessLog(keychainAt: keychainPath, settings: try settings.get()))
         logs[keychainPath] = log
         return log
     }

@@ -50,6 +50,41 @@ struct SearchIndexTests {
         }
     }
 
+    @Test("replace finds its item through the index: exactly the matching item changes, not a superset, a sibling or a keychainctl item")
+    func replaceThroughIndex() throws {
+        try IsolatedKeychains.withStore { store, directory in
+            func make(_ label: String, _ attributes: [String: String]) throws -> SecretItemRef {
+                try store.createItem(in: .login, label: label, attributes: attributes, secret: Self.secret(label), replace: false)
+            }
+            let exact = try make("exact", ["service": "rep", "username": "u1"])
+            let sibling = try make("sibling", ["service": "rep", "username": "u2"])
+            let superset = try make("superset", ["app": "rep", "k": "1", "extra": "e"])
+            let subset = try make("subset", ["app": "rep", "k": "1"])
+            let add = try KeychainctlRunner.run(["add-generic-password", "-s", "rep-cli", "-a", "c", "-w"], stdin: "cli\n", directory: directory)
+            try #require(add.status == 0)
+            store.dropIndex(of: .login)
+
+            let replaced = try store.createItem(in: .login, label: "exact 2", attributes: ["service": "rep", "username": "u1"],
+                                                secret: Self.secret("new-u1"), replace: true)
+            #expect(replaced == exact)
+            #expect(store.attributeIndexes[.login] != nil, "the replaced item was found through the collection's index")
+            let fallback = try store.createItem(in: .login, label: "subset 2", attributes: ["app": "rep", "k": "1"],
+                                                secret: Self.secret("new-subset"), replace: true)
+            #expect(fallback == subset, "the item with exactly these attributes, not the one with more")
+            // An item keychainctl made in the natural slot (no stored dictionary) is taken over.
+            let cli = try store.createItem(in: .login, label: "cli 2", attributes: ["service": "rep-cli", "username": "c"],
+                                           secret: Self.secret("new-cli"), replace: true)
+
+            #expect(try store.secret(exact).text == "new-u1")
+            #expect(try store.secret(subset).text == "new-subset")
+            #expect(try store.secret(cli).text == "new-cli")
+            #expect(try store.secret(sibling).text == "sibling")
+            #expect(try store.secret(superset).text == "superset")
+            #expect(try store.itemIDs(in: .login).count == 5, "nothing added: four items and keychainctl's")
+            #expect(try store.search(attributes: ["service": "rep-cli"]).unlocked == [cli])
+        }
+    }
+
     @Test("the store's own writes are searchable at once: new attributes found, old ones not, deleted gone")
     func ownWrites() throws {
         try IsolatedKeychains.withStore { store, _ in

@@ -46,6 +46,32 @@ extension SecretServiceDaemon {
         return read.secret
     }
 
+    /// Reads the secrets of `addresses` for a call ``authorize(_:caller:call:then:)`` allowed, and
+    /// records every read in one go (one durable append) before any secret can be handed out;
+    /// items whose collection is locked are left out. When recording fails none is handed out.
+    func readSecrets(of addresses: [SecretItemAddress], _ grant: AccessGrant) throws(DBusError) -> [SecretItemAddress: SecretPayload] {
+        var payloads: [SecretItemAddress: SecretPayload] = [:]
+        var events: [AccessEvent] = []
+        for address in addresses where payloads[address] == nil {
+            let read: (secret: SecretPayload, label: String, attributes: [String: String])
+            do throws(DBusError) {
+                read = try backend.secretAndNames(of: address)
+            } catch where error.name == DBusError.isLockedName {
+                continue
+            }
+            guard let decision = grant.reads[address] else { continue }
+            payloads[address] = read.secret
+            events.append(try event(ItemAccess(address: address, operation: .read), decision, caller: grant.caller,
+                                    item: Self.eventItem(label: read.label, attributes: read.attributes)))
+        }
+        do {
+            try recorder.record(events)
+        } catch {
+            throw .failed("the access could not be recorded in the access log, so it was not done: \(error)")
+        }
+        return payloads
+    }
+
     /// Decides `accesses` for `caller` and then runs `body` (the read or the change) with the
     /// items it may touch, returning its reply; or, when a person must be asked, asks on a prompt
     /// thread that answers `call` itself (nil returned). Items of collections locked at the time
@@ -175,16 +201,22 @@ extension SecretServiceDaemon {
     /// failure to record fails the access (nothing is read unlogged).
     func record(_ access: ItemAccess, _ decision: AccessEvent.Decision, caller: SecretServiceCaller,
                 item: AccessEvent.Item? = nil) throws(DBusError) {
-        // The item's own keychain file: the recorder keeps one access log per keychain.
-        let keychainPath = try backend.keychainPath(of: access.address.collection)
-        let event = AccessEvent(time: Date(), operation: access.operation, item: item ?? eventItem(access.address), caller: caller.lineage,
-                                callerUID: caller.uid ?? UInt32.max, channel: .secretService, decision: decision,
-                                keychainPath: keychainPath)
+        let event = try event(access, decision, caller: caller, item: item)
         do {
             try recorder.record(event)
         } catch {
             throw .failed("the access could not be recorded in the access log, so it was not done: \(error)")
         }
+    }
+
+    /// The event of one decision, naming the item's own keychain file (the recorder keeps one
+    /// access log per keychain).
+    private func event(_ access: ItemAccess, _ decision: AccessEvent.Decision, caller: SecretServiceCaller,
+                       item: AccessEvent.Item?) throws(DBusError) -> AccessEvent {
+        let keychainPath = try backend.keychainPath(of: access.address.collection)
+        return AccessEvent(time: Date(), operation: access.operation, item: item ?? eventItem(access.address), caller: caller.lineage,
+                           callerUID: caller.uid ?? UInt32.max, channel: .secretService, decision: decision,
+                           keychainPath: keychainPath)
     }
 
     /// The item's non-secret names for the log (empty when it cannot be read, e.g. locked).

@@ -212,14 +212,11 @@ extension SecretServiceDaemon {
         }
         let accesses = items.map { ItemAccess(address: $0.address, operation: .read) }
         return try authorize(accesses, caller: caller(sender), call: call) { [self, items] (grant) throws(DBusError) in
+            // Every read recorded in one append before any secret is encoded for the reply.
+            let payloads = try readSecrets(of: items.map(\.address).filter(grant.allows), grant)
             var entries: [DBusValue] = []
-            for (path, address) in items where grant.allows(address) {
-                let payload: SecretPayload
-                do throws(DBusError) {
-                    payload = try readSecret(of: address, grant)
-                } catch where error.name == DBusError.isLockedName {
-                    continue
-                }
+            for (path, address) in items {
+                guard let payload = payloads[address] else { continue }
                 entries.append(.dictEntry(key: .objectPath(path), value: try secretStructure(payload, session: session, coding: coding)))
             }
             return [.array(elementSignature: "{o(oayays)}", entries)]

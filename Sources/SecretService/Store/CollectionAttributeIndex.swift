@@ -27,10 +27,23 @@ struct CollectionAttributeIndex {
     /// in place by another process to newly match a search can stay unfound.
     static let fullReadInterval: TimeInterval = 10
 
+    /// One attribute name and value.
+    struct Pair: Hashable {
+        let name: String
+        let value: String
+    }
+
     /// The entries by persistent reference.
     private(set) var entries: [Data: Entry] = [:]
     /// The references in listing order (search results keep the keychain's order).
     private(set) var order: [Data] = []
+    /// Each reference's place in ``order`` (ascending, not contiguous after removals).
+    private var positions: [Data: Int] = [:]
+    private var nextPosition = 0
+    /// For each attribute pair, the references of the items that have it: a search intersects the
+    /// sets of its pairs instead of comparing every item, so its cost follows the number of
+    /// matches, not the collection's size.
+    private var postings: [Pair: Set<Data>] = [:]
     /// The file's stamp when the entries were last brought in step.
     var stamp: KeychainFileStamp
     /// When the last full read happened.
@@ -51,21 +64,44 @@ struct CollectionAttributeIndex {
 
     /// Adds or replaces an item's entry (a new one goes last).
     mutating func set(_ reference: Data, _ entry: Entry) {
-        if entries.updateValue(entry, forKey: reference) == nil { order.append(reference) }
+        if let previous = entries.updateValue(entry, forKey: reference) {
+            unpost(reference, previous)
+        } else {
+            order.append(reference)
+            positions[reference] = nextPosition
+            nextPosition += 1
+        }
+        for (name, value) in entry.attributes ?? [:] { postings[Pair(name: name, value: value), default: []].insert(reference) }
     }
 
     /// Removes the entries of these references.
     mutating func remove(_ references: Set<Data>) {
         guard !references.isEmpty else { return }
-        for reference in references { entries[reference] = nil }
+        for reference in references {
+            if let entry = entries.removeValue(forKey: reference) { unpost(reference, entry) }
+            positions[reference] = nil
+        }
         order.removeAll { references.contains($0) }
+    }
+
+    private mutating func unpost(_ reference: Data, _ entry: Entry) {
+        for (name, value) in entry.attributes ?? [:] {
+            let pair = Pair(name: name, value: value)
+            postings[pair]?.remove(reference)
+            if postings[pair]?.isEmpty == true { postings[pair] = nil }
+        }
     }
 
     /// The references whose attributes include every pair of `query`, in listing order.
     func matches(_ query: [String: String]) -> [Data] {
-        order.filter { reference in
-            guard let attributes = entries[reference]?.attributes else { return false }
-            return SecretStore.matches(attributes, query)
+        guard !query.isEmpty else { return order.filter { entries[$0]?.attributes != nil } }
+        var sets: [Set<Data>] = []
+        for (name, value) in query {
+            guard let set = postings[Pair(name: name, value: value)] else { return [] }
+            sets.append(set)
         }
+        sets.sort { $0.count < $1.count }
+        let found = sets[0].filter { reference in sets.dropFirst().allSatisfy { $0.contains(reference) } }
+        return found.sorted { (positions[$0] ?? 0) < (positions[$1] ?? 0) }
     }
 }

@@ -55,6 +55,37 @@ struct KeychainCalls {
         return items
     }
 
+    /// The passwords of the class and primary key `natural` names (an internet password's account,
+    /// server and protocol; a generic password's service and account), with their attributes and
+    /// persistent references: one query the keychain answers from its index of those keys, not by
+    /// decrypting every item. The access log's key and the access record are left out.
+    func passwordItems(inSlotOf natural: [String: Any]) throws(SecretServiceError) -> [[String: Any]] {
+        guard let itemClass = natural[kSecClass as String] as? String else { return [] }
+        let keys: [CFString] = itemClass == kSecClassInternetPassword as String
+            ? [kSecAttrAccount, kSecAttrServer, kSecAttrProtocol]
+            : [kSecAttrService, kSecAttrAccount]
+        var query: [String: Any] = [
+            kSecClass as String: itemClass,
+            kSecMatchLimit as String: kSecMatchLimitAll as String,
+            kSecReturnAttributes as String: true,
+            kSecReturnPersistentRef as String: true,
+            kSecUseKeychain as String: keychain,
+        ]
+        for key in keys { query[key as String] = natural[key as String] }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecItemNotFound { return [] }
+        guard status == errSecSuccess else { throw error(status) }
+        var items: [[String: Any]] = []
+        for case let item as [String: Any] in (result as? [Any]) ?? [] where !AccessLog.isLogKeyItem(item) {
+            var attributes = item
+            attributes[kSecClass as String] = itemClass
+            guard !ApplicationAccessStore.isRecord(attributes) else { continue }
+            items.append(attributes)
+        }
+        return items
+    }
+
     /// The persistent reference of every generic and internet password, without their
     /// attributes: the keychain answers it from the items' identities, decrypting nothing (what
     /// keeps ``CollectionAttributeIndex`` in step with other processes cheaply). Includes the

@@ -53,7 +53,7 @@ extension SecretStore {
         try locked { () throws(SecretServiceError) -> SecretItemRef? in
             guard !(try lockedState(collection)) else { throw .isLocked }
             let natural = try AttributeMapping.natural(attributes, contentType: contentType)
-            return try replaceable(in: try keychain(collection), attributes: attributes, natural: natural)
+            return try replaceable(in: collection, calls: try keychain(collection), attributes: attributes, natural: natural)
                 .map { SecretItemRef(collection: collection, item: $0.item) }
         }
     }

@@ -80,7 +80,7 @@ extension SecretStore {
 
     /// An item's entry as the keychain has it now, or nil when the keychain no longer has it. The
     /// access log's key and the access record are entries without attributes (never a client's item).
-    private func entry(_ reference: Data, _ calls: KeychainCalls) throws(SecretServiceError) -> CollectionAttributeIndex.Entry? {
+    func entry(_ reference: Data, _ calls: KeychainCalls) throws(SecretServiceError) -> CollectionAttributeIndex.Entry? {
         let id = SecretItemID(persistentReference: reference)
         let item: [String: Any]
         do throws(SecretServiceError) {

@@ -95,7 +95,7 @@ extension SecretStore {
             guard !(try lockedState(collection)) else { throw .isLocked }
             let calls = try keychain(collection)
             let natural = try AttributeMapping.natural(attributes, contentType: secret.contentType)
-            if replace, let existing = try replaceable(in: calls, attributes: attributes, natural: natural) {
+            if replace, let existing = try replaceable(in: collection, calls: calls, attributes: attributes, natural: natural) {
                 let reference = existing.item.persistentReference
                 var changes = try Self.slotChanges(for: existing.itemClass, attributes: attributes, contentType: secret.contentType)
                 changes[kSecAttrLabel as String] = label
@@ -234,18 +234,31 @@ extension SecretStore {
     }
 
     /// The item `CreateItem(replace: true)` replaces, if any: exactly the same attributes, else
-    /// a synthesized item (no stored dictionary) in the natural slot.
-    func replaceable(in calls: KeychainCalls, attributes: [String: String], natural: [String: Any]?)
+    /// a synthesized item (no stored dictionary) in the natural slot. Found without decrypting the
+    /// collection's other items: the first from the collection's attribute index (each candidate
+    /// read again, as a search does), the second by one keychain query on the slot's primary key.
+    func replaceable(in collection: SecretCollectionID, calls: KeychainCalls, attributes: [String: String], natural: [String: Any]?)
         throws(SecretServiceError) -> (item: SecretItemID, itemClass: String)?
     {
-        var slotOwner: (item: SecretItemID, itemClass: String)?
-        for item in try calls.allPasswordItems() {
-            guard let id = Self.itemID(item), let itemClass = item[kSecClass as String] as? String else { continue }
-            let decoded = AttributeMapping.decode(item)
-            if decoded.attributes == attributes { return (id, itemClass) }
-            if let natural, !decoded.isStored, Self.occupies(item, natural) { slotOwner = (id, itemClass) }
+        var index = try indexedItems(of: collection, calls: calls)
+        defer { attributeIndexes[collection] = index }
+        for reference in index.matches(attributes) {
+            guard let current = try entry(reference, calls) else {
+                index.remove([reference])
+                continue
+            }
+            index.set(reference, current)
+            if current.attributes == attributes {
+                return (current.id, String(decoding: reference.prefix(4), as: UTF8.self))
+            }
         }
-        return slotOwner
+        guard let natural else { return nil }
+        for item in try calls.passwordItems(inSlotOf: natural) {
+            guard let id = Self.itemID(item), let itemClass = item[kSecClass as String] as? String,
+                  !AttributeMapping.decode(item).isStored, Self.occupies(item, natural) else { continue }
+            return (id, itemClass)
+        }
+        return nil
     }
 
     /// Whether a keychain item sits in the slot `natural` describes (same class and primary key).

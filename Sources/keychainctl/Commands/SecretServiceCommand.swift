@@ -36,6 +36,15 @@ struct SecretServiceCommand: ParsableCommand {
             let report: @Sendable (String) -> Void = { Console.error("keychainctl: secret-service: \($0)") }
             // A refused setting fails each record (and so each access), as the logs are opened on demand.
             let accessLogSettings = Result { () throws(AccessLogError) in try ToolEnvironment.accessLogSettings() }
+            let accessLogs = KeychainAccessLogs(defaultKeychainPath: try backend.keychainPath(of: "login"), settings: accessLogSettings)
+            // The logs' checkpoints are brought up to their newest entries when the provider stops.
+            defer {
+                do {
+                    try accessLogs.flush()
+                } catch {
+                    Console.error("keychainctl: secret-service: the access log's checkpoint could not be written: \(error)")
+                }
+            }
             try SecretServiceLauncher.serve(
                 busAddress: address, backend: backend, replace: replace,
                 askPassword: PinentryPasswordAsker.configured(),
@@ -43,9 +52,7 @@ struct SecretServiceCommand: ParsableCommand {
                 askApplicationAccess: PinentryApplicationAccessAsker.configured(),
                 // Every access in the access log of the item's keychain (docs/CLI.md, "Access log"), then
                 // one line on standard error for the person watching.
-                recorder: AccessEventRecorders([KeychainAccessLogs(defaultKeychainPath: try backend.keychainPath(of: "login"),
-                                                                   settings: accessLogSettings),
-                                                ReportingAccessRecorder(report: report)]),
+                recorder: AccessEventRecorders([accessLogs, ReportingAccessRecorder(report: report)]),
                 report: report,
                 onReady: { Console.error("keychainctl: secret-service: serving org.freedesktop.secrets on \(address)") },
                 isStopped: StopSignal.isRaised)
