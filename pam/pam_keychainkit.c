@@ -9,8 +9,8 @@
  * keychainkit). Before anything is sent, the socket's owner is checked with SO_PEERCRED: the
  * process that listens must be the service's user or root (socket activation, or the service
  * before it drops to its user); a socket anyone else planted gets nothing. The connection is
- * made with the user's effective ids, so the service (which identifies callers by the kernel's
- * SO_PEERCRED) serves exactly that user's keychain. The password is wiped as soon as it has been
+ * made by a child process that has become the user, so the service (which identifies callers by
+ * the kernel's SO_PEERCRED) serves exactly that user's keychain. The password is wiped as soon as it has been
  * sent, and never logged. The module never decides a login: it returns PAM_IGNORE.
  *
  * The wire format is the service's (Sources/KeychainServiceWire): a 4-byte big-endian length,
@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -177,40 +178,50 @@ static int exchange(pam_handle_t *pamh, const struct options *options, int opera
     if (sent == 0 && read_all(fd, header, 4) == 0 && get32(header) >= 5 && get32(header) <= (1u << 20)
         && read_all(fd, reply, 5) == 0 && reply[0] == 1) {
         status = (int32_t)get32(reply + 1);
+        /* The rest of the reply (a reason) is read too: closing with unread bytes resets the connection. */
+        unsigned char rest[256];
+        for (uint32_t left = get32(header) - 5; left > 0;) {
+            uint32_t chunk = left < sizeof rest ? left : (uint32_t)sizeof rest;
+            if (read_all(fd, rest, chunk) != 0) break;
+            left -= chunk;
+        }
     }
     close(fd);
     return status;
 }
 
-/* Runs `operation` (and, for a first login, a create) with the user's effective ids. */
+/*
+ * Runs `operation` (and, for a first login, a create) in a child process that has become the
+ * user entirely (real, effective and saved ids: the service checks that the connecting process
+ * still belongs to the uid it connected with), so the caller's own ids never change.
+ */
 static int request_as_user(pam_handle_t *pamh, const struct options *options, int operation, const char *password,
                            const char *action) {
     const char *name = NULL;
     if (pam_get_user(pamh, &name, NULL) != PAM_SUCCESS || name == NULL) return PAM_IGNORE;
     struct passwd *user = getpwnam(name);
     if (user == NULL) return PAM_IGNORE;
-    uid_t saved_uid = geteuid();
-    gid_t saved_gid = getegid();
-    int switching = saved_uid != user->pw_uid;
-    if (switching && saved_uid != 0) {
-        pam_syslog(pamh, LOG_NOTICE, "cannot %s %s's keychain from uid %u", action, name, (unsigned)saved_uid);
+    uid_t uid = user->pw_uid;
+    gid_t gid = user->pw_gid;
+    if (geteuid() != 0 && !(getuid() == uid && geteuid() == uid)) {
+        pam_syslog(pamh, LOG_NOTICE, "cannot %s %s's keychain from uid %u", action, name, (unsigned)geteuid());
         return PAM_IGNORE;
     }
-    gid_t saved_groups[256];
-    int group_count = switching ? getgroups(256, saved_groups) : 0;
-    if (switching) {
-        if (group_count < 0 || setgroups(0, NULL) != 0 || setegid(user->pw_gid) != 0 || seteuid(user->pw_uid) != 0) {
-            pam_syslog(pamh, LOG_ERR, "cannot take %s's ids: %s", name, strerror(errno));
-            if (seteuid(saved_uid) != 0 || setegid(saved_gid) != 0 || (group_count >= 0 && setgroups(group_count, saved_groups) != 0)) abort();
-            return PAM_IGNORE;
-        }
+    pid_t child = fork();
+    if (child < 0) {
+        pam_syslog(pamh, LOG_ERR, "fork: %s", strerror(errno));
+        return PAM_IGNORE;
     }
-    int status = exchange(pamh, options, operation, password);
-    if (operation == OP_UNLOCK && status == STATUS_NO_SUCH_KEYCHAIN) status = exchange(pamh, options, OP_CREATE, password);
-    /* Back to the caller's ids; a module that cannot must not go on as the user. */
-    if (switching && (seteuid(saved_uid) != 0 || setegid(saved_gid) != 0 || setgroups(group_count, saved_groups) != 0)) abort();
-    if (status == 0) pam_syslog(pamh, LOG_INFO, "%s's login keychain: %s done", name, action);
-    else pam_syslog(pamh, LOG_NOTICE, "%s's login keychain: %s failed (OSStatus %d)", name, action, status);
+    if (child == 0) {
+        if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0)) _exit(2);
+        int status = exchange(pamh, options, operation, password);
+        if (operation == OP_UNLOCK && status == STATUS_NO_SUCH_KEYCHAIN) status = exchange(pamh, options, OP_CREATE, password);
+        if (status == 0) pam_syslog(pamh, LOG_INFO, "%s's login keychain: %s done", name, action);
+        else pam_syslog(pamh, LOG_NOTICE, "%s's login keychain: %s failed (OSStatus %d)", name, action, status);
+        _exit(status == 0 ? 0 : 1);
+    }
+    int child_status = 0;
+    while (waitpid(child, &child_status, 0) < 0 && errno == EINTR) continue;
     return PAM_IGNORE;
 }
 

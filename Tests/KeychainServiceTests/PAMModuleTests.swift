@@ -32,6 +32,7 @@ struct PAMModuleTests {
                 auth     required  pam_permit.so
                 account  required  pam_permit.so
                 session  optional  \(module) \(options)
+                session  required  pam_permit.so
 
                 """
             try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -91,13 +92,21 @@ struct PAMModuleTests {
         let fixture = try ServiceFixture()
         defer { fixture.stop() }
         let bob = fixture.bob
-        // Bob listens on a socket of his own and records every byte a client sends him.
-        let planted = bob.home + "/fake.sock", received = bob.home + "/received"
+        // Bob listens on a socket of his own (in a directory anyone may pass through) and records
+        // every byte a client sends him; no connection within 15 s is exit status 3.
+        let directory = fixture.base + "/planted"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        try ServiceFixture.must(["/bin/chown", "\(bob.name):\(bob.name)", directory])
+        let planted = directory + "/fake.sock", received = directory + "/received"
         let listener = """
-            import socket, sys
+            import os, socket, sys
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.bind(sys.argv[1]); s.listen(1)
-            c, _ = s.accept(); c.settimeout(10)
+            s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666); s.listen(1); s.settimeout(15)
+            try:
+                c, _ = s.accept()
+            except socket.timeout:
+                sys.exit(3)
+            c.settimeout(10)
             data = b""
             while True:
                 chunk = c.recv(4096)
@@ -117,6 +126,7 @@ struct PAMModuleTests {
         let login = try pam.run(fixture.alice, ["authenticate", "open_session"], password: "correct horse")
         #expect(login.status == 0, "\(login.error)")
         process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "the module never connected to the planted socket")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: received))
         #expect(bytes.isEmpty, "the planted socket received \(bytes.count) bytes")
     }
