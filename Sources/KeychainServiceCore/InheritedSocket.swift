@@ -8,8 +8,11 @@ package enum InheritedSocket {
     /// The first descriptor systemd passes (`SD_LISTEN_FDS_START`).
     package static let firstDescriptor: Int32 = 3
 
-    /// The inherited listener, nil when none was passed to this process, or why it cannot be used.
-    package static func take(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ServiceSocket.Failure) -> Int32? {
+    /// The variables `take(environment:)` reads.
+    package static let variables = ["LISTEN_PID", "LISTEN_FDS"]
+
+    /// The inherited listener (`environment` holds ``variables``), nil when none was passed to this process, or why it cannot be used.
+    package static func take(environment: [String: String]) throws(ServiceSocket.Failure) -> Int32? {
         guard let pidText = environment["LISTEN_PID"], let countText = environment["LISTEN_FDS"] else { return nil }
         unsetenv("LISTEN_PID")
         unsetenv("LISTEN_FDS")

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainEngine
 
 /// The systemd system units `keychainctl service install` writes: a socket unit that listens at
 /// the service's socket (so the service starts on the first call, socket activation) and a
@@ -10,6 +11,9 @@ import Foundation
 /// `/proc` stays fully visible (no `ProtectProc=`, no `ProcSubset=`): the service identifies
 /// every caller there. Homes are read-only rather than hidden: a caller's executable may live there.
 package struct ServiceUnits: Sendable, Equatable {
+    /// The socket's default path, where clients look for the service when no variable names one.
+    package static let defaultSocket = KeychainConfiguration.installedServiceSocketPath
+
     /// The unit files' base name: `NAME.socket`, `NAME.service`.
     package var name = "keychainkit"
     /// The keychainctl the service unit runs (absolute).

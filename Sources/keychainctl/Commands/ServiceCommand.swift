@@ -1,6 +1,7 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's KeychainServiceCore dependency
 import ArgumentParser
 import Foundation
+import KeychainPrimitives
 import KeychainServiceCore
 import KeychainToolSupport
 
@@ -65,13 +66,13 @@ struct ServiceRun: ParsableCommand {
             let stateDirectory = URL(fileURLWithPath: self.stateDirectory).standardizedFileURL.path
             try ServicePrivileges.prepareStateDirectory(stateDirectory, uid: account.uid, gid: account.gid)
             // Socket activation (systemd's LISTEN_FDS), else a socket of its own at --socket.
-            let listener = try InheritedSocket.take() ?? ServiceSocket.listen(at: socket)
+            let listener = try InheritedSocket.take(environment: ProcessEnvironment.values(of: InheritedSocket.variables)) ?? ServiceSocket.listen(at: socket)
             for note in try ServicePrivileges.drop(to: account.uid, gid: account.gid) { log(note) }
             let server = KeychainServiceServer(listener: listener, stateDirectory: stateDirectory,
                                                grantsDirectory: grantsDirectory, lockAfterSeconds: lockAfterSeconds,
                                                testingKDF: ToolEnvironment.testingKDFRequested, log: log)
             if ToolEnvironment.testingKDFRequested {
-                log("KEYCHAINKIT_TESTING_KDF=1: new keychain passwords use the cheap test key derivation (test suites only)")
+                log("the test suites' cheap key derivation was asked for: new keychain passwords use it (never in production)")
             }
             log("serving \(socket) as \(user) (uid \(account.uid)), keychains in \(stateDirectory)")
             server.serve()

@@ -1,7 +1,6 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's KeychainServiceCore dependency
 import ArgumentParser
 import Foundation
-import KeychainEngine
 import KeychainServiceCore
 
 /// `service install [--root DIR] …`: the system user, the state directory and the systemd units.
@@ -15,7 +14,7 @@ struct ServiceInstall: ParsableCommand {
             a sysusers.d entry and /etc/keychainkit/grants.d; on the live system also creates the system \
             user and the state directory (mode 0700), then enables the socket when systemd runs. With \
             --root DIR the files go under DIR (a package's staging root) and nothing else is touched. \
-            Clients find the socket at \(KeychainConfiguration.installedServiceSocketPath) without \
+            Clients find the socket at \(ServiceUnits.defaultSocket) without \
             KEYCHAINKIT_SERVICE_SOCKET.
             """)
 
@@ -26,7 +25,7 @@ struct ServiceInstall: ParsableCommand {
     var user = "keychainkit"
 
     @Option(help: "The socket's path.")
-    var socket = KeychainConfiguration.installedServiceSocketPath
+    var socket = ServiceUnits.defaultSocket
 
     @Option(name: .customLong("state-dir"), help: "The directory of the users' keychains.")
     var stateDirectory = "/var/lib/keychainkit"
@@ -87,8 +86,7 @@ struct ServiceUninstall: ParsableCommand {
         discussion: """
             As root. Stops and disables the units when systemd runs, removes the files listed in \
             /etc/keychainkit/installed and the system user if install created it. The state directory \
-            (every user's keychain) is kept: --purge removes it too. Move keychains out first with \
-            `keychainctl service migrate-out` (docs/BACKUP.md).
+            (every user's keychain) is kept: --purge removes it too.
             """)
 
     @Option(help: "Uninstall from this staging directory instead of /.")
@@ -105,7 +103,7 @@ struct ServiceUninstall: ParsableCommand {
             Console.error("keychainctl: service uninstall: run it as root")
             throw ExitCode(1)
         }
-        var units = ServiceUnits(program: "", socket: KeychainConfiguration.installedServiceSocketPath)
+        var units = ServiceUnits(program: "", socket: ServiceUnits.defaultSocket)
         units.stateDirectory = stateDirectory
         let root = URL(fileURLWithPath: self.root).standardizedFileURL.path
         if root == "/" && FileManager.default.fileExists(atPath: "/run/systemd/system") {
