@@ -27,7 +27,7 @@ import KeychainVocabulary
 /// | `KEYCHAINKIT_PASSWORD_FILE`, `CREDENTIALS_DIRECTORY` | ``unlockSource`` (the file itself is read when a keychain is opened, never kept) |
 /// | `KEYCHAINKIT_SESSION_KEYRING` | ``sharesUnlockWithSession`` (`off` disables sharing) |
 /// | `KEYCHAINKIT_REQUIRE` | ``storageRequirement`` |
-/// | `KEYCHAINKIT_SERVICE_SOCKET` | ``serviceSocketPath`` (SecItem calls go to the keychain service there) |
+/// | `KEYCHAINKIT_SERVICE_SOCKET` | ``serviceSocketPath`` (SecItem calls go to the keychain service there; unset: the installed socket if any; `off`: embedded) |
 /// | `KEYCHAINKIT_PINENTRY`, `KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, `DISPLAY`, `WAYLAND_DISPLAY`, `PATH` | ``authenticator``'s pinentry (fprintd's bus is `DBUS_SYSTEM_BUS_ADDRESS`, read by the D-Bus client) |
 /// | `KEYCHAINKIT_TESTING_KDF` | ``testingKDFRequested`` (`1`: keychainctl's cheap key derivation, test suites only) |
 /// | `KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`, `KEYCHAINKIT_ACCESS_LOG_FILES` | ``accessLog`` (rotation limits) |
@@ -68,7 +68,20 @@ package struct KeychainConfiguration: Sendable {
     package var accessLog: AccessLogConfiguration
     /// The etcd user's password from `KEYCHAINKIT_ETCD_PASSWORD`, or nil.
     package var etcdPassword: ConfiguredSecret?
-    /// The keychain service's socket (`KEYCHAINKIT_SERVICE_SOCKET`), or nil: the embedded mode.
+    /// Where `keychainctl service install` puts the keychain service's socket (a systemd socket unit).
+    package static let installedServiceSocketPath = "/run/keychainkit/service.sock"
+
+    /// The service's socket for the `KEYCHAINKIT_SERVICE_SOCKET` value `setting`: `off` is the
+    /// embedded mode; a path is that socket; unset, the installed socket when there is one.
+    static func serviceSocket(setting: String?) -> String? {
+        if let setting { return setting.lowercased() == "off" ? nil : setting }
+        var info = stat()
+        guard lstat(installedServiceSocketPath, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        return installedServiceSocketPath
+    }
+
+    /// The keychain service's socket (`KEYCHAINKIT_SERVICE_SOCKET`, else the installed one at
+    /// ``installedServiceSocketPath`` when it exists; `off`: never), or nil: the embedded mode.
     package var serviceSocketPath: String?
     /// `KEYCHAINKIT_ACCESS_GROUPS`' entries (what a client asks the keychain service for).
     package private(set) var listedAccessGroups: [String]
@@ -122,7 +135,7 @@ package struct KeychainConfiguration: Sendable {
         unlockSource = HeadlessUnlockSource.find(passwordFile: setting(KeychainVariable.passwordFile),
                                                  credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
         storageRequirement = StorageRequirement.named(setting(KeychainVariable.require))
-        serviceSocketPath = setting(KeychainVariable.serviceSocket)
+        serviceSocketPath = Self.serviceSocket(setting: setting(KeychainVariable.serviceSocket))
         sharesUnlockWithSession = environment[KeychainVariable.sessionKeyring]?.lowercased() != "off"
         self.authenticator = authenticator
         testingKDFRequested = environment[KeychainVariable.testingKDF] == "1"

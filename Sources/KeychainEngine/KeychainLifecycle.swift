@@ -103,6 +103,12 @@ package final class KeychainLifecycle: Sendable {
         try create(at: path, password: password)
     }
 
+    /// The configured password (`KEYCHAINKIT_PASSWORD_FILE`, the systemd credential), or nil when
+    /// none is configured; a source that is refused is reported with its file, cause and fix.
+    package func configuredPassword() throws(KeychainCallFailure) -> Data? {
+        try perform { () throws(KeychainStoreError) in try registry.configuration.passwordFromFile() }
+    }
+
     /// Unlocks the keychain at `path` (the default when nil) with `password`; with nil, with the
     /// password file's (`KEYCHAINKIT_PASSWORD_FILE`), or without one for a keychain that has no
     /// password. Without a password file, a password-protected keychain that is locked is

@@ -44,6 +44,7 @@ extension KeychainConfiguration {
         KeychainConfiguration(environment: [KeychainVariable.keychain: keychainPath,
                                             KeychainVariable.deviceKeyFile: deviceKeyPath,
                                             KeychainVariable.sessionKeyring: "off",
+                                            KeychainVariable.serviceSocket: "off",
                                             "HOME": (keychainPath as NSString).deletingLastPathComponent],
                               authenticator: authenticator)
     }

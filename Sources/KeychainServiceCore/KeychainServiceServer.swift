@@ -8,23 +8,33 @@ import KeychainServiceWire
 package final class KeychainServiceServer: @unchecked Sendable {
     private let listener: Int32
     private let handler: ServiceRequestHandler
+    private let keychains: UserKeychains
+    private let lockAfterSeconds: Int
     private let hashes = ExecutableHashCache()
     private let log: @Sendable (String) -> Void
     /// How long a connection may stay silent before it is closed.
     package static let idleSeconds = 30
+    /// How long a keychain with a password stays unlocked without a call before the service
+    /// locks it (forgets its "when unlocked" class keys), unless `service run --lock-after` says otherwise.
+    package static let defaultLockAfterSeconds = 300
 
     /// A server on the listening socket `listener` (see ``ServiceSocket``), for keychains under
     /// `stateDirectory` and the grants in `grantsDirectory`; `log` receives one line per refusal
-    /// (ids, paths and reasons only).
-    package init(listener: Int32, stateDirectory: String, grantsDirectory: String, log: @escaping @Sendable (String) -> Void) {
+    /// (ids, paths and reasons only). A keychain unused for `lockAfterSeconds` is locked (0: never).
+    /// `testingKDF` (test suites only, `KEYCHAINKIT_TESTING_KDF=1`): password keychains use the cheap test key derivation.
+    package init(listener: Int32, stateDirectory: String, grantsDirectory: String, lockAfterSeconds: Int = defaultLockAfterSeconds,
+                 testingKDF: Bool = false, log: @escaping @Sendable (String) -> Void) {
         self.listener = listener
         self.log = log
+        self.lockAfterSeconds = lockAfterSeconds
         let grants = ApplicationGrant.load(from: grantsDirectory) { log("grant refused: \($0)") }
-        handler = ServiceRequestHandler(keychains: UserKeychains(stateDirectory: stateDirectory), grants: grants)
+        keychains = UserKeychains(stateDirectory: stateDirectory, testingKDF: testingKDF)
+        handler = ServiceRequestHandler(keychains: keychains, grants: grants)
     }
 
     /// Accepts connections until the listener fails (it never returns otherwise).
     package func serve() -> Never {
+        if lockAfterSeconds > 0 { startIdleLocking() }
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
@@ -37,6 +47,21 @@ package final class KeychainServiceServer: @unchecked Sendable {
             thread.stackSize = 1 << 20
             thread.start()
         }
+    }
+
+    /// Looks for idle keychains a few times per timeout (at most every 5 s), so that class keys
+    /// leave memory soon after the timeout rather than at the next call.
+    private func startIdleLocking() {
+        let interval = max(0.2, min(Double(lockAfterSeconds) / 4, 5))
+        let thread = Thread { [self] in
+            while true {
+                Thread.sleep(forTimeInterval: interval)
+                for uid in keychains.lockIdle(after: lockAfterSeconds) {
+                    log("locked the keychain of uid \(uid) after \(lockAfterSeconds) s without a call")
+                }
+            }
+        }
+        thread.start()
     }
 
     private func serveConnection(_ connection: Int32) {

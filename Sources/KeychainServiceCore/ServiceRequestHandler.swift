@@ -20,6 +20,15 @@ final class ServiceRequestHandler: Sendable {
 
     /// The reply to `request` from `peer`.
     func reply(to request: ServiceRequest, from peer: PeerIdentity) -> ServiceReply {
+        if request.operation.isKeychainCall {
+            // The caller's own login keychain, whichever program of theirs asks (as any app may
+            // call SecKeychainUnlock on macOS): the password, not the program, is the proof.
+            do {
+                return LoginKeychainCalls.reply(to: request, on: try keychains.servedKeychain(of: peer.uid))
+            } catch {
+                return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
+            }
+        }
         let outcome = perform(request, from: peer)
         var reply = ServiceReply(status: outcome.status, failureReason: outcome.failure.map(Self.reason),
                                  unreadableItems: UInt32(clamping: outcome.unreadableItems))
@@ -58,6 +67,8 @@ final class ServiceRequestHandler: Sendable {
             case .copyMatching: return engine.copyMatching(query)
             case .update: return engine.updateOutcome(query, WireEntry.dictionary(request.changes))
             case .delete: return engine.deleteOutcome(query)
+            case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus:
+                return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
         } catch {
             return SecItemResult(failure: error)

@@ -1,13 +1,33 @@
 import Foundation
 
-/// One SecItem call sent to the keychain service: the operation, what the caller asks to be
-/// entitled to (checked by the service against the caller's verified identity, never trusted),
-/// and the call's dictionaries as typed wire values.
+/// One call sent to the keychain service: the operation, what the caller asks to be entitled to
+/// (checked by the service against the caller's verified identity, never trusted), and the
+/// call's dictionaries as typed wire values.
+///
+/// Besides the four SecItem functions, the caller's own login keychain can be created with a
+/// password, unlocked, locked and asked whether it is unlocked (Apple's `SecKeychainCreate`,
+/// `SecKeychainUnlock`, `SecKeychainLock`, `SecKeychainGetStatus`). Those carry at most one
+/// entry, ``passwordKey`` with the password as data, and nothing else.
 package struct ServiceRequest: Equatable, Sendable {
-    /// The four SecItem functions.
+    /// The four SecItem functions and the four calls on the caller's login keychain.
     package enum Operation: UInt8, Sendable {
         case add = 1, copyMatching = 2, update = 3, delete = 4
+        /// Unlock the login keychain with ``ServiceRequest/passwordKey`` (none: succeeds only
+        /// for a keychain without a password or one already unlocked).
+        case unlockKeychain = 5
+        /// Lock the login keychain: the service forgets its "when unlocked" class keys.
+        case lockKeychain = 6
+        /// Create the login keychain with ``ServiceRequest/passwordKey`` (none or empty: no password).
+        case createKeychain = 7
+        /// Whether the login keychain is unlocked and has a password (see ``KeychainState``).
+        case keychainStatus = 8
+
+        /// Whether this is a call on the keychain itself rather than on its items.
+        package var isKeychainCall: Bool { rawValue >= Self.unlockKeychain.rawValue }
     }
+
+    /// The only entry a keychain call's query may hold: the keychain password, as data.
+    package static let passwordKey = "password"
 
     /// The SecItem function.
     package var operation: Operation
@@ -71,7 +91,18 @@ package struct ServiceRequest: Equatable, Sendable {
         let changes = try decoder.entries()
         try decoder.requireEnd()
         if operation != .update && !changes.isEmpty { throw .malformed("changes sent with an operation other than update") }
+        if operation.isKeychainCall { try checkKeychainCall(operation, query) }
         return ServiceRequest(operation: operation, claimedApplicationIdentifier: applicationIdentifier,
                               claimedAccessGroups: groups, query: query, changes: changes)
+    }
+
+    /// A keychain call holds nothing but, for an unlock or a create, the password as data.
+    private static func checkKeychainCall(_ operation: Operation, _ query: [WireEntry]) throws(WireFailure) {
+        let takesPassword = operation == .unlockKeychain || operation == .createKeychain
+        for entry in query {
+            guard takesPassword, entry.key == passwordKey, case .data = entry.value else {
+                throw .malformed("a keychain call holds only its password, as data")
+            }
+        }
     }
 }

@@ -81,6 +81,12 @@ public struct SecKeychainSettings: Sendable, Equatable {
 /// so an `Int32`: write `UInt32(SEC_KEYCHAIN_SETTINGS_VERS1)` for the structure's `version`).
 public var SEC_KEYCHAIN_SETTINGS_VERS1: Int32 { 1 }
 
+/// Overwrites a password's bytes once the call is done with them.
+private func wipe(_ secret: inout Data?) {
+    guard let count = secret?.count else { return }
+    secret?.resetBytes(in: 0..<count)
+}
+
 package func passwordData(_ length: UInt32, _ bytes: UnsafeRawPointer?) -> Data? {
     guard let bytes else { return nil }
     return Data(bytes: bytes, count: Int(length))
@@ -98,6 +104,17 @@ public func SecKeychainCreate(
     _ promptUser: Bool, _ initialAccess: SecAccess?, _ keychain: UnsafeMutablePointer<SecKeychain?>
 ) -> OSStatus {
     let path = String(cString: pathName)
+    if let socket = SecKeychainServiceRoute.socket(for: path) {
+        // The login keychain the service holds: created there, never as a file of this process.
+        return keychainCallStatus { () throws(KeychainCallFailure) in
+            var secret = try promptUser ? KeychainLifecycle.apple.configuredPassword() : passwordData(passwordLength, password)
+            defer { wipe(&secret) }
+            // No dialog and no configured password: as in the embedded mode, nothing is created.
+            if promptUser && (secret?.isEmpty ?? true) { throw KeychainCallFailure(status: KeychainStatus.unimplemented.rawValue) }
+            try SecKeychainServiceRoute.create(password: secret, socket: socket)
+            keychain.pointee = SecKeychain(path: path)
+        }
+    }
     if promptUser {
         // No dialog here: the configured password file is what a person would have typed.
         return keychainCallStatus { () throws(KeychainCallFailure) in
@@ -138,7 +155,10 @@ public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
 /// the unlock shared with the user's other processes (`SessionKeyring`).
 @discardableResult
 public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
-    keychainCallStatus { () throws(KeychainCallFailure) in try KeychainLifecycle.apple.lock(keychain?.path) }
+    keychainCallStatus { () throws(KeychainCallFailure) in
+        if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) { return try SecKeychainServiceRoute.lock(socket: socket) }
+        try KeychainLifecycle.apple.lock(keychain?.path)
+    }
 }
 
 /// Apple (macOS): `SecKeychainLockAll`: locks every keychain this process has open.
@@ -158,6 +178,11 @@ public func SecKeychainUnlock(
     _ keychain: SecKeychain?, _ passwordLength: UInt32, _ password: UnsafeRawPointer?, _ usePassword: Bool
 ) -> OSStatus {
     keychainCallStatus { () throws(KeychainCallFailure) in
+        if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) {
+            var secret = usePassword ? passwordData(passwordLength, password) ?? Data() : try KeychainLifecycle.apple.configuredPassword()
+            defer { wipe(&secret) }
+            return try SecKeychainServiceRoute.unlock(password: secret, socket: socket)
+        }
         try KeychainLifecycle.apple.unlock(keychain?.path, password: usePassword ? passwordData(passwordLength, password) ?? Data() : nil)
     }
 }
@@ -166,8 +191,13 @@ public func SecKeychainUnlock(
 @discardableResult
 public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: UnsafeMutablePointer<SecKeychainStatus>) -> OSStatus {
     keychainCallStatus { () throws(KeychainCallFailure) in
-        keychainStatus.pointee = try KeychainLifecycle.apple.isUnlocked(keychain?.path)
-            ? kSecUnlockStateStatus | kSecReadPermStatus | kSecWritePermStatus : 0
+        let unlocked: Bool
+        if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) {
+            unlocked = try SecKeychainServiceRoute.isUnlocked(socket: socket)
+        } else {
+            unlocked = try KeychainLifecycle.apple.isUnlocked(keychain?.path)
+        }
+        keychainStatus.pointee = unlocked ? kSecUnlockStateStatus | kSecReadPermStatus | kSecWritePermStatus : 0
     }
 }
 

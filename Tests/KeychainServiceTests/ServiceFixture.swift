@@ -64,12 +64,15 @@ final class ServiceFixture {
         return entry.pointee.pw_uid
     }
 
-    /// Starts `keychainctl service run` as root and waits until its socket accepts.
-    func start() throws {
+    /// Starts `keychainctl service run` as root (with `extraArguments`) and waits until its socket accepts.
+    func start(extraArguments: [String] = []) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = ["service", "run", "--user", serviceUser.name, "--socket", socket, "--state-dir", stateDirectory,
-                             "--grants-dir", grantsDirectory]
+                             "--grants-dir", grantsDirectory] + extraArguments
+        // Password keychains with the cheap test KDF: a calibrated scrypt run per unlock would cost
+        // seconds each on a loaded CI machine.
+        process.environment = ProcessInfo.processInfo.environment.merging(["KEYCHAINKIT_TESTING_KDF": "1"]) { _, new in new }
         FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = FileHandle.nullDevice
@@ -81,6 +84,39 @@ final class ServiceFixture {
             usleep(50_000)
         }
         throw FixtureFailure("the service's socket did not appear: \(log)")
+    }
+
+    /// Starts the service as systemd's socket activation would: python3 makes the listening
+    /// socket, puts it at descriptor 3 and execs `service run` with `LISTEN_FDS=1` and
+    /// `LISTEN_PID` its own pid (exec keeps it). `--socket` names a path where nothing listens,
+    /// so a served call proves the inherited socket is the one in use.
+    func startActivated() throws {
+        let activator = """
+            import os, socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666); s.listen(16)
+            os.dup2(s.fileno(), 3); os.set_inheritable(3, True)
+            env = dict(os.environ, LISTEN_FDS="1", LISTEN_PID=str(os.getpid()))
+            os.execve(sys.argv[2], sys.argv[2:], env)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", activator, socket, program, "service", "run", "--user", serviceUser.name,
+                             "--socket", base + "/run/unused.sock", "--state-dir", stateDirectory, "--grants-dir", grantsDirectory]
+        // Password keychains with the cheap test KDF: a calibrated scrypt run per unlock would cost
+        // seconds each on a loaded CI machine.
+        process.environment = ProcessInfo.processInfo.environment.merging(["KEYCHAINKIT_TESTING_KDF": "1"]) { _, new in new }
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        service = process
+        for _ in 0..<200 {
+            if log.contains("serving") { return }
+            guard process.isRunning else { throw FixtureFailure("the service exited: \(log)") }
+            usleep(50_000)
+        }
+        throw FixtureFailure("the service did not start: \(log)")
     }
 
     /// What the service wrote on standard error.

@@ -66,6 +66,30 @@ struct WireFormatTests {
         }
     }
 
+    @Test("a keychain call carries only its password, as data; a status reply carries two booleans")
+    func keychainCalls() throws {
+        let password = WireEntry(key: ServiceRequest.passwordKey, value: .data(Data("pw".utf8)))
+        let unlock = ServiceRequest(operation: .unlockKeychain, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: [password])
+        #expect(try ServiceRequest.decode(unlock.encoded()) == unlock)
+        let create = ServiceRequest(operation: .createKeychain, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: [password])
+        #expect(try ServiceRequest.decode(create.encoded()) == create)
+        let refused: [(String, ServiceRequest)] = [
+            ("password on a lock", ServiceRequest(operation: .lockKeychain, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: [password])),
+            ("password on a status", ServiceRequest(operation: .keychainStatus, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: [password])),
+            ("another key", ServiceRequest(operation: .unlockKeychain, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                                           query: [WireEntry(key: "class", value: .string("genp"))])),
+            ("password as text", ServiceRequest(operation: .unlockKeychain, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                                                query: [WireEntry(key: ServiceRequest.passwordKey, value: .string("pw"))])),
+        ]
+        for (name, request) in refused {
+            #expect(throws: WireFailure.self, "\(name)") { try ServiceRequest.decode(request.encoded()) }
+        }
+        let state = KeychainState(isUnlocked: true, hasPassword: false)
+        #expect(KeychainState(try ServiceReply.decode(ServiceReply(status: 0, result: state.wireValue).encoded()).result) == state)
+        #expect(KeychainState(.dictionary([WireEntry(key: "unlocked", value: .string("yes")), WireEntry(key: "hasPassword", value: .bool(true))])) == nil)
+        #expect(KeychainState(nil) == nil)
+    }
+
     @Test("nesting deeper than the limit is refused before it can exhaust the stack")
     func deepNesting() throws {
         var value = WireValue.string("x")

@@ -1,14 +1,16 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's KeychainServiceCore dependency
 import ArgumentParser
 import Foundation
+import KeychainPrimitives
 import KeychainServiceCore
+import KeychainToolSupport
 
 /// `service`: the keychain as a system service (docs/SERVICE.md).
 struct ServiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "service",
         abstract: "Run the keychain as a system service that holds every user's keychain (docs/SERVICE.md).",
-        subcommands: [ServiceRun.self])
+        subcommands: [ServiceRun.self, ServiceInstall.self, ServiceUninstall.self])
 }
 
 /// `service run --user NAME --socket PATH --state-dir DIR [--grants-dir DIR]`.
@@ -22,7 +24,8 @@ struct ServiceRun: ParsableCommand {
             executables. Each caller reaches only DIR/<its uid>/login.keychain-db; its application \
             identifier is its executable's path, or what a root-owned grant file in --grants-dir says. \
             Clients use it when KEYCHAINKIT_SERVICE_SOCKET names the socket. Refusals are logged on \
-            standard error. Stops on SIGTERM or SIGINT.
+            standard error. Stops on SIGTERM or SIGINT. Started by systemd's socket activation \
+            (LISTEN_FDS, LISTEN_PID), it serves the socket it inherits; --socket then only names it.
             """)
 
     @Option(help: "The system user the service runs as (useradd --system NAME).")
@@ -36,6 +39,14 @@ struct ServiceRun: ParsableCommand {
 
     @Option(name: .customLong("grants-dir"), help: "Root-owned grant files (*.grant) naming programs and their access groups.")
     var grantsDirectory = "/etc/keychainkit/grants.d"
+
+    @Option(name: .customLong("lock-after"),
+            help: "Lock a keychain that has a password after this many seconds without a call (0: never; default 300).")
+    var lockAfterSeconds = KeychainServiceServer.defaultLockAfterSeconds
+
+    func validate() throws {
+        guard lockAfterSeconds >= 0 else { throw ValidationError("--lock-after takes seconds, 0 or more") }
+    }
 
     func run() throws {
         let log: @Sendable (String) -> Void = { Console.error("keychainctl service: \($0)") }
@@ -54,10 +65,15 @@ struct ServiceRun: ParsableCommand {
             let account = try ServicePrivileges.account(named: user)
             let stateDirectory = URL(fileURLWithPath: self.stateDirectory).standardizedFileURL.path
             try ServicePrivileges.prepareStateDirectory(stateDirectory, uid: account.uid, gid: account.gid)
-            let listener = try ServiceSocket.listen(at: socket)
+            // Socket activation (systemd's LISTEN_FDS), else a socket of its own at --socket.
+            let listener = try InheritedSocket.take(environment: ProcessEnvironment.values(of: InheritedSocket.variables)) ?? ServiceSocket.listen(at: socket)
             for note in try ServicePrivileges.drop(to: account.uid, gid: account.gid) { log(note) }
             let server = KeychainServiceServer(listener: listener, stateDirectory: stateDirectory,
-                                               grantsDirectory: grantsDirectory, log: log)
+                                               grantsDirectory: grantsDirectory, lockAfterSeconds: lockAfterSeconds,
+                                               testingKDF: ToolEnvironment.testingKDFRequested, log: log)
+            if ToolEnvironment.testingKDFRequested {
+                log("the test suites' cheap key derivation was asked for: new keychain passwords use it (never in production)")
+            }
             log("serving \(socket) as \(user) (uid \(account.uid)), keychains in \(stateDirectory)")
             server.serve()
         } catch {

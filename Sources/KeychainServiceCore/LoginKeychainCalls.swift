@@ -1,0 +1,63 @@
+import Foundation
+import KeychainEngine
+import KeychainServiceWire
+import KeychainVocabulary
+
+/// The calls on a caller's login keychain itself — create with a password, unlock, lock, status —
+/// answered with Apple's `SecKeychain…` statuses. The class keys an unlock opens stay in the
+/// service's memory (locked pages, not dumpable) until a lock, the idle timeout or the service's
+/// end; they are never sent to a client. A wrong password is `errSecAuthFailed` and unlocks nothing.
+enum LoginKeychainCalls {
+    /// The reply to the keychain call `request` on `keychain`. The password is wiped from the
+    /// request's copy when the call is done.
+    static func reply(to request: ServiceRequest, on keychain: ServedKeychain) -> ServiceReply {
+        var password = request.query.first { $0.key == ServiceRequest.passwordKey }.flatMap { entry -> Data? in
+            if case .data(let bytes) = entry.value { return bytes }
+            return nil
+        }
+        defer {
+            let count = password?.count ?? 0
+            password?.resetBytes(in: 0..<count)
+        }
+        let lifecycle = KeychainLifecycle(registry: keychain.registry)
+        do {
+            switch request.operation {
+            case .createKeychain:
+                try lifecycle.create(at: keychain.keychainPath, password: password)
+            case .unlockKeychain:
+                try lifecycle.unlock(keychain.keychainPath, password: password)
+            case .lockKeychain:
+                try lifecycle.lock(keychain.keychainPath)
+            case .keychainStatus:
+                let database = try lifecycle.existingKeychain(keychain.keychainPath)
+                let status = try perform { () throws(KeychainStoreError) in try database.status }
+                return ServiceReply(status: 0, result: KeychainState(isUnlocked: status.isUnlocked, hasPassword: status.hasPassword).wireValue)
+            case .add, .copyMatching, .update, .delete:
+                return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "not a keychain call")
+            }
+            return ServiceReply(status: 0)
+        } catch {
+            return ServiceReply(status: error.status, failureReason: error.failure.map(reason) ?? defaultReason(error.status))
+        }
+    }
+
+    private static func perform<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainCallFailure) -> T {
+        do { return try body() } catch { throw KeychainCallFailure(status: error.osStatus, failure: error) }
+    }
+
+    /// The words of `failure` for the client (never a password: the store's errors name files and causes).
+    private static func reason(_ failure: KeychainStoreError) -> String {
+        if case .notAvailable(let what) = failure.reason { return what }
+        return failure.description
+    }
+
+    private static func defaultReason(_ status: Int32) -> String {
+        switch status {
+        case KeychainStatus.noSuchKeychain.rawValue:
+            return "you have no login keychain in the keychain service yet (keychainctl create-keychain, or log in through pam_keychainkit)"
+        case KeychainStatus.duplicateKeychain.rawValue: return "your login keychain in the keychain service exists already"
+        case KeychainStatus.interactionNotAllowed.rawValue: return "the login keychain is locked: unlock it with its password"
+        default: return "the keychain call failed"
+        }
+    }
+}

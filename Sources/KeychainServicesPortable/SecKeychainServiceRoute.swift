@@ -1,0 +1,64 @@
+import Foundation
+import KeychainEngine
+import KeychainServiceWire
+import KeychainVocabulary
+
+/// The seam between Apple's `SecKeychainCreate`, `SecKeychainUnlock`, `SecKeychainLock` and
+/// `SecKeychainGetStatus` and the keychain service: when `KEYCHAINKIT_SERVICE_SOCKET` is set and
+/// the call names the default keychain (or none), it goes to the service, which holds the
+/// caller's login keychain and its class keys; otherwise nothing here runs. A named keychain
+/// file of the user's own stays an embedded one.
+enum SecKeychainServiceRoute {
+    /// The service's socket when a call on `path` (nil: the default keychain) goes to the service.
+    static func socket(for path: String?) -> String? {
+        guard let socket = SecItemServiceRoute.socketPath else { return nil }
+        guard let path else { return socket }
+        return KeychainLifecycle.apple.resolve(path) == KeychainLifecycle.apple.defaultKeychainPath ? socket : nil
+    }
+
+    /// Creates the login keychain in the service with `password` (none when nil or empty).
+    static func create(password: Data?, socket: String) throws(KeychainCallFailure) {
+        _ = try call(.createKeychain, password: password, socket: socket)
+    }
+
+    /// Unlocks the login keychain in the service with `password`; with nil, succeeds only when
+    /// it is unlocked already or has no password (`errSecInteractionNotAllowed` otherwise).
+    static func unlock(password: Data?, socket: String) throws(KeychainCallFailure) {
+        _ = try call(.unlockKeychain, password: password, socket: socket)
+    }
+
+    /// Locks the login keychain in the service.
+    static func lock(socket: String) throws(KeychainCallFailure) {
+        _ = try call(.lockKeychain, password: nil, socket: socket)
+    }
+
+    /// Whether the login keychain in the service is unlocked.
+    static func isUnlocked(socket: String) throws(KeychainCallFailure) -> Bool {
+        let reply = try call(.keychainStatus, password: nil, socket: socket)
+        guard let state = KeychainState(reply.result) else {
+            let failure = KeychainStoreError.notAvailable("the keychain service sent a status this client does not read")
+            throw KeychainCallFailure(status: failure.osStatus, failure: failure)
+        }
+        return state.isUnlocked
+    }
+
+    private static func call(_ operation: ServiceRequest.Operation, password: Data?, socket: String) throws(KeychainCallFailure) -> ServiceReply {
+        var query: [WireEntry] = []
+        if let password { query.append(WireEntry(key: ServiceRequest.passwordKey, value: .data(password))) }
+        let request = ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: query)
+        let reply: ServiceReply
+        do {
+            reply = try ServiceClient.send(request, to: socket)
+        } catch {
+            let failure = KeychainStoreError.notAvailable("the keychain service at \(socket) did not answer (\(error)); start it "
+                                                          + "(keychainctl service run) or unset \(KeychainVariable.serviceSocket)")
+            throw KeychainCallFailure(status: failure.osStatus, failure: failure)
+        }
+        guard reply.status == KeychainStatus.success.rawValue else {
+            throw KeychainCallFailure(status: reply.status,
+                                      failure: KeychainStoreError(.notAvailable(reply.failureReason ?? "the keychain service refused the call"),
+                                                                  status: KeychainStatus(rawValue: reply.status)))
+        }
+        return reply
+    }
+}
