@@ -52,7 +52,7 @@ public func SecKeychainCopyStorageSecurity(_ keychain: SecKeychain?, _ security:
         kSecKeychainStoragePtraceMeaning as String: ProcessIsolation.ptraceMeaning(scope),
     ]
     if let scope { isolation[kSecKeychainStoragePtraceScope as String] = scope }
-    if mode == .service && keychain == nil {
+    if mode == .service && (keychain == nil || keychain?.path == KeychainLifecycle.apple.defaultKeychainPath) {
         // The keychain is the service's: its file, key source and lock state are not this
         // process's to read. Every item is encrypted at rest there as here.
         isolation[kSecKeychainStorageEncryptedAtRest as String] = true

@@ -32,9 +32,11 @@ struct PidReuseTests {
             try String(oldPid - 1).write(toFile: "/proc/sys/kernel/ns_last_pid", atomically: false, encoding: .utf8)
             // posix_spawn at once: Foundation's Process may start a thread (which takes a pid) first.
             var newcomerPid: pid_t = 0
-            let arguments = ["/bin/sleep", "10"].map { strdup($0) } + [nil]
+            let words: [String] = ["/bin/sleep", "10"]
+            let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
             defer { arguments.forEach { free($0) } }
-            try #require(posix_spawn(&newcomerPid, "/bin/sleep", nil, nil, arguments, environ) == 0)
+            let spawned = posix_spawn(&newcomerPid, "/bin/sleep", nil, nil, arguments, environ)
+            try #require(spawned == 0)
             defer {
                 kill(newcomerPid, SIGKILL)
                 var status: Int32 = 0
