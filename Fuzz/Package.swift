@@ -57,5 +57,7 @@ let package = Package(
         syncFuzzTarget("FuzzHTTPResponse"),
         // The hex and %XX codecs of KeychainPrimitives: round trips, and exactly the malformed texts refused.
         fuzzTarget("FuzzHex"),
+        // The keychain service's wire format: request and reply payloads and the framing (KeychainServiceWire).
+        fuzzTarget("FuzzServiceWire"),
     ]
 )

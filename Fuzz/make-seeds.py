@@ -128,4 +128,31 @@ response("chunked-split", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n
 response("watch", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\n\r\n" % (len(body) + 1, body), piece=0)
 response("until-close", "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n")
 response("error-401", 'HTTP/1.1 401 Unauthorized\r\nContent-Length: 35\r\n\r\n{"error":"etcdserver: invalid auth"}')
+# --- The keychain service's wire format (KeychainServiceWire: requests, replies, frames) ------------
+def wfield(b): return list(struct.pack('>I', len(b))) + list(b)
+def wstring(t): return [1] + wfield(t.encode())
+def wdata(b): return [2] + wfield(b)
+def wbool(v): return [3, 1 if v else 0]
+def wint(v): return [4] + list(struct.pack('>q', v))
+def wdouble(v): return [5] + list(struct.pack('>d', v))
+def wdate(v): return [6] + list(struct.pack('>d', v))
+def warray(xs): return [7] + list(struct.pack('>I', len(xs))) + sum(xs, [])
+def wentries(d): return list(struct.pack('>I', len(d))) + sum((wfield(k.encode()) + d[k] for k in sorted(d)), [])
+def wdict(d): return [8] + wentries(d)
+def wrequest(op, q, changes={}, app=None, groups=[]):
+    out = [1, op] + (([1] + wfield(app.encode())) if app else [0])
+    out += list(struct.pack('>I', len(groups))) + sum((wfield(g.encode()) for g in groups), [])
+    return out + wentries(q) + wentries(changes)
+add_request = wrequest(1, {"class": wstring("genp"), "acct": wstring("me"), "svce": wstring("api"), "v_Data": wdata(b"secret")})
+write("FuzzServiceWire", "request-add", add_request)
+write("FuzzServiceWire", "request-copy", wrequest(2, {"class": wstring("genp"), "r_Data": wbool(True), "r_Attributes": wbool(True),
+      "m_Limit": wstring("m_LimitAll")}, app="com.example.app", groups=["com.example.shared"]))
+write("FuzzServiceWire", "request-update", wrequest(3, {"class": wstring("inet"), "srvr": wstring("example.com"), "port": wint(443)},
+      {"v_Data": wdata(b"new"), "labl": wstring("l")}))
+write("FuzzServiceWire", "request-delete", wrequest(4, {"class": wstring("genp"), "acct": wstring("me")}))
+write("FuzzServiceWire", "reply-ok", [1] + list(struct.pack('>iI', 0, 0)) + [0, 1] + warray([wdict({"acct": wstring("me"),
+      "cdat": wdate(1.5), "v_Data": wdata(b"x"), "accc": wdict({"pdmn": wstring("ak"), "flags": wint(1)})})]))
+write("FuzzServiceWire", "reply-failure", [1] + list(struct.pack('>iI', -34018, 0)) + [1] + wfield(b"not granted") + [0])
+write("FuzzServiceWire", "value-nested", warray([warray([wdict({"r": wdouble(0.25)})])]))
+write("FuzzServiceWire", "frame-request-add", list(struct.pack('>I', len(add_request))) + add_request)
 print("seeds written")

@@ -23,7 +23,7 @@ fi
 bin="$(swift build "${flags[@]}" --show-bin-path)"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}"
 status=0
-for target in FuzzRequestParser FuzzItemPayload FuzzKeybag FuzzSyncRecord FuzzKeyWrap FuzzRoster FuzzNetrc FuzzGitCredentials FuzzDockerConfig FuzzGitHubHosts FuzzDotenv FuzzPKCS12 FuzzDBusMessage FuzzSecretServiceArguments FuzzHTTPResponse FuzzHex; do
+for target in FuzzRequestParser FuzzItemPayload FuzzKeybag FuzzSyncRecord FuzzKeyWrap FuzzRoster FuzzNetrc FuzzGitCredentials FuzzDockerConfig FuzzGitHubHosts FuzzDotenv FuzzPKCS12 FuzzDBusMessage FuzzSecretServiceArguments FuzzHTTPResponse FuzzHex FuzzServiceWire; do
     mkdir -p ".build/corpus/$target"
     log=".build/$target.log"
     result=ok

@@ -8,10 +8,13 @@ import Foundation
 /// sha256 = 3f7a…            # optional: only this exact build
 /// application-identifier = com.example.backup   # optional: else the executable's path
 /// access-groups = com.example.shared, com.example.backup.keys
+/// systemd-unit = backup.service                 # optional: only inside this system unit
 /// ```
 ///
 /// A grant applies only to a caller running exactly that executable, whose user cannot change
-/// it (``PeerIdentity/isVerified``) and, when `sha256` is given, whose content has that digest.
+/// it (``PeerIdentity/isVerified``) and, when `sha256` is given, whose content has that digest;
+/// with `systemd-unit`, only when it runs in that system unit (a unit of the user's own service
+/// manager never counts: the user can move processes into those).
 package struct ApplicationGrant: Sendable, Equatable {
     /// The executable's absolute path.
     package var executablePath: String
@@ -21,10 +24,13 @@ package struct ApplicationGrant: Sendable, Equatable {
     package var applicationIdentifier: String?
     /// The access groups granted beyond the application identifier.
     package var accessGroups: [String]
+    /// The system unit the program must run in, or nil for any.
+    package var systemdUnit: String? = nil
 
     /// Whether the grant applies to `peer`.
     package func applies(to peer: PeerIdentity) -> Bool {
         peer.isVerified && peer.executablePath == executablePath && (sha256 == nil || sha256 == peer.executableSHA256)
+            && (systemdUnit == nil || peer.origin.systemdUnitIsSystem && peer.origin.systemdUnit == systemdUnit)
     }
 
     /// Why a grant file was refused.
@@ -42,7 +48,7 @@ package struct ApplicationGrant: Sendable, Equatable {
             guard let equals = line.firstIndex(of: "=") else { throw Refusal(description: "\(name): '\(line)' is not key = value") }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            guard ["executable", "sha256", "application-identifier", "access-groups"].contains(key) else {
+            guard ["executable", "sha256", "application-identifier", "access-groups", "systemd-unit"].contains(key) else {
                 throw Refusal(description: "\(name): unknown key \(key)")
             }
             guard values.updateValue(value, forKey: key) == nil else { throw Refusal(description: "\(name): \(key) given twice") }
@@ -57,7 +63,7 @@ package struct ApplicationGrant: Sendable, Equatable {
         let groups = (values["access-groups"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if groups.contains("*") { throw Refusal(description: "\(name): the access group * (every group) cannot be granted") }
         return ApplicationGrant(executablePath: executable, sha256: digest, applicationIdentifier: values["application-identifier"].flatMap { $0.isEmpty ? nil : $0 },
-                                accessGroups: groups)
+                                accessGroups: groups, systemdUnit: values["systemd-unit"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The grants in `directory` (`*.grant` files). The directory and each file must be owned by

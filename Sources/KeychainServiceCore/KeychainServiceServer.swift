@@ -1,10 +1,11 @@
 import Foundation
 import KeychainServiceWire
 
-/// The keychain service's socket: accepts connections, identifies each peer from the kernel at
-/// once (before reading a byte from it), then answers its requests one frame at a time on a
-/// thread of its own. A peer that sends an oversized or malformed frame, or stays silent past
-/// ``idleSeconds``, is disconnected; the others are served on.
+/// The keychain service's socket: accepts connections, admits each under ``ConnectionLimits``
+/// by the uid the kernel gives, identifies the peer from the kernel (before reading a byte from
+/// it), then answers its requests one frame at a time on a thread of its own. A peer that sends an
+/// oversized or malformed frame, stays silent too long or trickles a frame, is disconnected; the
+/// others are served on.
 package final class KeychainServiceServer: @unchecked Sendable {
     private let listener: Int32
     private let handler: ServiceRequestHandler
@@ -12,8 +13,8 @@ package final class KeychainServiceServer: @unchecked Sendable {
     private let lockAfterSeconds: Int
     private let hashes = ExecutableHashCache()
     private let log: @Sendable (String) -> Void
-    /// How long a connection may stay silent before it is closed.
-    package static let idleSeconds = 30
+    private let limits: ConnectionLimits
+    private let connections: ConnectionCounter
     /// How long a keychain with a password stays unlocked without a call before the service
     /// locks it (forgets its "when unlocked" class keys), unless `service run --lock-after` says otherwise.
     package static let defaultLockAfterSeconds = 300
@@ -23,10 +24,12 @@ package final class KeychainServiceServer: @unchecked Sendable {
     /// (ids, paths and reasons only). A keychain unused for `lockAfterSeconds` is locked (0: never).
     /// `testingKDF` (test suites only, `KEYCHAINKIT_TESTING_KDF=1`): password keychains use the cheap test key derivation.
     package init(listener: Int32, stateDirectory: String, grantsDirectory: String, lockAfterSeconds: Int = defaultLockAfterSeconds,
-                 testingKDF: Bool = false, log: @escaping @Sendable (String) -> Void) {
+                 testingKDF: Bool = false, limits: ConnectionLimits = .standard, log: @escaping @Sendable (String) -> Void) {
         self.listener = listener
         self.log = log
         self.lockAfterSeconds = lockAfterSeconds
+        self.limits = limits
+        connections = ConnectionCounter(limits: limits)
         let grants = ApplicationGrant.load(from: grantsDirectory) { log("grant refused: \($0)") }
         keychains = UserKeychains(stateDirectory: stateDirectory, testingKDF: testingKDF)
         handler = ServiceRequestHandler(keychains: keychains, grants: grants)
@@ -43,7 +46,21 @@ package final class KeychainServiceServer: @unchecked Sendable {
                 exit(1)
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)  // no child of the service inherits a caller's connection
-            let thread = Thread { [self] in serveConnection(connection) }
+            let uid: UInt32
+            do { uid = try PeerIdentification.credentials(connection).uid } catch {
+                log("connection refused: \(error)")
+                close(connection)
+                continue
+            }
+            if let refusal = connections.admit(uid) {
+                log("connection refused: \(refusal)")
+                close(connection)
+                continue
+            }
+            let thread = Thread { [self] in
+                serveConnection(connection)
+                connections.release(uid)
+            }
             thread.stackSize = 1 << 20
             thread.start()
         }
@@ -66,8 +83,9 @@ package final class KeychainServiceServer: @unchecked Sendable {
 
     private func serveConnection(_ connection: Int32) {
         defer { close(connection) }
-        var timeout = timeval(tv_sec: Self.idleSeconds, tv_usec: 0)
-        _ = setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // A reply the client does not read cannot hold the thread forever either.
+        var timeout = timeval(tv_sec: limits.deadlines.frameSeconds, tv_usec: 0)
+        _ = setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let peer: PeerIdentity
         do {
             peer = try PeerIdentification.identify(connection, hashes: hashes)
@@ -78,7 +96,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
         while true {
             let request: ServiceRequest
             do {
-                request = try ServiceRequest.decode(WireFrame.read(from: connection))
+                request = try ServiceRequest.decode(WireFrame.read(from: connection, limits: limits.deadlines))
             } catch WireFailure.closed(midFrame: false) {
                 return
             } catch {

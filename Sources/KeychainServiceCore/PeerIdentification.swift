@@ -5,22 +5,28 @@ import Foundation
 /// pidfd for the process itself (`SO_PEERPIDFD`, else `pidfd_open`), then `/proc/<pid>` — and
 /// checks, after every `/proc` read, that the pidfd's process is still alive, so that a pid
 /// reused by another process cannot lend its identity to the caller.
-enum PeerIdentification {
+package enum PeerIdentification {
     /// Why a peer could not be identified (it is then refused and disconnected).
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private static let peerCredentialsOption: Int32 = 17  // SO_PEERCRED
     private static let peerPidfdOption: Int32 = 77  // SO_PEERPIDFD (Linux 6.5)
 
-    /// The identity of the peer of the connected socket `descriptor`.
-    static func identify(_ descriptor: Int32, hashes: ExecutableHashCache) throws(Failure) -> PeerIdentity {
+    /// The uid, gid and pid the kernel recorded when the peer of `descriptor` connected.
+    package static func credentials(_ descriptor: Int32) throws(Failure) -> (pid: Int32, uid: UInt32, gid: UInt32) {
         var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout.size(ofValue: credentials))
         guard getsockopt(descriptor, SOL_SOCKET, peerCredentialsOption, &credentials, &length) == 0, credentials.pid > 0 else {
             throw Failure(description: "SO_PEERCRED failed: \(String(cString: strerror(errno)))")
         }
+        return credentials
+    }
+
+    /// The identity of the peer of the connected socket `descriptor`.
+    package static func identify(_ descriptor: Int32, hashes: ExecutableHashCache) throws(Failure) -> PeerIdentity {
+        let credentials = try credentials(descriptor)
         let pidfd = try processDescriptor(socket: descriptor, pid: credentials.pid)
         defer { close(pidfd) }
         let pid = credentials.pid
@@ -28,26 +34,122 @@ enum PeerIdentification {
         guard status.uid == credentials.uid else {
             throw Failure(description: "pid \(pid) now belongs to uid \(status.uid), not the connecting uid \(credentials.uid)")
         }
+        let access = CallerFileAccess(uid: credentials.uid, groups: status.groups, root: "/proc/\(pid)/root")
         let executable = try readExecutable(pid, hashes: hashes)
+        var program = ProgramFacts(path: executable.path, sha256: executable.sha256,
+                                   modification: access.modification(of: executable.path, info: executable.info))
+        var untrustedCode = try MappedCode.untrustedCode(pid: pid, access: access)
+        var interpreterPath: String?
+        if let family = InterpreterScript.family(of: executable.path) {
+            interpreterPath = executable.path
+            let script = try identifyScript(pid: pid, family: family, access: access, hashes: hashes)
+            switch script {
+            case .success(let facts): program = facts
+            case .failure(let refusal): untrustedCode = untrustedCode ?? "\(executable.path) \(refusal.description)"
+            }
+        }
+        let origin = try ProcessOrigin.read(pid: pid)
         // The pidfd names the process that connected: while it is alive, `pid` is still that
         // process, so everything read above through `/proc/<pid>` was about it.
         guard LinuxSystemCalls.isAlive(pidfd: pidfd) else { throw Failure(description: "pid \(pid) exited while it was being identified") }
-        let writable = executable.ownerUID == credentials.uid && executable.mode & 0o200 != 0
-            || executable.mode & 0o002 != 0
-            || executable.mode & 0o020 != 0 && status.groups.contains(executable.ownerGID)
-            || credentials.uid == 0
-        return PeerIdentity(uid: credentials.uid, gid: credentials.gid, pid: pid, executablePath: executable.path,
-                            device: executable.device, inode: executable.inode, executableSHA256: executable.sha256,
-                            executableWritableByCaller: writable, tracerPID: status.tracerPID)
+        return PeerIdentity(uid: credentials.uid, gid: credentials.gid, pid: pid, executablePath: program.path,
+                            device: executable.device, inode: executable.inode, executableSHA256: program.sha256,
+                            executableWritableByCaller: program.modification != nil, tracerPID: status.tracerPID,
+                            untrustedCode: untrustedCode, interpreterPath: interpreterPath, origin: origin)
+    }
+
+    /// The program a caller runs: the executable's, or its script's, path and digest, and how the
+    /// caller could have changed it (nil: it could not).
+    private struct ProgramFacts {
+        var path: String
+        var sha256: String
+        var modification: String?
+    }
+
+    /// The script an interpreter runs: found on its command line, opened in the caller's own view
+    /// of the file system, hashed, and judged both along the path as given and as resolved
+    /// (a symlink in a user's directory is a way to swap it). A relative path is resolved against
+    /// the caller's current directory, which it may have changed since it started, so it counts only
+    /// when the interpreter still holds the very file open.
+    private static func identifyScript(pid: Int32, family: InterpreterScript.Family, access: CallerFileAccess,
+                                       hashes: ExecutableHashCache) throws(Failure) -> Result<ProgramFacts, InterpreterScript.Refusal> {
+        let environment = try readProcessFile(pid, "environ")
+        if let variable = InterpreterScript.injectingVariable(inEnvironment: environment, family: family) {
+            return .failure(InterpreterScript.Refusal(description: "runs with \(variable) set (it loads code of the user's choosing)"))
+        }
+        let arguments = try readProcessFile(pid, "cmdline").split(separator: 0, omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }.filter { !$0.isEmpty }
+        let argument: String
+        switch InterpreterScript.scriptArgument(arguments, family: family) {
+        case .success(let found): argument = found
+        case .failure(let refusal): return .failure(refusal)
+        }
+        let relative = !argument.hasPrefix("/")
+        var given = argument
+        if relative {
+            let directory: String
+            do { directory = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd") } catch {
+                throw Failure(description: "cannot read /proc/\(pid)/cwd: \(error.localizedDescription)")
+            }
+            given = (directory == "/" ? "" : directory) + "/" + argument
+        }
+        let file = open(access.root + given, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return .failure(InterpreterScript.Refusal(description: "runs a script \(given) the service cannot open")) }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(InterpreterScript.Refusal(description: "runs \(given), which is not a regular file"))
+        }
+        guard let resolvedPointer = realpath(access.root + given, nil) else {
+            return .failure(InterpreterScript.Refusal(description: "runs a script \(given) whose path cannot be resolved"))
+        }
+        let resolved = String(cString: resolvedPointer)
+        free(resolvedPointer)
+        var resolvedInfo = stat()
+        guard stat(resolved, &resolvedInfo) == 0, resolvedInfo.st_dev == info.st_dev, resolvedInfo.st_ino == info.st_ino else {
+            return .failure(InterpreterScript.Refusal(description: "runs a script \(given) that changed while it was examined"))
+        }
+        let hostView = CallerFileAccess(uid: access.uid, groups: access.groups, root: "")
+        var modification = access.modification(of: given, info: info) ?? hostView.modification(of: resolved, info: info)
+        if modification == nil, relative, !holdsOpen(pid: pid, device: info.st_dev, inode: info.st_ino) {
+            modification = "its script was named by a relative path (\(argument)); run it by its absolute path"
+        }
+        let sha256 = try digest(of: file, info: info, link: given, hashes: hashes)
+        return .success(ProgramFacts(path: resolved, sha256: sha256, modification: modification))
+    }
+
+    /// Whether process `pid` has a descriptor open on the file `device`:`inode`.
+    private static func holdsOpen(pid: Int32, device: UInt, inode: UInt) -> Bool {
+        guard let entries = opendir("/proc/\(pid)/fd") else { return false }
+        defer { closedir(entries) }
+        while let entry = readdir(entries) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            guard Int(name) != nil else { continue }
+            var info = stat()
+            if stat("/proc/\(pid)/fd/\(name)", &info) == 0, info.st_dev == device, info.st_ino == inode { return true }
+        }
+        return false
+    }
+
+    /// The bytes of `/proc/<pid>/<name>`.
+    private static func readProcessFile(_ pid: Int32, _ name: String) throws(Failure) -> Data {
+        do { return try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/\(name)")) } catch {
+            throw Failure(description: "cannot read /proc/\(pid)/\(name): \(error.localizedDescription)")
+        }
     }
 
     /// A pidfd for the peer: the kernel's own (`SO_PEERPIDFD`: the very process that connected),
-    /// else `pidfd_open` of its pid (older kernels; the pid could in principle have been reused
-    /// between connect and this call, which the uid check narrows).
+    /// else, only on kernels without that option (before 6.5), `pidfd_open` of its pid (the pid
+    /// could in principle have been reused between connect and this call, which the uid check
+    /// narrows). When the kernel has the option but refuses it (the peer is gone), the peer is
+    /// refused: opening the pid again could name another process.
     private static func processDescriptor(socket descriptor: Int32, pid: Int32) throws(Failure) -> Int32 {
         var pidfd: Int32 = -1
         var length = socklen_t(MemoryLayout<Int32>.size)
         if getsockopt(descriptor, SOL_SOCKET, peerPidfdOption, &pidfd, &length) == 0, pidfd >= 0 { return pidfd }
+        guard errno == ENOPROTOOPT else {
+            throw Failure(description: "SO_PEERPIDFD failed for pid \(pid) (\(String(cString: strerror(errno)))): the process that connected is gone")
+        }
         guard let opened = LinuxSystemCalls.pidfdOpen(pid) else {
             throw Failure(description: "pidfd_open(\(pid)) failed: \(String(cString: strerror(errno)))")
         }
@@ -91,18 +193,20 @@ enum PeerIdentification {
         defer { close(file) }
         var info = stat()
         guard fstat(file, &info) == 0 else { throw Failure(description: "cannot stat \(link)") }
+        let sha256 = try digest(of: file, info: info, link: link, hashes: hashes)
+        return ExecutableFacts(path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino), info: info, sha256: sha256)
+    }
+
+    /// The SHA-256 of the open `file` (`info` its status), from the cache when this version of
+    /// the file was hashed before.
+    private static func digest(of file: Int32, info: stat, link: String, hashes: ExecutableHashCache) throws(Failure) -> String {
         let key = ExecutableHashCache.Key(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
                                           modified: info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec,
                                           changed: info.st_ctim.tv_sec * 1_000_000_000 + info.st_ctim.tv_nsec)
-        let sha256: String
-        if let known = hashes.hash(for: key) {
-            sha256 = known
-        } else {
-            sha256 = try hashContent(file, link: link)
-            hashes.remember(sha256, for: key)
-        }
-        return ExecutableFacts(path: path, device: key.device, inode: key.inode, mode: UInt32(info.st_mode),
-                               ownerUID: info.st_uid, ownerGID: info.st_gid, sha256: sha256)
+        if let known = hashes.hash(for: key) { return known }
+        let sha256 = try hashContent(file, link: link)
+        hashes.remember(sha256, for: key)
+        return sha256
     }
 
     private static func hashContent(_ file: Int32, link: String) throws(Failure) -> String {
@@ -124,9 +228,7 @@ enum PeerIdentification {
         var path: String
         var device: UInt64
         var inode: UInt64
-        var mode: UInt32
-        var ownerUID: UInt32
-        var ownerGID: UInt32
+        var info: stat
         var sha256: String
     }
 }

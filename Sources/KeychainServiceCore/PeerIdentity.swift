@@ -22,10 +22,21 @@ package struct PeerIdentity: Sendable, Equatable {
     package var executableWritableByCaller: Bool
     /// `TracerPid` from `/proc/<pid>/status`: nonzero when another process is ptrace-attached.
     package var tracerPID: Int32
+    /// Why code the user could choose runs inside the program although its executable is out of
+    /// the user's reach — a user-writable or replaced mapped library (`LD_PRELOAD`), a variable
+    /// that makes an interpreter load the user's code, an interpreter running no script file — or
+    /// nil. Such a caller cannot be verified.
+    package var untrustedCode: String?
+    /// When the executable is a known interpreter, its path; ``executablePath``,
+    /// ``executableSHA256`` and ``executableWritableByCaller`` then describe the script it runs.
+    package var interpreterPath: String?
+    /// The caller's systemd unit and Flatpak app id.
+    package var origin: ProcessOrigin
 
     /// An identity (the service reads it from the kernel; tests build one to check the rules).
     package init(uid: UInt32, gid: UInt32, pid: Int32, executablePath: String, device: UInt64, inode: UInt64,
-                 executableSHA256: String, executableWritableByCaller: Bool, tracerPID: Int32) {
+                 executableSHA256: String, executableWritableByCaller: Bool, tracerPID: Int32,
+                 untrustedCode: String? = nil, interpreterPath: String? = nil, origin: ProcessOrigin = ProcessOrigin()) {
         self.uid = uid
         self.gid = gid
         self.pid = pid
@@ -35,14 +46,22 @@ package struct PeerIdentity: Sendable, Equatable {
         self.executableSHA256 = executableSHA256
         self.executableWritableByCaller = executableWritableByCaller
         self.tracerPID = tracerPID
+        self.untrustedCode = untrustedCode
+        self.interpreterPath = interpreterPath
+        self.origin = origin
     }
 
-    /// Whether the identity can be vouched for: a program the user cannot change, not traced.
-    package var isVerified: Bool { !executableWritableByCaller && tracerPID == 0 }
+    /// Whether the identity can be vouched for: a program the user cannot change, running no code
+    /// the user could choose, not traced.
+    package var isVerified: Bool { !executableWritableByCaller && tracerPID == 0 && untrustedCode == nil }
 
     /// A one-line account of the caller for the service's log (no secrets: ids and a path).
     package var summary: String {
         "uid \(uid) pid \(pid) \(executablePath) sha256 \(executableSHA256.prefix(16))…"
+            + (interpreterPath.map { " (script run by \($0))" } ?? "")
             + (executableWritableByCaller ? " (writable by its user)" : "") + (tracerPID != 0 ? " (traced by \(tracerPID))" : "")
+            + (untrustedCode.map { " (unverifiable: \($0))" } ?? "")
+            + (origin.systemdUnit.map { " unit \($0)" + (origin.systemdUnitIsSystem ? "" : " (user manager)") } ?? "")
+            + (origin.flatpakApplication.map { " flatpak \($0) (claimed)" } ?? "")
     }
 }

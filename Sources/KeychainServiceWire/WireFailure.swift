@@ -12,6 +12,8 @@ package enum WireFailure: Error, Equatable, CustomStringConvertible {
     case closed(midFrame: Bool)
     /// A socket call failed with `errno`.
     case system(call: String, errno: Int32)
+    /// The peer sent nothing for too long between frames, or did not finish a frame in time.
+    case timedOut(midFrame: Bool, seconds: Int)
 
     /// What went wrong, without any of the bytes' content.
     package var description: String {
@@ -21,6 +23,8 @@ package enum WireFailure: Error, Equatable, CustomStringConvertible {
         case .malformed(let problem): return "malformed message: \(problem)"
         case .closed(let midFrame): return midFrame ? "the connection closed in the middle of a frame" : "the connection closed"
         case .system(let call, let code): return "\(call) failed: \(String(cString: strerror(code)))"
+        case .timedOut(let midFrame, let seconds):
+            return midFrame ? "a frame was not completed within \(seconds) s of its first byte" : "no request for \(seconds) s"
         }
     }
 }

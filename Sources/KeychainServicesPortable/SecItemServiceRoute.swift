@@ -8,6 +8,10 @@ import KeychainVocabulary
 /// keychain and the caller's access groups from the caller's kernel-verified identity) and is
 /// never run in this process; when it is unset, nothing here runs (the embedded mode).
 ///
+/// Keys and certificates go as the embedded edge hands them to its engine: a `SecKey` or
+/// `SecCertificate` becomes attributes and data here, and returned references are rebuilt here.
+/// Identities are not served yet (`errSecUnimplemented`).
+///
 /// A service that cannot be reached is `errSecNotAvailable` with the reason: the call never falls
 /// back to a keychain file of this process, which the user's other programs could read.
 enum SecItemServiceRoute {
@@ -39,10 +43,6 @@ enum SecItemServiceRoute {
         return call(.delete, query, changes: nil, result: nil, socketPath: socketPath)
     }
 
-    /// The item classes the service does not serve yet: their results are objects (`SecKey`,
-    /// `SecCertificate`, `SecIdentity`) that the edge builds from the engine's values.
-    private static let objectClasses: Set<String> = ["keys", "cert", "idnt"]
-
     private static func call(_ operation: ServiceRequest.Operation, _ cfQuery: CFDictionary, changes cfChanges: CFDictionary?,
                              result: UnsafeMutablePointer<CFTypeRef?>?, socketPath: String) -> OSStatus {
         FailureReport.beginCall()
@@ -51,10 +51,19 @@ enum SecItemServiceRoute {
             return refuse(.invalidParameter("the dictionary's keys must be strings"))
         }
         if let problem = dropDefaultKeychainSelection(&query.dictionary) { return refuse(.invalidParameter(problem)) }
-        if query.dictionary["v_Ref"] != nil || (query.dictionary["class"] as? String).map(objectClasses.contains) == true {
-            return refuse(KeychainStoreError(.notAvailable("keys, certificates and identities are not served by the keychain service yet; "
-                                                           + "unset \(KeychainVariable.serviceSocket) to keep them in the embedded keychain"),
-                                             status: .unimplemented))
+        if IdentityItems.isIdentityRequest(query.dictionary) {
+            return refuse(KeychainStoreError(.notAvailable("identities are not served by the keychain service yet (add or find the "
+                                                           + "certificate and the key apart); unset \(KeychainVariable.serviceSocket) "
+                                                           + "to keep them in the embedded keychain"), status: .unimplemented))
+        }
+        // Keys and certificates travel as the embedded edge hands them to its engine: a SecKey or
+        // SecCertificate becomes its attributes and data here, and a returned reference is rebuilt
+        // here from the item's data; the service never sees an object.
+        var keyReturn: ItemReferenceBridge.ReturnRequest?
+        if query.namesAppleObjects {
+            let expansion = operation == .add ? ItemReferenceBridge.expandValueRef(&query.dictionary) : ValueRefQuery.expand(&query.dictionary)
+            guard expansion == errSecSuccess else { return expansion }
+            if operation == .add || operation == .copyMatching { keyReturn = ItemReferenceBridge.prepareReturnRef(&query.dictionary) }
         }
         let changes = changesQuery??.dictionary ?? [:]
         guard let queryEntries = WireEntry.entries(query.dictionary), let changeEntries = WireEntry.entries(changes) else {
@@ -78,7 +87,7 @@ enum SecItemServiceRoute {
                                                  status: KeychainStatus(rawValue: reply.status))
         }
         outcome.unreadableItems = Int(reply.unreadableItems)
-        return SecItemCall.deliver(outcome, keyReturn: nil, into: result)
+        return SecItemCall.deliver(outcome, keyReturn: keyReturn, into: result)
     }
 
     /// Removes `kSecUseKeychain`/`kSecMatchSearchList` when they name the default keychain (the

@@ -60,4 +60,28 @@ struct EntitlementTests {
             #expect(throws: ApplicationGrant.Refusal.self) { try ApplicationGrant.parse(bad, name: "bad.grant") }
         }
     }
+
+    @Test("a grant bound to a systemd unit applies only inside that system unit, never a user manager's unit of the same name")
+    func unitGrants() throws {
+        let grant = try ApplicationGrant.parse("executable = /usr/bin/tool\naccess-groups = com.example.backup\nsystemd-unit = backup.service\n",
+                                               name: "unit.grant")
+        #expect(!grant.applies(to: Self.installed))
+        var inSystemUnit = Self.installed
+        inSystemUnit.origin = ProcessOrigin(systemdUnit: "backup.service", systemdUnitIsSystem: true)
+        #expect(grant.applies(to: inSystemUnit))
+        var inUserUnit = Self.installed
+        inUserUnit.origin = ProcessOrigin(systemdUnit: "backup.service", systemdUnitIsSystem: false)
+        #expect(!grant.applies(to: inUserUnit))
+    }
+
+    @Test("code the user could choose (a preloaded library, a non-isolated script) makes a caller unverifiable: no grant, its own digest-bound identifier")
+    func untrustedCode() throws {
+        let grant = try ApplicationGrant.parse("executable = /usr/bin/tool\naccess-groups = com.example.shared\n", name: "tool.grant")
+        var preloaded = Self.installed
+        preloaded.untrustedCode = "mapped code: /home/a/evil.so is writable by uid 1000"
+        #expect(!preloaded.isVerified && !grant.applies(to: preloaded))
+        let entitlements = CallerEntitlements(peer: preloaded, grants: [grant])
+        #expect(entitlements.applicationIdentifier == "/usr/bin/tool#sha256:" + String(repeating: "a", count: 64))
+        #expect(entitlements.grantedGroups.isEmpty)
+    }
 }

@@ -64,11 +64,14 @@ final class ServiceFixture {
         return entry.pointee.pw_uid
     }
 
-    /// Starts `keychainctl service run` as root (with `extraArguments`) and waits until its socket accepts.
-    func start(extraArguments: [String] = []) throws {
+    /// Starts `keychainctl service run` as root (with `extraArguments`) and waits until its socket
+    /// accepts; with `openFileLimit`, under that `RLIMIT_NOFILE` (`prlimit`), as a systemd unit's
+    /// `LimitNOFILE` sets it.
+    func start(extraArguments: [String] = [], openFileLimit: Int? = nil) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = ["service", "run", "--user", serviceUser.name, "--socket", socket, "--state-dir", stateDirectory,
+        process.executableURL = URL(fileURLWithPath: openFileLimit == nil ? program : "/usr/bin/prlimit")
+        let limit = openFileLimit.map { ["--nofile=\($0):\($0)", "--", program] } ?? []
+        process.arguments = limit + ["service", "run", "--user", serviceUser.name, "--socket", socket, "--state-dir", stateDirectory,
                              "--grants-dir", grantsDirectory] + extraArguments
         // Password keychains with the cheap test KDF: a calibrated scrypt run per unlock would cost
         // seconds each on a loaded CI machine.
@@ -132,6 +135,28 @@ final class ServiceFixture {
             .merging(environment) { _, new in new }
         process.currentDirectoryURL = URL(fileURLWithPath: user.home)
         return try Self.run(process, stdin: stdin)
+    }
+
+    /// Starts `arguments` as `user` (as ``run(as:_:stdin:environment:)`` does) without waiting:
+    /// the caller reads its output and closes its input.
+    func launch(as user: User, _ arguments: [String]) throws -> (process: Process, input: Pipe, output: Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(user.name)", "--regid=\(user.name)", "--init-groups", "--"] + arguments
+        process.environment = ["HOME": user.home, "PATH": "/usr/bin:/bin", "KEYCHAINKIT_SERVICE_SOCKET": socket]
+        process.currentDirectoryURL = URL(fileURLWithPath: user.home)
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, input, output)
+    }
+
+    /// Writes `text` to `path` owned by `user`, mode `mode`.
+    func write(_ text: String, to path: String, owner user: User?, mode: Int) throws {
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+        if let user { try Self.must(["/bin/chown", "\(user.name):\(user.name)", path]) }
     }
 
     /// Removes the service, the users and the files.

@@ -119,4 +119,33 @@ struct WireFormatTests {
         try WireFrame.write(atCap, to: pair[0])
         #expect(try WireFrame.read(from: pair[1]) == atCap)
     }
+
+    @Test("a peer that trickles a frame byte by byte is cut off at the frame deadline, however often it sends")
+    func slowFrame() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]); close(pair[1]) }
+        let writer = pair[0]
+        // A frame announcing 100 bytes, sent one byte every 200 ms: each byte comes well within
+        // any idle timeout, but the whole would take 20 s.
+        let trickle = Thread {
+            let bytes: [UInt8] = [0, 0, 0, 100] + [UInt8](repeating: 7, count: 100)
+            for byte in bytes {
+                var one = byte
+                if send(writer, &one, 1, Int32(MSG_NOSIGNAL)) != 1 { return }
+                usleep(200_000)
+            }
+        }
+        trickle.start()
+        #expect(throws: WireFailure.timedOut(midFrame: true, seconds: 1)) {
+            try WireFrame.read(from: pair[1], limits: .init(idleSeconds: 5, frameSeconds: 1))
+        }
+        // Silence between frames ends at the idle deadline.
+        var quiet: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &quiet) == 0)
+        defer { close(quiet[0]); close(quiet[1]) }
+        #expect(throws: WireFailure.timedOut(midFrame: false, seconds: 1)) {
+            try WireFrame.read(from: quiet[1], limits: .init(idleSeconds: 1, frameSeconds: 5))
+        }
+    }
 }

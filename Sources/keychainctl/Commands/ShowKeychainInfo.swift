@@ -30,6 +30,16 @@ struct ShowKeychainInfo: KeychainCommand {
             }
             throw KeychainCallError(errSecNotAvailable, in: "SecKeychainGetStatus")
         }
+        if protection.isServiceMode && keychain == nil {
+            // The service holds the keychain: its lock settings are the service's to report.
+            if output.json {
+                Console.out(try ItemFormatter.serialise(["keychain": "service", "storageSecurity": protection.json]))
+            } else {
+                Console.out("Keychain served by the keychain service")
+                protection.lines.forEach { Console.out($0) }
+            }
+            return
+        }
         #endif
         let target = try KeychainTarget.open(keychain)
         var settings = SecKeychainSettings()
