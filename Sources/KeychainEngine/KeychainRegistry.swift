@@ -86,7 +86,13 @@ package final class KeychainRegistry: @unchecked Sendable {
     /// The authenticator SecItem calls on `database` use: the one set for its file, else the
     /// environment's.
     package func authenticator(for database: KeychainDatabase) -> OwnerAuthenticator {
-        lock.withLock { keychainAuthenticators[database.path] ?? loadedConfiguration().authenticator }
+        authenticator(forKeychainAt: database.path)
+    }
+
+    /// The authenticator for the keychain file at `path`, which need not exist yet.
+    package func authenticator(forKeychainAt path: String) -> OwnerAuthenticator {
+        let location = KeychainLocation.absolute(path)
+        return lock.withLock { keychainAuthenticators[location] ?? loadedConfiguration().authenticator }
     }
 
     /// Sets the default keychain (overrides `KEYCHAINKIT_KEYCHAIN`); nil returns to the environment.

@@ -73,9 +73,14 @@ extension LAContext {
 
     /// Asks for the default keychain's password.
     private func evaluatePasscode(localizedReason: String) throws {
-        // The default keychain's password is the device's passcode: without a keychain (or one
-        // that cannot be opened) there is none to ask for. An evaluation creates no keychain.
+        // The default keychain's password is the device's passcode. Before the keychain exists it
+        // is the configured password the first write will give it (what canEvaluatePolicy
+        // answers); without either there is none to ask for. An evaluation creates no keychain.
         let lifecycle = KeychainLifecycle.apple
+        if !FileManager.default.fileExists(atPath: lifecycle.resolve(nil)) {
+            try evaluateConfiguredPasscode(lifecycle, localizedReason: localizedReason)
+            return
+        }
         let opened = Result { () throws(KeychainCallFailure) in try lifecycle.existingKeychain(nil) }
         guard case .success(let database) = opened else { throw LAError(.passcodeNotSet) }
         if hasAuthenticatedOwner(ofKeychain: database.keychainID) { return }
@@ -83,6 +88,25 @@ extension LAContext {
             try lifecycle.registry.authenticator(for: database).authenticateOwner(
                 of: database, reason: localizedReason, interactionAllowed: !interactionNotAllowed)
             recordOwnerAuthentication(ofKeychain: database.keychainID)
+        } catch {
+            throw LAError(Self.code(for: error))
+        }
+    }
+
+    /// Asks for the configured password (`KEYCHAINKIT_PASSWORD_FILE`, the systemd credential) of a
+    /// default keychain that does not exist yet; `passcodeNotSet` when none is usable.
+    private func evaluateConfiguredPasscode(_ lifecycle: KeychainLifecycle, localizedReason: String) throws {
+        let configuredPassword: Data?
+        do {
+            configuredPassword = try lifecycle.registry.configuration.passwordFromFile()
+        } catch {
+            throw LAError(.passcodeNotSet)  // the file was refused: the first write will report why
+        }
+        guard var configured = configuredPassword else { throw LAError(.passcodeNotSet) }
+        defer { configured.resetBytes(in: 0..<configured.count) }
+        do {
+            try lifecycle.registry.authenticator(forKeychainAt: lifecycle.resolve(nil)).authenticateOwner(
+                matchingConfigured: configured, reason: localizedReason, interactionAllowed: !interactionNotAllowed)
         } catch {
             throw LAError(Self.code(for: error))
         }

@@ -51,6 +51,44 @@ struct FailureReasonProcessTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.path), "the check created the keychain")
     }
 
+    @Test("evaluatePolicy(.deviceOwnerAuthentication) before the keychain exists agrees with canEvaluatePolicy: the configured password is the passcode; it creates nothing")
+    func ownerEvaluationBeforeTheKeychainExists() throws {
+        let scratch = try TemporaryKeychain("evaluate")
+        defer { scratch.remove() }
+        let passwordFile = scratch.directory + "/password"
+        #expect(FileManager.default.createFile(atPath: passwordFile, contents: Data("pw\n".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(chmod(passwordFile, 0o600) == 0)
+        // A pinentry that types `typed` (written per case) at GETPIN, as a person at the prompt would.
+        let typed = scratch.directory + "/typed"
+        let pinentry = scratch.directory + "/pinentry"
+        let script = """
+            #!/bin/sh
+            echo "OK Pleased to meet you"
+            while IFS= read -r line; do
+              case "$line" in
+                GETPIN) printf 'D %s\\nOK\\n' "$(cat '\(typed)')";;
+                BYE) echo "OK closing connection"; exit 0;;
+                *) echo OK;;
+              esac
+            done
+            """
+        #expect(FileManager.default.createFile(atPath: pinentry, contents: Data(script.utf8), attributes: [.posixPermissions: 0o700]))
+        #expect(chmod(pinentry, 0o700) == 0)
+        let configured = ["KEYCHAINKIT_PASSWORD_FILE": passwordFile, "KEYCHAINKIT_PINENTRY": pinentry]
+
+        try "pw".write(toFile: typed, atomically: true, encoding: .utf8)
+        #expect(try probe(["evaluate-owner"], in: scratch, environment: configured) == ["yes"], "the configured password typed")
+        try "pw-wrong".write(toFile: typed, atomically: true, encoding: .utf8)
+        #expect(try probe(["evaluate-owner"], in: scratch, environment: configured) == ["no -1"], "a wrong password: authenticationFailed")
+        try "p".write(toFile: typed, atomically: true, encoding: .utf8)
+        #expect(try probe(["evaluate-owner"], in: scratch, environment: configured) == ["no -1"], "a prefix of the password is not the password")
+        #expect(try probe(["evaluate-owner"], in: scratch, environment: ["KEYCHAINKIT_PINENTRY": pinentry]) == ["no -5"],
+                "no password configured: passcodeNotSet, as canEvaluatePolicy says")
+        #expect(chmod(passwordFile, 0o644) == 0)
+        #expect(try probe(["evaluate-owner"], in: scratch, environment: configured) == ["no -5"], "a refused file: passcodeNotSet")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path), "the evaluation created the keychain")
+    }
+
     @Test("a loose, missing or symlinked-to-loose password file: errSecNotAvailable with the variable, the path and the fix in reason")
     func passwordFileReasons() throws {
         let scratch = try TemporaryKeychain("reason")

@@ -110,6 +110,29 @@ extension SecItemParity {
             #expect(keychain.attributes([kSecValueRef: restricted])?[kSecAttrCanSign as String] as? Bool == false)
         }
 
+        @Test("3.2 SecKeyCopyAttributes: every key can derive (kSecAttrCanDerive true), public or private, EC or RSA; the other usage flags follow the key's class")
+        func derivationFlag() throws {
+            var error: Unmanaged<CFError>?
+            let rsaParameters: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits: 2048]
+            let rsa = SecKeyCreateRandomKey(rsaParameters as CFDictionary, &error)
+            if let error { Issue.record("SecKeyCreateRandomKey: \(error.takeRetainedValue())") }
+            let ec = try newKey()
+            for privateKey in [ec, try #require(rsa)] {
+                let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+                for (key, isPrivate) in [(privateKey, true), (publicKey, false)] {
+                    let attributes = try #require(SecKeyCopyAttributes(key) as? [String: Any])
+                    let kind = "\(attributes[kSecAttrKeyType as String] ?? "?") \(isPrivate ? "private" : "public")"
+                    #expect(attributes[kSecAttrCanDerive as String] as? Bool == true, "\(kind)")
+                    #expect(attributes[kSecAttrCanSign as String] as? Bool == isPrivate, "\(kind)")
+                    #expect(attributes[kSecAttrCanVerify as String] as? Bool == !isPrivate, "\(kind)")
+                    #expect(attributes[kSecAttrCanDecrypt as String] as? Bool == isPrivate, "\(kind)")
+                    #expect(attributes[kSecAttrCanEncrypt as String] as? Bool == !isPrivate, "\(kind)")
+                    #expect(attributes[kSecAttrCanUnwrap as String] as? Bool == isPrivate, "\(kind)")
+                    #expect(attributes[kSecAttrCanWrap as String] as? Bool == !isPrivate, "\(kind)")
+                }
+            }
+        }
+
         @Test("6 a password attribute in a key item is errSecNoSuchAttr")
         func foreignAttribute() throws {
             let keychain = try ParityKeychain()

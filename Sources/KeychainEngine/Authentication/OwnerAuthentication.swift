@@ -72,6 +72,29 @@ package struct OwnerAuthenticator: Sendable {
         let hasPassword: Bool
         do { hasPassword = try database.status.hasPassword } catch { throw .failed }
         guard hasPassword else { throw .passcodeNotSet }
+        try askForOwnerPassword(reason: reason, interactionAllowed: interactionAllowed) { password in
+            do {
+                try database.verify(password: password)
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
+    /// Asks for and verifies the password a keychain not created yet will have: the configured
+    /// one (`KEYCHAINKIT_PASSWORD_FILE`, the systemd credential), which the first write gives the
+    /// default keychain. Until then it is the device passcode, as `canEvaluatePolicy` answers.
+    package func authenticateOwner(matchingConfigured configured: Data, reason: String, interactionAllowed: Bool) throws(OwnerAuthenticationFailure) {
+        guard !configured.isEmpty else { throw .passcodeNotSet }
+        try askForOwnerPassword(reason: reason, interactionAllowed: interactionAllowed) { password in
+            Self.isSameSecret(password, configured)
+        }
+    }
+
+    /// Prompts up to ``attempts`` times until `accepts` accepts the typed password.
+    private func askForOwnerPassword(reason: String, interactionAllowed: Bool,
+                                     accepts: (Data) -> Bool) throws(OwnerAuthenticationFailure) {
         guard interactionAllowed, let pinentry else { throw .notInteractive }
         var retryMessage: String?
         for _ in 0..<Self.attempts {
@@ -79,14 +102,24 @@ package struct OwnerAuthenticator: Sendable {
                 pinentry, title: "Keychain", description: reason.isEmpty ? "Enter the keychain password." : reason,
                 prompt: "Password:", error: retryMessage)
             defer { password.resetBytes(in: 0..<password.count) }
-            do {
-                try database.verify(password: password)
-                return
-            } catch {
-                retryMessage = "Wrong password, try again."
-            }
+            if accepts(password) { return }
+            retryMessage = "Wrong password, try again."
         }
         throw .failed
+    }
+
+    /// Whether `typed` equals `expected`, in a time that depends on the longer length only, never
+    /// on where they first differ (a timing side channel must not reveal the password's prefix).
+    @inline(never)
+    static func isSameSecret(_ typed: Data, _ expected: Data) -> Bool {
+        let length = max(typed.count, expected.count)
+        var difference: UInt8 = typed.count == expected.count ? 0 : 1
+        for offset in 0..<length {
+            let left = offset < typed.count ? typed[typed.startIndex + offset] : 0
+            let right = offset < expected.count ? expected[expected.startIndex + offset] : 0
+            difference |= left ^ right
+        }
+        return difference == 0
     }
 
     /// Asks for an application password (items protected with `kSecAccessControlApplicationPassword`).

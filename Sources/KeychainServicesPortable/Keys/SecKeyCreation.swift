@@ -160,7 +160,9 @@ public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
 
 /// The `kSecAttrCan…` usage flags of `key` by attribute name: what `SecKeyCopyAttributes`
 /// reports, and what a key added by reference (`kSecValueRef`) is stored with, as Apple's
-/// SecItemAdd takes them from the key's attribute dictionary.
+/// SecItemAdd takes them from the key's attribute dictionary. As Apple's SecKey gives every key
+/// it holds (its attribute dictionary, and the documented `SecKeyGeneratePair` defaults):
+/// `kSecAttrCanDerive` true for public and private, EC and RSA keys alike; the others by class.
 func usageAttributes(of key: SecKey) -> [String: Bool] {
     let isPrivate = key.isPrivate
     return [
@@ -168,7 +170,7 @@ func usageAttributes(of key: SecKey) -> [String: Bool] {
         kSecAttrCanVerify as String: !isPrivate,
         kSecAttrCanDecrypt as String: isPrivate,
         kSecAttrCanEncrypt as String: !isPrivate,
-        kSecAttrCanDerive as String: isPrivate && key.isEllipticCurve,
+        kSecAttrCanDerive as String: true,
         kSecAttrCanUnwrap as String: isPrivate,
         kSecAttrCanWrap as String: !isPrivate,
     ]

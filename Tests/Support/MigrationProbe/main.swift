@@ -12,6 +12,7 @@
 //                                     `reason` on two lines ("status=…", "reason=…") and exit 0
 //     keychain-get-reason <key>       read a String; on a KeychainError print its status and reason as above
 //     can-evaluate-owner              LAContext().canEvaluatePolicy(.deviceOwnerAuthentication): "yes", or "no <LAError code>"
+//     evaluate-owner                  LAContext().evaluatePolicy(.deviceOwnerAuthentication, …): "yes", or "no <LAError code>"
 
 import Foundation
 import KeychainKit
@@ -65,6 +66,15 @@ do {
         var error: NSError?
         let can = LAContext().canEvaluatePolicy(.deviceOwnerAuthentication, error: &error)
         print(can ? "yes" : "no \(error?.code ?? 0)")
+    case "evaluate-owner" where arguments.count == 1:
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var answer = ""
+        LAContext().evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "Unlock the probe") { success, error in
+            answer = success ? "yes" : "no \((error as NSError?)?.code ?? 0)"
+            done.signal()
+        }
+        done.wait()
+        print(answer)
     case "keychain-get" where arguments.count == 2:
         print(try keychain.string(forKey: arguments[1]) ?? "<absent>")
     default:
