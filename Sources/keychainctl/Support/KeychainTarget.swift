@@ -57,7 +57,7 @@ struct KeychainTarget {
         defer { password.wipe() }
         do {
             try unlock(password: password)
-        } catch let error as KeychainCallError where error.status == errSecAuthFailed {
+        } catch where error.status == errSecAuthFailed {
             throw UsageFailure(message: "the secret sealed in \(folder) does not open \(path): that seal is not this keychain's "
                                + "(replaced, or copied from another keychain); nothing was unlocked. Restore \(folder) from a backup "
                                + "made with this keychain", exitCode: 1)
