@@ -21,6 +21,9 @@ package struct AccessEvent: Sendable, Equatable {
         case syncPullDelete = "sync-pull-delete"
         /// Sync read the item's secret to publish it, sealed, to the other devices of its circle.
         case syncPublish = "sync-publish"
+        /// `sync restore` wrote an earlier version of the item back into this keychain, as a new
+        /// change (``AccessEvent/peer``: the device whose version it was).
+        case syncRestore = "sync-restore"
     }
 
     /// The way the request reached the keychain.

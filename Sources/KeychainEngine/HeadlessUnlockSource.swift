@@ -6,7 +6,9 @@ import KeychainVocabulary
 /// `KEYCHAINKIT_PASSWORD_FILE`, else the systemd credential `keychainkit.password` in
 /// `$CREDENTIALS_DIRECTORY` (what `LoadCredential=`, `LoadCredentialEncrypted=` and `SetCredential=`
 /// provide, systemd.exec(5) "Credentials"). Both are read with the same checks (`PasswordFile`):
-/// a regular file of this user or root that group and others cannot access.
+/// a regular file of this user or root that group and others cannot access; a password file may
+/// be a symbolic link (secret stores link files into place), a systemd credential may not
+/// (systemd writes credentials as regular files, so a link is something else's).
 package enum HeadlessUnlockSource: Sendable, Equatable {
     /// `KEYCHAINKIT_PASSWORD_FILE` names this file.
     case passwordFile(String)
@@ -46,7 +48,7 @@ package enum HeadlessUnlockSource: Sendable, Equatable {
 
     /// The password (one trailing newline removed). Read at each call, never kept.
     package func password() throws(KeychainStoreError) -> Data {
-        var password = try PasswordFile.read(path, origin: origin)
+        var password = try PasswordFile.read(path, origin: origin, followingLinks: self == .passwordFile(path))
         if password.last == UInt8(ascii: "\n") { password.removeLast() }
         if password.last == UInt8(ascii: "\r") { password.removeLast() }
         return password

@@ -58,6 +58,8 @@ extension KeychainSynchronizer {
     /// Puts version `number` (as ``history(account:service:)`` numbers them) of the item back in
     /// this keychain as a new change, dated now, and synchronizes so that every device gets it.
     /// Restoring a deletion is refused (delete the item instead); so is a number out of range.
+    /// The write is recorded first (``recordAccess``, `sync-restore`, with the device whose version
+    /// it was); a failed record leaves the keychain unchanged.
     @discardableResult
     package func restore(account: String, service: String? = nil, version number: Int) throws(SyncError) -> SyncReport {
         let versions = try versions(account: account, service: service)
@@ -70,6 +72,13 @@ extension KeychainSynchronizer {
         // replaces (a clock that reads the same time) would never be published.
         let after = versions[0].version.time + 0.001
         attributes["mdat"] = .date(Date(timeIntervalSinceReferenceDate: max(database.currentDate().timeIntervalSinceReferenceDate, after)))
+        if let recordAccess {
+            do {
+                try recordAccess([SyncItemAccess(.restored, attributes: attributes, device: HexEncoding.string(record.version.device))])
+            } catch {
+                throw .accessNotLogged("the item was not restored", String(describing: error))
+            }
+        }
         _ = try Self.keychain { () throws(KeychainStoreError) -> Data in
             try database.storeItemKeepingDates(NewItem(itemClass: record.itemClass, attributes: attributes, data: payload.data,
                                                        protection: record.protection))

@@ -20,7 +20,7 @@ extension KeychainSynchronizer {
 
         // Remote: every record, opened (or refused).
         var remote: [Data: RemoteRecordState] = [:]
-        let listing = try session.listing(CircleLayout.itemsPrefix)
+        let listing = try session.listing(CircleLayout.itemsPrefix, resumingAfter: session.state.listingCursor)
         // Names over the listing limits were not read: absent from `remote` but present on the
         // transport, so they are neither overwritten nor deleted this pass.
         let unread = Set(listing.unread.compactMap(CircleLayout.name(fromItem:)))
@@ -66,6 +66,8 @@ extension KeychainSynchronizer {
             do { try merger.session.state.save(to: database) } catch {}
             throw error
         }
+        merger.session.state.listingCursor = listing.resumeAfter
+        merger.session.state.lastPass = SyncPassFindings(merger.report)
         try merger.session.state.save(to: database)
         return merger.report
     }
@@ -81,6 +83,8 @@ extension KeychainSynchronizer {
         /// signed by a current member: left alone rather than overwritten, since it may be a newer
         /// write. A later-epoch record no current member signed is replaced like any refused one.
         var isOfLaterEpoch = false
+        /// Of an epoch after this device's, whoever signed it (``isOfLaterEpoch`` when a member did).
+        var isOfUnknownEpoch = false
 
         /// Whether this candidate is preferred to `other` for the same name: a verified record over
         /// one that is not, the newer verified version between two, and a record of a later epoch
@@ -111,6 +115,7 @@ extension KeychainSynchronizer {
             var refused = RemoteRecordState(record: nil, token: transportRecord.version)
             refused.isOfLaterEpoch = SyncRecord.isPendingLaterEpoch(transportRecord.bytes, name: name, circleID: session.state.circleID,
                                                                     bundle: bundle, roster: roster)
+            refused.isOfUnknownEpoch = SyncRecord.isOfLaterEpoch(transportRecord.bytes, than: bundle)
             return refused
         }
     }
@@ -203,7 +208,11 @@ extension KeychainSynchronizer {
 
         mutating func merge(name: Data, local: LocalItemState?, remote: RemoteRecordState?) throws(SyncError) {
             var remote = remote
-            if remote != nil && remote?.record == nil { report.refused += 1 }
+            if let remote, remote.record == nil {
+                report.refused += 1
+                if remote.isOfUnknownEpoch { report.unknownEpoch += 1 }
+                if remote.isOfLaterEpoch { report.awaitingKeys += 1 }
+            }
             for attempt in 0..<8 {
                 let remoteVersion = remote?.record?.version
                 if let record = remote?.record, local.map({ record.version > $0.version }) ?? true {

@@ -260,6 +260,9 @@ package struct CircleStatus: Sendable, Equatable {
     package var members: [String]
     /// How many records this device has agreed on with the circle.
     package var syncedRecords: Int
+    /// What this device's last pass left unapplied (records unread over the limits, refused, of
+    /// an unknown epoch); nil before its first pass.
+    package var lastPass: SyncPassFindings?
 }
 
 extension KeychainSynchronizer {
@@ -274,6 +277,7 @@ extension KeychainSynchronizer {
             members = roster.memberIDs
         }
         return CircleStatus(circleID: HexEncoding.string(state.circleID), deviceID: HexEncoding.string(state.deviceID),
-                            location: state.location, epoch: epoch, members: members, syncedRecords: state.synced.count)
+                            location: state.location, epoch: epoch, members: members, syncedRecords: state.synced.count,
+                            lastPass: state.lastPass)
     }
 }

@@ -12,6 +12,8 @@ package struct SyncItemAccess: Sendable, Equatable {
         case pulledDeletion = "sync-pull-delete"
         /// The item's secret was read here and published, sealed, to the circle.
         case published = "sync-publish"
+        /// An earlier version of the item (from its history) was written back here by a restore.
+        case restored = "sync-restore"
     }
 
     package var kind: Kind
@@ -21,8 +23,8 @@ package struct SyncItemAccess: Sendable, Equatable {
     package var service: String?
     /// Its account (`acct`), if it has one.
     package var account: String?
-    /// The id (hex) of the device whose version this was: the one that made the change pulled, or
-    /// this device for a publish.
+    /// The id (hex) of the device whose version this was: the one that made the change pulled or
+    /// restored, or this device for a publish.
     package var device: String
 
     init(_ kind: Kind, attributes: [String: AttributeValue], device: String) {

@@ -18,6 +18,13 @@ package struct SyncReport: Sendable, Equatable {
     /// Records left unread because the transport held more than one pass reads
     /// (``SyncListingLimits/standard``): neither applied nor overwritten nor deleted this pass.
     package var unread = 0
+    /// Records of an epoch after the one this pass used, whoever signed them (counted in
+    /// ``refused`` too): a record a removed device or a transport writer parked there is
+    /// published over by the item's owner, never waited for.
+    package var unknownEpoch = 0
+    /// Of ``unknownEpoch``, records signed by a current member: left alone until this device has
+    /// that epoch's keys (a membership change it has not caught up with), not overwritten.
+    package var awaitingKeys = 0
     /// The epoch of the member list and keys this pass used.
     package var epoch: UInt32 = 0
 

@@ -71,6 +71,10 @@ struct SyncTransportCommandTests {
         #expect(refused.status == 1 && refused.stderr.contains("deletion"), "\(refused.stderr)")
         let restored = try sandbox.keychainctl(["sync", "restore", "mail", "--version", "2", a])
         #expect(restored.status == 0, "\(restored.stderr)")
+        // The restore is logged as its own operation, with the device whose version it wrote back
+        // (A made "m-1"), before the pass that publishes it.
+        #expect(Array(try syncLog(sandbox, a).suffix(2)) == [SyncLogLine(operation: "sync-restore", account: "mail", device: aID),
+                                                            SyncLogLine(operation: "sync-publish", account: "mail", device: aID)])
         #expect(try sandbox.keychainctl(["sync", b]).stdout.contains("pulled 1"))
         #expect(try sandbox.keychainctl(["find-generic-password", "-a", "mail", "-w", b]).stdout == "m-1\n")
     }

@@ -14,16 +14,23 @@ package enum PasswordFile {
 
     /// The file's whole content. The bytes read pass through one buffer, zeroed before it is
     /// released. Throws `passwordFileMissing` or `passwordFileUnsafe` (errSecNotAvailable) with the reason (never the content) when the file cannot be
-    /// read or breaks a rule above; `origin` names the source in those reasons.
-    package static func read(_ path: String, origin: String) throws(KeychainStoreError) -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            throw KeychainStoreError(.passwordFileMissing(origin: origin, path: path), systemErrno: errno)
-        }
-        defer { close(fd) }
+    /// read or breaks a rule above; `origin` names the source in those reasons. With
+    /// `followingLinks` false, a symbolic link at `path` is refused rather than followed (a
+    /// systemd credential: systemd writes each one as a regular file, so a link was put there by
+    /// something else, and would let whoever controls its target choose the password).
+    package static func read(_ path: String, origin: String, followingLinks: Bool = true) throws(KeychainStoreError) -> Data {
         func unsafe(_ problem: String) -> KeychainStoreError {
             KeychainStoreError(.passwordFileUnsafe(origin: origin, path: path, problem: problem))
         }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else {
+            if !followingLinks, errno == ELOOP {
+                throw unsafe("is a symbolic link, which systemd never makes a credential; remove it and pass the password "
+                             + "with LoadCredential= or LoadCredentialEncrypted= in the unit (systemd.exec(5), \"Credentials\")")
+            }
+            throw KeychainStoreError(.passwordFileMissing(origin: origin, path: path), systemErrno: errno)
+        }
+        defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw unsafe("is not a regular file")

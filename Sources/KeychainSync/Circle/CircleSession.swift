@@ -33,10 +33,11 @@ extension KeychainSynchronizer {
             try listing(prefix).records
         }
 
-        /// The records under `prefix` within ``SyncListingLimits/standard``, and the names not read.
-        func listing(_ prefix: String) throws(SyncError) -> SyncTransportListing {
+        /// The records under `prefix` within ``SyncListingLimits/standard`` (records of one size
+        /// taken from `resumingAfter` on), and the names not read.
+        func listing(_ prefix: String, resumingAfter cursor: String? = nil) throws(SyncError) -> SyncTransportListing {
             try KeychainSynchronizer.transport { () throws(SyncTransportError) in
-                try transport.list(prefix: prefix, within: .standard)
+                try transport.list(prefix: prefix, within: .standard(resumingAfter: cursor))
             }
         }
 

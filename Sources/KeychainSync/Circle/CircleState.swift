@@ -43,6 +43,12 @@ struct CircleState: Codable {
     var bundle: Data?
     /// Record name (hex) → the last version agreed on.
     var synced: [String: Synced]
+    /// Where the last pass's listing stopped when the transport held more records than one pass
+    /// reads (``SyncListingLimits/resumingAfter``): the next pass starts there. Nil: from the start.
+    var listingCursor: String? = nil
+    /// What the last pass left unapplied (``SyncPassFindings``), for `sync status`. Nil before
+    /// the first pass.
+    var lastPass: SyncPassFindings? = nil
 
     var identity: DeviceIdentity {
         get throws(SyncError) { try DeviceIdentity(signing: signingKey, agreement: agreementKey) }

@@ -109,6 +109,15 @@ struct SyncRecord {
         }
     }
 
+    /// Whether `sealed` claims an epoch after `bundle`'s (its epoch field, unverified: for counting).
+    static func isOfLaterEpoch(_ sealed: Data, than bundle: KeyBundle) -> Bool {
+        do {
+            return try Envelope(decoding: sealed).epoch > bundle.epoch
+        } catch {
+            return false  // undecodable: garbage, counted as refused only
+        }
+    }
+
     /// Whether `sealed`, read at `name`, is of an epoch after `bundle`'s and signed by a member of
     /// `roster` (checked without the epoch's keys, which this device does not have yet): a record
     /// a member may have written after a membership change this device has not caught up with.

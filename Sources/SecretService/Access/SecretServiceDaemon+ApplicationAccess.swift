@@ -163,7 +163,7 @@ extension SecretServiceDaemon {
         switch access.operation {
         case .read: what = "read the secret of"
         case .delete: what = "delete"
-        case .create, .update, .syncPull, .syncPullDelete, .syncPublish: what = "change"
+        case .create, .update, .syncPull, .syncPullDelete, .syncPublish, .syncRestore: what = "change"
         }
         let item = eventItem(access.address)
         let keychain: String

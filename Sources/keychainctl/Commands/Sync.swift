@@ -192,6 +192,9 @@ struct SyncStatus: ParsableCommand {
             let members = try synchronizer.members()  // brought up to date: a verified, newer member list if there is one
             let current = try synchronizer.status()
             Console.out("epoch \(current.epoch), \(current.syncedRecords) records agreed")
+            if let last = current.lastPass {
+                for line in Self.describe(last) { Console.out(line) }
+            }
             for member in members {
                 Console.out("member \(member)\(member == status.deviceID ? " (this device)" : "")")
             }
@@ -199,6 +202,30 @@ struct SyncStatus: ParsableCommand {
                 Console.out("join request \(request) (compare with the id the device printed; `keychainctl sync sponsor \(request)` adds it)")
             }
         }
+    }
+}
+
+extension SyncStatus {
+    /// What the last pass left unapplied, one line each, with what to do; nothing when all was read
+    /// and verified.
+    static func describe(_ last: SyncPassFindings) -> [String] {
+        var lines: [String] = []
+        let limits = SyncListingLimits.standard
+        if last.unread > 0 {
+            lines.append("last pass left \(last.unread) records unread (over the \(limits.maximumRecords)-record, \(limits.maximumBytes >> 20) MiB per-pass limit; "
+                         + "each pass reads the next ones; many more than your items: look for files you did not put on the transport)")
+        }
+        let others = last.unknownEpoch - last.awaitingKeys
+        if last.awaitingKeys > 0 {
+            lines.append("last pass found \(last.awaitingKeys) records of a later epoch signed by a member (left alone until this device has that epoch's keys: run `keychainctl sync run`)")
+        }
+        if others > 0 {
+            lines.append("last pass found \(others) records parked at an epoch no member signed for (refused and published over by their owner; a removed device or a transport writer put them there)")
+        }
+        if last.refused - last.unknownEpoch > 0 {
+            lines.append("last pass refused \(last.refused - last.unknownEpoch) records that did not verify (never applied)")
+        }
+        return lines
     }
 }
 

@@ -46,7 +46,12 @@ struct SyncRestore: ParsableCommand {
 
     func run() throws {
         try runSyncCommand("restore") {
-            let report = try target.synchronizer().restore(account: item.account, service: item.service, version: version)
+            let synchronizer = try target.synchronizer()
+            #if os(Linux)
+            let keychainPath = target.keychain ?? KeychainSynchronizer.defaultKeychainPath
+            synchronizer.recordAccess = { try SyncAccessRecording.record($0, keychainPath: keychainPath) }
+            #endif
+            let report = try synchronizer.restore(account: item.account, service: item.service, version: version)
             Console.error("Restored version \(version); it is now the newest version on every device that syncs.")
             Console.out(SyncRun.describe(report))
         }

@@ -48,11 +48,20 @@ struct KeychainTarget {
         try require(status, "SecKeychainUnlock")
     }
 
-    /// Unlocks with the password sealed to this machine's TPM (`create-keychain --tpm`).
+    /// Unlocks with the password sealed to this machine's TPM (`create-keychain --tpm`). A secret
+    /// that unseals but does not open the keychain means the seal beside it is not its own (copied
+    /// from another keychain, or replaced): said so, with the fix, rather than "wrong password".
     func unlockWithTPM() throws {
-        var password = try TPMSeal.unseal(from: TPMSeal.folder(for: path))
+        let folder = TPMSeal.folder(for: path)
+        var password = try TPMSeal.unseal(from: folder)
         defer { password.wipe() }
-        try unlock(password: password)
+        do {
+            try unlock(password: password)
+        } catch where error.status == errSecAuthFailed {
+            throw UsageFailure(message: "the secret sealed in \(folder) does not open \(path): that seal is not this keychain's "
+                               + "(replaced, or copied from another keychain); nothing was unlocked. Restore \(folder) from a backup "
+                               + "made with this keychain", exitCode: 1)
+        }
     }
 
     /// Asks for the keychain password at a no-echo prompt and unlocks.

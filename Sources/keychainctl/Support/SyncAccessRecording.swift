@@ -8,8 +8,9 @@ import KeychainToolSupport
 /// What `keychainctl sync` does to items, in the access log of the keychain it synchronizes
 /// (docs/CLI.md, "Access log"): each item a pass writes or deletes here (`sync-pull`,
 /// `sync-pull-delete`) with the device whose version it was, and each item whose secret it reads
-/// to publish (`sync-publish`), recorded before the secret leaves the device. A record that fails
-/// stops the pass.
+/// to publish (`sync-publish`), recorded before the secret leaves the device, and each earlier
+/// version `sync restore` writes back (`sync-restore`), recorded before the write. A record that
+/// fails stops the pass or the restore.
 enum SyncAccessRecording {
     static func record(_ accesses: [SyncItemAccess], keychainPath: String) throws {
         guard !accesses.isEmpty else { return }
@@ -28,6 +29,7 @@ enum SyncAccessRecording {
         case .pulled: .syncPull
         case .pulledDeletion: .syncPullDelete
         case .published: .syncPublish
+        case .restored: .syncRestore
         }
     }
 }

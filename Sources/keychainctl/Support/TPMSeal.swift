@@ -69,9 +69,7 @@ enum TPMSeal {
         // No `pcrs` file: sealed without a PCR policy. One that exists but cannot be read is an
         // error with its cause, never taken as "no policy".
         let pcrsPath = folder + "/pcrs"
-        let pcrs = FileManager.default.fileExists(atPath: pcrsPath)
-            ? try String(contentsOfFile: pcrsPath, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            : nil
+        let pcrs = FileManager.default.fileExists(atPath: pcrsPath) ? try readSelection(pcrsPath) : nil
         return try withScratch { scratch in
             try createPrimary(scratch)
             try run("tpm2_load", ["-C", scratch + "/primary.ctx", "-u", folder + "/seal.pub", "-r", folder + "/seal.priv",
@@ -80,10 +78,31 @@ enum TPMSeal {
             flush()
             var arguments = ["-c", scratch + "/seal.ctx"]
             if let pcrs, !pcrs.isEmpty { arguments += ["-p", "pcr:" + pcrs] }
+            // The TPM enforces the policy sealed into the object, whatever the `pcrs` file says: a
+            // removed or edited file only makes the unseal fail, so the message names that too.
             return try run("tpm2_unseal", arguments,
-                           failure: pcrs == nil ? "the TPM refused to unseal the secret in \(folder)"
-                               : "the TPM refused to unseal the secret in \(folder): PCRs \(pcrs!) no longer hold the values they had when it was sealed")
+                           failure: pcrs == nil ? "the TPM refused to unseal the secret in \(folder) (if it was sealed to PCRs, its `pcrs` file is missing: restore it)"
+                               : "the TPM refused to unseal the secret in \(folder): PCRs \(pcrs!) no longer hold the values they had when it was sealed (or the `pcrs` file was changed: restore it)")
         }
+    }
+
+    /// The PCR selection in a seal's `pcrs` file (`sha256:0,7`, banks joined by `+`): read with a
+    /// bound and checked, since whoever can write the folder can write it; anything else is an
+    /// error naming the file, never passed on.
+    private static func readSelection(_ path: String) throws -> String {
+        let text: String
+        do {
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            text = size <= 256 ? try String(contentsOfFile: path, encoding: .utf8) : String(repeating: "?", count: 257)
+        } catch {
+            throw UsageFailure(message: "\(path) cannot be read: \(error.localizedDescription)")
+        }
+        let selection = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789:,+")
+        guard text.utf8.count <= 256, !selection.isEmpty, selection.allSatisfy({ allowed.contains($0) }), selection.contains(":") else {
+            throw UsageFailure(message: "\(path) is not a PCR selection (e.g. sha256:0,7): it was altered; restore it from a backup. Nothing was unsealed")
+        }
+        return selection
     }
 
     // MARK: Running tpm2-tools

@@ -95,7 +95,8 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
         } catch {
             throw .unreachable("cannot read \(location): \(error.message)")
         }
-        let (chosen, unread) = limits.select(scan.files.map { ($0.name, $0.size) })
+        let selection = limits.select(scan.files.map { ($0.name, $0.size) })
+        let (chosen, unread) = (selection.read, selection.unread)
         var candidates: [String: [Candidate]] = [:]
         for index in chosen {
             let file = scan.files[index]
@@ -125,7 +126,8 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
             for key in listedConflictCopies.keys where key.hasPrefix(prefix) { listedConflictCopies.removeValue(forKey: key) }
             listedConflictCopies.merge(copies) { _, new in new }
         }
-        return SyncTransportListing(records: records.sorted { ($0.name, $0.version) < ($1.name, $1.version) }, unread: unread)
+        return SyncTransportListing(records: records.sorted { ($0.name, $0.version) < ($1.name, $1.version) }, unread: unread,
+                                    resumeAfter: selection.resumeAfter)
     }
 
     /// The file at `path` in the folder (a record or a conflict copy), or nil when it is gone or

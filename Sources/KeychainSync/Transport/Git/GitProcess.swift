@@ -25,9 +25,29 @@ struct GitProcess: Sendable {
     }
 
     /// Runs `git <arguments>` with `input` on its standard input until it exits or `deadline`.
+    ///
+    /// With `fileSizeLimit`, no file git or anything it starts writes may grow past that many
+    /// bytes (`RLIMIT_FSIZE`, rounded up to 512-byte blocks): a write beyond it fails with EFBIG
+    /// ("File too large") and git stops. `posix_spawn` cannot set a limit for the child alone, so
+    /// git is started through `/bin/sh`, which sets it (`ulimit -f`) and ignores SIGXFSZ (so the
+    /// write fails with an error git reports, rather than a signal that would dump core) and then
+    /// execs git; nothing but the block count and git's own arguments is on its command line.
     func run(_ arguments: [String], input: Data = Data(), deadline: ContinuousClock.Instant,
-             outputLimit: Int = 64 << 20) throws(Subprocess.Failure) -> Outcome {
-        try Subprocess.run(executable: executable, arguments: ["git"] + arguments, environment: environment, input: input,
-                           deadline: deadline, outputLimit: outputLimit)
+             outputLimit: Int = 64 << 20, fileSizeLimit: Int? = nil) throws(Subprocess.Failure) -> Outcome {
+        guard let fileSizeLimit else {
+            return try Subprocess.run(executable: executable, arguments: ["git"] + arguments, environment: environment, input: input,
+                                      deadline: deadline, outputLimit: outputLimit)
+        }
+        let blocks = max(1, (fileSizeLimit + 511) / 512)
+        return try Subprocess.run(executable: "/bin/sh", arguments: ["sh", "-c", Self.limitedStart, "sh", String(blocks), executable] + arguments,
+                                  environment: environment, input: input, deadline: deadline, outputLimit: outputLimit)
     }
+
+    /// The shell script that starts git under a file-size limit: `$1` is the limit in 512-byte
+    /// blocks (the unit of `ulimit -f` in POSIX sh), the rest git's path and arguments. Exit 125
+    /// when the limit cannot be set, so git never runs without it.
+    static let limitedStart = "trap '' XFSZ; ulimit -f \"$1\" || exit 125; shift; exec \"$@\""
+
+    /// What git writes when a file reached the limit of ``run(_:input:deadline:outputLimit:fileSizeLimit:)``.
+    static let fileTooLarge = "File too large"
 }

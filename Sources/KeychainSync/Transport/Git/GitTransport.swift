@@ -24,6 +24,13 @@ import KeychainPrimitives
 ///   written to or followed on this machine's file system; such entries are skipped and listed in
 ///   ``skippedEntries``.
 /// - Send malformed objects: `transfer.fsckObjects` makes git refuse the fetch.
+/// - Push huge files: a fetch may bring in at most ``standardFetchLimit`` bytes. Every fetch keeps
+///   what it receives as one pack file (`fetch.unpackLimit=1`, never loose objects) and runs
+///   under a file-size limit of that many bytes (``GitProcess``), so git stops writing at the cap,
+///   whatever the remote sends; the partial pack is removed, the fetch reported as
+///   ``SyncTransportError/malformed(_:)`` with the cause and the fix, and the clone stays at
+///   the last accepted head. Enforced here, by the kernel, not by the remote or a git feature
+///   (`--filter=blob:limit` needs a server that honours it and a git newer than Debian 12's).
 ///
 /// Commits reveal nothing about items: author and committer are `keychainkit <keychainkit@invalid>`,
 /// the message is `keychainkit sync`, both dates are the Unix epoch (`0 +0000`) — a constant, not
@@ -47,6 +54,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     private let networkTimeout: Duration
     private let pollInterval: Duration
     private let maximumRecordBytes: Int
+    private let maximumFetchBytes: Int
     private let maximumPushAttempts: Int
     private let state = NSLock()
     private var cache: Snapshot?
@@ -59,6 +67,12 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     static let identity = "keychainkit <keychainkit@invalid>"
     static let message = "keychainkit sync"
     static let date = "0 +0000"
+
+    /// The most one fetch may bring into the private clone: 128 MiB. Twice what one pass reads
+    /// (``SyncListingLimits/standard``), so the first fetch of an honest circle at the record limit
+    /// with its history (4,096 items × 11 versions × about 1.2 KiB, about 54 MiB) fits with room,
+    /// while a remote cannot fill the disk in one fetch (docs/SYNC.md states it).
+    package static let standardFetchLimit = 128 << 20
 
     private static let seenRef = "refs/keychainkit/seen"
     private static let fetchedRef = "refs/keychainkit/fetched"
@@ -78,6 +92,8 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     ///   - networkTimeout: how long a fetch or push may take before the remote counts as unreachable.
     ///   - pollInterval: how often ``waitForChange(prefix:until:)`` fetches.
     ///   - maximumRecordBytes: a file larger than this on the remote is skipped, not read.
+    ///   - maximumFetchBytes: the most one fetch may write into the private clone
+    ///     (``standardFetchLimit``; smaller in tests); a fetch that would bring in more is refused.
     ///   - maximumPushAttempts: how many times a publish is made again on a newer head before
     ///     giving up with ``SyncTransportError/unreachable(_:)``.
     ///   - gitExecutable: the git to run (default: `git` on `PATH`).
@@ -86,7 +102,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     ///     another repository.
     package init(remote: String, repositoryPath: String, branch: String = "keychainkit",
                 networkTimeout: Duration = .seconds(60), pollInterval: Duration = .seconds(30),
-                maximumRecordBytes: Int = 1 << 20, maximumPushAttempts: Int = 5,
+                maximumRecordBytes: Int = 1 << 20, maximumFetchBytes: Int = GitTransport.standardFetchLimit, maximumPushAttempts: Int = 5,
                 gitExecutable: String? = nil, environment: [String: String] = [:]) throws(SyncTransportError) {
         self.remote = try GitRemoteURL(remote)
         guard TransportRecordName.isValid(branch) else {
@@ -102,6 +118,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         self.networkTimeout = networkTimeout
         self.pollInterval = pollInterval
         self.maximumRecordBytes = maximumRecordBytes
+        self.maximumFetchBytes = maximumFetchBytes
         self.maximumPushAttempts = max(1, maximumPushAttempts)
         self.git = GitProcess(executable: executable,
                               environment: Self.environment(repository: repositoryPath, remote: self.remote, git: executable,
@@ -147,9 +164,10 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         let prefix = try TransportRecordName.validatedPrefix(prefix)
         let snapshot = try currentSnapshot()
         let matching = snapshot.blobs.filter { $0.key.hasPrefix(prefix) }.sorted { $0.key < $1.key }
-        let (chosen, unread) = limits.select(matching.map { ($0.key, snapshot.sizes[$0.key] ?? maximumRecordBytes) })
-        let blobs = Dictionary(chosen.map { matching[$0] }, uniquingKeysWith: { first, _ in first })
-        return SyncTransportListing(records: try records(blobs, keepingOnly: Set(blobs.values)), unread: unread)
+        let selection = limits.select(matching.map { ($0.key, snapshot.sizes[$0.key] ?? maximumRecordBytes) })
+        let blobs = Dictionary(selection.read.map { matching[$0] }, uniquingKeysWith: { first, _ in first })
+        return SyncTransportListing(records: try records(blobs, keepingOnly: Set(blobs.values)), unread: selection.unread,
+                                    resumeAfter: selection.resumeAfter)
     }
 
     /// The record `name` in the last accepted head, or nil.
@@ -252,12 +270,45 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     }
 
     /// Fetches the branch into the private clone; returns its head, or nil when the remote has none.
+    /// What the fetch may write is capped (``maximumFetchBytes``); a fetch over the cap, cut short
+    /// or failed leaves nothing behind: refs move only after a complete pack, and a partial pack
+    /// is removed here.
     private func fetch(deadline: ContinuousClock.Instant) throws(SyncTransportError) -> String? {
         let outcome = try run(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "origin",
-                               "+refs/heads/\(branch):\(Self.fetchedRef)"], deadline: deadline)
+                               "+refs/heads/\(branch):\(Self.fetchedRef)"], deadline: deadline, fileSizeLimit: maximumFetchBytes)
         if outcome.succeeded { return try resolve(Self.fetchedRef) }
+        try removePartialPacks()
         if outcome.status == 128, outcome.errorText.contains("couldn't find remote ref") { return nil }
+        if outcome.errorText.contains(GitProcess.fileTooLarge) {
+            throw .malformed("git fetch from \(remote.redacted) would bring in more than \(Self.byteCount(maximumFetchBytes)), the cap on one fetch: "
+                + "someone pushed files far larger than records to branch \(branch) (nothing was fetched or applied; this device keeps what it has). "
+                + "Remove them from the branch's history on the remote (rewrite it without them and force-push, then run "
+                + "`keychainctl sync run --adopt-remote-history` on each device), or move the circle to a new branch")
+        }
         throw failure(outcome, doing: "fetch from")
+    }
+
+    /// Removes the temporary pack and index files a fetch that did not finish left in the private
+    /// clone (`objects/pack/tmp_*`): git moves a pack into place only once it is complete.
+    private func removePartialPacks() throws(SyncTransportError) {
+        let directory = repositoryPath + "/objects/pack"
+        guard FileManager.default.fileExists(atPath: directory) else { return }  // nothing was ever written
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw .refused("cannot list \(directory) to remove a partial fetch: \(error.localizedDescription)")
+        }
+        for name in names where name.hasPrefix("tmp_") {
+            guard unlink(directory + "/" + name) == 0 || errno == ENOENT else {
+                throw .refused("cannot remove the partial fetch \(directory)/\(name): \(String(cString: strerror(errno))) (remove it by hand)")
+            }
+        }
+    }
+
+    /// `bytes` for messages: whole MiB or KiB.
+    static func byteCount(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : bytes % 1024 == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
     }
 
     // MARK: Publishing
@@ -446,9 +497,9 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     }
 
     private func run(_ arguments: [String], input: Data = Data(), deadline: ContinuousClock.Instant,
-                     outputLimit: Int = 64 << 20) throws(SyncTransportError) -> GitProcess.Outcome {
+                     outputLimit: Int = 64 << 20, fileSizeLimit: Int? = nil) throws(SyncTransportError) -> GitProcess.Outcome {
         do {
-            return try git.run(arguments, input: input, deadline: deadline, outputLimit: outputLimit)
+            return try git.run(arguments, input: input, deadline: deadline, outputLimit: outputLimit, fileSizeLimit: fileSizeLimit)
         } catch {
             throw .refused("\(error.description) (is git installed? Debian: apt install git)")
         }
@@ -581,6 +632,10 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
             ("fetch.fsck.fullPathname", "ignore"),
             ("fetch.fsck.emptyName", "ignore"),
             ("fetch.recurseSubmodules", "false"),
+            // Every fetch keeps what it receives as one pack (never loose objects, one file each),
+            // so the file-size limit a fetch runs under caps all it brings in.
+            ("fetch.unpackLimit", "1"),
+            ("transfer.unpackLimit", "1"),
             // Transports that run commands, whatever a URL rewrite (`insteadOf`) makes of the URL.
             ("protocol.ext.allow", "never"),
             ("protocol.fd.allow", "never"),
