@@ -134,7 +134,7 @@ let package = Package(
             swiftSettings: [reimplementedDefine]
         ),
         // The benchmarks package's keychain setup; like the torture tool it works on the store itself.
-        .target(name: "KeychainBenchmarkSupport", dependencies: ["KeychainVocabulary", "KeychainStore", "KeychainEngine"]),
+        .target(name: "KeychainBenchmarkSupport", dependencies: ["KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"]),
         // KeychainEngine: the isolated in-memory keychain behind `KeychainBackend.isolated()`;
         // KeychainVocabulary: it records each call's failure for KeychainError.reason (FailureReport).
         .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine", "KeychainVocabulary"]),
@@ -236,8 +236,10 @@ let package = Package(
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "KeychainTestSupport"]),
         // Test support shared by the test targets and keychainkit-torture: the temporary keychain
         // fixture, the torture values, the built-products locator and a tool runner.
-        // KeychainEngine: a registry of a fixture's own, and the one helper that sets up the shared one.
-        .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainPrimitives", "KeychainEngine"], path: "Tests/Support/KeychainTest"),
+        // KeychainEngine: a registry of a fixture's own; KeychainServicesPortable: the one helper that
+        // sets up the process's registry, which Apple's C API owns (KeychainLifecycle.apple).
+        .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainPrimitives", "KeychainEngine",
+                                                            "KeychainServicesPortable"], path: "Tests/Support/KeychainTest"),
         // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync", "KeychainPrimitives"]),
         // Times the access log's durable append for docs/PERFORMANCE.md (not a product; bench/access_log.sh runs it).

@@ -54,9 +54,9 @@ struct LayerRuleTests {
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
         "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
         // Test support; the torture tool tortures the store itself.
-        "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine"],
+        "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"],
         // The benchmarks package's setup (keychain files filled fast), like the torture tool, on the store itself.
-        "KeychainBenchmarkSupport": ["KeychainVocabulary", "KeychainStore", "KeychainEngine"],
+        "KeychainBenchmarkSupport": ["KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"],
         "keychainkit-torture": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainTestSupport"],
         "keychainkit-migration-probe": ["KeychainKit", "KeychainServices"],
         "PseudoTerminalSupport": [],
@@ -198,6 +198,30 @@ struct LayerRuleTests {
         #expect(offenders.isEmpty, """
             read the environment through ProcessEnvironment (KeychainPrimitives), and KeychainKit's own variables \
             through KeychainConfiguration (KeychainServicesExtras' KeychainToolSettings above Apple's API): \(offenders)
+            """)
+    }
+
+    /// The one file that makes the process's registry: Apple's C edge (`KeychainLifecycle.apple`).
+    static let processRegistryOwner = "KeychainServicesPortable/SecKeychain.swift"
+
+    @Test func onlyTheAppleEdgeOwnsTheProcessConfiguration() throws {
+        let processWide = try Regex(#"\bfromProcessEnvironment\b|\bKeychainRegistry\.shared\b|static\s+(let|var)\s+\w+\s*=\s*KeychainRegistry\("#)
+            .wordBoundaryKind(.simple)  // Unicode word boundaries do not break at `.` between letters
+        var offenders: [String] = []
+        var ownerLines = 0
+        for module in try Self.allModules() {
+            for line in try Self.codeLines(of: module) where line.text.contains(processWide) {
+                switch String(Self.file(of: line.location)) {
+                case Self.processRegistryOwner: ownerLines += 1
+                case Self.configurationFile where line.text.contains("func fromProcessEnvironment"): continue
+                default: offenders.append("\(line.location): \(line.text)")
+                }
+            }
+        }
+        #expect(ownerLines == 1, "\(Self.processRegistryOwner) no longer makes the process's registry: update this rule")
+        #expect(offenders.isEmpty, """
+            only the Apple edge (KeychainLifecycle.apple) owns the process's registry; take a KeychainRegistry (or \
+            KeychainToolSettings, ToolEnvironment) as a parameter instead: \(offenders)
             """)
     }
 
