@@ -14,30 +14,23 @@ let reimplementedDefine: SwiftSetting = .define("KEYCHAINKIT_REIMPLEMENTED", .wh
 let package = Package(
     name: "KeychainKit",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
-    // The API: KeychainServices, KeychainKit, KeychainKitTesting, KeychainServicesExtras and the two
-    // executables. The other library products exist only so that Fuzz/ (a package of its own) can
-    // build what it fuzzes; they are not APIs. Every other module (KeychainStore, KeychainEngine,
-    // KeychainPrimitives, KeychainVocabulary, KeychainLinux, KeychainAudit, KeychainSync, SecretService, CredentialStore, KeychainToolSupport) declares
-    // `package`, never `public`: Fuzz/ reaches them with `@testable import` in its debug build.
+    // The API, and nothing else (docs/ARCHITECTURE.md, "Products"). Products named `_…` are not
+    // API and not stable (swift-crypto's `_CryptoExtras` convention): they exist so that the
+    // separate Fuzz/ and Benchmarks/ packages can build what they fuzz and set up.
     products: [
         .library(name: "KeychainServices", targets: ["KeychainServices"]),
         .library(name: "KeychainKit", targets: ["KeychainKit"]),
         .library(name: "KeychainKitTesting", targets: ["KeychainKitTesting"]),
         // Linux-only keychain management beyond Apple's Security API (not built on Apple platforms).
         .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
-        // Not an API: lets Fuzz/ build the sync decoders (package access, reached with @testable import).
-        .library(name: "KeychainSync", targets: ["KeychainSync"]),
-        // Not an API for users: the readers of the plain-text credential files tools write (netrc, git,
-        // Docker, gh, .env), for `keychainctl import-credentials` and Fuzz/. Public, because Fuzz/'s
-        // shared invariant module (CredentialFileFuzzing) names its types in its own public API.
-        .library(name: "CredentialFiles", targets: ["CredentialFiles"]),
-        // Not an API: lets Fuzz/ build the Secret Service's decoders (package access, @testable import).
-        .library(name: "SecretServiceFuzzing", targets: ["SecretService"]),
-        // Not an API: lets Benchmarks/ (a package of its own) set up keychain files fast (test KDF,
-        // one engine transaction per item, session-keyring sharing by hand).
-        .library(name: "KeychainBenchmarkSupport", targets: ["KeychainBenchmarkSupport"]),
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "docker-credential-keychainkit", targets: ["docker-credential-keychainkit"]),
+        // Not API: Fuzz/ (sync decoders, credential-file readers, Secret Service decoders).
+        .library(name: "_KeychainSync", targets: ["KeychainSync"]),
+        .library(name: "_CredentialFiles", targets: ["CredentialFiles"]),
+        .library(name: "_SecretService", targets: ["SecretService"]),
+        // Not API: Benchmarks/' keychain fixtures (test KDF, fast population, session sharing).
+        .library(name: "_KeychainBenchmarkSupport", targets: ["KeychainBenchmarkSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),

@@ -11,8 +11,8 @@ import KeychainVocabulary
 /// prompt, and the session-keyring sharing switched on by hand.
 ///
 /// A module of its own, like the reliability suite's torture tool, because benchmark setup works on
-/// the store itself; it is a library product only so that the separate benchmarks package can
-/// link it (`import KeychainBenchmarkSupport`).
+/// the store itself; it is a library product (`_KeychainBenchmarkSupport`: not API, not stable) only
+/// so that the separate benchmarks package can link it (`import KeychainBenchmarkSupport`).
 public enum BenchmarkKeychains {
     /// The registry `SecItem*` works on in this process (the Apple edge's), which the benchmarks'
     /// fixtures set up for the calls they time.

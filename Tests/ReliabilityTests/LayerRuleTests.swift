@@ -225,6 +225,23 @@ struct LayerRuleTests {
             """)
     }
 
+    /// The products a user can depend on: exactly the API.
+    static let apiProducts: Set<String> = ["KeychainServices", "KeychainKit", "KeychainKitTesting", "KeychainServicesExtras",
+                                           "keychainctl", "docker-credential-keychainkit"]
+
+    @Test func theProductsAreTheAPIAndUnderscoredInternals() throws {
+        let code = PackageManifest.removingComments(try String(contentsOfFile: Self.packageRoot.appendingPathComponent("Package.swift").path,
+                                                               encoding: .utf8))
+        let product = try Regex(#"\.(library|executable)\(\s*name:\s*"([^"]+)""#)
+        let names = code.matches(of: product).compactMap { $0.output[2].substring.map(String.init) }
+        #expect(Set(names).isSuperset(of: Self.apiProducts), "Package.swift was not read, or an API product is gone: \(names)")
+        let other = names.filter { !Self.apiProducts.contains($0) && !$0.hasPrefix("_") }
+        #expect(other.isEmpty, """
+            a product is either the API (apiProducts) or named `_…` (not API, not stable, for Fuzz/ and Benchmarks/ \
+            only; docs/ARCHITECTURE.md, "Products"): \(other)
+            """)
+    }
+
     @Test func onlyTheConfigurationSpellsKeychainKitsVariables() throws {
         var offenders: [String] = []
         for module in try Self.allModules() {
