@@ -14,30 +14,23 @@ let reimplementedDefine: SwiftSetting = .define("KEYCHAINKIT_REIMPLEMENTED", .wh
 let package = Package(
     name: "KeychainKit",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
-    // The API: KeychainServices, KeychainKit, KeychainKitTesting, KeychainServicesExtras and the two
-    // executables. The other library products exist only so that Fuzz/ (a package of its own) can
-    // build what it fuzzes; they are not APIs. Every other module (KeychainStore, KeychainEngine,
-    // KeychainPrimitives, KeychainVocabulary, KeychainLinux, KeychainAudit, KeychainSync, SecretService, CredentialStore, KeychainToolSupport) declares
-    // `package`, never `public`: Fuzz/ reaches them with `@testable import` in its debug build.
+    // The API, and nothing else (docs/ARCHITECTURE.md, "Products"). Products named `_…` are not
+    // API and not stable (swift-crypto's `_CryptoExtras` convention): they exist so that the
+    // separate Fuzz/ and Benchmarks/ packages can build what they fuzz and set up.
     products: [
         .library(name: "KeychainServices", targets: ["KeychainServices"]),
         .library(name: "KeychainKit", targets: ["KeychainKit"]),
         .library(name: "KeychainKitTesting", targets: ["KeychainKitTesting"]),
         // Linux-only keychain management beyond Apple's Security API (not built on Apple platforms).
         .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
-        // Not an API: lets Fuzz/ build the sync decoders (package access, reached with @testable import).
-        .library(name: "KeychainSync", targets: ["KeychainSync"]),
-        // Not an API for users: the readers of the plain-text credential files tools write (netrc, git,
-        // Docker, gh, .env), for `keychainctl import-credentials` and Fuzz/. Public, because Fuzz/'s
-        // shared invariant module (CredentialFileFuzzing) names its types in its own public API.
-        .library(name: "CredentialFiles", targets: ["CredentialFiles"]),
-        // Not an API: lets Fuzz/ build the Secret Service's decoders (package access, @testable import).
-        .library(name: "SecretServiceFuzzing", targets: ["SecretService"]),
-        // Not an API: lets Benchmarks/ (a package of its own) set up keychain files fast (test KDF,
-        // one engine transaction per item, session-keyring sharing by hand).
-        .library(name: "KeychainBenchmarkSupport", targets: ["KeychainBenchmarkSupport"]),
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "docker-credential-keychainkit", targets: ["docker-credential-keychainkit"]),
+        // Not API: Fuzz/ (sync decoders, credential-file readers, Secret Service decoders).
+        .library(name: "_KeychainSync", targets: ["KeychainSync"]),
+        .library(name: "_CredentialFiles", targets: ["CredentialFiles"]),
+        .library(name: "_SecretService", targets: ["SecretService"]),
+        // Not API: Benchmarks/' keychain fixtures (test KDF, fast population, session sharing).
+        .library(name: "_KeychainBenchmarkSupport", targets: ["KeychainBenchmarkSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
@@ -49,21 +42,17 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // The system SQLite library (Debian: libsqlite3-dev), reached through a module map.
+        // The system SQLite (Debian: libsqlite3-dev).
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // The primitives every layer shares (package access only, Foundation only): the bounds-checked
-        // byte reader and writer, hex and %XX codecs, the child-process spawner.
+        // Byte reader/writer, hex and %XX codecs, the process environment, the child-process spawner.
         .target(name: "KeychainPrimitives"),
-        // The vocabulary every layer speaks (package access only, Foundation only): the one status
-        // table, the item and protection classes, the access-control policy, the error with its
-        // reasons, the per-thread failure report. The modules above the engine import it instead
-        // of the store.
+        // The status table, item and protection classes, access-control policy, the error and its reasons.
         .target(name: "KeychainVocabulary"),
-        // Typed items, queries, matching, keybag, crypto, SQLite file, lock state, memory store.
+        // The encrypted keychain file: typed items, queries, keybag, crypto, lock state.
         .target(
             name: "KeychainStore",
             dependencies: [
@@ -76,8 +65,7 @@ let package = Package(
             // The I/O fault-injection seam (IOSeam) exists in debug builds only.
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
-        // The SecItem dictionary semantics (parse, validate, result shapes) on string keys,
-        // pure Swift, so it builds on every platform (a hermetic keychain for tests on Apple too).
+        // Apple's SecItem semantics on string-keyed dictionaries; keychain lifecycle; registry and configuration.
         .target(
             name: "KeychainEngine",
             dependencies: [
@@ -88,12 +76,11 @@ let package = Package(
                 .target(name: "KeychainLinux", condition: .when(platforms: [.linux])),
             ]
         ),
-        // The engine's Linux OS integration: D-Bus (client and server), fprintd, the pinentry
-        // prompt, the kernel keyring. The engine reaches it through one seam (SystemFacilities).
+        // Linux OS services: D-Bus, fprintd, pinentry, the kernel keyring (the engine's one seam: SystemFacilities).
         .target(name: "KeychainLinux", dependencies: ["KeychainPrimitives"]),
-        // Apple's names and signatures (SecItem*, kSec*, errSec*, CF shims, SecKeychain*,
-        // LAContext) implemented over KeychainEngine. Never built on Apple platforms.
+        // The keychain service's wire format, shared by its clients and the service.
         .target(name: "KeychainServiceWire", dependencies: ["KeychainPrimitives"]),
+        // The keychain service: one process serving several users' keychains, each configured by value.
         .target(name: "KeychainServiceCore", dependencies: ["KeychainServiceWire", "KeychainEngine", "KeychainVocabulary",
                                                             .product(name: "Crypto", package: "swift-crypto")]),
         .target(
@@ -111,11 +98,9 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        // Keychain management that Apple's Security API does not offer (Linux only), kept out of the
-        // Apple-named surface so code written against KeychainServices compiles on Apple too.
+        // What Linux needs beyond `import Security`, kept out of the Apple-named surface.
         .target(name: "KeychainServicesExtras", dependencies: ["KeychainServicesPortable", "KeychainEngine", "KeychainVocabulary"]),
-        // What users import: Security (and LocalAuthentication) re-exported on Apple platforms,
-        // KeychainServicesPortable re-exported everywhere else.
+        // What users import: Security on Apple platforms, KeychainServicesPortable elsewhere.
         .target(
             name: "KeychainServices",
             dependencies: [
@@ -133,23 +118,19 @@ let package = Package(
             ],
             swiftSettings: [reimplementedDefine]
         ),
-        // The benchmarks package's keychain setup; like the torture tool it works on the store itself.
-        .target(name: "KeychainBenchmarkSupport", dependencies: ["KeychainVocabulary", "KeychainStore", "KeychainEngine"]),
-        // KeychainEngine: the isolated in-memory keychain behind `KeychainBackend.isolated()`;
-        // KeychainVocabulary: it records each call's failure for KeychainError.reason (FailureReport).
+        // Benchmarks/' keychain fixtures (product `_KeychainBenchmarkSupport`).
+        .target(name: "KeychainBenchmarkSupport", dependencies: ["KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"]),
+        // Isolated in-memory keychains for users' unit tests (the engine behind `KeychainBackend.isolated()`).
         .target(name: "KeychainKitTesting", dependencies: ["KeychainKit", "KeychainEngine", "KeychainVocabulary"]),
-        // The Secret Service provider (org.freedesktop.secrets) on the keychain: the D-Bus
-        // objects and the store that maps Secret Service items onto keychain items.
+        // The freedesktop Secret Service provider (org.freedesktop.secrets) on the keychain.
         .target(
             name: "SecretService",
             dependencies: [
                 "KeychainLinux",
-                // Per-application access records each decision (AccessEvent, AccessEventRecorder) in the
-                // access log; the log's key item is left out of the collections.
+                // Per-application access decisions, recorded in the access log.
                 "KeychainAudit",
                 "KeychainServices",
-                // errSecInternal (Apple's private name for -26276); the cause behind a failed status in
-                // D-Bus error replies (KeychainFailureDetails); the keychain's pinentry (KeychainPromptProgram).
+                // errSecInternal, KeychainFailureDetails, KeychainPromptProgram.
                 "KeychainServicesExtras",
                 "KeychainPrimitives",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
@@ -158,25 +139,16 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // The access log's vocabulary: who read or wrote which item, through what, with what decision
-        // (recorded by the Secret Service provider and keychainctl; never a secret).
-        // The access log itself: an encrypted, MAC-chained file beside each keychain, its key and the
-        // chain's checkpoint kept as an item of that keychain (KeychainServices, Crypto: AES-GCM).
+        // The access log: an encrypted, MAC-chained record of who read or wrote which item.
         .target(name: "KeychainAudit", dependencies: ["KeychainLinux", "KeychainServices",
                                                       .product(name: "Crypto", package: "swift-crypto")]),
-        // Synchronizable items across devices on etcd: the etcd client, the circle's
-        // keys and the end-to-end encrypted records.
-        // KeychainStore by design: sync replicates the store's typed items, tombstones and versions
-        // (KeychainDatabase+PortableItems), so it is a peer of the engine over the store, not a layer
-        // above the engine.
-        // COpenSSL: TLS to etcd (the system OpenSSL; Debian: libssl-dev to build, libssl3 to run).
+        // The system OpenSSL, for TLS to etcd (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
-        // KeychainEngine: opens the keychain to synchronize through the engine's registry (KeychainSynchronizer+Keychain).
+        // Synchronizable items across devices (etcd, git, a shared folder); a peer of the engine over the store.
         .target(name: "KeychainSync", dependencies: ["KeychainEngine", "KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
-        // Walks KeychainKit's flows on the default keychain: `swift run keychainkit-demo`.
+        // `swift run keychainkit-demo`: KeychainKit's flows on the default keychain.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
-        // Internet-password credentials (git, Docker) over Apple's SecItem API, shared by the tools and
-        // the Secret Service: the credential, its store, server addresses, protocol codes.
+        // Internet-password credentials shared by the tools and the Secret Service.
         .target(
             name: "CredentialStore",
             dependencies: [
@@ -188,16 +160,14 @@ let package = Package(
             ],
             swiftSettings: [reimplementedDefine]
         ),
-        // The command-line tools' glue: their version and process settings (all access groups, the
-        // tests' cheap key derivation, through KeychainServicesExtras' KeychainToolSettings).
-        // KeychainAudit: the access log's settings from the process's configuration.
+        // The command-line tools' version and configuration (ToolEnvironment).
         .target(
             name: "KeychainToolSupport",
             dependencies: [.target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
                            .target(name: "KeychainAudit", condition: .when(platforms: [.linux]))],
             swiftSettings: [reimplementedDefine]
         ),
-        // Parsers of plain-text credential files (Foundation only, so the fuzz package builds them alone).
+        // Readers of plain-text credential files (netrc, git, Docker, gh, .env); Foundation only.
         .target(name: "CredentialFiles", dependencies: ["KeychainPrimitives"]),
         .executableTarget(
             name: "keychainctl",
@@ -207,9 +177,7 @@ let package = Package(
                 "CredentialFiles",
                 "KeychainPrimitives",
                 "KeychainToolSupport",
-                // show-keychain-info --security (SecKeychainCopyStorageSecurity); SecKeychainChangePassword
-                // (private on Apple); damaged items a read left out (KeychainFailureDetails), reported by
-                // find and dump.
+                // SecKeychainCopyStorageSecurity, SecKeychainChangePassword, KeychainFailureDetails.
                 .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "SecretService", condition: .when(platforms: [.linux])),
@@ -217,7 +185,8 @@ let package = Package(
                 .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
                 // ProcessLineage (the caller chain the access log and app-access name).
                 .target(name: "KeychainLinux", condition: .when(platforms: [.linux])),
-                .target(name: "KeychainServiceCore", condition: .when(platforms: [.linux])),
+                // The keychain service: one process serving several users' keychains, each configured by value.
+        .target(name: "KeychainServiceCore", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // import/export: PEM keys and SHA-1 certificate hashes.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -230,39 +199,31 @@ let package = Package(
             // The access log: the helper records each credential it hands out, stores or erases.
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
         ]),
-        // Writer, reader and stress processes of the reliability suite (not a product). They drive
-        // KeychainStore directly: the suite tortures the store's file (transactions, WAL, password
-        // changes under SIGKILL), and its checks recompute the same store items (Torture).
+        // The reliability suite's writer, reader and stress processes (they torture the store itself).
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "KeychainTestSupport"]),
-        // Test support shared by the test targets and keychainkit-torture: the temporary keychain
-        // fixture, the torture values, the built-products locator and a tool runner.
-        // KeychainEngine: a registry of a fixture's own, and the one helper that sets up the shared one.
-        .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainPrimitives", "KeychainEngine"], path: "Tests/Support/KeychainTest"),
-        // Times the sync transports for docs/PERFORMANCE.md (not a product; bench/sync-transports.sh runs it).
+        // Test support: temporary keychains, torture values, built products, the process registry's setup.
+        .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainPrimitives", "KeychainEngine",
+                                                            "KeychainServicesPortable"], path: "Tests/Support/KeychainTest"),
+        // bench/sync-transports.sh: times the sync transports.
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync", "KeychainPrimitives"]),
-        // Times the access log's durable append for docs/PERFORMANCE.md (not a product; bench/access_log.sh runs it).
+        // bench/access_log.sh: times the access log's durable append.
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
-        // KeychainServicesPortable's public interface (swift-symbolgraph-extract) against Apple's
-        // Security as Swift imports it (../shared/reference/apple-security-api), with the reviewed list.
-        // SecItem semantics through SecItem* only: imports KeychainServices alone, so the same
-        // target builds against Apple's Security on a Mac (docs/PORTING.md says how to run it there).
+        // SecItem semantics through SecItem* only (builds against Apple's Security too).
         .testTarget(name: "SecItemParityTests", dependencies: ["KeychainServices"]),
         .testTarget(
             name: "AppleAPIShapeTests",
             dependencies: [.target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms)), "KeychainTestSupport"],
             exclude: ["ReviewedAdditions.txt"]
         ),
-        // Black-box tests that run the built keychainctl and docker-credential-keychainkit.
-        // Test support shared by two test targets (a regular target: test targets cannot depend on each other).
+        // Test support: pseudo-terminals.
         .target(name: "PseudoTerminalSupport", path: "Tests/Support/PseudoTerminal"),
-        // The programs tests run and the Debian package of each: a missing one fails its test with
-        // the package to install (scripts/test installs them all).
+        // Test support: the programs tests run, and the Debian package of each.
         .target(name: "RequiredToolSupport", path: "Tests/Support/RequiredTool"),
         .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport",
                                                            "EtcdClusterSupport", "RequiredToolSupport", "KeychainTestSupport", "LoopbackPortSupport"]),
-        // Crash, fault-injection, concurrency, tampering, at-rest and hygiene tests (docs/RELIABILITY.md).
+        // Crash, fault-injection, concurrency, tampering, at-rest, hygiene and layer-rule tests.
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture", "KeychainTestSupport"],
@@ -279,22 +240,15 @@ let package = Package(
                     exclude: ["Golden"],
                     // IdentityTransactionTests: the store's fault-injection seam (IOSeam), in debug builds.
                     swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug)), reimplementedDefine]),
-        // Loopback ports for the daemons tests start (etcd, git daemon, sshd, swtpm), chosen below
-        // the kernel's ephemeral range so that no outgoing connection takes one first.
+        // Test support: loopback ports below the ephemeral range.
         .target(name: "LoopbackPortSupport", path: "Tests/Support/LoopbackPort"),
         .target(name: "EtcdClusterSupport", dependencies: ["RequiredToolSupport", "LoopbackPortSupport"], path: "Tests/Support/EtcdCluster"),
-        // A private dbus-daemon per test (answering before it is handed out, SIGKILLed when released),
-        // and the one way test support spawns daemons and clients (posix_spawn, no inherited descriptors).
-        // KeychainLinux: its D-Bus client asks the new bus for its id.
+        // Test support: a private dbus-daemon per test; the one daemon spawner.
         .target(name: "PrivateBusSupport", dependencies: ["KeychainLinux", "KeychainPrimitives", "RequiredToolSupport"], path: "Tests/Support/PrivateBus"),
-        // Real Secret Service clients (secret-tool, Python keyring and secretstorage, git's libsecret
-        // helper) against gnome-keyring-daemon and `keychainctl secret-service`, each on a private bus.
+        // Test support: real Secret Service providers and clients on private buses.
         .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport", "KeychainTestSupport"], path: "Tests/Support/SecretServiceHarness"),
-        // PseudoTerminalSupport: pinentry-tty answering per-application access prompts.
         .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
                                                                    "RequiredToolSupport", "PseudoTerminalSupport"]),
-        // PrivateBusSupport: `git daemon` and `sshd` for the git transport tests; Crypto: the folder's version digests;
-        // KeychainTestSupport: the ManualClock the devices' keychains stamp edits with.
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "KeychainVocabulary", "EtcdClusterSupport", "RequiredToolSupport",
                                                              "PrivateBusSupport", "KeychainTestSupport", "LoopbackPortSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),
@@ -302,11 +256,9 @@ let package = Package(
                                                                 "KeychainTestSupport", "RequiredToolSupport", "keychainctl"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
-        // keychainctl: built so that the mapping tests can run the real tool against the same keychain.
-        // PrivateBusSupport, KeychainAudit: the daemon in the test process, recording to the test (AccessRecordingTests).
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
                                                                    "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainLinux", "KeychainPrimitives", "KeychainTestSupport"]),
-        // One UserDefaults-migration step per process, for the migration tests (not a product).
+        // One UserDefaults-migration step per process, for the migration tests.
         .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit", "KeychainServices"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
             name: "KeychainKitTests",

@@ -22,7 +22,7 @@ let package = Package(
                 .product(name: "KeychainKit", package: "KeychainKit"),
                 // Makes the fixtures' keychain files (test KDF, fast population, opening without a
                 // prompt); the benchmarks themselves call SecItem*.
-                .product(name: "KeychainBenchmarkSupport", package: "KeychainKit"),
+                .product(name: "_KeychainBenchmarkSupport", package: "KeychainKit"),
             ],
             path: "Sources/BenchSupport",
             swiftSettings: [.swiftLanguageMode(.v5)]

@@ -7,17 +7,17 @@ let fuzzTarget = { (name: String) -> Target in
     .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "KeychainServices", package: "KeychainKit")])
 }
 let secretServiceFuzzTarget = { (name: String) -> Target in
-    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "SecretServiceFuzzing", package: "KeychainKit")])
+    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "_SecretService", package: "KeychainKit")])
 }
 
 let syncFuzzTarget = { (name: String) -> Target in
-    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "KeychainSync", package: "KeychainKit")])
+    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "_KeychainSync", package: "KeychainKit")])
 }
 
 /// A fuzz target for one reader of `keychainctl import-credentials`.
 let credentialFileTarget = { (name: String) -> Target in
     .executableTarget(name: name, dependencies: ["CFuzzDriver", "CredentialFileFuzzing",
-                                                 .product(name: "CredentialFiles", package: "KeychainKit")])
+                                                 .product(name: "_CredentialFiles", package: "KeychainKit")])
 }
 
 let package = Package(
@@ -41,7 +41,7 @@ let package = Package(
         syncFuzzTarget("FuzzRoster"),
         // The plain-text credential file readers of `keychainctl import-credentials` (CredentialFiles).
         // The invariants the five credential-file targets check, in one place.
-        .target(name: "CredentialFileFuzzing", dependencies: [.product(name: "CredentialFiles", package: "KeychainKit")]),
+        .target(name: "CredentialFileFuzzing", dependencies: [.product(name: "_CredentialFiles", package: "KeychainKit")]),
         credentialFileTarget("FuzzNetrc"),
         credentialFileTarget("FuzzGitCredentials"),
         credentialFileTarget("FuzzDockerConfig"),

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainServicesPortable
 import KeychainStore
 import KeychainVocabulary
 
@@ -10,17 +11,21 @@ import KeychainVocabulary
 /// prompt, and the session-keyring sharing switched on by hand.
 ///
 /// A module of its own, like the reliability suite's torture tool, because benchmark setup works on
-/// the store itself; it is a library product only so that the separate benchmarks package can
-/// link it (`import KeychainBenchmarkSupport`).
+/// the store itself; it is a library product (`_KeychainBenchmarkSupport`: not API, not stable) only
+/// so that the separate benchmarks package can link it (`import KeychainBenchmarkSupport`).
 public enum BenchmarkKeychains {
+    /// The registry `SecItem*` works on in this process (the Apple edge's), which the benchmarks'
+    /// fixtures set up for the calls they time.
+    private static var registry: KeychainRegistry { KeychainLifecycle.apple.registry }
+
     /// Lets this process create and open keychains with the cheap test KDF (scrypt N = 2^4), which
     /// protects a password far less than a real keychain's calibrated scrypt.
     public static func allowTestingKDF() {
-        KeychainRegistry.shared.useTestingKDF(true)
+        registry.useTestingKDF(true)
     }
 
     /// The path of this process's default keychain, as `SecItem*` resolves it now.
-    public static var defaultKeychainPath: String { KeychainRegistry.shared.defaultKeychainPath }
+    public static var defaultKeychainPath: String { registry.defaultKeychainPath }
 
     /// Adds one item per dictionary of `items` to the keychain file at `path` (created if missing,
     /// with the test KDF unless `calibratedKDF`), through the engine behind `SecItemAdd`: the same
@@ -60,20 +65,20 @@ public enum BenchmarkKeychains {
                                        rollbackAnchorDirectory: String? = nil) throws -> BenchmarkKeychain {
         let keychain = try open(path: path, password: password, deviceKeyPath: deviceKeyPath,
                                 rollbackAnchorDirectory: rollbackAnchorDirectory)
-        KeychainRegistry.shared.register(keychain.database)
+        registry.register(keychain.database)
         return keychain
     }
 
     /// Forgets the registered keychain at `path` (its handle is closed when the last reference goes).
     public static func forget(path: String) {
-        KeychainRegistry.shared.forget(path: path)
+        registry.forget(path: path)
     }
 
     /// Publishes `keychain`'s unlock to the session's kernel keyring and marks it as the
     /// session's, as an unlock does when sharing is on. Returns false if the keyring refused it.
     public static func shareUnlockWithSession(_ keychain: BenchmarkKeychain) throws -> Bool {
         guard try SessionKeyring.publish(keychain.database, sharing: true) else { return false }
-        KeychainRegistry.shared.markUnlockSharedWithSession(keychain.database)
+        registry.markUnlockSharedWithSession(keychain.database)
         return true
     }
 

@@ -23,8 +23,9 @@ package struct KeychainCallFailure: Error, Sendable, Equatable {
 /// `SecItemEngine` is to `SecItem…`. It also picks the keychain (and its `SecItemEngine`) a SecItem
 /// call works on. The Apple edge only translates pointers and Apple's types to these calls.
 ///
-/// Every call works on one ``KeychainRegistry`` (the process's keychains and configuration); the
-/// C API uses ``KeychainRegistry/shared``. Paths are made absolute; nil names the default keychain.
+/// Every call works on the one ``KeychainRegistry`` it was made with (its keychains and
+/// configuration); the C API's is `KeychainLifecycle.apple`, which owns the process's registry.
+/// Paths are made absolute; nil names the default keychain.
 ///
 /// A call that names a keychain never creates one, except ``create(at:password:)`` and an item
 /// engine asked for with `creatingDefault` (SecItemAdd on the default keychain).

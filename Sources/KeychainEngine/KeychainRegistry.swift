@@ -12,13 +12,16 @@ package enum KeychainLocation {
     }
 }
 
-/// The keychains this process has open, one `KeychainDatabase` per path, so that every handle
-/// on one file shares its lock state (as `securityd` does on macOS), and the process-wide
-/// configuration (default keychain, access groups; the environment's read once, at first use).
+/// The keychains one configuration has open, one `KeychainDatabase` per path, so that every
+/// handle on one file shares its lock state (as `securityd` does on macOS), and that
+/// configuration (default keychain, access groups; read once, at first use, from the value
+/// it was made with).
+///
+/// A registry is a value its owner passes down, as GRDB's `DatabaseQueue(path:configuration:)`
+/// takes its `Configuration`: nothing in the engine reads a process-wide one. The Apple C edge
+/// (`KeychainLifecycle.apple` in KeychainServicesPortable) owns the process's registry, read from
+/// the environment; the keychain service, tests and tools make their own.
 package final class KeychainRegistry: @unchecked Sendable {
-    /// The process-wide registry.
-    package static let shared = KeychainRegistry()
-
     private let lock = NSLock()
     private var databases: [String: KeychainDatabase] = [:]
     /// Keychains whose unlock in this process is the session's (published or adopted).
@@ -41,9 +44,17 @@ package final class KeychainRegistry: @unchecked Sendable {
     /// keychains), so that a caller may keep what it derived until it moves.
     private var generation: UInt64 = 0
 
-    /// A registry whose environment configuration comes from `readConfiguration` (by default
-    /// this process's environment), called at first use and after each ``reloadConfiguration()``.
-    package init(readConfiguration: @escaping @Sendable () -> KeychainConfiguration = KeychainConfiguration.fromProcessEnvironment) {
+    /// Whether the write-ahead logs of this registry's keychains are emptied when the process exits.
+    private let checkpointsAtExit: Bool
+
+    /// A registry whose configuration comes from `readConfiguration`, called at first use and
+    /// after each ``reloadConfiguration()`` (the process's registry passes
+    /// `KeychainConfiguration.fromProcessEnvironment`). With `checkpointsAtExit`, the keychains it
+    /// holds have their write-ahead log emptied when the process exits normally
+    /// (``checkpointOpenKeychains(waitingAtMost:)``): for the process's registry, whose keychains
+    /// live as long as the process.
+    package init(checkpointsAtExit: Bool = false, readConfiguration: @escaping @Sendable () -> KeychainConfiguration) {
+        self.checkpointsAtExit = checkpointsAtExit
         self.readConfiguration = readConfiguration
     }
 
@@ -282,17 +293,12 @@ package final class KeychainRegistry: @unchecked Sendable {
         return left
     }
 
-    /// Registers the exit handler of the shared registry, once per process, when it first holds
-    /// a keychain. Other registries (tests) register none.
+    /// Registers this registry for the exit handler when it first holds a keychain, if it
+    /// ``checkpointsAtExit``. Other registries (tests, served keychains) register none.
     private func checkpointAtExit() {
-        guard self === Self.shared else { return }
-        _ = Self.exitHandlerInstalled
+        guard checkpointsAtExit else { return }
+        ExitCheckpoint.register(self)
     }
-
-    private static let exitHandlerInstalled: Bool = {
-        atexit { KeychainRegistry.shared.checkpointOpenKeychains() }
-        return true
-    }()
 
     /// The keychain at `path` if this process has it open.
     package func openDatabase(at path: String) -> KeychainDatabase? {
@@ -310,5 +316,25 @@ package final class KeychainRegistry: @unchecked Sendable {
             deletedPaths.remove(KeychainLocation.absolute(path))
             generation &+= 1
         }
+    }
+}
+
+/// The registries whose keychains are checkpointed when the process exits: one `atexit` handler
+/// (a C function pointer, which captures nothing) walks the registries registered here.
+private enum ExitCheckpoint {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var registries: [ObjectIdentifier: KeychainRegistry] = [:]
+
+    static func register(_ registry: KeychainRegistry) {
+        let first: Bool = lock.withLock {
+            guard registries[ObjectIdentifier(registry)] == nil else { return false }
+            registries[ObjectIdentifier(registry)] = registry
+            return registries.count == 1
+        }
+        if first { atexit { ExitCheckpoint.checkpointAll() } }
+    }
+
+    private static func checkpointAll() {
+        for registry in lock.withLock({ Array(registries.values) }) { registry.checkpointOpenKeychains() }
     }
 }

@@ -18,9 +18,10 @@ package final class SecItemEngine: Sendable {
     /// An engine over `database` for a caller entitled to `accessGroups`.
     /// `accessControlObject` builds the value returned under `kSecAttrAccessControl`
     /// (KeychainServices passes its `SecAccessControl`); by default the policy itself.
-    /// `authenticator` prompts for passwords (default: the configured pinentry, if any).
+    /// `authenticator` prompts for passwords: the one of the registry the engine was made from
+    /// (``KeychainRegistry/authenticator(for:)``), never one read from the process here.
     package init(database: KeychainDatabase, accessGroups: AccessGroups,
-                authenticator: OwnerAuthenticator = .configured,
+                authenticator: OwnerAuthenticator,
                 accessControlObject: @escaping @Sendable (AccessControlPolicy) -> Any = { $0 }) {
         self.database = database
         self.accessGroups = accessGroups

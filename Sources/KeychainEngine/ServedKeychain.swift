@@ -3,7 +3,7 @@ import KeychainStore
 import KeychainVocabulary
 
 /// One keychain file configured entirely by value — its path, its device key's path, the
-/// authenticator — with a registry of its own, never ``KeychainRegistry/shared``: nothing here
+/// authenticator — with a registry of its own, never the Apple edge's process registry: nothing here
 /// reads the process's environment or changes its settings. The keychain service keeps one per
 /// user it serves, and makes an engine per call for the access groups it granted that caller.
 package final class ServedKeychain: Sendable {

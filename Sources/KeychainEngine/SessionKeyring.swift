@@ -57,10 +57,8 @@ package enum SessionKeyring {
         }
     }
 
-    /// Whether sharing is on for the process-wide registry (``KeychainRegistry/sharesUnlockWithSession``):
-    /// unless `KEYCHAINKIT_SESSION_KEYRING` is `off`, and where the kernel keyring system calls exist.
-    /// Each call below is told by its caller's registry whether sharing is on (`sharing`).
-    package static var isEnabled: Bool { KeychainRegistry.shared.sharesUnlockWithSession }
+    // Each call below is told by its caller's registry whether sharing is on (`sharing`,
+    // ``KeychainRegistry/sharesUnlockWithSession``): nothing here reads the process's settings.
 
     /// Whether `entry` of `database` is in the keyring now (not expired, revoked or withdrawn).
     package static func isPublished(_ entry: Entry, of database: KeychainDatabase) -> Bool {

@@ -21,9 +21,9 @@ enum DockerAccessRecording {
     }
 
     /// Lets the helper reach the log's key item (its own access group stays the default for adds).
-    static func prepare() {
+    static func prepare(_ environment: ToolEnvironment) {
         #if os(Linux)
-        ToolEnvironment.grantAccessGroup(AccessLog.keyAccessGroup)
+        environment.grantAccessGroup(AccessLog.keyAccessGroup)
         #endif
     }
 
@@ -37,7 +37,7 @@ enum DockerAccessRecording {
         case .delete: "the credential was erased, but the access log could not record it: "
         }
         do {
-            let log = AccessLog(keychainAt: try defaultKeychainPath(), settings: try ToolEnvironment.accessLogSettings())
+            let log = AccessLog(keychainAt: try defaultKeychainPath(), settings: try DockerCredentialHelper.environment.accessLogSettings())
             let item = AccessEvent.Item(label: credential.label, service: credential.host, account: credential.account)
             try log.recordOwnAccess(operation == .read ? .read : operation == .update ? .update : .delete, items: [item],
                                     channel: .dockerCredentialHelper)
@@ -58,7 +58,7 @@ enum DockerAccessRecording {
         do {
             let path = try defaultKeychainPath()
             guard FileManager.default.fileExists(atPath: path) else { return }
-            try AccessLog(keychainAt: path, settings: try ToolEnvironment.accessLogSettings()).prepare()
+            try AccessLog(keychainAt: path, settings: try DockerCredentialHelper.environment.accessLogSettings()).prepare()
         } catch let error as AccessLogError {
             throw Failure(message: "nothing was stored because the access could not be logged: " + AccessLogFailure.describe(error))
         }

@@ -1,6 +1,7 @@
 import CredentialStore
 import Foundation
 import KeychainServices
+import KeychainToolSupport
 
 /// Docker's credential-helper protocol: `store` reads the JSON credentials, `get` and `erase` read
 /// a server URL, `list` prints a JSON map of server URL to user name; errors are one line on stdout
@@ -14,6 +15,10 @@ enum DockerCredentialHelper {
     }
 
     static let label = "Docker Credentials"
+
+    /// The configuration this run works in, made once for the process (main.swift prepares it):
+    /// the registry of Apple's C API in it, which the helper's keychain calls use.
+    static let environment = ToolEnvironment.ofThisProcess()
 
     /// Whether `action` reads standard input (Docker writes JSON or a server URL to it); the others
     /// must not wait for input that never comes (`--help` typed at a terminal).

@@ -3,6 +3,11 @@ import KeychainToolSupport
 
 /// The root command: `keychainctl <command>`, with macOS `security(1)` command names and flags.
 struct Keychainctl: ParsableCommand {
+    /// The configuration this run works in, made once for the process: the registry of Apple's C
+    /// API in it, which every keychain call of the tool uses. Commands read it here rather than
+    /// from the engine (ArgumentParser makes the commands, so the entry point cannot hand it to them).
+    static let environment = ToolEnvironment.ofThisProcess()
+
     static let configuration = CommandConfiguration(
         commandName: "keychainctl",
         abstract: "Manage keychains and their passwords from the command line, like macOS security(1).",

@@ -30,7 +30,7 @@ struct AccessGroupTests {
         #expect(engine.readData(genpQuery([kSecAttrAccessGroup as String: "TEAM.shared"])) == bytes("shared"))
         #expect(engine.readData(genpQuery([kSecAttrAccessGroup as String: "TEAM.app"])) == bytes("app"))
         // An engine entitled to the shared group only sees that one item.
-        let sharedOnly = SecItemEngine(database: engine.database, accessGroups: AccessGroups(["TEAM.shared"]))
+        let sharedOnly = SecItemEngine(database: engine.database, accessGroups: AccessGroups(["TEAM.shared"]), authenticator: engine.authenticator)
         #expect(sharedOnly.count(genpQuery()) == 1)
         #expect(sharedOnly.readData(genpQuery()) == bytes("shared"))
         // Updates and deletes stay within one explicit group.
@@ -44,7 +44,7 @@ struct AccessGroupTests {
     @Test("6 items in groups the caller lacks are invisible (errSecItemNotFound, not an entitlement error)")
     func otherTeamsItemsInvisible() throws {
         let engine = try makeEngine()
-        let stranger = SecItemEngine(database: engine.database, accessGroups: AccessGroups(["OTHER.team"]))
+        let stranger = SecItemEngine(database: engine.database, accessGroups: AccessGroups(["OTHER.team"]), authenticator: engine.authenticator)
         stranger.mustAdd(genp())
         #expect(engine.status(genpQuery()) == errSecItemNotFound)
         #expect(engine.update(genpQuery(), [kSecAttrLabel as String: "x"]) == errSecItemNotFound)

@@ -11,7 +11,7 @@ struct UpdateDeleteTests {
     @Test("18 delete {class: genp} removes every non-sync genp item in the caller's groups; again → errSecItemNotFound")
     func deleteWholeClass() throws {
         let engine = try makeEngine()
-        let stranger = SecItemEngine(database: engine.database, accessGroups: AccessGroups(["OTHER.team"]))
+        let stranger = SecItemEngine(database: engine.database, accessGroups: AccessGroups(["OTHER.team"]), authenticator: engine.authenticator)
         engine.mustAdd(genp(account: "1"))
         engine.mustAdd(genp(account: "2", [kSecAttrAccessGroup as String: "TEAM.shared"]))
         engine.mustAdd(genp(account: "3", [kSecAttrSynchronizable as String: yes]))

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainTestSupport
 import KeychainVocabulary
 import Testing
 
@@ -13,7 +14,7 @@ struct ServedKeychainTests {
         try FileManager.default.createDirectory(atPath: directory + "/a", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try FileManager.default.createDirectory(atPath: directory + "/b", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let sharedBefore = KeychainRegistry.shared.openDatabases.map(\.path)
+        let sharedBefore = AppleAPIRegistry.openKeychainPaths
         let first = ServedKeychain(keychainPath: directory + "/a/login.keychain-db", deviceKeyPath: directory + "/a/device.key",
                                    authenticator: OwnerAuthenticator(pinentry: nil))
         let second = ServedKeychain(keychainPath: directory + "/b/login.keychain-db", deviceKeyPath: directory + "/b/device.key",
@@ -30,6 +31,6 @@ struct ServedKeychainTests {
         // Another group of the same keychain does not see it; another keychain does not have it.
         #expect(try first.engine(accessGroups: AccessGroups(["other"]), creatingKeychain: false).copyMatching(query).status == -25300)
         #expect(try second.engine(accessGroups: AccessGroups(["app"]), creatingKeychain: true).copyMatching(query).status == -25300)
-        #expect(KeychainRegistry.shared.openDatabases.map(\.path) == sharedBefore)
+        #expect(AppleAPIRegistry.openKeychainPaths == sharedBefore)
     }
 }

@@ -11,7 +11,7 @@ struct SessionFollowingTests {
     /// A password keychain created in this process (so its unlock is published to the kernel
     /// keyring), deleted afterwards with its keyring entries.
     private func withSharedKeychain(_ body: (SecKeychain, String) throws -> Void) throws {
-        try #require(SessionKeyring.isEnabled, "the kernel keyring must be usable here (as in CI)")
+        try #require(AppleAPIRegistry.sharesUnlockWithSession, "the kernel keyring must be usable here (as in CI)")
         let scratch = try TemporaryKeychain.forAppleAPI("follow")
         defer { scratch.remove() }
         let path = scratch.file("follow.keychain-db")

@@ -114,7 +114,7 @@ struct HygieneTests {
         attempt { try connection.run("INSERT INTO t VALUES (?)", [.text(Self.canary + "-sql")]) }
 
         // The engine (Apple's dictionaries) and Apple's error messages for every status it returned.
-        let engine = SecItemEngine(database: database, accessGroups: AccessGroups(["app"]))
+        let engine = SecItemEngine(database: database, accessGroups: AccessGroups(["app"]), authenticator: OwnerAuthenticator(pinentry: nil))
         let dictionary: [String: Any] = ["class": "genp", "acct": Self.canary + "-engine-account", "svce": Self.canary + "-engine-service",
                                          "v_Data": Data((Self.canary + "-engine-secret").utf8)]
         var statuses: [Int32] = [engine.add(dictionary).status, engine.add(dictionary).status]

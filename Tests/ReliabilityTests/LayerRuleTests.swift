@@ -54,9 +54,9 @@ struct LayerRuleTests {
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
         "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
         // Test support; the torture tool tortures the store itself.
-        "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine"],
+        "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"],
         // The benchmarks package's setup (keychain files filled fast), like the torture tool, on the store itself.
-        "KeychainBenchmarkSupport": ["KeychainVocabulary", "KeychainStore", "KeychainEngine"],
+        "KeychainBenchmarkSupport": ["KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"],
         "keychainkit-torture": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainTestSupport"],
         "keychainkit-migration-probe": ["KeychainKit", "KeychainServices"],
         "PseudoTerminalSupport": [],
@@ -198,6 +198,47 @@ struct LayerRuleTests {
         #expect(offenders.isEmpty, """
             read the environment through ProcessEnvironment (KeychainPrimitives), and KeychainKit's own variables \
             through KeychainConfiguration (KeychainServicesExtras' KeychainToolSettings above Apple's API): \(offenders)
+            """)
+    }
+
+    /// The one file that makes the process's registry: Apple's C edge (`KeychainLifecycle.apple`).
+    static let processRegistryOwner = "KeychainServicesPortable/SecKeychain.swift"
+
+    @Test func onlyTheAppleEdgeOwnsTheProcessConfiguration() throws {
+        let processWide = try Regex(#"\bfromProcessEnvironment\b|\bKeychainRegistry\.shared\b|static\s+(let|var)\s+\w+\s*=\s*KeychainRegistry\("#)
+            .wordBoundaryKind(.simple)  // Unicode word boundaries do not break at `.` between letters
+        var offenders: [String] = []
+        var ownerLines = 0
+        for module in try Self.allModules() {
+            for line in try Self.codeLines(of: module) where line.text.contains(processWide) {
+                switch String(Self.file(of: line.location)) {
+                case Self.processRegistryOwner: ownerLines += 1
+                case Self.configurationFile where line.text.contains("func fromProcessEnvironment"): continue
+                default: offenders.append("\(line.location): \(line.text)")
+                }
+            }
+        }
+        #expect(ownerLines == 1, "\(Self.processRegistryOwner) no longer makes the process's registry: update this rule")
+        #expect(offenders.isEmpty, """
+            only the Apple edge (KeychainLifecycle.apple) owns the process's registry; take a KeychainRegistry (or \
+            KeychainToolSettings, ToolEnvironment) as a parameter instead: \(offenders)
+            """)
+    }
+
+    /// The products a user can depend on: exactly the API.
+    static let apiProducts: Set<String> = ["KeychainServices", "KeychainKit", "KeychainKitTesting", "KeychainServicesExtras",
+                                           "keychainctl", "docker-credential-keychainkit"]
+
+    @Test func theProductsAreTheAPIAndUnderscoredInternals() throws {
+        let code = PackageManifest.removingComments(try String(contentsOfFile: Self.packageRoot.appendingPathComponent("Package.swift").path,
+                                                               encoding: .utf8))
+        let product = try Regex(#"\.(library|executable)\(\s*name:\s*"([^"]+)""#)
+        let names = code.matches(of: product).compactMap { $0.output[2].substring.map(String.init) }
+        #expect(Set(names).isSuperset(of: Self.apiProducts), "Package.swift was not read, or an API product is gone: \(names)")
+        let other = names.filter { !Self.apiProducts.contains($0) && !$0.hasPrefix("_") }
+        #expect(other.isEmpty, """
+            a product is either the API (apiProducts) or named `_…` (not API, not stable, for Fuzz/ and Benchmarks/ \
+            only; docs/ARCHITECTURE.md, "Products"): \(other)
             """)
     }
 

@@ -56,12 +56,6 @@ package struct OwnerAuthenticator: Sendable {
         self.biometry = biometry
     }
 
-    /// The process's configured authenticator (``KeychainConfiguration/authenticator``, read once):
-    /// a pinentry when one can be shown, and fprintd on the system bus.
-    package static var configured: OwnerAuthenticator {
-        KeychainRegistry.shared.configuration.authenticator
-    }
-
     /// The fingerprint authenticator, or nil when biometry is not configured.
     package var biometric: BiometricAuthenticator? {
         biometry.map(BiometricAuthenticator.init(configuration:))

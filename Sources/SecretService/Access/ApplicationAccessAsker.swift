@@ -17,11 +17,11 @@ package typealias ApplicationAccessAsker = @Sendable (_ description: String) -> 
 
 /// Per-application access prompts through pinentry (three buttons: allow once, always allow, deny).
 package enum PinentryApplicationAccessAsker {
-    /// An asker on the pinentry the process's configuration names, or nil when no prompt can be shown (no
-    /// terminal, no display): the `confirm` policy then denies at once instead of waiting.
-    /// The pinentry's response timeout bounds each prompt (an unanswered one is a deny).
-    package static func configured() -> ApplicationAccessAsker? {
-        guard let configuration = KeychainPromptProgram.configured() else { return nil }
+    /// An asker on `program`, the pinentry the caller's configuration names, or nil when no prompt
+    /// can be shown (no terminal, no display): the `confirm` policy then denies at once instead of
+    /// waiting. The pinentry's response timeout bounds each prompt (an unanswered one is a deny).
+    package static func asking(through program: KeychainPromptProgram?) -> ApplicationAccessAsker? {
+        guard let configuration = program else { return nil }
         let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
                                 responseTimeout: configuration.responseTimeout)
         return { description in

@@ -4,11 +4,12 @@ import KeychainServicesExtras
 
 /// Unlock prompts answered through the pinentry program, as the keychain's own prompts are.
 package enum PinentryPasswordAsker {
-    /// An asker using the pinentry the process's configuration names (`KEYCHAINKIT_PINENTRY`, or
-    /// `pinentry` on the `PATH` when there is a terminal or a display), or nil when no prompt can be shown — so a
-    /// daemon without a terminal completes unlock prompts at once as dismissed instead of hanging.
-    package static func configured() -> PasswordAsker? {
-        guard let configuration = KeychainPromptProgram.configured() else { return nil }
+    /// An asker using `program`, the pinentry the caller's configuration names
+    /// (`KeychainToolSettings.promptProgram`), or nil when no prompt can be shown (`program` is
+    /// nil) — so a daemon without a terminal completes unlock prompts at once as dismissed
+    /// instead of hanging.
+    package static func asking(through program: KeychainPromptProgram?) -> PasswordAsker? {
+        guard let configuration = program else { return nil }
         let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
                                 responseTimeout: configuration.responseTimeout)
         return { description, retryMessage in
@@ -21,10 +22,10 @@ package enum PinentryPasswordAsker {
         }
     }
 
-    /// A confirmation asker on the same pinentry, or nil when no prompt can be shown: calls that
+    /// A confirmation asker on `program`, or nil when no prompt can be shown: calls that
     /// need a confirmation are then refused, never left waiting.
-    package static func configuredConfirmation() -> ConfirmationAsker? {
-        guard let configuration = KeychainPromptProgram.configured() else { return nil }
+    package static func confirming(through program: KeychainPromptProgram?) -> ConfirmationAsker? {
+        guard let configuration = program else { return nil }
         let pinentry = Pinentry(program: configuration.program, terminal: configuration.terminal,
                                 responseTimeout: configuration.responseTimeout)
         return { description in

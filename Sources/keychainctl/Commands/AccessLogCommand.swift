@@ -35,7 +35,7 @@ struct AccessLogCommand: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let contents: AccessLog.Contents
         do {
-            contents = try AccessLog(keychainAt: target.path, settings: try ToolEnvironment.accessLogSettings()).read()
+            contents = try AccessLog(keychainAt: target.path, settings: try Keychainctl.environment.accessLogSettings()).read()
         } catch {
             throw UsageFailure(message: AccessLogFailure.describe(error), exitCode: AccessRecording.exitCode(for: error))
         }

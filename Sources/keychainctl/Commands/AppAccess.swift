@@ -267,7 +267,7 @@ enum AppAccessSupport {
 
     /// Asks for a confirmation through pinentry; nobody to ask is a refusal, never a silent yes.
     static func confirmThroughPinentry(_ target: KeychainTarget, toAllow action: String) throws {
-        guard let configuration = KeychainPromptProgram.configured() else {
+        guard let configuration = Keychainctl.environment.promptProgram else {
             throw UsageFailure(message: "this needs your confirmation and no prompt can be shown (no terminal or display); "
                                + "run it in a terminal; nothing was changed")
         }

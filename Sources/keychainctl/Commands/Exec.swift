@@ -78,7 +78,7 @@ struct Exec: KeychainCommand {
         try ProgramLauncher.replaceProcess(executable: executable, arguments: command, variables: variables,
                                            // The program gets the secrets it was given, not the means to read every
                                            // other item (or the sync circle's etcd), unless asked.
-                                           withholding: keepUnlockVariables ? [] : ToolEnvironment.unlockingVariableNames)
+                                           withholding: keepUnlockVariables ? [] : Keychainctl.environment.unlockingVariableNames)
     }
 
     /// The variables and their items, from --env-file files (in order) then --env; a name given

@@ -35,7 +35,7 @@ struct SecretServiceCommand: ParsableCommand {
             let backend = try KeychainSecretBackend()
             let report: @Sendable (String) -> Void = { Console.error("keychainctl: secret-service: \($0)") }
             // A refused setting fails each record (and so each access), as the logs are opened on demand.
-            let accessLogSettings = Result { () throws(AccessLogError) in try ToolEnvironment.accessLogSettings() }
+            let accessLogSettings = Result { () throws(AccessLogError) in try Keychainctl.environment.accessLogSettings() }
             let accessLogs = KeychainAccessLogs(defaultKeychainPath: try backend.keychainPath(of: "login"), settings: accessLogSettings)
             // The logs' checkpoints are brought up to their newest entries when the provider stops.
             defer {
@@ -47,9 +47,9 @@ struct SecretServiceCommand: ParsableCommand {
             }
             try SecretServiceLauncher.serve(
                 busAddress: address, backend: backend, replace: replace,
-                askPassword: PinentryPasswordAsker.configured(),
-                askConfirmation: PinentryPasswordAsker.configuredConfirmation(),
-                askApplicationAccess: PinentryApplicationAccessAsker.configured(),
+                askPassword: PinentryPasswordAsker.asking(through: Keychainctl.environment.promptProgram),
+                askConfirmation: PinentryPasswordAsker.confirming(through: Keychainctl.environment.promptProgram),
+                askApplicationAccess: PinentryApplicationAccessAsker.asking(through: Keychainctl.environment.promptProgram),
                 // Every access in the access log of the item's keychain (docs/CLI.md, "Access log"), then
                 // one line on standard error for the person watching.
                 recorder: AccessEventRecorders([accessLogs, ReportingAccessRecorder(report: report)]),

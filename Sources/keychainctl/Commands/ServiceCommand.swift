@@ -70,8 +70,8 @@ struct ServiceRun: ParsableCommand {
             for note in try ServicePrivileges.drop(to: account.uid, gid: account.gid) { log(note) }
             let server = KeychainServiceServer(listener: listener, stateDirectory: stateDirectory,
                                                grantsDirectory: grantsDirectory, lockAfterSeconds: lockAfterSeconds,
-                                               testingKDF: ToolEnvironment.testingKDFRequested, log: log)
-            if ToolEnvironment.testingKDFRequested {
+                                               testingKDF: Keychainctl.environment.testingKDFRequested, log: log)
+            if Keychainctl.environment.testingKDFRequested {
                 log("the test suites' cheap key derivation was asked for: new keychain passwords use it (never in production)")
             }
             log("serving \(socket) as \(user) (uid \(account.uid)), keychains in \(stateDirectory)")

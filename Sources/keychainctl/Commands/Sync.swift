@@ -24,9 +24,9 @@ struct SyncKeychainArgument: ParsableArguments {
     /// The synchronizer, reaching the circle's own transport or `location` when given
     /// (`creating`: a shared folder's marker is made, for `sync create`).
     func synchronizer(location: SyncTransportLocation? = nil, creating: Bool = false) throws -> KeychainSynchronizer {
-        let path = keychain ?? KeychainSynchronizer.defaultKeychainPath
+        let path = keychain ?? Keychainctl.environment.settings.registry.defaultKeychainPath
         do {
-            return try KeychainSynchronizer(keychainAt: path,
+            return try KeychainSynchronizer(keychainAt: path, registry: Keychainctl.environment.settings.registry,
                                             openTransport: syncTransportOpener(keychainPath: path, creating: creating, override: location,
                                                                                        password: etcdPassword.cached()))
         } catch {
@@ -87,7 +87,7 @@ struct SyncRun: ParsableCommand {
             let synchronizer = try target.synchronizer(location: moved)
             synchronizer.historyDepth = max(1, keepVersions)
             #if os(Linux)
-            let keychainPath = target.keychain ?? KeychainSynchronizer.defaultKeychainPath
+            let keychainPath = target.keychain ?? Keychainctl.environment.settings.registry.defaultKeychainPath
             synchronizer.recordAccess = { try SyncAccessRecording.record($0, keychainPath: keychainPath) }
             #endif
             // etcd settings that cannot connect are named and not recorded.

@@ -56,7 +56,7 @@ enum AccessRecording {
         #if os(Linux)
         // Through the keychain service there is no keychain file here to log against: the log
         // is the service's to keep (docs/SERVICE.md, "Not done yet").
-        guard !items.isEmpty, !KeychainToolSettings.usesKeychainService else { return }
+        guard !items.isEmpty, !Keychainctl.environment.usesKeychainService else { return }
         do {
             try recordUnlocking(operation, items, in: target, channel: channel)
         } catch let error as AccessLogError {
@@ -76,7 +76,7 @@ enum AccessRecording {
         #if os(Linux)
         guard FileManager.default.fileExists(atPath: target.path) else { return }
         do {
-            let log = AccessLog(keychainAt: target.path, settings: try ToolEnvironment.accessLogSettings())
+            let log = AccessLog(keychainAt: target.path, settings: try Keychainctl.environment.accessLogSettings())
             do {
                 try log.prepare()
             } catch {
@@ -121,7 +121,7 @@ enum AccessRecording {
     #if os(Linux)
     private static func recordUnlocking(_ operation: Operation, _ items: [ItemNames], in target: KeychainTarget,
                                         channel: Channel) throws {
-        let log = AccessLog(keychainAt: target.path, settings: try ToolEnvironment.accessLogSettings())
+        let log = AccessLog(keychainAt: target.path, settings: try Keychainctl.environment.accessLogSettings())
         let described = items.map { AccessEvent.Item(label: $0.label, service: $0.service, account: $0.account) }
         let record = {
             try log.recordOwnAccess(auditOperation(operation), items: described,

@@ -58,7 +58,7 @@ struct CredentialImporter {
     /// the first of `KEYCHAINKIT_ACCESS_GROUPS`, else `KEYCHAINKIT_APP_ID`, else its executable's
     /// name), so that Docker finds what is imported for it.
     static var dockerHelperAccessGroup: String {
-        ToolEnvironment.defaultAccessGroup(ofExecutable: "docker-credential-keychainkit")
+        Keychainctl.environment.defaultAccessGroup(ofExecutable: "docker-credential-keychainkit")
     }
 
     /// The secret the keychain holds now for `item`'s primary key, or nil if there is no such item.

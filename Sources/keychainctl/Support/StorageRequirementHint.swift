@@ -7,7 +7,7 @@ import KeychainToolSupport
 enum StorageRequirementHint {
     /// A sentence to add to the message of `status`, or "".
     static func hint(for status: OSStatus) -> String {
-        guard status == errSecNotAvailable, let requirement = ToolEnvironment.storageRequirement else { return "" }
+        guard status == errSecNotAvailable, let requirement = Keychainctl.environment.storageRequirement else { return "" }
         return " (KEYCHAINKIT_REQUIRE=\(requirement) refuses a keychain below that level; "
             + "keychainctl show-keychain-info --security shows how it is protected)"
     }

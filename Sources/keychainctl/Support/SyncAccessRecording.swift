@@ -14,7 +14,7 @@ import KeychainToolSupport
 enum SyncAccessRecording {
     static func record(_ accesses: [SyncItemAccess], keychainPath: String) throws {
         guard !accesses.isEmpty else { return }
-        let log = AccessLog(keychainAt: keychainPath, settings: try ToolEnvironment.accessLogSettings())
+        let log = AccessLog(keychainAt: keychainPath, settings: try Keychainctl.environment.accessLogSettings())
         let caller = try ProcessLineage.current()
         let now = Date()
         try log.record(accesses.map { access in

@@ -23,7 +23,7 @@ struct SyncEtcdPasswordOption: ParsableArguments {
             }
             return String(decoding: contents.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
         }
-        if let fromEnvironment = ToolEnvironment.etcdPassword { return fromEnvironment }
+        if let fromEnvironment = Keychainctl.environment.etcdPassword { return fromEnvironment }
         guard SecretInput.isInteractive else {
             throw SyncCommandFailure(message: "no password for etcd user \(user): give --password-file FILE or set $KEYCHAINKIT_ETCD_PASSWORD")
         }
