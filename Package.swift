@@ -199,12 +199,18 @@ let package = Package(
         ),
         // Parsers of plain-text credential files (Foundation only, so the fuzz package builds them alone).
         .target(name: "CredentialFiles", dependencies: ["KeychainPrimitives"]),
+        // Readers of other secret stores' files for `keychainctl import-credentials` (gnome-keyring
+        // keyrings, browser password exports): decryption with swift-crypto, nothing stored here.
+        .target(name: "CredentialImport", dependencies: ["KeychainPrimitives",
+                                                         .product(name: "Crypto", package: "swift-crypto"),
+                                                         .product(name: "CryptoExtras", package: "swift-crypto")]),
         .executableTarget(
             name: "keychainctl",
             dependencies: [
                 "KeychainServices",
                 "CredentialStore",
                 "CredentialFiles",
+                "CredentialImport",
                 "KeychainPrimitives",
                 "KeychainToolSupport",
                 // show-keychain-info --security (SecKeychainCopyStorageSecurity); SecKeychainChangePassword
@@ -244,6 +250,8 @@ let package = Package(
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
+        // The readers of other secret stores' files, on bytes (the real files: keychainctlTests, SecretServiceClientTests).
+        .testTarget(name: "CredentialImportTests", dependencies: ["CredentialImport", .product(name: "Crypto", package: "swift-crypto")]),
         // KeychainServicesPortable's public interface (swift-symbolgraph-extract) against Apple's
         // Security as Swift imports it (../shared/reference/apple-security-api), with the reviewed list.
         // SecItem semantics through SecItem* only: imports KeychainServices alone, so the same
