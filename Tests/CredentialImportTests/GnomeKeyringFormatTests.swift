@@ -153,7 +153,7 @@ struct GnomeKeyringFormatTests {
         for offset in (file.count - 64)..<file.count {
             var altered = file
             altered[offset] ^= 0x01
-            do {
+            do throws(CredentialImportError) {
                 _ = try GnomeKeyringFile.read(altered, identifier: "x", password: Data("pw".utf8), file: "f")
                 Issue.record("a flipped bit at \(offset) went unnoticed")
             } catch {

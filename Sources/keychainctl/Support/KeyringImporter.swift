@@ -118,7 +118,7 @@ struct KeyringImporter {
 
     private static func open(_ content: Data, identifier: String, file: String, filePassword: Data?) throws -> ImportedCollection {
         func attempt(_ password: Data) throws -> ImportedCollection? {
-            do {
+            do throws(CredentialImportError) {
                 return try GnomeKeyringFile.read(content, identifier: identifier, password: password, file: file)
             } catch where error.kind == .wrongPassword {
                 return nil
@@ -152,6 +152,14 @@ struct KeyringImporter {
         var plans: [PlannedCollection] = []
         for source in sources {
             let target = targetCollection(of: source.collection, in: store)
+            if let target, try store.isLocked(target), !source.collection.password.isEmpty {
+                // A collection this import created has the keyring's password: a re-run opens it.
+                do throws(SecretServiceError) {
+                    try store.unlock(target, password: source.collection.password)
+                } catch .wrongPassword {
+                    // Not the keyring's password: the user unlocks it (below).
+                }
+            }
             if let target, try store.isLocked(target) {
                 let path = try store.keychainPath(of: target)
                 throw UsageFailure(message: "the collection \(target) (\(path)) is locked: unlock it first "
@@ -250,7 +258,7 @@ struct KeyringImporter {
             for ref in addedItems.reversed() { do { try store.deleteItem(ref) } catch { undone = false } }
             for (ref, previous) in replaced.reversed() { do { try store.setSecret(ref, previous) } catch { undone = false } }
             for id in createdCollections.reversed() { do { try store.deleteCollection(id) } catch { undone = false } }
-            let cause = (error as? UsageFailure)?.message ?? (error as? SecretServiceError)?.description ?? String(describing: error)
+            let cause = error.description
             throw UsageFailure(message: "storing the keyrings failed (\(cause)); "
                                + (undone ? "what was stored is removed again" : "some of what was stored could not be removed: check with secret-tool search"))
         }
