@@ -154,11 +154,9 @@ struct KeyringImporter {
             let target = targetCollection(of: source.collection, in: store)
             if let target, try store.isLocked(target), !source.collection.password.isEmpty {
                 // A collection this import created has the keyring's password: a re-run opens it.
-                do throws(SecretServiceError) {
-                    try store.unlock(target, password: source.collection.password)
-                } catch .wrongPassword {
-                    // Not the keyring's password: the user unlocks it (below).
-                }
+                let unlocked = Result { () throws(SecretServiceError) in try store.unlock(target, password: source.collection.password) }
+                // Not the keyring's password: the user unlocks it (below). Any other failure stops.
+                if case .failure(let error) = unlocked, !isWrongPassword(error) { throw error }
             }
             if let target, try store.isLocked(target) {
                 let path = try store.keychainPath(of: target)
@@ -178,6 +176,11 @@ struct KeyringImporter {
             plans.append(plan)
         }
         return plans
+    }
+
+    private static func isWrongPassword(_ error: SecretServiceError) -> Bool {
+        if case .wrongPassword = error { return true }
+        return false
     }
 
     /// The collection a keyring goes into: `login` for gnome-keyring's login keyring, else the
