@@ -169,12 +169,18 @@ let package = Package(
         ),
         // Readers of plain-text credential files (netrc, git, Docker, gh, .env); Foundation only.
         .target(name: "CredentialFiles", dependencies: ["KeychainPrimitives"]),
+        // Readers of other secret stores' files for `keychainctl import-credentials` (gnome-keyring
+        // keyrings, browser password exports): decryption with swift-crypto, nothing stored here.
+        .target(name: "CredentialImport", dependencies: ["KeychainPrimitives",
+                                                         .product(name: "Crypto", package: "swift-crypto"),
+                                                         .product(name: "CryptoExtras", package: "swift-crypto")]),
         .executableTarget(
             name: "keychainctl",
             dependencies: [
                 "KeychainServices",
                 "CredentialStore",
                 "CredentialFiles",
+                "CredentialImport",
                 "KeychainPrimitives",
                 "KeychainToolSupport",
                 // SecKeychainCopyStorageSecurity, SecKeychainChangePassword, KeychainFailureDetails.
@@ -210,6 +216,8 @@ let package = Package(
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
+        // The readers of other secret stores' files, on bytes (the real files: keychainctlTests, SecretServiceClientTests).
+        .testTarget(name: "CredentialImportTests", dependencies: ["CredentialImport", .product(name: "Crypto", package: "swift-crypto")]),
         // SecItem semantics through SecItem* only (builds against Apple's Security too).
         .testTarget(name: "SecItemParityTests", dependencies: ["KeychainServices"]),
         .testTarget(

@@ -13,9 +13,13 @@ public enum CredentialFileFormat: String, Sendable, CaseIterable {
     case ghHosts = "gh-hosts"
     /// A `.env` file: `NAME=value` lines.
     case dotenv
+    /// A Chromium/Chrome or Firefox password export (`*.csv`), told apart by its header row.
+    case browserCSV = "browser-csv"
+    /// A FIDO Alliance Credential Exchange Format document (`*.cxf`, the JSON data model).
+    case cxf
 
     /// The format a file's name says, or nil: `.netrc`/`_netrc`, `.git-credentials`,
-    /// `config.json`, `hosts.yml`, `.env`/`*.env`/`.env.*`.
+    /// `config.json`, `hosts.yml`, `.env`/`*.env`/`.env.*`, `*.csv`, `*.cxf`.
     public static func fromFileName(_ path: String) -> CredentialFileFormat? {
         let name = (path as NSString).lastPathComponent
         switch name {
@@ -25,6 +29,8 @@ public enum CredentialFileFormat: String, Sendable, CaseIterable {
         case "hosts.yml", "hosts.yaml": return .ghHosts
         default:
             if name == ".env" || name.hasSuffix(".env") || name.hasPrefix(".env.") { return .dotenv }
+            if name.lowercased().hasSuffix(".csv") { return .browserCSV }
+            if name.lowercased().hasSuffix(".cxf") { return .cxf }
             return nil
         }
     }
@@ -38,6 +44,8 @@ public enum CredentialFileFormat: String, Sendable, CaseIterable {
         case .dockerConfig: return try DockerConfigParser.parse(content, file: file)
         case .ghHosts: return try GitHubHostsParser.parse(content, file: file)
         case .dotenv: return try DotenvParser.parse(content, file: file, service: dotenvService)
+        case .browserCSV: return try BrowserPasswordCSVParser.parse(content, file: file)
+        case .cxf: return try CXFDocument.parse(content, file: file)
         }
     }
 
@@ -50,7 +58,7 @@ public enum CredentialFileFormat: String, Sendable, CaseIterable {
     public func contentAfterImport(_ content: Data, file: String) throws(CredentialFileError) -> Data? {
         let rewritten: Data
         switch self {
-        case .netrc, .gitCredentials, .dotenv: return nil
+        case .netrc, .gitCredentials, .dotenv, .browserCSV, .cxf: return nil
         case .dockerConfig: rewritten = try DockerConfigParser.removingSecrets(content, file: file)
         case .ghHosts: rewritten = try GitHubHostsParser.removingTokens(content, file: file)
         }

@@ -24,6 +24,7 @@ struct LayerRuleTests {
         "KeychainPrimitives": [],
         "KeychainVocabulary": [],
         "CredentialFiles": ["KeychainPrimitives"],
+        "CredentialImport": ["KeychainPrimitives"],
         "KeychainLinux": ["KeychainPrimitives"],
         // The encrypted keychain file.
         "KeychainStore": ["KeychainPrimitives", "KeychainVocabulary", "CSQLite"],
@@ -48,7 +49,7 @@ struct LayerRuleTests {
                           "CredentialStore"],
         // The programs.
         "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync", "KeychainServiceCore",
-                        "KeychainAudit", "CredentialFiles", "CredentialStore", "KeychainToolSupport", "SecretService"],
+                        "KeychainAudit", "CredentialFiles", "CredentialImport", "CredentialStore", "KeychainToolSupport", "SecretService"],
         "docker-credential-keychainkit": ["KeychainServices", "KeychainAudit", "CredentialStore", "KeychainToolSupport"],
         "keychainkit-demo": ["KeychainKit"],
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],

@@ -192,6 +192,45 @@ struct ImportCredentialsTests {
         }
     }
 
+    @Test("Chrome and Firefox password CSV exports: internet passwords at the URL's protocol, host, port and path; quoted commas, quotes and line breaks; app credentials left, not dropped")
+    func browserCSV() throws {
+        try withSandbox { (sandbox) throws in
+            let chrome = try write(sandbox, "Chrome Passwords.csv", """
+                name,url,username,password,note
+                git.example.com,https://git.example.com/login,alice,"pa,ss ""q""
+                second line",a note
+                app,android://Zm9v@com.example.app/,carol,app-secret,
+                """)
+            let firefox = try write(sandbox, "logins.csv", """
+                "url","username","password","httpRealm","formActionOrigin","guid","timeCreated","timeLastUsed","timePasswordChanged"
+                "http://intranet.example.org:8080","bob","ff-secret",,"http://intranet.example.org:8080","{1}","1","2","3"
+
+                """)
+            let dry = try sandbox.keychainctl(["import-credentials", chrome, firefox])
+            #expect(dry.status == 0, "\(dry.stderr)")
+            #expect(dry.stdout.contains("new       https://alice@git.example.com/login  (\(chrome):2)"), "\(dry.stdout)")
+            #expect(dry.stdout.contains("new       http://bob@intranet.example.org:8080  (\(firefox):2)"), "\(dry.stdout)")
+            #expect(dry.stdout.contains("left in \(chrome): line 4: a credential for android://, not a web site"), "\(dry.stdout)")
+            expectNoSecrets(dry, ["pa,ss", "ff-secret", "app-secret"])
+            let applied = try sandbox.keychainctl(["import-credentials", chrome, firefox, "--apply"])
+            #expect(applied.status == 0 && applied.stdout.contains("stored 2 credentials"), "\(applied)")
+            let found = try sandbox.keychainctl(["find-internet-password", "-s", "git.example.com", "-a", "alice", "-w"])
+            #expect(found.stdout == "pa,ss \"q\"\r\nsecond line\n", "the quoted field, CRLF inside it kept: \(found)")
+            let firefoxItem = try sandbox.keychainctl(["find-internet-password", "-s", "intranet.example.org", "-P", "8080", "-a", "bob", "-w"])
+            #expect(firefoxItem.stdout == "ff-secret\n", "\(firefoxItem)")
+            let again = try sandbox.keychainctl(["import-credentials", chrome, firefox, "--apply"])
+            #expect(again.stdout.contains("stored 0 credentials; 2 were already in the keychain"), "\(again.stdout)")
+            // --remove-source is refused while a row stays behind (the app credential).
+            let remove = try sandbox.keychainctl(["import-credentials", chrome, "--apply", "--remove-source"])
+            #expect(remove.status == 1 && FileManager.default.fileExists(atPath: chrome), "\(remove)")
+            let broken = try write(sandbox, "broken.csv", "name,url,username,password\nx,https://h.example,u,\"never closed\n")
+            let refused = try sandbox.keychainctl(["import-credentials", broken])
+            #expect(refused.status == 1 && refused.stderr.contains("\(broken):2: a quoted field is never closed"), "\(refused)")
+            let notBrowser = try write(sandbox, "other.csv", "a,b\n1,2\n")
+            #expect(try sandbox.keychainctl(["import-credentials", notBrowser]).stderr.contains("lacks url, username, password"))
+        }
+    }
+
     @Test(".env: variables become generic passwords of one service that exec hands back")
     func dotenv() throws {
         try withSandbox { (sandbox) throws in

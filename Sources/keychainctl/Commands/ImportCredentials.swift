@@ -1,16 +1,29 @@
 import ArgumentParser
 import CredentialFiles
+#if os(Linux)
+import CredentialImport
+import SecretService
+#endif
 import CredentialStore
 import Foundation
 import KeychainServices
 
 /// `import-credentials <file>… [--apply] [--remove-source]`: moves the credentials of plain-text
-/// files other tools write into the default keychain.
+/// files other tools write into the default keychain, and brings gnome-keyring keyrings into the
+/// Secret Service provider's collections.
 struct ImportCredentials: KeychainCommand {
     static let configuration = CommandConfiguration(
         commandName: "import-credentials",
-        abstract: "Move credentials from plain-text files (.netrc, .git-credentials, Docker config.json, gh hosts.yml, .env) into the keychain.",
+        abstract: "Import credentials: gnome-keyring keyrings, browser password CSV exports, and plain-text files (.netrc, .git-credentials, Docker config.json, gh hosts.yml, .env).",
         discussion: """
+            gnome-keyring: name the keyrings folder (~/.local/share/keyrings) or *.keyring files. \
+            Each keyring goes into the Secret Service collection of the same name (login into \
+            login, others by label, created when missing), every item with its label, attributes \
+            and secret; the default alias follows gnome-keyring's. An encrypted keyring's password \
+            comes from --password-file or a no-echo prompt. An item already in its collection \
+            with the same label and attributes is unchanged or updated, never added twice. The \
+            keyring files are only read.
+
             The format follows the file name (.netrc, .git-credentials, config.json, hosts.yml, \
             .env or *.env), or --format. Without --apply nothing changes: each credential is listed \
             (never its secret) as new, update or unchanged. --apply stores them in the default \
@@ -36,6 +49,9 @@ struct ImportCredentials: KeychainCommand {
     @Option(name: .long, help: ArgumentHelp("The format of every file: \(CredentialFileFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
     var format: String?
 
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("gnome-keyring: a file whose first line is the keyrings' password (else a no-echo prompt per keyring).", valueName: "file"))
+    var passwordFile: String?
+
     @Option(name: .customLong("env-service"), help: ArgumentHelp("The service of .env variables (default: dotenv:<the file's folder name>).", valueName: "service"))
     var envService: String?
 
@@ -57,7 +73,25 @@ struct ImportCredentials: KeychainCommand {
 
     func execute() throws {
         if removeSource && !apply { throw UsageFailure(message: "--remove-source needs --apply (a dry run changes nothing)") }
-        let sources = try files.map(read)
+        #if os(Linux)
+        let keyringPaths = files.filter(KeyringImporter.isKeyringPath)
+        let plainPaths = files.filter { !KeyringImporter.isKeyringPath($0) }
+        if !keyringPaths.isEmpty {
+            if removeSource {
+                throw UsageFailure(message: "--remove-source does not apply to gnome-keyring keyrings: they are kept, so that you can go back. Nothing was stored.")
+            }
+            // Every keyring opened (and every plain file parsed) before anything is stored.
+            let keyrings = try KeyringImporter.read(keyringPaths, passwordFile: passwordFile)
+            if !plainPaths.isEmpty { _ = try plainPaths.map(read) }
+            try importKeyrings(keyrings)
+            if plainPaths.isEmpty { return }
+        } else if passwordFile != nil {
+            throw UsageFailure(message: "--password-file is for gnome-keyring keyrings; none was named")
+        }
+        #else
+        let plainPaths = files
+        #endif
+        let sources = try plainPaths.map(read)
         if removeSource {
             for source in sources { try checkRemovable(source.path) }
             for source in sources {
@@ -89,6 +123,51 @@ struct ImportCredentials: KeychainCommand {
         Console.out("stored \(changes.count) credentials; \(plan.count - changes.count) were already in the keychain")
         if removeSource { try removeSources(sources) }
     }
+
+    #if os(Linux)
+    /// Lists what importing `keyrings` into the Secret Service collections does, and with
+    /// `--apply` does it.
+    private func importKeyrings(_ keyrings: [KeyringImporter.Source]) throws {
+        let store: SecretStore
+        do {
+            store = try SecretStore()
+        } catch {
+            throw UsageFailure(message: "cannot open the Secret Service collections: \(error). Nothing was stored.")
+        }
+        let plans = try KeyringImporter.plan(keyrings, in: store)
+        var changes = 0
+        var total = 0
+        for plan in plans {
+            let collection = plan.source.collection
+            let into = plan.target.map { "collection \($0)" } ?? "new collection \"\(collection.label)\""
+            let kind = collection.isEncrypted ? "encrypted" : "password-less"
+            Console.out("keyring \(collection.identifier) \"\(collection.label)\" (\(plan.source.path), \(kind)) -> \(into)"
+                        + (plan.source.isDefault ? ", the default alias" : ""))
+            for entry in plan.items {
+                let state: String
+                switch entry.change {
+                case .new: state = "new      "
+                case .update: state = "update   "
+                case .unchanged: state = "unchanged"
+                }
+                Console.out("  \(state) \"\(entry.item.label)\" \(KeyringImporter.describe(entry.item.attributes))")
+            }
+            for skipped in plan.skipped { Console.out("  skipped   \(skipped)") }
+            total += plan.items.count
+            changes += plan.items.filter { if case .unchanged = $0.change { return false } else { return true } }.count
+        }
+        guard apply else {
+            Console.out("dry run: \(changes) of \(total) keyring items would be stored; run again with --apply to store them")
+            return
+        }
+        let stored = try KeyringImporter.apply(plans, to: store)
+        Console.out("stored \(stored) keyring items; \(total - stored) were already there; the keyring files are unchanged")
+        if plans.contains(where: { $0.target == nil || $0.source.isDefault }) {
+            // The provider reads its collections and aliases when it starts.
+            Console.out("a running keychainctl secret-service sees new collections and the default alias once restarted")
+        }
+    }
+    #endif
 
     private func read(_ path: String) throws -> Source {
         let format: CredentialFileFormat

@@ -56,17 +56,35 @@ struct ImportItems: KeychainCommand {
 
 /// `export -t certs|pubkeys [-k keychain] [--tag TAG]`: prints certificates or public keys as PEM.
 /// Private keys are not exported (they stay in the keychain; use the SecKey API if you must).
+/// `export --format cxf --plaintext-export FILE`: writes the passwords as a Credential Exchange
+/// Format document (``CXFExport``).
 struct ExportItems: KeychainCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Print certificates or public keys of the keychain as PEM.")
+        abstract: "Print certificates or public keys as PEM, or write the passwords as a CXF file (--format cxf).",
+        discussion: """
+            --format cxf --plaintext-export FILE writes every generic and internet password of the \
+            keychain, with its secret IN PLAIN TEXT, as a FIDO Alliance Credential Exchange Format \
+            (CXF 1.0) JSON document: mode 0600, never over an existing file. Delete it once it is \
+            imported. Each secret read is recorded in the access log.
+            """)
 
     enum ItemType: String, ExpressibleByArgument, CaseIterable {
         case certs, pubkeys
     }
 
-    @Option(name: .customShort("t"), help: "What to export: certs or pubkeys.")
-    var type: ItemType
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case pem, cxf
+    }
+
+    @Option(name: .customShort("t"), help: "What to export as PEM: certs or pubkeys.")
+    var type: ItemType?
+
+    @Option(name: .long, help: "pem (certificates, public keys; the default) or cxf (passwords, in plain text).")
+    var format: Format = .pem
+
+    @Option(name: .customLong("plaintext-export"), help: ArgumentHelp("With --format cxf: the new file to write the passwords to, in plain text.", valueName: "file"))
+    var plaintextExport: String?
 
     @Option(name: .customShort("k"), help: "The keychain file (default: the default keychain).")
     var keychain: String?
@@ -76,6 +94,16 @@ struct ExportItems: KeychainCommand {
 
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
+        if format == .cxf {
+            guard let plaintextExport else {
+                throw UsageFailure(message: "--format cxf writes your passwords in plain text: name the new file with --plaintext-export FILE")
+            }
+            if type != nil { throw UsageFailure(message: "-t is for PEM exports; --format cxf exports the passwords") }
+            try CXFExport.exportPasswords(from: target, to: plaintextExport)
+            return
+        }
+        guard let type else { throw UsageFailure(message: "say what to export: -t certs, -t pubkeys, or --format cxf --plaintext-export FILE") }
+        if plaintextExport != nil { throw UsageFailure(message: "--plaintext-export goes with --format cxf") }
         var query: [CFString: Any] = [kSecUseKeychain: target.keychain, kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll,
                                       kSecClass: type == .certs ? kSecClassCertificate : kSecClassKey]
         if let tag, type == .pubkeys { query[kSecAttrApplicationTag] = Data(tag.utf8) }

@@ -48,7 +48,7 @@ struct SyncRestore: ParsableCommand {
         try runSyncCommand("restore") {
             let synchronizer = try target.synchronizer()
             #if os(Linux)
-            let keychainPath = target.keychain ?? KeychainSynchronizer.defaultKeychainPath
+            let keychainPath = target.keychain ?? Keychainctl.environment.settings.registry.defaultKeychainPath
             synchronizer.recordAccess = { try SyncAccessRecording.record($0, keychainPath: keychainPath) }
             #endif
             let report = try synchronizer.restore(account: item.account, service: item.service, version: version)
