@@ -30,7 +30,7 @@ struct AccessLogGroupCommitTests {
         // The log's key item is in its own access group, which keychainctl and the provider see
         // (they see every group); this process is given that one group, idempotently.
         if !KeychainRegistryGroups.includesLogGroup {
-            KeychainToolSettings.grantAccessGroup(AccessLog.keyAccessGroup)
+            KeychainToolSettings.ofThisProcess().grantAccessGroup(AccessLog.keyAccessGroup)
             KeychainRegistryGroups.includesLogGroup = true
         }
         try IsolatedKeychains.withStore { _, directory in

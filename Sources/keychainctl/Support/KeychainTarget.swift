@@ -55,9 +55,9 @@ struct KeychainTarget {
         let folder = TPMSeal.folder(for: path)
         var password = try TPMSeal.unseal(from: folder)
         defer { password.wipe() }
-        do {
-            try unlock(password: password)
-        } catch where error.status == errSecAuthFailed {
+        // A Result, not a typed `catch … where`: Swift 6.3.1 crashes compiling that form here.
+        if case .failure(let error) = Result(catching: { () throws(KeychainCallError) in try unlock(password: password) }) {
+            guard error.status == errSecAuthFailed else { throw error }
             throw UsageFailure(message: "the secret sealed in \(folder) does not open \(path): that seal is not this keychain's "
                                + "(replaced, or copied from another keychain); nothing was unlocked. Restore \(folder) from a backup "
                                + "made with this keychain", exitCode: 1)
