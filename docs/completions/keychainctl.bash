@@ -539,13 +539,20 @@ _keychainctl_export() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(-t -k --tag)
+    non_repeating_options=(-t --format --plaintext-export -k --tag)
     __keychainctl_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '-t')
         __keychainctl_add_completions -W 'certs'$'\n''pubkeys'
+        return
+        ;;
+    '--format')
+        __keychainctl_add_completions -W 'pem'$'\n''cxf'
+        return
+        ;;
+    '--plaintext-export')
         return
         ;;
     '-k')
@@ -605,12 +612,15 @@ _keychainctl_import-credentials() {
     repeating_flags=()
     non_repeating_flags=(--apply --remove-source --version -h --help)
     repeating_options=()
-    non_repeating_options=(--format --env-service)
+    non_repeating_options=(--format --password-file --env-service)
     __keychainctl_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--format')
+        return
+        ;;
+    '--password-file')
         return
         ;;
     '--env-service')
@@ -1044,13 +1054,13 @@ _keychainctl_service() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    run)
+    run|install|uninstall)
         # Offer subcommand argument completions
         "_keychainctl_service_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'run' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'run install uninstall' -- "${cur}"))
         ;;
     esac
 }
@@ -1059,7 +1069,7 @@ _keychainctl_service_run() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--user --socket --state-dir --grants-dir)
+    non_repeating_options=(--user --socket --state-dir --grants-dir --lock-after)
     __keychainctl_offer_flags_options 0
 
     # Offer option value completions
@@ -1074,6 +1084,54 @@ _keychainctl_service_run() {
         return
         ;;
     '--grants-dir')
+        return
+        ;;
+    '--lock-after')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_service_install() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--root --user --socket --state-dir --program)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--root')
+        return
+        ;;
+    '--user')
+        return
+        ;;
+    '--socket')
+        return
+        ;;
+    '--state-dir')
+        return
+        ;;
+    '--program')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_service_uninstall() {
+    repeating_flags=()
+    non_repeating_flags=(--purge --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--root --state-dir)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--root')
+        return
+        ;;
+    '--state-dir')
         return
         ;;
     esac
