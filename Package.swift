@@ -265,7 +265,7 @@ let package = Package(
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
-                                                                   "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainLinux", "KeychainPrimitives", "KeychainTestSupport"]),
+                                                                   "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainServicesExtras", "KeychainLinux", "KeychainPrimitives", "KeychainTestSupport"]),
         // One UserDefaults-migration step per process, for the migration tests.
         .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit", "KeychainServices"], path: "Tests/Support/MigrationProbe"),
         .testTarget(

@@ -118,8 +118,9 @@ struct GnomeKeyringFormatTests {
             attributes(item.attributes, into: &inner)
             u32(0, into: &inner)  // no access list
         }
-        var block = Data(Insecure.MD5.hash(data: inner)) + inner
-        while block.count % 16 != 0 { block.append(0) }
+        // gnome-keyring pads with zeros first, then hashes everything after the hash, padding included.
+        while (16 + inner.count) % 16 != 0 { inner.append(0) }
+        let block = Data(Insecure.MD5.hash(data: inner)) + inner
         let (key, iv) = GnomeKeyringBinaryFormat.derive(password: password, salt: salt, iterations: Int(iterations))
         let sealed = try AES._CBC.encrypt(block, using: SymmetricKey(data: key), iv: AES._CBC.IV(ivBytes: iv), noPadding: true)
         u32(UInt32(sealed.count), into: &file)

@@ -187,7 +187,10 @@ struct LayerRuleTests {
         var offenders: [String] = []
         var readerLines = 0
         for module in try Self.allModules() {
-            for line in try Self.codeLines(of: module) where line.text.contains(read) {
+            // `"environ"` quoted names a /proc/<pid>/ file: the keychain service reading a peer's
+            // environment to judge it, not this process reading its own.
+            for line in try Self.codeLines(of: module)
+            where line.text.replacingOccurrences(of: "\"environ\"", with: "").contains(read) {
                 if Self.file(of: line.location) == Self.environmentReader {
                     readerLines += 1
                 } else {

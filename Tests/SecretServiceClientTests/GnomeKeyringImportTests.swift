@@ -8,7 +8,7 @@ import RequiredToolSupport
 /// stored through secret-tool into the login keyring (encrypted), an encrypted `Work` keyring with
 /// its own password and a password-less one, then the daemon stopped and its files imported into
 /// our provider's store; secret-tool then finds every item with the same attributes and bytes.
-@Suite("import gnome-keyring keyrings", .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("import gnome-keyring keyrings", .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct GnomeKeyringImportTests {
     /// A test value, not a secret: the Work keyring's password.
     static let workPassword = "kk-work-keyring"

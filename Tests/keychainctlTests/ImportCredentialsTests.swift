@@ -200,7 +200,7 @@ struct ImportCredentialsTests {
                 git.example.com,https://git.example.com/login,alice,"pa,ss ""q""
                 second line",a note
                 app,android://Zm9v@com.example.app/,carol,app-secret,
-                """)
+                """.replacingOccurrences(of: "\n", with: "\r\n"))  // Chrome ends its lines with CRLF
             let firefox = try write(sandbox, "logins.csv", """
                 "url","username","password","httpRealm","formActionOrigin","guid","timeCreated","timeLastUsed","timePasswordChanged"
                 "http://intranet.example.org:8080","bob","ff-secret",,"http://intranet.example.org:8080","{1}","1","2","3"
