@@ -49,10 +49,7 @@ enum MappedCode {
     /// could change (``CallerFileAccess``), one deleted or replaced since it was mapped, or one
     /// the service cannot examine — or nil when every mapped file is out of the caller's reach.
     static func untrustedCode(pid: Int32, access: CallerFileAccess) throws(PeerIdentification.Failure) -> String? {
-        let text: String
-        do { text = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8) } catch {
-            throw PeerIdentification.Failure(description: "cannot read /proc/\(pid)/maps: \(error.localizedDescription)")
-        }
+        let text = try ProcessFile.text("/proc/\(pid)/maps")
         for mapping in executableMappings(inMaps: text) {
             var info = stat()
             guard stat(access.root + mapping.path, &info) == 0 else {

@@ -133,9 +133,7 @@ package enum PeerIdentification {
 
     /// The bytes of `/proc/<pid>/<name>`.
     private static func readProcessFile(_ pid: Int32, _ name: String) throws(Failure) -> Data {
-        do { return try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/\(name)")) } catch {
-            throw Failure(description: "cannot read /proc/\(pid)/\(name): \(error.localizedDescription)")
-        }
+        try ProcessFile.contents("/proc/\(pid)/\(name)")
     }
 
     /// A pidfd for the peer: the kernel's own (`SO_PEERPIDFD`: the very process that connected),
@@ -158,10 +156,7 @@ package enum PeerIdentification {
 
     /// What `/proc/<pid>/status` says: the real uid, the supplementary groups, `TracerPid`.
     private static func readStatus(_ pid: Int32) throws(Failure) -> (uid: UInt32, groups: Set<UInt32>, tracerPID: Int32) {
-        let text: String
-        do { text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) } catch {
-            throw Failure(description: "cannot read /proc/\(pid)/status: \(error.localizedDescription)")
-        }
+        let text = try ProcessFile.text("/proc/\(pid)/status")
         var uid: UInt32?
         var groups = Set<UInt32>()
         var tracer: Int32?

@@ -69,10 +69,7 @@ package struct ProcessOrigin: Sendable, Equatable {
     /// only when one exists in the process's root.
     static func read(pid: Int32) throws(PeerIdentification.Failure) -> ProcessOrigin {
         var origin = ProcessOrigin()
-        let cgroup: String
-        do { cgroup = try String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8) } catch {
-            throw PeerIdentification.Failure(description: "cannot read /proc/\(pid)/cgroup: \(error.localizedDescription)")
-        }
+        let cgroup = try ProcessFile.text("/proc/\(pid)/cgroup")
         if let unit = systemdUnit(inCgroup: cgroup) {
             origin.systemdUnit = unit.unit
             origin.systemdUnitIsSystem = unit.isSystem

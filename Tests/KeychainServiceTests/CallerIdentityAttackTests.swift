@@ -10,8 +10,7 @@ import Testing
 struct CallerIdentityAttackTests {
     static let python = RequiredTool.python3.path
 
-    @Test("a library the user can write, LD_PRELOADed into a granted program, costs the program its grant and its items",
-          .disabled("fails against the real service: the preloaded keychainctl still gets the grant (no refusal logged); under investigation"))
+    @Test("a library the user can write, LD_PRELOADed into a granted program, costs the program its grant and its items")
     func preloadedLibrary() throws {
         let fixture = try ServiceFixture()
         defer { fixture.stop() }
@@ -37,12 +36,13 @@ struct CallerIdentityAttackTests {
         // cannot even look: unverifiable either way).
         #expect(fixture.log.contains("(unverifiable: mapped code") && fixture.log.contains(library), "\(fixture.log)")
         // The same program without the library keeps both.
+        // (Without a claim its search spans its own and its granted group, which hold one item each
+        // under the same account and service, so which one comes first is not asserted.)
         #expect(try ServiceIsolationTests.find(fixture, as: fixture.alice, environment: shared).output == "shared-secret\n")
-        #expect(try ServiceIsolationTests.find(fixture, as: fixture.alice).output == "own-secret\n")
     }
 
     @Test("a script is its own program: a user's script under a granted interpreter, or a copy of a granted script, is refused",
-          .disabled("fails against the real service: the Python client prints nothing (cause not yet found); under investigation"))
+          .disabled("fails against the real service: /proc/<pid>/environ is mode 0400, so the service (CAP_SYS_PTRACE, no DAC override) cannot read the environment it must check; read it another way (process_vm_readv of the env area)"))
     func interpreterScripts() throws {
         try RequiredTool.python3.require()
         let fixture = try ServiceFixture()
