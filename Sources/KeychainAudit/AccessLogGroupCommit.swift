@@ -83,6 +83,14 @@ package final class AccessLogGroupCommit: AccessEventRecorder, @unchecked Sendab
     package func flush() throws(AccessLogError) {
         condition.lock()
         defer { condition.unlock() }
+        let outcome = writeCheckpointExclusively()
+        condition.broadcast()
+        try outcome.get()
+    }
+
+    /// Waits for any append to finish, then writes the checkpoint with the lock released; called
+    /// and returns with the lock held. The caller broadcasts once it has recorded the outcome.
+    private func writeCheckpointExclusively() -> Result<Void, AccessLogError> {
         while isWriting { condition.wait() }
         isWriting = true
         var writer = self.writer
@@ -91,8 +99,7 @@ package final class AccessLogGroupCommit: AccessEventRecorder, @unchecked Sendab
         condition.lock()
         self.writer = writer
         isWriting = false
-        condition.broadcast()
-        try outcome.get()
+        return outcome
     }
 
     /// Appends every waiting entry as one batch; called with the lock held and no append under way,
@@ -124,15 +131,7 @@ package final class AccessLogGroupCommit: AccessEventRecorder, @unchecked Sendab
             condition.lock()
             defer { condition.unlock() }
             checkpointScheduled = false
-            while isWriting { condition.wait() }
-            isWriting = true
-            var writer = self.writer
-            condition.unlock()
-            let outcome = Result { () throws(AccessLogError) in try log.writeCheckpoint(writer: &writer) }
-            condition.lock()
-            self.writer = writer
-            if case .failure = outcome { checkpointFailed = true }
-            isWriting = false
+            if case .failure = writeCheckpointExclusively() { checkpointFailed = true }
             condition.broadcast()
         }
     }
