@@ -24,22 +24,9 @@ final class HostileHTTPServer: @unchecked Sendable {
     var bytesSent: Int { lock.withLock { sentBytes } }
 
     init(respond: @escaping @Sendable (_ send: (Data) -> Bool) -> Void) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(listener, raw, length) == 0 && getsockname(listener, raw, &length) == 0
-            }
-        }
-        guard bound, listen(listener, 16) == 0 else {
-            close(listener)
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot listen on loopback"])
-        }
-        self.listener = listener
-        port = UInt16(bigEndian: address.sin_port)
+        let listener = try LoopbackListener(backlog: 16)
+        self.listener = listener.descriptor
+        port = listener.port
         let thread = Thread { [self] in acceptLoop(respond) }
         thread.start()
     }

@@ -7,22 +7,9 @@ final class SilentListener: @unchecked Sendable {
     private let descriptor: Int32
 
     init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(descriptor, raw, length) == 0 && getsockname(descriptor, raw, &length) == 0
-            }
-        }
-        guard bound, listen(descriptor, 64) == 0 else {
-            close(descriptor)
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot listen on loopback"])
-        }
-        self.descriptor = descriptor
-        port = UInt16(bigEndian: address.sin_port)
+        let listener = try LoopbackListener(backlog: 64)
+        descriptor = listener.descriptor
+        port = listener.port
     }
 
     deinit { close(descriptor) }
