@@ -1,3 +1,4 @@
+import Foundation
 @testable import KeychainServiceCore
 import Testing
 
@@ -45,5 +46,37 @@ struct WrongPasswordDelayTests {
         let words = WrongPasswordDelay.refusal(.milliseconds(4_200))
         #expect(words.contains("try again in 5 s"), "\(words)")
         #expect(words.contains("up to 600 s"), "\(words)")
+    }
+
+    /// What the concurrent guesses saw, under a lock.
+    final class Tally: @unchecked Sendable {
+        let lock = NSLock()
+        var running = 0, mostAtOnce = 0, checked = 0, refused = 0
+    }
+
+    @Test("guesses sent at once on many connections of one uid are checked one at a time, so only the free ones are free")
+    func concurrentGuessesQueue() {
+        let delay = WrongPasswordDelay()
+        let tally = Tally()
+        DispatchQueue.concurrentPerform(iterations: 32) { _ in
+            delay.oneAtATime(for: 1000) {
+                tally.lock.withLock {
+                    tally.running += 1
+                    tally.mostAtOnce = max(tally.mostAtOnce, tally.running)
+                }
+                // What the service does per attempt: refuse during a wait, else check and count.
+                if delay.remainingWait(of: 1000) != nil {
+                    tally.lock.withLock { tally.refused += 1 }
+                } else {
+                    usleep(1_000)  // the password check
+                    delay.recordWrongPassword(of: 1000)
+                    tally.lock.withLock { tally.checked += 1 }
+                }
+                tally.lock.withLock { tally.running -= 1 }
+            }
+        }
+        #expect(tally.mostAtOnce == 1)
+        #expect(tally.checked == WrongPasswordDelay.freeAttempts + 1 && tally.refused == 32 - tally.checked,
+                "checked \(tally.checked), refused \(tally.refused)")
     }
 }
