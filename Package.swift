@@ -260,8 +260,11 @@ let package = Package(
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "KeychainVocabulary", "EtcdClusterSupport", "RequiredToolSupport",
                                                              "PrivateBusSupport", "KeychainTestSupport", "LoopbackPortSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),
+        // Identity and key calls, embedded and through the service, for the service tests.
+        .executableTarget(name: "keychainkit-service-probe", dependencies: ["KeychainServices"], path: "Tests/Support/ServiceProbe"),
         .testTarget(name: "KeychainServiceTests", dependencies: ["KeychainServiceWire", "KeychainServiceCore", "KeychainEngine", "KeychainVocabulary",
-                                                                "KeychainTestSupport", "RequiredToolSupport", "keychainctl"]),
+                                                                "KeychainTestSupport", "RequiredToolSupport", "keychainctl",
+                                                                "keychainkit-service-probe"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",

@@ -154,5 +154,11 @@ write("FuzzServiceWire", "reply-ok", [1] + list(struct.pack('>iI', 0, 0)) + [0, 
       "cdat": wdate(1.5), "v_Data": wdata(b"x"), "accc": wdict({"pdmn": wstring("ak"), "flags": wint(1)})})]))
 write("FuzzServiceWire", "reply-failure", [1] + list(struct.pack('>iI', -34018, 0)) + [1] + wfield(b"not granted") + [0])
 write("FuzzServiceWire", "value-nested", warray([warray([wdict({"r": wdouble(0.25)})])]))
+write("FuzzServiceWire", "request-change-password", wrequest(9, {"password": wdata(b"old"), "newPassword": wdata(b"new")}))
+write("FuzzServiceWire", "request-set-settings", wrequest(10, {"lockInterval": wint(300), "lockOnSleep": wbool(False)}))
+write("FuzzServiceWire", "reply-keychain-state", [1] + list(struct.pack('>iI', 0, 0)) + [0, 1] + wdict({"hasPassword": wbool(True),
+      "lockInterval": wint(600), "unlocked": wbool(False)}))
+write("FuzzServiceWire", "reply-password-wait", [1] + list(struct.pack('>iI', -25293, 0)) + [1]
+      + wfield(b"too many wrong passwords: try again in 5 s") + [0])
 write("FuzzServiceWire", "frame-request-add", list(struct.pack('>I', len(add_request))) + add_request)
 print("seeds written")

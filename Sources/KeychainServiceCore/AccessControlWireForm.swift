@@ -5,8 +5,30 @@ import KeychainVocabulary
 /// The service's half of sending `kSecAttrAccessControl` in results: the engine puts an
 /// ``AccessControlPolicy`` under `accc` in every attributes dictionary (Apple synthesises one for
 /// items stored without access control), which has no wire form of its own. It travels as
-/// ``ServiceAccessControl`` and becomes a `SecAccessControl` again in the client.
+/// ``ServiceAccessControl`` and becomes a `SecAccessControl` again in the client. A client's
+/// add or update sends one the same way; the service takes only a protection class (no flags),
+/// as it cannot ask the user at each use.
 enum AccessControlWireForm {
+    /// `dictionary` with its `accc` wire dictionary made a policy again; a form that is not
+    /// ``ServiceAccessControl``, an unknown class or any flag is refused.
+    static func decodingPolicy(in dictionary: [String: Any]) throws(KeychainStoreError) -> [String: Any] {
+        guard let sent = dictionary[ServiceAccessControl.attributeKey] else { return dictionary }
+        guard let wire = ServiceAccessControl(sent), let protection = ProtectionClass(rawValue: wire.protection) else {
+            throw .invalidParameter("kSecAttrAccessControl (accc) must be a protection class and flags")
+        }
+        guard wire.flags == 0 else {
+            throw KeychainStoreError(.notAvailable("access control that asks for the user is not served by the keychain service yet"),
+                                     status: .unimplemented)
+        }
+        var decoded = dictionary
+        do {
+            decoded[ServiceAccessControl.attributeKey] = try AccessControlPolicy(protection: protection, flags: 0)
+        } catch {
+            throw .invalidParameter("kSecAttrAccessControl (accc): \(error)")
+        }
+        return decoded
+    }
+
     /// `result` (a dictionary, an array of them, or anything else) with each `accc` policy
     /// replaced by its wire dictionary.
     static func encodingPolicies(in result: Any) -> Any {

@@ -3,21 +3,19 @@ import KeychainEngine
 import KeychainServiceWire
 import KeychainVocabulary
 
-/// The calls on a caller's login keychain itself — create with a password, unlock, lock, status —
-/// answered with Apple's `SecKeychain…` statuses. The class keys an unlock opens stay in the
+/// The calls on a caller's login keychain itself — create with a password, unlock, lock, status,
+/// change the password, the auto-lock settings — answered with Apple's `SecKeychain…` statuses. The class keys an unlock opens stay in the
 /// service's memory (locked pages, not dumpable) until a lock, the idle timeout or the service's
 /// end; they are never sent to a client. A wrong password is `errSecAuthFailed` and unlocks nothing.
 enum LoginKeychainCalls {
-    /// The reply to the keychain call `request` on `keychain`. The password is wiped from the
+    /// The reply to the keychain call `request` on `keychain`. The passwords are wiped from the
     /// request's copy when the call is done.
     static func reply(to request: ServiceRequest, on keychain: ServedKeychain) -> ServiceReply {
-        var password = request.query.first { $0.key == ServiceRequest.passwordKey }.flatMap { entry -> Data? in
-            if case .data(let bytes) = entry.value { return bytes }
-            return nil
-        }
+        var password = data(ServiceRequest.passwordKey, in: request)
+        var newPassword = data(ServiceRequest.newPasswordKey, in: request)
         defer {
-            let count = password?.count ?? 0
-            password?.resetBytes(in: 0..<count)
+            wipe(&password)
+            wipe(&newPassword)
         }
         let lifecycle = KeychainLifecycle(registry: keychain.registry)
         do {
@@ -31,7 +29,25 @@ enum LoginKeychainCalls {
             case .keychainStatus:
                 let database = try lifecycle.existingKeychain(keychain.keychainPath)
                 let status = try perform { () throws(KeychainStoreError) in try database.status }
-                return ServiceReply(status: 0, result: KeychainState(isUnlocked: status.isUnlocked, hasPassword: status.hasPassword).wireValue)
+                let state = KeychainState(isUnlocked: status.isUnlocked, hasPassword: status.hasPassword,
+                                          lockInterval: UInt32(clamping: status.autoLockSeconds))
+                return ServiceReply(status: 0, result: state.wireValue)
+            case .changePassword:
+                // The store re-wraps every item key under new class keys; the service keeps the
+                // new keys (the keychain stays unlocked) and the old password opens nothing after.
+                try lifecycle.changePassword(keychain.keychainPath, from: password, to: newPassword)
+            case .setSettings:
+                guard case .integer(let seconds)? = entry(ServiceRequest.lockIntervalKey, in: request),
+                      case .bool(let lockOnSleep)? = entry(ServiceRequest.lockOnSleepKey, in: request) else {
+                    return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "the settings call lacks its settings")
+                }
+                if lockOnSleep {
+                    // Refused rather than accepted and forgotten: nothing here would lock at sleep.
+                    return ServiceReply(status: KeychainStatus.unimplemented.rawValue,
+                                        failureReason: "the keychain service cannot lock on sleep yet (it has no hook into suspend); "
+                                            + "set an auto-lock interval instead (set-keychain-settings -t SECONDS)")
+                }
+                try lifecycle.setAutoLockSeconds(Int(seconds), keychain.keychainPath)
             case .add, .copyMatching, .update, .delete:
                 return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "not a keychain call")
             }
@@ -39,6 +55,20 @@ enum LoginKeychainCalls {
         } catch {
             return ServiceReply(status: error.status, failureReason: error.failure.map(reason) ?? defaultReason(error.status))
         }
+    }
+
+    private static func wipe(_ secret: inout Data?) {
+        let count = secret?.count ?? 0
+        secret?.resetBytes(in: 0..<count)
+    }
+
+    private static func entry(_ key: String, in request: ServiceRequest) -> WireValue? {
+        request.query.first { $0.key == key }?.value
+    }
+
+    private static func data(_ key: String, in request: ServiceRequest) -> Data? {
+        if case .data(let bytes)? = entry(key, in: request) { return bytes }
+        return nil
     }
 
     private static func perform<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainCallFailure) -> T {

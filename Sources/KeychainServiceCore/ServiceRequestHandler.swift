@@ -8,6 +8,8 @@ import KeychainVocabulary
 final class ServiceRequestHandler: Sendable {
     private let keychains: UserKeychains
     private let grants: [ApplicationGrant]
+    /// The wait after wrong passwords, per uid, for every connection of the service.
+    private let passwordDelay = WrongPasswordDelay()
 
     /// The keys a caller may not send: the service, not the caller, picks the keychain, and item
     /// references are objects of the caller's own process.
@@ -23,11 +25,7 @@ final class ServiceRequestHandler: Sendable {
         if request.operation.isKeychainCall {
             // The caller's own login keychain, whichever program of theirs asks (as any app may
             // call SecKeychainUnlock on macOS): the password, not the program, is the proof.
-            do {
-                return LoginKeychainCalls.reply(to: request, on: try keychains.servedKeychain(of: peer.uid))
-            } catch {
-                return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
-            }
+            return keychainCallReply(to: request, uid: peer.uid)
         }
         let outcome = perform(request, from: peer)
         var reply = ServiceReply(status: outcome.status, failureReason: outcome.failure.map(Self.reason),
@@ -38,6 +36,39 @@ final class ServiceRequestHandler: Sendable {
                                     failureReason: "the result holds an object the keychain service cannot send yet")
             }
             reply.result = wire
+        }
+        return reply
+    }
+
+    /// A keychain call; one that checks a password waits out the uid's delay after wrong ones
+    /// first (refused, the password untried) and counts its outcome.
+    private func keychainCallReply(to request: ServiceRequest, uid: UInt32) -> ServiceReply {
+        let checksPassword = request.operation == .changePassword
+            || request.operation == .unlockKeychain && request.query.contains { $0.key == ServiceRequest.passwordKey }
+        guard checksPassword else { return keychainCallReply(to: request, uid: uid, checksPassword: false) }
+        return passwordDelay.oneAtATime(for: uid) { keychainCallReply(to: request, uid: uid, checksPassword: true) }
+    }
+
+    private func keychainCallReply(to request: ServiceRequest, uid: UInt32, checksPassword: Bool) -> ServiceReply {
+        if checksPassword, let wait = passwordDelay.remainingWait(of: uid) {
+            return ServiceReply(status: KeychainStatus.authFailed.rawValue, failureReason: WrongPasswordDelay.refusal(wait))
+        }
+        let reply: ServiceReply
+        do {
+            reply = LoginKeychainCalls.reply(to: request, on: try keychains.servedKeychain(of: uid))
+        } catch {
+            return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
+        }
+        guard checksPassword else { return reply }
+        switch reply.status {
+        case KeychainStatus.success.rawValue:
+            passwordDelay.recordRightPassword(of: uid)
+        case KeychainStatus.authFailed.rawValue:
+            if let wait = passwordDelay.recordWrongPassword(of: uid) {
+                return ServiceReply(status: reply.status, failureReason: "the password is wrong; " + WrongPasswordDelay.refusal(wait))
+            }
+        default:
+            break
         }
         return reply
     }
@@ -53,7 +84,13 @@ final class ServiceRequestHandler: Sendable {
             return SecItemResult(failure: KeychainStoreError(.notAvailable("a traced process (TracerPid \(peer.tracerPID)) cannot be verified"),
                                                              status: .missingEntitlement))
         }
-        let query = WireEntry.dictionary(request.query)
+        let query: [String: Any], changes: [String: Any]
+        do {
+            query = try AccessControlWireForm.decodingPolicy(in: WireEntry.dictionary(request.query))
+            changes = try AccessControlWireForm.decodingPolicy(in: WireEntry.dictionary(request.changes))
+        } catch {
+            return SecItemResult(failure: error)
+        }
         if let key = query.keys.first(where: Self.refusedKeys.contains) ?? request.changes.first(where: { Self.refusedKeys.contains($0.key) })?.key {
             return SecItemResult(failure: .invalidParameter("the keychain service picks the keychain and takes no \(key)"))
         }
@@ -65,9 +102,9 @@ final class ServiceRequestHandler: Sendable {
             switch request.operation {
             case .add: return engine.add(query)
             case .copyMatching: return engine.copyMatching(query)
-            case .update: return engine.updateOutcome(query, WireEntry.dictionary(request.changes))
+            case .update: return engine.updateOutcome(query, changes)
             case .delete: return engine.deleteOutcome(query)
-            case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus:
+            case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .changePassword, .setSettings:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
         } catch {

@@ -1,36 +1,47 @@
 import Foundation
 
 /// The service's answer to ``ServiceRequest/Operation/keychainStatus``: whether the caller's login
-/// keychain is unlocked and whether it has a password, as a result dictionary of two booleans.
+/// keychain is unlocked and has a password, and its auto-lock interval, as a result dictionary of
+/// exactly those three values.
 package struct KeychainState: Equatable, Sendable {
     private static let unlockedKey = "unlocked"
     private static let hasPasswordKey = "hasPassword"
+    private static let lockIntervalKey = "lockInterval"
 
     /// The "when unlocked" classes are available in the service.
     package var isUnlocked: Bool
     /// The keychain has a password.
     package var hasPassword: Bool
+    /// The auto-lock interval in seconds (0: never), as `SecKeychainCopySettings` reports it.
+    package var lockInterval: UInt32
 
     /// A state.
-    package init(isUnlocked: Bool, hasPassword: Bool) {
+    package init(isUnlocked: Bool, hasPassword: Bool, lockInterval: UInt32) {
         self.isUnlocked = isUnlocked
         self.hasPassword = hasPassword
+        self.lockInterval = lockInterval
     }
 
     /// The reply's result.
     package var wireValue: WireValue {
-        .dictionary([WireEntry(key: Self.hasPasswordKey, value: .bool(hasPassword)), WireEntry(key: Self.unlockedKey, value: .bool(isUnlocked))])
+        .dictionary([WireEntry(key: Self.hasPasswordKey, value: .bool(hasPassword)),
+                     WireEntry(key: Self.lockIntervalKey, value: .integer(Int64(lockInterval))),
+                     WireEntry(key: Self.unlockedKey, value: .bool(isUnlocked))])
     }
 
-    /// The state a reply's result carries, or nil when it is not this form.
+    /// The state a reply's result carries, or nil when it is not exactly this form.
     package init?(_ value: WireValue?) {
-        guard case .dictionary(let entries)? = value, entries.count == 2 else { return nil }
+        guard case .dictionary(let entries)? = value, entries.count == 3 else { return nil }
         var flags: [String: Bool] = [:]
+        var interval: UInt32?
         for entry in entries {
-            guard case .bool(let flag) = entry.value else { return nil }
-            flags[entry.key] = flag
+            switch entry.value {
+            case .bool(let flag): flags[entry.key] = flag
+            case .integer(let seconds) where entry.key == Self.lockIntervalKey: interval = UInt32(exactly: seconds)
+            default: return nil
+            }
         }
-        guard let unlocked = flags[Self.unlockedKey], let hasPassword = flags[Self.hasPasswordKey] else { return nil }
-        self.init(isUnlocked: unlocked, hasPassword: hasPassword)
+        guard let unlocked = flags[Self.unlockedKey], let hasPassword = flags[Self.hasPasswordKey], let interval else { return nil }
+        self.init(isUnlocked: unlocked, hasPassword: hasPassword, lockInterval: interval)
     }
 }

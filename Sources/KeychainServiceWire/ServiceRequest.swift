@@ -5,9 +5,10 @@ import Foundation
 /// call's dictionaries as typed wire values.
 ///
 /// Besides the four SecItem functions, the caller's own login keychain can be created with a
-/// password, unlocked, locked and asked whether it is unlocked (Apple's `SecKeychainCreate`,
-/// `SecKeychainUnlock`, `SecKeychainLock`, `SecKeychainGetStatus`). Those carry at most one
-/// entry, ``passwordKey`` with the password as data, and nothing else.
+/// password, unlocked, locked, asked for its state, given a new password and new auto-lock
+/// settings (Apple's `SecKeychainCreate`, `SecKeychainUnlock`, `SecKeychainLock`,
+/// `SecKeychainGetStatus`, `SecKeychainChangePassword`, `SecKeychainSetSettings`). Each of those
+/// carries only the entries its operation names (see ``Operation``), with their exact types.
 package struct ServiceRequest: Equatable, Sendable {
     /// The four SecItem functions and the four calls on the caller's login keychain.
     package enum Operation: UInt8, Sendable {
@@ -19,15 +20,28 @@ package struct ServiceRequest: Equatable, Sendable {
         case lockKeychain = 6
         /// Create the login keychain with ``ServiceRequest/passwordKey`` (none or empty: no password).
         case createKeychain = 7
-        /// Whether the login keychain is unlocked and has a password (see ``KeychainState``).
+        /// Whether the login keychain is unlocked and has a password, and its auto-lock interval
+        /// (see ``KeychainState``).
         case keychainStatus = 8
+        /// Change the login keychain's password: ``ServiceRequest/passwordKey`` (the old one) and
+        /// ``ServiceRequest/newPasswordKey``, both data, both required (empty: none).
+        case changePassword = 9
+        /// Store the auto-lock settings: ``ServiceRequest/lockIntervalKey`` (seconds, 0: never)
+        /// and ``ServiceRequest/lockOnSleepKey``, both required.
+        case setSettings = 10
 
         /// Whether this is a call on the keychain itself rather than on its items.
         package var isKeychainCall: Bool { rawValue >= Self.unlockKeychain.rawValue }
     }
 
-    /// The only entry a keychain call's query may hold: the keychain password, as data.
+    /// The keychain password, as data (the old one for ``Operation/changePassword``).
     package static let passwordKey = "password"
+    /// The new keychain password of ``Operation/changePassword``, as data.
+    package static let newPasswordKey = "newPassword"
+    /// The auto-lock interval of ``Operation/setSettings`` in seconds (0: never), an integer up to `UInt32.max`.
+    package static let lockIntervalKey = "lockInterval"
+    /// Whether ``Operation/setSettings`` asks to lock when the machine sleeps, a boolean.
+    package static let lockOnSleepKey = "lockOnSleep"
 
     /// The SecItem function.
     package var operation: Operation
@@ -96,13 +110,29 @@ package struct ServiceRequest: Equatable, Sendable {
                               claimedAccessGroups: groups, query: query, changes: changes)
     }
 
-    /// A keychain call holds nothing but, for an unlock or a create, the password as data.
+    /// A keychain call holds exactly the entries its operation names, each with its type; an
+    /// unlock or a create may leave out its password.
     private static func checkKeychainCall(_ operation: Operation, _ query: [WireEntry]) throws(WireFailure) {
-        let takesPassword = operation == .unlockKeychain || operation == .createKeychain
+        let required: Set<String>, optional: Set<String>
+        switch operation {
+        case .unlockKeychain, .createKeychain: (required, optional) = ([], [passwordKey])
+        case .changePassword: (required, optional) = ([passwordKey, newPasswordKey], [])
+        case .setSettings: (required, optional) = ([lockIntervalKey, lockOnSleepKey], [])
+        default: (required, optional) = ([], [])
+        }
         for entry in query {
-            guard takesPassword, entry.key == passwordKey, case .data = entry.value else {
-                throw .malformed("a keychain call holds only its password, as data")
+            switch (entry.key, entry.value) {
+            case (passwordKey, .data), (newPasswordKey, .data), (lockOnSleepKey, .bool):
+                break
+            case (lockIntervalKey, .integer(let seconds)) where seconds >= 0 && seconds <= Int64(UInt32.max):
+                break
+            default:
+                throw .malformed("a keychain call holds only its own entries, with their types")
+            }
+            guard required.contains(entry.key) || optional.contains(entry.key) else {
+                throw .malformed("a keychain call holds only its own entries, with their types")
             }
         }
+        guard required.isSubset(of: Set(query.map(\.key))) else { throw .malformed("a keychain call lacks one of its entries") }
     }
 }

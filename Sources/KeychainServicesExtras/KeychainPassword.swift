@@ -12,13 +12,24 @@ import KeychainServicesPortable
 /// re-encrypted. A zero-length new password removes the password. The unlock shared with the
 /// user's other processes is replaced with the new keys (the old ones no longer open anything),
 /// or withdrawn when the password is removed. A wrong old password is `errSecAuthFailed`, a
-/// missing keychain `errSecNoSuchKeychain`.
+/// missing keychain `errSecNoSuchKeychain`. In service mode the login keychain's password is
+/// changed in the service, which re-wraps its keys there (and delays further attempts after
+/// repeated wrong passwords).
 @discardableResult
 public func SecKeychainChangePassword(
     _ keychainRef: SecKeychain, _ oldPasswordLength: UInt32, _ oldPassword: UnsafeRawPointer,
     _ newPasswordLength: UInt32, _ newPassword: UnsafeRawPointer
 ) -> OSStatus {
     keychainCallStatus { () throws(KeychainCallFailure) in
+        if let socket = SecKeychainServiceRoute.socket(for: keychainRef.path) {
+            var old = passwordData(oldPasswordLength, oldPassword) ?? Data()
+            var new = passwordData(newPasswordLength, newPassword) ?? Data()
+            defer {
+                old.resetBytes(in: 0..<old.count)
+                new.resetBytes(in: 0..<new.count)
+            }
+            return try SecKeychainServiceRoute.changePassword(from: old, to: new, socket: socket)
+        }
         try KeychainLifecycle.apple.changePassword(keychainRef.path, from: passwordData(oldPasswordLength, oldPassword),
                                                    to: passwordData(newPasswordLength, newPassword))
     }

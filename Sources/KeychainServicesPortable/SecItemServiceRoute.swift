@@ -10,7 +10,11 @@ import KeychainVocabulary
 ///
 /// Keys and certificates go as the embedded edge hands them to its engine: a `SecKey` or
 /// `SecCertificate` becomes attributes and data here, and returned references are rebuilt here.
-/// Identities are not served yet (`errSecUnimplemented`).
+/// An identity call is made of calls on its certificate and its private key
+/// (``ServiceIdentityItemStore``), as the embedded edge makes it of engine calls. Token-bound
+/// (Secure Enclave) keys and access control that asks for user presence are refused with
+/// `errSecUnimplemented` and the reason: the service would have to use the key and ask the user
+/// itself.
 ///
 /// A service that cannot be reached is `errSecNotAvailable` with the reason: the call never falls
 /// back to a keychain file of this process, which the user's other programs could read.
@@ -51,11 +55,11 @@ enum SecItemServiceRoute {
             return refuse(.invalidParameter("the dictionary's keys must be strings"))
         }
         if let problem = dropDefaultKeychainSelection(&query.dictionary) { return refuse(.invalidParameter(problem)) }
-        if IdentityItems.isIdentityRequest(query.dictionary) {
-            return refuse(KeychainStoreError(.notAvailable("identities are not served by the keychain service yet (add or find the "
-                                                           + "certificate and the key apart); unset \(KeychainVariable.serviceSocket) "
-                                                           + "to keep them in the embedded keychain"), status: .unimplemented))
+        if IdentityItems.isIdentityRequest(query.dictionary),
+           let status = identityCall(operation, query.dictionary, changes: changesQuery??.dictionary ?? [:], result: result, socketPath: socketPath) {
+            return status
         }
+        if let refusal = unservedKeyRequest(query.dictionary) { return refuse(refusal) }
         // Keys and certificates travel as the embedded edge hands them to its engine: a SecKey or
         // SecCertificate becomes its attributes and data here, and a returned reference is rebuilt
         // here from the item's data; the service never sees an object.
@@ -65,11 +69,49 @@ enum SecItemServiceRoute {
             guard expansion == errSecSuccess else { return expansion }
             if operation == .add || operation == .copyMatching { keyReturn = ItemReferenceBridge.prepareReturnRef(&query.dictionary) }
         }
-        let changes = changesQuery??.dictionary ?? [:]
-        guard let queryEntries = WireEntry.entries(query.dictionary), let changeEntries = WireEntry.entries(changes) else {
-            let key = WireEntry.firstUnsendableKey(query.dictionary) ?? WireEntry.firstUnsendableKey(changes) ?? "?"
-            return refuse(KeychainStoreError(.notAvailable("the value of \(key) is an object the keychain service does not take yet "
-                                                           + "(access control, authentication contexts)"), status: .unimplemented))
+        let outcome = send(operation, query.dictionary, changes: changesQuery??.dictionary ?? [:], socketPath: socketPath)
+        if keyReturn != nil, outcome.status == errSecSuccess, containsTokenBoundKey(outcome.value) {
+            return refuse(tokenBoundRefusal)
+        }
+        return SecItemCall.deliver(outcome, keyReturn: keyReturn, into: result)
+    }
+
+    /// An identity call made of calls on its two halves, answered as the embedded edge answers
+    /// it; nil when it is no identity call after all (an add without a `SecIdentity`, which the
+    /// service refuses as the embedded engine does).
+    private static func identityCall(_ operation: ServiceRequest.Operation, _ dictionary: [String: Any], changes: [String: Any],
+                                     result: UnsafeMutablePointer<CFTypeRef?>?, socketPath: String) -> OSStatus? {
+        let store = ServiceIdentityItemStore(socketPath: socketPath)
+        switch operation {
+        case .add:
+            guard let identity = dictionary[kSecValueRef as String] as? SecIdentity else { return nil }
+            if identity.privateKey.isTokenBound { return refuse(tokenBoundRefusal) }
+            let (status, value) = IdentityItems.add(identity, dictionary, engine: store)
+            if status == errSecSuccess, let value { result?.pointee = SecItemCall.bridge(value) }
+            return status
+        case .copyMatching:
+            let (status, value) = IdentityItems.copyMatching(dictionary, engine: store)
+            if status == errSecSuccess { result?.pointee = SecItemCall.bridge(value) }
+            return status
+        case .update:
+            return IdentityItems.update(dictionary, changes, engine: store)
+        case .delete:
+            return IdentityItems.delete(dictionary, engine: store)
+        default:
+            return nil
+        }
+    }
+
+    /// One SecItem call on plain dictionaries (no Apple objects left) sent to the service, and
+    /// its reply as the engine's outcome (access control rebuilt as `SecAccessControl`).
+    static func send(_ operation: ServiceRequest.Operation, _ query: [String: Any], changes: [String: Any] = [:],
+                     socketPath: String) -> SecItemResult {
+        var query = query, changes = changes
+        if let refusal = AccessControlRequest.encode(&query) ?? AccessControlRequest.encode(&changes) { return SecItemResult(failure: refusal) }
+        guard let queryEntries = WireEntry.entries(query), let changeEntries = WireEntry.entries(changes) else {
+            let key = WireEntry.firstUnsendableKey(query) ?? WireEntry.firstUnsendableKey(changes) ?? "?"
+            return SecItemResult(failure: KeychainStoreError(.notAvailable("the value of \(key) is an object the keychain service does not "
+                                                                           + "take yet (authentication contexts)"), status: .unimplemented))
         }
         let configuration = KeychainLifecycle.apple.registry.configuration
         let request = ServiceRequest(operation: operation, claimedApplicationIdentifier: configuration.applicationIdentifier,
@@ -78,8 +120,8 @@ enum SecItemServiceRoute {
         do {
             reply = try ServiceClient.send(request, to: socketPath)
         } catch {
-            return refuse(.notAvailable("the keychain service at \(socketPath) did not answer (\(error)); start it "
-                                        + "(keychainctl service run) or unset \(KeychainVariable.serviceSocket)"))
+            return SecItemResult(failure: .notAvailable("the keychain service at \(socketPath) did not answer (\(error)); start it "
+                                                        + "(keychainctl service run) or unset \(KeychainVariable.serviceSocket)"))
         }
         var outcome = SecItemResult(status: reply.status, value: reply.result.map { accessControlObjects(in: $0.swiftValue) })
         if reply.status != KeychainStatus.success.rawValue {
@@ -87,7 +129,26 @@ enum SecItemServiceRoute {
                                                  status: KeychainStatus(rawValue: reply.status))
         }
         outcome.unreadableItems = Int(reply.unreadableItems)
-        return SecItemCall.deliver(outcome, keyReturn: keyReturn, into: result)
+        return outcome
+    }
+
+    private static let tokenBoundRefusal = KeychainStoreError(
+        .notAvailable("token-bound (kSecAttrTokenIDSecureEnclave) keys are not served by the keychain service yet: it would have to "
+                      + "perform their operations itself; unset \(KeychainVariable.serviceSocket) to keep them in the embedded keychain"),
+        status: .unimplemented)
+
+    /// The refusal of a call the service cannot serve: storing or generating a token-bound key.
+    private static func unservedKeyRequest(_ dictionary: [String: Any]) -> KeychainStoreError? {
+        if (dictionary[kSecAttrTokenID as String] as? String) == kSecAttrTokenIDSecureEnclave as String { return tokenBoundRefusal }
+        if let key = dictionary[kSecValueRef as String] as? SecKey, key.isTokenBound { return tokenBoundRefusal }
+        return nil
+    }
+
+    /// Whether a result holds a token-bound key, whose bytes the service does not send.
+    private static func containsTokenBoundKey(_ value: Any?) -> Bool {
+        if let array = value as? [Any] { return array.contains(where: containsTokenBoundKey) }
+        guard let item = value as? [String: Any] else { return false }
+        return (item[kSecAttrTokenID as String] as? String) == kSecAttrTokenIDSecureEnclave as String
     }
 
     /// Removes `kSecUseKeychain`/`kSecMatchSearchList` when they name the default keychain (the

@@ -237,17 +237,27 @@ public func SecKeychainGetPath(
 @discardableResult
 public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: UnsafeMutablePointer<SecKeychainSettings>) -> OSStatus {
     keychainCallStatus { () throws(KeychainCallFailure) in
-        let seconds = try KeychainLifecycle.apple.autoLockSeconds(keychain?.path)
+        let seconds = if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) {
+            Int(try SecKeychainServiceRoute.lockInterval(socket: socket))
+        } else {
+            try KeychainLifecycle.apple.autoLockSeconds(keychain?.path)
+        }
         outSettings.pointee = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: false,
                                                   useLockInterval: DarwinBoolean(seconds > 0), lockInterval: UInt32(clamping: seconds))
     }
 }
 
 /// Apple (macOS): `SecKeychainSetSettings`: stores the auto-lock interval in the keychain file.
+/// In service mode the service stores it; there `lockOnSleep` is refused (`errSecUnimplemented`,
+/// with the reason), as the service has no hook into suspend.
 @discardableResult
 public func SecKeychainSetSettings(_ keychain: SecKeychain?, _ newSettings: UnsafePointer<SecKeychainSettings>) -> OSStatus {
     let settings = newSettings.pointee
     return keychainCallStatus { () throws(KeychainCallFailure) in
+        if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) {
+            return try SecKeychainServiceRoute.setSettings(lockInterval: settings.useLockInterval.boolValue ? settings.lockInterval : 0,
+                                                           lockOnSleep: settings.lockOnSleep.boolValue, socket: socket)
+        }
         try KeychainLifecycle.apple.setAutoLockSeconds(settings.useLockInterval.boolValue ? Int(settings.lockInterval) : 0, keychain?.path)
     }
 }

@@ -3,14 +3,15 @@ import KeychainEngine
 import KeychainServiceWire
 import KeychainVocabulary
 
-/// The seam between Apple's `SecKeychainCreate`, `SecKeychainUnlock`, `SecKeychainLock` and
-/// `SecKeychainGetStatus` and the keychain service: when `KEYCHAINKIT_SERVICE_SOCKET` is set and
+/// The seam between Apple's `SecKeychainCreate`, `SecKeychainUnlock`, `SecKeychainLock`,
+/// `SecKeychainGetStatus`, `SecKeychainCopySettings`, `SecKeychainSetSettings` (and the private
+/// `SecKeychainChangePassword`) and the keychain service: when `KEYCHAINKIT_SERVICE_SOCKET` is set and
 /// the call names the default keychain (or none), it goes to the service, which holds the
 /// caller's login keychain and its class keys; otherwise nothing here runs. A named keychain
 /// file of the user's own stays an embedded one.
-enum SecKeychainServiceRoute {
+package enum SecKeychainServiceRoute {
     /// The service's socket when a call on `path` (nil: the default keychain) goes to the service.
-    static func socket(for path: String?) -> String? {
+    package static func socket(for path: String?) -> String? {
         guard let socket = SecItemServiceRoute.socketPath else { return nil }
         guard let path else { return socket }
         return KeychainLifecycle.apple.resolve(path) == KeychainLifecycle.apple.defaultKeychainPath ? socket : nil
@@ -34,17 +35,42 @@ enum SecKeychainServiceRoute {
 
     /// Whether the login keychain in the service is unlocked.
     static func isUnlocked(socket: String) throws(KeychainCallFailure) -> Bool {
+        try state(socket: socket).isUnlocked
+    }
+
+    /// The login keychain's auto-lock interval in seconds (0: never).
+    static func lockInterval(socket: String) throws(KeychainCallFailure) -> UInt32 {
+        try state(socket: socket).lockInterval
+    }
+
+    /// Stores the login keychain's auto-lock interval (0: never). Locking on sleep is refused by
+    /// the service (`errSecUnimplemented`, with the reason): it would not happen.
+    static func setSettings(lockInterval: UInt32, lockOnSleep: Bool, socket: String) throws(KeychainCallFailure) {
+        _ = try call(.setSettings, [WireEntry(key: ServiceRequest.lockIntervalKey, value: .integer(Int64(lockInterval))),
+                                    WireEntry(key: ServiceRequest.lockOnSleepKey, value: .bool(lockOnSleep))], socket: socket)
+    }
+
+    /// Changes the login keychain's password in the service (empty: none); a wrong old password
+    /// is `errSecAuthFailed` and changes nothing.
+    package static func changePassword(from oldPassword: Data, to newPassword: Data, socket: String) throws(KeychainCallFailure) {
+        _ = try call(.changePassword, [WireEntry(key: ServiceRequest.passwordKey, value: .data(oldPassword)),
+                                       WireEntry(key: ServiceRequest.newPasswordKey, value: .data(newPassword))], socket: socket)
+    }
+
+    private static func state(socket: String) throws(KeychainCallFailure) -> KeychainState {
         let reply = try call(.keychainStatus, password: nil, socket: socket)
         guard let state = KeychainState(reply.result) else {
             let failure = KeychainStoreError.notAvailable("the keychain service sent a status this client does not read")
             throw KeychainCallFailure(status: failure.osStatus, failure: failure)
         }
-        return state.isUnlocked
+        return state
     }
 
     private static func call(_ operation: ServiceRequest.Operation, password: Data?, socket: String) throws(KeychainCallFailure) -> ServiceReply {
-        var query: [WireEntry] = []
-        if let password { query.append(WireEntry(key: ServiceRequest.passwordKey, value: .data(password))) }
+        try call(operation, password.map { [WireEntry(key: ServiceRequest.passwordKey, value: .data($0))] } ?? [], socket: socket)
+    }
+
+    private static func call(_ operation: ServiceRequest.Operation, _ query: [WireEntry], socket: String) throws(KeychainCallFailure) -> ServiceReply {
         let request = ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: query)
         let reply: ServiceReply
         do {

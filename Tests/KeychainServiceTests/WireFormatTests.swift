@@ -66,7 +66,7 @@ struct WireFormatTests {
         }
     }
 
-    @Test("a keychain call carries only its password, as data; a status reply carries two booleans")
+    @Test("a keychain call carries only its password, as data; a status reply carries two booleans and the interval")
     func keychainCalls() throws {
         let password = WireEntry(key: ServiceRequest.passwordKey, value: .data(Data("pw".utf8)))
         let unlock = ServiceRequest(operation: .unlockKeychain, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: [password])
@@ -84,10 +84,47 @@ struct WireFormatTests {
         for (name, request) in refused {
             #expect(throws: WireFailure.self, "\(name)") { try ServiceRequest.decode(request.encoded()) }
         }
-        let state = KeychainState(isUnlocked: true, hasPassword: false)
+        let state = KeychainState(isUnlocked: true, hasPassword: false, lockInterval: 600)
         #expect(KeychainState(try ServiceReply.decode(ServiceReply(status: 0, result: state.wireValue).encoded()).result) == state)
-        #expect(KeychainState(.dictionary([WireEntry(key: "unlocked", value: .string("yes")), WireEntry(key: "hasPassword", value: .bool(true))])) == nil)
+        #expect(KeychainState(.dictionary([WireEntry(key: "unlocked", value: .string("yes")), WireEntry(key: "hasPassword", value: .bool(true)),
+                                           WireEntry(key: "lockInterval", value: .integer(0))])) == nil)
+        // The two booleans alone (the form before the interval) and an interval past UInt32 are no state.
+        #expect(KeychainState(.dictionary([WireEntry(key: "unlocked", value: .bool(true)), WireEntry(key: "hasPassword", value: .bool(true))])) == nil)
+        #expect(KeychainState(.dictionary([WireEntry(key: "unlocked", value: .bool(true)), WireEntry(key: "hasPassword", value: .bool(true)),
+                                           WireEntry(key: "lockInterval", value: .integer(1 << 40))])) == nil)
         #expect(KeychainState(nil) == nil)
+    }
+
+    @Test("a password change carries the old and the new password as data; settings an interval and lock-on-sleep; nothing else")
+    func passwordAndSettingsCalls() throws {
+        func request(_ operation: ServiceRequest.Operation, _ entries: [(String, WireValue)]) -> ServiceRequest {
+            ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                           query: entries.map { WireEntry(key: $0.0, value: $0.1) })
+        }
+        let old = (ServiceRequest.passwordKey, WireValue.data(Data("old".utf8)))
+        let new = (ServiceRequest.newPasswordKey, WireValue.data(Data("new".utf8)))
+        let interval = (ServiceRequest.lockIntervalKey, WireValue.integer(300))
+        let sleep = (ServiceRequest.lockOnSleepKey, WireValue.bool(false))
+        for accepted in [request(.changePassword, [old, new]), request(.changePassword, [old, (ServiceRequest.newPasswordKey, .data(Data()))]),
+                         request(.setSettings, [interval, sleep]), request(.setSettings, [(ServiceRequest.lockIntervalKey, .integer(Int64(UInt32.max))), sleep])] {
+            #expect(try ServiceRequest.decode(accepted.encoded()) == accepted)
+        }
+        let refused: [(String, ServiceRequest)] = [
+            ("no new password", request(.changePassword, [old])),
+            ("no old password", request(.changePassword, [new])),
+            ("new password as text", request(.changePassword, [old, (ServiceRequest.newPasswordKey, .string("new"))])),
+            ("new password on an unlock", request(.unlockKeychain, [old, new])),
+            ("settings on a password change", request(.changePassword, [old, new, interval])),
+            ("no lock-on-sleep", request(.setSettings, [interval])),
+            ("negative interval", request(.setSettings, [(ServiceRequest.lockIntervalKey, .integer(-1)), sleep])),
+            ("interval past UInt32", request(.setSettings, [(ServiceRequest.lockIntervalKey, .integer(1 << 32)), sleep])),
+            ("interval as text", request(.setSettings, [(ServiceRequest.lockIntervalKey, .string("300")), sleep])),
+            ("a password in the settings", request(.setSettings, [interval, sleep, old])),
+            ("an interval on an unlock", request(.unlockKeychain, [interval])),
+        ]
+        for (name, request) in refused {
+            #expect(throws: WireFailure.self, "\(name)") { try ServiceRequest.decode(request.encoded()) }
+        }
     }
 
     @Test("nesting deeper than the limit is refused before it can exhaust the stack")

@@ -38,22 +38,32 @@ enum IdentityItems {
     /// Adds both halves of `identity` with the other attributes of `dictionary` (a duplicate of
     /// either half is fine, as long as not both are). With `kSecReturnPersistentRef` the result
     /// is the identity's persistent reference, as Apple's.
-    static func add(_ identity: SecIdentity, _ dictionary: [String: Any], engine: SecItemEngine) -> (OSStatus, Any?) {
+    static func add(_ identity: SecIdentity, _ dictionary: [String: Any], engine: any IdentityItemStore) -> (OSStatus, Any?) {
         var common = dictionary
         for key in [kSecValueRef, kSecClass, kSecReturnRef, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef] {
             common[key as String] = nil
         }
-        // Both halves in one transaction: a failure after the first leaves neither.
+        // Both halves in one transaction: a failure after the first leaves neither. Where the
+        // halves are separate calls (the keychain service), a certificate this call added is
+        // deleted again when its key cannot be added.
         let added = SecItemCall.report(engine.atomically {
             var duplicates = 0
+            var addedCertificate = false
             for half in [identity.certificate as AnyObject, identity.privateKey as AnyObject] {
                 var item = common
                 item[kSecValueRef as String] = half
                 let expansion = ItemReferenceBridge.expandValueRef(&item)
                 guard expansion == errSecSuccess else { return SecItemResult(status: expansion) }
                 let outcome = engine.add(item)
-                guard outcome.status == errSecSuccess || outcome.status == errSecDuplicateItem else { return outcome }
-                if outcome.status == errSecDuplicateItem { duplicates += 1 }
+                guard outcome.status == errSecSuccess || outcome.status == errSecDuplicateItem else {
+                    if addedCertificate && !engine.isTransactional {
+                        let undo = useOptions(of: dictionary).merging(ValueRefQuery.attributes(of: identity.certificate)) { _, certificate in certificate }
+                        let undone = engine.deleteOutcome(undo)
+                        if undone.status != errSecSuccess { return undone }
+                    }
+                    return outcome
+                }
+                if outcome.status == errSecDuplicateItem { duplicates += 1 } else if half === identity.certificate { addedCertificate = true }
             }
             return SecItemResult(status: duplicates < 2 ? errSecSuccess : errSecDuplicateItem)
         })
@@ -61,7 +71,7 @@ enum IdentityItems {
         guard isTrue(dictionary[kSecReturnPersistentRef as String]) else { return (errSecSuccess, nil) }
         var query = ValueRefQuery.attributes(of: identity.certificate)
         query[kSecReturnPersistentRef as String] = true
-        let found = engine.copyMatching(query)
+        let found = engine.copyMatching(query, deferringPrivateKeyUsage: false, releasingTokenKeyMaterial: false)
         guard found.status == errSecSuccess, let reference = found.value as? Data else { return (found.status, nil) }
         return (errSecSuccess, identityReference(fromCertificateReference: reference))
     }
@@ -76,7 +86,7 @@ enum IdentityItems {
     /// certificate's; one of them alone, or a dictionary of those asked for. As for every class,
     /// a `kSecMatchLimit` other than `kSecMatchLimitOne` (or 1) gives an array: of every identity
     /// for `kSecMatchLimitAll`, of at most that many for a number.
-    static func copyMatching(_ dictionary: [String: Any], engine: SecItemEngine) -> (OSStatus, Any?) {
+    static func copyMatching(_ dictionary: [String: Any], engine: any IdentityItemStore) -> (OSStatus, Any?) {
         let wants = (ref: isTrue(dictionary[kSecReturnRef as String]), data: isTrue(dictionary[kSecReturnData as String]),
                      attributes: isTrue(dictionary[kSecReturnAttributes as String]),
                      persistentRef: isTrue(dictionary[kSecReturnPersistentRef as String]))
@@ -92,7 +102,7 @@ enum IdentityItems {
         guard status == errSecSuccess else { return (status, nil) }
         let matches = if case .count(let maximum) = limit { Array(found.prefix(maximum)) } else { found }
         guard !matches.isEmpty else { return (errSecItemNotFound, nil) }
-        let keyUse = deferring ? (engine, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible) : nil
+        let keyUse = deferring ? engine.keyUseEngine.map { ($0, dictionary[kSecUseAuthenticationContext as String] as? AuthenticationContextConvertible) } : nil
         var results: [Any] = []
         for match in matches {
             let (entryStatus, entry) = result(for: match, wants: wants, keyUse: keyUse)
@@ -171,7 +181,7 @@ enum IdentityItems {
     /// Applies `changes` to both halves of every matched identity: the certificate, then the key
     /// (Apple's order). `errSecItemNotFound` when no identity matches. One transaction: when
     /// any change fails, every matched identity is left as it was.
-    static func update(_ dictionary: [String: Any], _ changes: [String: Any], engine: SecItemEngine) -> OSStatus {
+    static func update(_ dictionary: [String: Any], _ changes: [String: Any], engine: any IdentityItemStore) -> OSStatus {
         SecItemCall.report(engine.atomically {
             let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: false, firstOnly: false)
             guard status == errSecSuccess else { return SecItemResult(status: status) }
@@ -188,19 +198,19 @@ enum IdentityItems {
     /// Deletes every matched identity: its certificate, and its private key unless another
     /// stored certificate still uses that key (Apple's rule). `errSecItemNotFound` when no
     /// identity matches. One transaction: when any deletion fails, nothing is deleted.
-    static func delete(_ dictionary: [String: Any], engine: SecItemEngine) -> OSStatus {
+    static func delete(_ dictionary: [String: Any], engine: any IdentityItemStore) -> OSStatus {
         SecItemCall.report(engine.atomically { deleteMatches(dictionary, engine: engine) })
     }
 
-    private static func deleteMatches(_ dictionary: [String: Any], engine: SecItemEngine) -> SecItemResult {
+    private static func deleteMatches(_ dictionary: [String: Any], engine: any IdentityItemStore) -> SecItemResult {
         let (status, matches) = Self.matches(dictionary, engine: engine, withKeyData: false, firstOnly: false)
         guard status == errSecSuccess else { return SecItemResult(status: status) }
         for match in matches {
             let deleted = engine.deleteOutcome(reference(to: match.certificateItem, dictionary))
             guard deleted.status == errSecSuccess else { return deleted }
             guard let label = match.keyItem[kSecAttrApplicationLabel as String] as? Data else { return SecItemResult(status: errSecDecode) }
-            let stillUsed = engine.copyMatching([kSecClass as String: kSecClassCertificate as String,
-                                                 kSecAttrPublicKeyHash as String: label])
+            let stillUsed = engine.copyMatching([kSecClass as String: kSecClassCertificate as String, kSecAttrPublicKeyHash as String: label],
+                                                deferringPrivateKeyUsage: false, releasingTokenKeyMaterial: false)
             switch stillUsed.status {
             case errSecSuccess: continue
             case errSecItemNotFound:
@@ -249,7 +259,7 @@ enum IdentityItems {
     }
 
     /// The identities `dictionary` selects, in the engine's certificate order.
-    static func matches(_ dictionary: [String: Any], engine: SecItemEngine, withKeyData: Bool,
+    static func matches(_ dictionary: [String: Any], engine: any IdentityItemStore, withKeyData: Bool,
                         firstOnly: Bool, deferringPrivateKeyUsage: Bool = false) -> (OSStatus, [Match]) {
         let (certificateAttributes, keyAttributes) = splitAttributes(dictionary)
         var certificateQuery = dictionary.filter { $0.key.count != 4 }
@@ -271,7 +281,7 @@ enum IdentityItems {
         certificateQuery[kSecReturnAttributes as String] = true
         certificateQuery[kSecReturnPersistentRef as String] = true
         certificateQuery[kSecMatchLimit as String] = kSecMatchLimitAll as String
-        let certificates = engine.copyMatching(certificateQuery)
+        let certificates = engine.copyMatching(certificateQuery, deferringPrivateKeyUsage: false, releasingTokenKeyMaterial: false)
         guard certificates.status == errSecSuccess else { return (certificates.status, []) }
 
         var matches: [Match] = []

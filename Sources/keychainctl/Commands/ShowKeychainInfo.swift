@@ -31,11 +31,25 @@ struct ShowKeychainInfo: KeychainCommand {
             throw KeychainCallError(errSecNotAvailable, in: "SecKeychainGetStatus")
         }
         if protection.isServiceMode && keychain == nil {
-            // The service holds the keychain: its lock settings are the service's to report.
+            // The service holds the keychain: its lock state and settings come from the service.
+            // A service that is absent or holds no keychain yet still gets its mode described.
+            let state = Self.servedState()
             if output.json {
-                Console.out(try ItemFormatter.serialise(["keychain": "service", "storageSecurity": protection.json]))
+                var info: [String: Any] = ["keychain": "service", "storageSecurity": protection.json]
+                if case .success(let served) = state {
+                    info["locked"] = served.locked
+                    info["lockOnSleep"] = false
+                    info["timeout"] = served.timeout
+                }
+                Console.out(try ItemFormatter.serialise(info))
             } else {
-                Console.out("Keychain served by the keychain service")
+                switch state {
+                case .success(let served):
+                    Console.out("Keychain served by the keychain service\(served.timeout > 0 ? " timeout=\(served.timeout)s" : " no-timeout") "
+                                + (served.locked ? "locked" : "unlocked"))
+                case .failure(let error):
+                    Console.out("Keychain served by the keychain service (state unavailable: \(error))")
+                }
                 protection.lines.forEach { Console.out($0) }
             }
             return
@@ -63,4 +77,20 @@ struct ShowKeychainInfo: KeychainCommand {
             #endif
         }
     }
+
+    #if KEYCHAINKIT_REIMPLEMENTED
+    /// The served login keychain's lock state and auto-lock interval, or why they are unknown.
+    private static func servedState() -> Result<(locked: Bool, timeout: Int), KeychainCallError> {
+        Result { () throws(KeychainCallError) -> (locked: Bool, timeout: Int) in
+            var handle: SecKeychain?
+            try require(SecKeychainCopyDefault(&handle), "SecKeychainCopyDefault")
+            var settings = SecKeychainSettings()
+            settings.version = UInt32(SEC_KEYCHAIN_SETTINGS_VERS1)  // a C macro: Int32 in Swift
+            try require(SecKeychainCopySettings(handle, &settings), "SecKeychainCopySettings")
+            var status: SecKeychainStatus = 0
+            try require(SecKeychainGetStatus(handle, &status), "SecKeychainGetStatus")
+            return (status & SecKeychainStatus(kSecUnlockStateStatus) == 0, settings.useLockInterval.boolValue ? Int(settings.lockInterval) : 0)
+        }
+    }
+    #endif
 }

@@ -1,0 +1,149 @@
+// keychainkit-service-probe: identity and key calls of Apple's SecItem API, run once in the
+// embedded mode and once through the keychain service (KEYCHAINKIT_SERVICE_SOCKET), so that the
+// service tests can compare the two transcripts line for line. Each line names a call, its
+// status and the shape of its result (types, counts, attribute names), never values that differ
+// between two keychains (persistent references' bytes, dates, access groups). Test support only.
+//
+//     identities FILE.p12 PASSWORD   add the file's identity, find it in each result shape, by
+//                                    persistent reference and by value, update it, delete it
+//     keys FILE.p12 PASSWORD         add the file's private key, find it as a reference and by
+//                                    persistent reference, update its label, delete it
+//     access-control                 store a password with access control (a protection class
+//                                    alone, then one asking for the user) and a permanent
+//                                    Secure Enclave key; print each status
+
+import Foundation
+import KeychainServices
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+func say(_ line: String) { print(line) }
+
+func typeName(_ object: Any?) -> String {
+    guard let object else { return "none" }
+    let id = CFGetTypeID(object as CFTypeRef)
+    if id == SecIdentityGetTypeID() { return "SecIdentity" }
+    if id == SecKeyGetTypeID() { return "SecKey" }
+    if id == SecCertificateGetTypeID() { return "SecCertificate" }
+    if object is Data || object is NSData { return "Data(\((object as? Data)?.count ?? (object as! NSData).length))" }
+    if let array = object as? [Any] { return "Array[\(array.map(typeName).joined(separator: ","))]" }
+    if let dictionary = object as? [String: Any] {
+        // Attribute names only, and the values that must agree: the class and the label.
+        let names = dictionary.keys.filter { !["cdat", "mdat", "agrp", "v_PersistentRef", "sha1", "persistref"].contains($0) }.sorted()
+        return "Dictionary{\(names.joined(separator: ","))} class=\(dictionary["class"] ?? "-") labl=\(dictionary["labl"] ?? "-")"
+    }
+    return String(describing: type(of: object))
+}
+
+func copy(_ label: String, _ query: [CFString: Any]) -> CFTypeRef? {
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &result)
+    say("\(label) status=\(status) result=\(typeName(result))")
+    return result
+}
+
+func identity(from file: String, password: String) -> SecIdentity {
+    guard let data = FileManager.default.contents(atPath: file) else { fatalError("cannot read \(file)") }
+    var items: CFArray?
+    let status = SecPKCS12Import(data as CFData, [kSecImportExportPassphrase: password] as CFDictionary, &items)
+    guard status == errSecSuccess, let first = (items as? [Any])?.first as? [String: Any],
+          let object = first[kSecImportItemIdentity as String] else { fatalError("SecPKCS12Import: \(status)") }
+    return object as! SecIdentity
+}
+
+func identities(_ identity: SecIdentity) {
+    var added: CFTypeRef?
+    let addStatus = SecItemAdd([kSecValueRef: identity, kSecReturnPersistentRef: true] as CFDictionary, &added)
+    let reference = added as? Data
+    say("add status=\(addStatus) result=\(typeName(added)) prefix=\(reference.map { String(decoding: $0.prefix(4), as: UTF8.self) } ?? "-")")
+    say("add-again status=\(SecItemAdd([kSecValueRef: identity] as CFDictionary, nil))")
+    let base: [CFString: Any] = [kSecClass: kSecClassIdentity]
+    let found = copy("find-ref", base.merging([kSecReturnRef: true]) { $1 })
+    if let found, typeName(found) == "SecIdentity" {
+        var certificate: SecCertificate?
+        _ = SecIdentityCopyCertificate(found as! SecIdentity, &certificate)
+        var original: SecCertificate?
+        _ = SecIdentityCopyCertificate(identity, &original)
+        say("find-ref same-certificate=\(certificate.map { SecCertificateCopyData($0) as Data } == original.map { SecCertificateCopyData($0) as Data })")
+        var key: SecKey?
+        _ = SecIdentityCopyPrivateKey(found as! SecIdentity, &key)
+        var originalKey: SecKey?
+        _ = SecIdentityCopyPrivateKey(identity, &originalKey)
+        let bytes = { (key: SecKey?) in key.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? } }
+        say("find-ref same-key=\(bytes(key) != nil && bytes(key) == bytes(originalKey))")
+    }
+    _ = copy("find-attributes", base.merging([kSecReturnAttributes: true, kSecMatchLimit: kSecMatchLimitAll]) { $1 })
+    _ = copy("find-data", base.merging([kSecReturnData: true]) { $1 })
+    _ = copy("find-ref-attributes", base.merging([kSecReturnRef: true, kSecReturnAttributes: true]) { $1 })
+    let persistent = copy("find-persistent", base.merging([kSecReturnPersistentRef: true]) { $1 }) as? Data
+    if let persistent {
+        say("persistent-is-add's=\(persistent == reference)")
+        _ = copy("find-by-persistent", [kSecValuePersistentRef: persistent, kSecReturnRef: true])
+    }
+    _ = copy("find-by-value", [kSecValueRef: identity, kSecReturnAttributes: true])
+    say("update status=\(SecItemUpdate(base as CFDictionary, [kSecAttrLabel: "renamed"] as CFDictionary))")
+    _ = copy("find-renamed", base.merging([kSecAttrLabel: "renamed", kSecReturnAttributes: true]) { $1 })
+    say("delete status=\(SecItemDelete([kSecValueRef: identity] as CFDictionary))")
+    _ = copy("after-delete", base.merging([kSecReturnRef: true]) { $1 })
+    _ = copy("after-delete-certificates", [kSecClass: kSecClassCertificate, kSecReturnAttributes: true])
+    _ = copy("after-delete-keys", [kSecClass: kSecClassKey, kSecReturnAttributes: true])
+    say("delete-again status=\(SecItemDelete(base as CFDictionary))")
+}
+
+func keys(_ identity: SecIdentity) {
+    var key: SecKey?
+    _ = SecIdentityCopyPrivateKey(identity, &key)
+    guard let key else { fatalError("no private key") }
+    let tag = Data("probe".utf8)
+    var added: CFTypeRef?
+    let addStatus = SecItemAdd([kSecValueRef: key, kSecAttrApplicationTag: tag, kSecReturnPersistentRef: true] as CFDictionary, &added)
+    say("add status=\(addStatus) result=\(typeName(added))")
+    let query: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: tag]
+    if let found = copy("find-ref", query.merging([kSecReturnRef: true]) { $1 }), typeName(found) == "SecKey" {
+        let bytes = { (key: SecKey) in SecKeyCopyExternalRepresentation(key, nil) as Data? }
+        say("find-ref same-key=\(bytes(found as! SecKey) != nil && bytes(found as! SecKey) == bytes(key))")
+    }
+    _ = copy("find-attributes", query.merging([kSecReturnAttributes: true]) { $1 })
+    if let persistent = added as? Data {
+        _ = copy("find-by-persistent", [kSecValuePersistentRef: persistent, kSecReturnRef: true])
+        say("update-by-persistent status=\(SecItemUpdate([kSecValuePersistentRef: persistent] as CFDictionary, [kSecAttrLabel: "by-ref"] as CFDictionary))")
+    }
+    _ = copy("find-by-value", [kSecValueRef: key, kSecReturnAttributes: true])
+    say("update status=\(SecItemUpdate(query as CFDictionary, [kSecAttrLabel: "renamed"] as CFDictionary))")
+    _ = copy("find-renamed", query.merging([kSecAttrLabel: "renamed", kSecReturnAttributes: true]) { $1 })
+    say("update-missing status=\(SecItemUpdate([kSecClass: kSecClassKey, kSecAttrApplicationTag: Data("none".utf8)] as CFDictionary, [kSecAttrLabel: "x"] as CFDictionary))")
+    say("delete-by-value status=\(SecItemDelete([kSecValueRef: key] as CFDictionary))")
+    _ = copy("after-delete", query.merging([kSecReturnRef: true]) { $1 })
+    say("delete-again status=\(SecItemDelete(query as CFDictionary))")
+}
+
+func accessControl() {
+    let plain = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [], nil)!
+    let item: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "probe", kSecAttrAccount: "plain",
+                                 kSecValueData: Data("secret".utf8), kSecAttrAccessControl: plain]
+    say("add-class-only status=\(SecItemAdd(item as CFDictionary, nil))")
+    let found = copy("find-class-only", [kSecClass: kSecClassGenericPassword, kSecAttrAccount: "plain", kSecReturnAttributes: true])
+    if let attributes = found as? [String: Any], let control = attributes[kSecAttrAccessControl as String] {
+        say("find-class-only accc=\(control as? SecAccessControl == plain)")
+    }
+    say("update-class-only status=\(SecItemUpdate([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "plain"] as CFDictionary, [kSecAttrAccessControl: plain] as CFDictionary))")
+    let presence = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil)!
+    var asking = item
+    asking[kSecAttrAccount] = "asking"
+    asking[kSecAttrAccessControl] = presence
+    say("add-user-presence status=\(SecItemAdd(asking as CFDictionary, nil))")
+    var error: Unmanaged<CFError>?
+    let key = SecKeyCreateRandomKey([kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256,
+                                     kSecAttrTokenID: kSecAttrTokenIDSecureEnclave,
+                                     kSecPrivateKeyAttrs: [kSecAttrIsPermanent: true, kSecAttrApplicationTag: Data("se".utf8)]] as CFDictionary, &error)
+    say("secure-enclave-key created=\(key != nil) error=\(error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? 0)")
+}
+
+switch arguments.first {
+case "access-control" where arguments.count == 1: accessControl()
+case "identities" where arguments.count == 3: identities(identity(from: arguments[1], password: arguments[2]))
+case "keys" where arguments.count == 3: keys(identity(from: arguments[1], password: arguments[2]))
+default:
+    FileHandle.standardError.write(Data("usage: keychainkit-service-probe identities|keys FILE.p12 PASSWORD\n".utf8))
+    exit(2)
+}
