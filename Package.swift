@@ -261,7 +261,7 @@ let package = Package(
                                                              "PrivateBusSupport", "KeychainTestSupport", "LoopbackPortSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "KeychainServiceTests", dependencies: ["KeychainServiceWire", "KeychainServiceCore", "KeychainEngine", "KeychainVocabulary",
-                                                                "KeychainTestSupport", "RequiredToolSupport", "keychainctl"]),
+                                                                "KeychainTestSupport", "RequiredToolSupport", "PseudoTerminalSupport", "keychainctl"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
