@@ -263,7 +263,7 @@ let package = Package(
         // Identity and key calls, embedded and through the service, for the service tests.
         .executableTarget(name: "keychainkit-service-probe", dependencies: ["KeychainServices"], path: "Tests/Support/ServiceProbe"),
         .testTarget(name: "KeychainServiceTests", dependencies: ["KeychainServiceWire", "KeychainServiceCore", "KeychainEngine", "KeychainVocabulary",
-                                                                "KeychainTestSupport", "RequiredToolSupport", "keychainctl",
+                                                                "KeychainTestSupport", "RequiredToolSupport", "PseudoTerminalSupport", "keychainctl",
                                                                 "keychainkit-service-probe"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),

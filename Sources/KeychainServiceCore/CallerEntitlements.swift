@@ -15,11 +15,23 @@ package struct CallerEntitlements: Sendable, Equatable {
     /// Groups granted beyond the application identifier.
     package var grantedGroups: [String]
 
-    /// The entitlements of `peer` under `grants` (the first that applies).
+    /// The entitlements of `peer` under `grants` — the machine owner's first, then the user's
+    /// own: every grant that applies adds its groups; the application identifier is the first one
+    /// a grant names, and any other named identifier is granted as a group (no grant takes away
+    /// what another gave).
     package init(peer: PeerIdentity, grants: [ApplicationGrant]) {
-        if let grant = grants.first(where: { $0.applies(to: peer) }) {
-            applicationIdentifier = grant.applicationIdentifier ?? peer.executablePath
-            grantedGroups = grant.accessGroups
+        let applying = grants.filter { $0.applies(to: peer) }
+        if !applying.isEmpty {
+            let identifier = applying.lazy.compactMap(\.applicationIdentifier).first ?? peer.executablePath
+            var groups: [String] = []
+            for grant in applying {
+                for group in grant.accessGroups + [grant.applicationIdentifier].compactMap({ $0 })
+                where group != identifier && !groups.contains(group) {
+                    groups.append(group)
+                }
+            }
+            applicationIdentifier = identifier
+            grantedGroups = groups
         } else {
             applicationIdentifier = peer.isVerified ? peer.executablePath : peer.executablePath + "#sha256:" + peer.executableSHA256
             grantedGroups = []

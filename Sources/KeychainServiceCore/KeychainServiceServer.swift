@@ -32,7 +32,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
         connections = ConnectionCounter(limits: limits)
         let grants = ApplicationGrant.load(from: grantsDirectory) { log("grant refused: \($0)") }
         keychains = UserKeychains(stateDirectory: stateDirectory, testingKDF: testingKDF)
-        handler = ServiceRequestHandler(keychains: keychains, grants: grants)
+        handler = ServiceRequestHandler(keychains: keychains, grants: grants, userGrants: UserGrants(stateDirectory: stateDirectory))
     }
 
     /// Accepts connections until the listener fails (it never returns otherwise).
@@ -93,6 +93,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
             log("connection refused: \(error)")
             return
         }
+        let consent = ConsentSession()
         while true {
             let request: ServiceRequest
             do {
@@ -103,7 +104,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
                 log("\(peer.summary): disconnected: \(error)")
                 return
             }
-            let reply = handler.reply(to: request, from: peer)
+            let reply = handler.reply(to: request, from: peer, session: consent)
             if reply.status != 0 && reply.status != -25300 {
                 log("\(peer.summary): \(request.operation) -> \(reply.status) \(reply.failureReason ?? "")")
             }

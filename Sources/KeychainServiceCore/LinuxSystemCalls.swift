@@ -14,6 +14,11 @@ enum LinuxSystemCalls {
     private static let capsetNumber = 91  // the generic table (arm64, riscv64)
     #endif
     private static let pidfdOpenNumber = 434, pidfdSendSignalNumber = 424
+    #if arch(x86_64)
+    private static let processVMReadvNumber = 310
+    #else
+    private static let processVMReadvNumber = 270  // the generic table (arm64, riscv64)
+    #endif
 
     private static let syscallFunction: SyscallFunction? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syscall") else { return nil }
@@ -38,6 +43,20 @@ enum LinuxSystemCalls {
     static func isAlive(pidfd: Int32) -> Bool {
         guard let call = syscallFunction else { return false }
         return call(pidfdSendSignalNumber, Int(pidfd), 0, 0, 0, 0, 0) == 0 || errno == EPERM
+    }
+
+    /// `process_vm_readv(2)` of `buffer.count` bytes at `address` in process `pid` into `buffer`:
+    /// the bytes copied, or -1 (with `errno`). Needs ptrace access to the process
+    /// (`PTRACE_MODE_ATTACH_REALCREDS`), not read permission on any of its `/proc` files.
+    static func readMemory(pid: Int32, address: UInt, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let call = syscallFunction, let base = buffer.baseAddress else { return -1 }
+        var local = iovec(iov_base: base, iov_len: buffer.count)
+        var remote = iovec(iov_base: UnsafeMutableRawPointer(bitPattern: address), iov_len: buffer.count)
+        return withUnsafeMutablePointer(to: &local) { localPointer in
+            withUnsafeMutablePointer(to: &remote) { remotePointer in
+                call(processVMReadvNumber, Int(pid), Int(bitPattern: localPointer), 1, Int(bitPattern: remotePointer), 1, 0)
+            }
+        }
     }
 
     /// `prctl(option, argument)`; whether it succeeded.

@@ -73,7 +73,13 @@ package enum PeerIdentification {
     /// when the interpreter still holds the very file open.
     private static func identifyScript(pid: Int32, family: InterpreterScript.Family, access: CallerFileAccess,
                                        hashes: ExecutableHashCache) throws(Failure) -> Result<ProgramFacts, InterpreterScript.Refusal> {
-        let environment = try readProcessFile(pid, "environ")
+        // `/proc/<pid>/environ` is readable by its owner alone: the service reads the same bytes
+        // out of the caller's memory (see CallerEnvironment).
+        let environment: Data
+        switch try CallerEnvironment.read(pid: pid) {
+        case .success(let read): environment = read
+        case .failure(let unreadable): return .failure(InterpreterScript.Refusal(description: unreadable.description))
+        }
         if let variable = InterpreterScript.injectingVariable(inEnvironment: environment, family: family) {
             return .failure(InterpreterScript.Refusal(description: "runs with \(variable) set (it loads code of the user's choosing)"))
         }

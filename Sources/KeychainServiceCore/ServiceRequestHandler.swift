@@ -8,26 +8,51 @@ import KeychainVocabulary
 final class ServiceRequestHandler: Sendable {
     private let keychains: UserKeychains
     private let grants: [ApplicationGrant]
-    /// The wait after wrong passwords, per uid, for every connection of the service.
-    private let passwordDelay = WrongPasswordDelay()
+    /// The wait after wrong keychain passwords, per uid, for every connection of the service.
+    private let passwordDelay: WrongPasswordDelay
+    private let userGrants: UserGrants
+    private let proofs: PasswordProof
 
     /// The keys a caller may not send: the service, not the caller, picks the keychain, and item
     /// references are objects of the caller's own process.
     private static let refusedKeys: Set<String> = ["u_Keychain", "m_SearchList", "v_Ref"]
 
-    init(keychains: UserKeychains, grants: [ApplicationGrant]) {
+    init(keychains: UserKeychains, grants: [ApplicationGrant], userGrants: UserGrants) {
         self.keychains = keychains
         self.grants = grants
+        self.userGrants = userGrants
+        let passwordDelay = WrongPasswordDelay()
+        self.passwordDelay = passwordDelay
+        proofs = PasswordProof(keychains: keychains, delay: passwordDelay)
     }
 
-    /// The reply to `request` from `peer`.
-    func reply(to request: ServiceRequest, from peer: PeerIdentity) -> ServiceReply {
+    /// The reply to `request` from `peer` on the connection whose consent state is `session`.
+    func reply(to request: ServiceRequest, from peer: PeerIdentity, session: ConsentSession = ConsentSession()) -> ServiceReply {
+        // A challenge is answered by the very next request on its connection, or not at all.
+        let pending = session.pending
+        session.pending = nil
+        if request.operation.isGrantOrConsentCall {
+            let calls = UserGrantCalls(userGrants: userGrants, proofs: proofs)
+            if request.operation == .answerConsent {
+                return answer(request, to: pending, from: peer, calls: calls)
+            }
+            return calls.reply(to: request, from: peer)
+        }
         if request.operation.isKeychainCall {
             // The caller's own login keychain, whichever program of theirs asks (as any app may
             // call SecKeychainUnlock on macOS): the password, not the program, is the proof.
             return keychainCallReply(to: request, uid: peer.uid)
         }
-        let outcome = perform(request, from: peer)
+        let outcome = perform(request, from: peer, session: session)
+        return Self.reply(outcome, consent: session.pending)
+    }
+
+    /// The reply carrying `outcome`, or the challenge `consent` when one was just made.
+    private static func reply(_ outcome: SecItemResult, consent: ConsentPrompt.Pending?) -> ServiceReply {
+        if let consent, outcome.status == UserGrantRequest.interactionRequiredStatus, let prompt = outcome.value as? ConsentChallenge {
+            return ServiceReply(status: outcome.status, failureReason: "the keychain password is needed to allow this read",
+                                result: ConsentChallenge(nonce: consent.nonce, prompt: prompt.prompt, canAlwaysAllow: prompt.canAlwaysAllow).wireValue)
+        }
         var reply = ServiceReply(status: outcome.status, failureReason: outcome.failure.map(Self.reason),
                                  unreadableItems: UInt32(clamping: outcome.unreadableItems))
         if outcome.status == KeychainStatus.success.rawValue, let value = outcome.value {
@@ -79,14 +104,41 @@ final class ServiceRequestHandler: Sendable {
         return failure.description
     }
 
-    private func perform(_ request: ServiceRequest, from peer: PeerIdentity) -> SecItemResult {
+    /// The answer to the challenge `pending` (nil: none is pending on this connection).
+    private func answer(_ request: ServiceRequest, to pending: ConsentPrompt.Pending?, from peer: PeerIdentity,
+                        calls: UserGrantCalls) -> ServiceReply {
+        let fields = WireEntry.dictionary(request.query)
+        guard let pending, let nonce = fields[UserGrantRequest.nonceKey] as? Data, ConsentPrompt.sameNonce(nonce, pending.nonce),
+              ContinuousClock.now < pending.expires else {
+            return ServiceReply(status: KeychainStatus.authFailed.rawValue,
+                                failureReason: "no such consent prompt on this connection (answered, expired or never asked): nothing was read")
+        }
+        var password = fields[UserGrantRequest.passwordKey] as? Data ?? Data()
+        defer { password.resetBytes(in: 0..<password.count) }
+        do {
+            try proofs.verify(password, uid: peer.uid)
+            if fields[UserGrantRequest.alwaysKey] as? Bool == true, peer.isVerified {
+                try calls.record(ApplicationGrant(executablePath: peer.executablePath, sha256: nil, applicationIdentifier: nil,
+                                                  accessGroups: [pending.group]), for: peer.uid)
+            }
+            let engine = try keychains.keychain(of: peer.uid, creating: false).engine(accessGroups: AccessGroups([pending.group]), creatingKeychain: false)
+            return Self.reply(engine.copyMatching(pending.query), consent: nil)
+        } catch {
+            return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
+        }
+    }
+
+    private func perform(_ request: ServiceRequest, from peer: PeerIdentity, session: ConsentSession) -> SecItemResult {
         if peer.tracerPID != 0 {
             return SecItemResult(failure: KeychainStoreError(.notAvailable("a traced process (TracerPid \(peer.tracerPID)) cannot be verified"),
                                                              status: .missingEntitlement))
         }
+        var wireQuery = WireEntry.dictionary(request.query)
+        // Whether the client can show the consent prompt: a request flag, never an item attribute.
+        let canPrompt = wireQuery.removeValue(forKey: UserGrantRequest.canPromptKey) as? Bool == true
         let query: [String: Any], changes: [String: Any]
         do {
-            query = try AccessControlWireForm.decodingPolicy(in: WireEntry.dictionary(request.query))
+            query = try AccessControlWireForm.decodingPolicy(in: wireQuery)
             changes = try AccessControlWireForm.decodingPolicy(in: WireEntry.dictionary(request.changes))
         } catch {
             return SecItemResult(failure: error)
@@ -94,21 +146,53 @@ final class ServiceRequestHandler: Sendable {
         if let key = query.keys.first(where: Self.refusedKeys.contains) ?? request.changes.first(where: { Self.refusedKeys.contains($0.key) })?.key {
             return SecItemResult(failure: .invalidParameter("the keychain service picks the keychain and takes no \(key)"))
         }
-        do {
-            let groups = try CallerEntitlements(peer: peer, grants: grants)
+        do throws(KeychainStoreError) {
+            let ownGrants: [ApplicationGrant]
+            do { ownGrants = try userGrants.grants(of: peer.uid) } catch {
+                throw KeychainStoreError(.io("your grants cannot be read: \(error.description)"))
+            }
+            let groups = try CallerEntitlements(peer: peer, grants: grants + ownGrants)
                 .accessGroups(claimedApplicationIdentifier: request.claimedApplicationIdentifier, claimedGroups: request.claimedAccessGroups)
             let creating = request.operation == .add
             let engine = try keychains.keychain(of: peer.uid, creating: creating).engine(accessGroups: groups, creatingKeychain: creating)
             switch request.operation {
             case .add: return engine.add(query)
-            case .copyMatching: return engine.copyMatching(query)
+            case .copyMatching:
+                let found = engine.copyMatching(query)
+                guard found.status == KeychainStatus.itemNotFound.rawValue, request.claimedAccessGroups.isEmpty,
+                      request.claimedApplicationIdentifier == nil, query["agrp"] == nil else { return found }
+                return try consent(for: query, from: peer, groups: groups, canPrompt: canPrompt, session: session) ?? found
             case .update: return engine.updateOutcome(query, changes)
             case .delete: return engine.deleteOutcome(query)
-            case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .changePassword, .setSettings:
+            case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .changePassword, .setSettings,
+                 .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
         } catch {
             return SecItemResult(failure: error)
         }
+    }
+
+    /// When a read that found nothing in the caller's groups matches an item of another group:
+    /// a challenge for a client that can ask its user (the outcome's value is the
+    /// ``ConsentChallenge`` without its nonce, which `session` keeps), else
+    /// `errSecInteractionNotAllowed`; nil when nothing outside matches (the read stays "not found").
+    private func consent(for query: [String: Any], from peer: PeerIdentity, groups: AccessGroups, canPrompt: Bool,
+                         session: ConsentSession) throws(KeychainStoreError) -> SecItemResult? {
+        let keychain = try keychains.keychain(of: peer.uid, creating: false)
+        guard let match = ConsentPrompt.match(query, in: keychain, outside: groups) else { return nil }
+        let uiFails = (query["u_AuthUI"] as? String) == "u_AuthUIF"
+        guard canPrompt, !uiFails else {
+            return SecItemResult(failure: KeychainStoreError(.notAvailable(
+                "an item of \(match.group) matches, and reading another application's item needs your consent with the keychain "
+                + "password, which cannot be asked here: run keychainctl on a terminal to be asked, or grant it with "
+                + "keychainctl app grant"), status: .interactionNotAllowed))
+        }
+        let pending = ConsentPrompt.Pending(nonce: ConsentPrompt.nonce(), query: query, group: match.group,
+                                            expires: .now + .seconds(ConsentPrompt.answerSeconds))
+        session.pending = pending
+        let text = ConsentPrompt.text(peer: peer, chain: ConsentPrompt.parentChain(of: peer.pid), match: match)
+        return SecItemResult(status: UserGrantRequest.interactionRequiredStatus,
+                             value: ConsentChallenge(nonce: Data(), prompt: text, canAlwaysAllow: peer.isVerified))
     }
 }

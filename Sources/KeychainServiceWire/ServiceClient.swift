@@ -11,6 +11,20 @@ package enum ServiceClient {
         return try ServiceReply.decode(WireFrame.read(from: descriptor))
     }
 
+    /// The reply of the service at `socketPath` to `request` and, when `followUp` makes one from
+    /// that reply (an answer to a consent challenge), the reply to it, sent on the same
+    /// connection: the service binds a challenge to the connection it was sent on.
+    package static func send(_ request: ServiceRequest, to socketPath: String,
+                             followUp: (ServiceReply) -> ServiceRequest?) throws(WireFailure) -> ServiceReply {
+        let descriptor = try connect(to: socketPath)
+        defer { close(descriptor) }
+        try WireFrame.write(request.encoded(), to: descriptor)
+        let reply = try ServiceReply.decode(WireFrame.read(from: descriptor))
+        guard let next = followUp(reply) else { return reply }
+        try WireFrame.write(next.encoded(), to: descriptor)
+        return try ServiceReply.decode(WireFrame.read(from: descriptor))
+    }
+
     /// A stream socket connected to `path`.
     package static func connect(to path: String) throws(WireFailure) -> Int32 {
         var address = sockaddr_un()

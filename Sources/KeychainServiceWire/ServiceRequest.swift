@@ -29,9 +29,20 @@ package struct ServiceRequest: Equatable, Sendable {
         /// Store the auto-lock settings: ``ServiceRequest/lockIntervalKey`` (seconds, 0: never)
         /// and ``ServiceRequest/lockOnSleepKey``, both required.
         case setSettings = 10
+        /// Record a grant of the user's own (see ``UserGrantRequest``), proved with the keychain password.
+        case grantApplication = 40
+        /// Remove the user's own grants to one program, proved with the keychain password.
+        case revokeApplication = 41
+        /// The user's own grants (no password: they name programs and groups, never a secret).
+        case listApplicationGrants = 42
+        /// The answer to the consent prompt this connection was sent (see ``ConsentChallenge``).
+        case answerConsent = 43
 
         /// Whether this is a call on the keychain itself rather than on its items.
-        package var isKeychainCall: Bool { rawValue >= Self.unlockKeychain.rawValue }
+        package var isKeychainCall: Bool { rawValue >= Self.unlockKeychain.rawValue && !isGrantOrConsentCall }
+
+        /// Whether this is a call on the user's grants or an answer to a consent prompt.
+        package var isGrantOrConsentCall: Bool { rawValue >= Self.grantApplication.rawValue }
     }
 
     /// The keychain password, as data (the old one for ``Operation/changePassword``).
@@ -106,6 +117,7 @@ package struct ServiceRequest: Equatable, Sendable {
         try decoder.requireEnd()
         if operation != .update && !changes.isEmpty { throw .malformed("changes sent with an operation other than update") }
         if operation.isKeychainCall { try checkKeychainCall(operation, query) }
+        if operation.isGrantOrConsentCall { try UserGrantRequest.check(operation, query) }
         return ServiceRequest(operation: operation, claimedApplicationIdentifier: applicationIdentifier,
                               claimedAccessGroups: groups, query: query, changes: changes)
     }

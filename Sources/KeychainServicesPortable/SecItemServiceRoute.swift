@@ -114,11 +114,26 @@ enum SecItemServiceRoute {
                                                                            + "take yet (authentication contexts)"), status: .unimplemented))
         }
         let configuration = KeychainLifecycle.apple.registry.configuration
+        // A read outside the program's groups needs the user's consent: say whether this process can ask.
+        let prompter = operation == .copyMatching ? ServiceConsent.prompter : nil
+        let sentEntries = queryEntries + (prompter == nil ? [] : [WireEntry(key: UserGrantRequest.canPromptKey, value: .bool(true))])
         let request = ServiceRequest(operation: operation, claimedApplicationIdentifier: configuration.applicationIdentifier,
-                                     claimedAccessGroups: configuration.listedAccessGroups, query: queryEntries, changes: changeEntries)
-        let reply: ServiceReply
+                                     claimedAccessGroups: configuration.listedAccessGroups, query: sentEntries, changes: changeEntries)
+        var reply: ServiceReply
         do {
-            reply = try ServiceClient.send(request, to: socketPath)
+            reply = try ServiceClient.send(request, to: socketPath) { first in
+                guard let prompter, first.status == UserGrantRequest.interactionRequiredStatus, let challenge = ConsentChallenge(first.result),
+                      var answer = prompter(challenge) else { return nil }
+                defer { answer.password.resetBytes(in: 0..<answer.password.count) }
+                return ServiceRequest(operation: .answerConsent, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                                      query: [WireEntry(key: UserGrantRequest.nonceKey, value: .data(challenge.nonce)),
+                                              WireEntry(key: UserGrantRequest.passwordKey, value: .data(answer.password)),
+                                              WireEntry(key: UserGrantRequest.alwaysKey, value: .bool(answer.always))])
+            }
+            if reply.status == UserGrantRequest.interactionRequiredStatus {
+                // The user was asked and denied it (the challenge was not answered).
+                reply = ServiceReply(status: KeychainStatus.userCanceled.rawValue, failureReason: "you denied the program access to that item")
+            }
         } catch {
             return SecItemResult(failure: .notAvailable("the keychain service at \(socketPath) did not answer (\(error)); start it "
                                                         + "(keychainctl service run) or unset \(KeychainVariable.serviceSocket)"))

@@ -43,6 +43,7 @@ struct Keychainctl: ParsableCommand {
         #if os(Linux)
         commands.append(AccessLogCommand.self)
         commands.append(ServiceCommand.self)
+        commands.append(AppGrantCommand.self)
         #endif
         return commands
     }

@@ -6,4 +6,7 @@ import Foundation
 // Keychainctl.environment is the process's configuration, made here at first use.
 Keychainctl.environment.grantAllAccessGroups()
 if Keychainctl.environment.testingKDFRequested { Keychainctl.environment.useTestingKDF() }
+#if os(Linux)
+ConsentTerminal.installIfTerminal()  // the keychain service's consent prompt, on the controlling terminal
+#endif
 Keychainctl.main(SecretArguments.rewrite(Array(CommandLine.arguments.dropFirst())))

@@ -81,6 +81,25 @@ struct CallerIdentityTests {
         #expect(InterpreterScript.injectingVariable(inEnvironment: environment, family: .perl) == nil)
     }
 
+    @Test("a caller's environment is read from its memory (process_vm_readv between env_start and env_end), as /proc/<pid>/environ shows it")
+    func environmentFromMemory() throws {
+        let read = try CallerEnvironment.read(pid: getpid())
+        guard case .success(let environment) = read else { Issue.record("\(read)"); return }
+        #expect(environment == (try ProcessFile.contents("/proc/self/environ")), "\(environment.count) bytes")
+        // The command name may hold spaces and parentheses: fields count from the last ')'.
+        let fields = (3...52).map { String($0) }
+        let line = "42 (evil) 1 2 3) " + fields.joined(separator: " ") + "\n"
+        guard case .success(let bounds) = CallerEnvironment.environmentBounds(statLine: line) else { Issue.record("no bounds"); return }
+        #expect(bounds.start == 50 && bounds.end == 51)
+        // Hidden bounds (0 0: no ptrace access), a short line, bounds reversed: refused, never read.
+        let hidden = "42 (x) " + (3...49).map { String($0) }.joined(separator: " ") + " 0 0 52\n"
+        let short = "42 (x) S 1 2\n"
+        let reversed = "42 (x) " + (3...49).map { String($0) }.joined(separator: " ") + " 90 80 52\n"
+        for bad in [hidden, short, reversed] {
+            if case .success = CallerEnvironment.environmentBounds(statLine: bad) { Issue.record("accepted: \(bad)") }
+        }
+    }
+
     @Test("the systemd unit comes from /proc/<pid>/cgroup; only a system unit counts, a user manager's unit is the user's")
     func systemdUnits() throws {
         // This process's real file parses (in a container it names no unit: "0::/").

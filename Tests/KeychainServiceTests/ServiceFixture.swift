@@ -126,11 +126,13 @@ final class ServiceFixture {
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Runs `arguments` (the program first) as `user` through `setpriv`, with `environment` on
-    /// top of a minimal one (`HOME`, `PATH`, the service's socket).
+    /// top of a minimal one (`HOME`, `PATH`, the service's socket), in a session of its own
+    /// (`setsid`): without a controlling terminal, so keychainctl never puts a consent prompt on
+    /// the terminal the tests were started from.
     func run(as user: User, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(user.name)", "--regid=\(user.name)", "--init-groups", "--"] + arguments
+        process.arguments = ["--reuid=\(user.name)", "--regid=\(user.name)", "--init-groups", "--", "/usr/bin/setsid", "-w"] + arguments
         process.environment = ["HOME": user.home, "PATH": "/usr/bin:/bin", "KEYCHAINKIT_SERVICE_SOCKET": socket]
             .merging(environment) { _, new in new }
         process.currentDirectoryURL = URL(fileURLWithPath: user.home)

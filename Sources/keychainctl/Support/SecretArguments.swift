@@ -12,6 +12,7 @@ enum SecretArguments {
         "add-generic-password": ["-w"], "add-internet-password": ["-w"],
         "create-keychain": ["-p"], "unlock-keychain": ["-p"],
         "set-keychain-password": ["-o", "-p"],
+        "app": ["-p"],  // app grant, app revoke
     ]
 
     /// Rewrites a trailing valueless secret option to `--read-password` (for

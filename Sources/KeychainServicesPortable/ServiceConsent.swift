@@ -1,0 +1,35 @@
+import Foundation
+import KeychainServiceWire
+
+/// How a client of the keychain service puts the service's consent prompt before its user. A
+/// program that can ask (keychainctl on its controlling terminal) installs a ``prompter``; reads
+/// then tell the service so, and a read that needs consent is answered through it on the same
+/// connection. Without one — a library caller has no prompt of its own — the service answers such
+/// a read `errSecInteractionNotAllowed`.
+package enum ServiceConsent {
+    /// What the user answered: the keychain password and whether to always allow.
+    package struct Answer {
+        /// The keychain password as typed (the caller wipes its copy).
+        package var password: Data
+        /// "Always allow": the service records a grant for the program.
+        package var always: Bool
+
+        /// An answer.
+        package init(password: Data, always: Bool) {
+            self.password = password
+            self.always = always
+        }
+    }
+
+    /// Shows a challenge's text and returns the user's answer, or nil when the user denied it.
+    package typealias Prompter = @Sendable (ConsentChallenge) -> Answer?
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var installed: Prompter?
+
+    /// The prompter this process installed, or nil (it cannot ask its user).
+    package static var prompter: Prompter? {
+        get { lock.withLock { installed } }
+        set { lock.withLock { installed = newValue } }
+    }
+}
