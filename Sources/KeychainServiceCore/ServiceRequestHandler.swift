@@ -20,6 +20,19 @@ final class ServiceRequestHandler: Sendable {
 
     /// The reply to `request` from `peer`.
     func reply(to request: ServiceRequest, from peer: PeerIdentity) -> ServiceReply {
+        if request.operation == .importItems || request.operation == .exportItems {
+            // A migration crosses every program's groups: the keychain password proves the user
+            // asks, and a traced caller (whose password its tracer reads) is refused outright.
+            if peer.tracerPID != 0 {
+                return ServiceReply(status: KeychainStatus.missingEntitlement.rawValue,
+                                    failureReason: "a traced process (TracerPid \(peer.tracerPID)) cannot migrate a keychain")
+            }
+            do {
+                return ItemMigrationCalls.reply(to: request, on: try keychains.servedKeychain(of: peer.uid))
+            } catch {
+                return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
+            }
+        }
         if request.operation.isKeychainCall {
             // The caller's own login keychain, whichever program of theirs asks (as any app may
             // call SecKeychainUnlock on macOS): the password, not the program, is the proof.
@@ -67,7 +80,7 @@ final class ServiceRequestHandler: Sendable {
             case .copyMatching: return engine.copyMatching(query)
             case .update: return engine.updateOutcome(query, WireEntry.dictionary(request.changes))
             case .delete: return engine.deleteOutcome(query)
-            case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus:
+            case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .importItems, .exportItems:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
         } catch {

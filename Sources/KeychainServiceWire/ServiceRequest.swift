@@ -21,13 +21,25 @@ package struct ServiceRequest: Equatable, Sendable {
         case createKeychain = 7
         /// Whether the login keychain is unlocked and has a password (see ``KeychainState``).
         case keychainStatus = 8
+        /// Migration into the service: store ``ServiceRequest/itemsKey``'s items, each in the
+        /// access group it names, proven by ``ServiceRequest/passwordKey`` (the keychain password).
+        case importItems = 9
+        /// Migration out of the service: every item of the caller's keychain, in every access
+        /// group, from the ``ServiceRequest/skipKey``th on, proven by the keychain password.
+        case exportItems = 10
 
         /// Whether this is a call on the keychain itself rather than on its items.
         package var isKeychainCall: Bool { rawValue >= Self.unlockKeychain.rawValue }
     }
 
-    /// The only entry a keychain call's query may hold: the keychain password, as data.
+    /// The entry of a keychain call's query that holds the keychain password, as data.
     package static let passwordKey = "password"
+    /// The entry of an ``Operation/importItems`` call that holds the items: an array of
+    /// dictionaries, each an item's attributes, `class` and `v_Data`.
+    package static let itemsKey = "items"
+    /// The entry of an ``Operation/exportItems`` call that says how many items to skip (an
+    /// integer): a keychain larger than one reply is read in pages.
+    package static let skipKey = "skip"
 
     /// The SecItem function.
     package var operation: Operation
@@ -96,12 +108,17 @@ package struct ServiceRequest: Equatable, Sendable {
                               claimedAccessGroups: groups, query: query, changes: changes)
     }
 
-    /// A keychain call holds nothing but, for an unlock or a create, the password as data.
+    /// A keychain call holds nothing but, for an unlock, a create or a migration, the password as
+    /// data; an import also its items (an array), an export how many items to skip (an integer).
     private static func checkKeychainCall(_ operation: Operation, _ query: [WireEntry]) throws(WireFailure) {
         let takesPassword = operation == .unlockKeychain || operation == .createKeychain
+            || operation == .importItems || operation == .exportItems
         for entry in query {
-            guard takesPassword, entry.key == passwordKey, case .data = entry.value else {
-                throw .malformed("a keychain call holds only its password, as data")
+            switch (entry.key, entry.value) {
+            case (passwordKey, .data) where takesPassword: continue
+            case (itemsKey, .array) where operation == .importItems: continue
+            case (skipKey, .integer(let skipped)) where operation == .exportItems && skipped >= 0: continue
+            default: throw .malformed("a keychain call holds only its password, as data (and a migration's items or page)")
             }
         }
     }
