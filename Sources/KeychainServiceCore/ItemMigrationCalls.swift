@@ -77,8 +77,10 @@ enum ItemMigrationCalls {
         }
         var imported = 0, present = 0
         for (index, value) in values.enumerated() {
-            guard let item = value.swiftValue as? [String: Any], let group = item["agrp"] as? String, !group.isEmpty, group != "*" else {
-                return failedImport(index, imported, present, KeychainStatus.param.rawValue, "each item names its access group (not *)")
+            guard let item = value.swiftValue as? [String: Any], let group = item["agrp"] as? String, !group.isEmpty, group != "*",
+                  group != MigratedItems.accessLogGroup else {
+                return failedImport(index, imported, present, KeychainStatus.param.rawValue,
+                                    "each item names its access group (not *, not the access log's)")
             }
             let outcome = engine.add(item)
             switch outcome.status {

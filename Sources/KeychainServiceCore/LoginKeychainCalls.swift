@@ -32,7 +32,7 @@ enum LoginKeychainCalls {
                 let database = try lifecycle.existingKeychain(keychain.keychainPath)
                 let status = try perform { () throws(KeychainStoreError) in try database.status }
                 return ServiceReply(status: 0, result: KeychainState(isUnlocked: status.isUnlocked, hasPassword: status.hasPassword).wireValue)
-            case .add, .copyMatching, .update, .delete, .importItems, .exportItems:
+            case .add, .copyMatching, .update, .delete, .importItems, .exportItems, .readAccessLog:
                 return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "not a keychain call")
             }
             return ServiceReply(status: 0)

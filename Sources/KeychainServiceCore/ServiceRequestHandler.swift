@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAudit
 import KeychainEngine
 import KeychainServiceWire
 import KeychainVocabulary
@@ -8,6 +9,8 @@ import KeychainVocabulary
 final class ServiceRequestHandler: Sendable {
     private let keychains: UserKeychains
     private let grants: [ApplicationGrant]
+    /// Each user's access log: every secret read and write through the service, whoever the front end.
+    private let accessLogs = ServiceAccessLogs()
 
     /// The keys a caller may not send: the service, not the caller, picks the keychain, and item
     /// references are objects of the caller's own process.
@@ -31,6 +34,19 @@ final class ServiceRequestHandler: Sendable {
                 return ItemMigrationCalls.reply(to: request, on: try keychains.servedKeychain(of: peer.uid))
             } catch {
                 return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
+            }
+        }
+        if request.operation == .readAccessLog {
+            // The caller's own log only: the uid, from the kernel, picks the keychain.
+            var skip = 0
+            if let entry = request.query.first(where: { $0.key == ServiceRequest.skipKey }), case .integer(let value) = entry.value {
+                skip = Int(clamping: value)
+            }
+            do {
+                return accessLogs.reply(readingLogOf: peer.uid, keychain: try keychains.keychain(of: peer.uid, creating: false), skip: skip)
+            } catch {
+                return ServiceReply(status: KeychainStatus.noSuchKeychain.rawValue,
+                                    failureReason: "you have no keychain in the keychain service yet, so no access log")
             }
         }
         if request.operation.isKeychainCall {
@@ -61,6 +77,21 @@ final class ServiceRequestHandler: Sendable {
         return failure.description
     }
 
+    /// `outcome`, once the access log holds its record: a secret read that cannot be logged is
+    /// refused (the secret does not leave), a write that cannot be logged is reported as failed
+    /// with what happened (it was made).
+    private func record(_ outcome: SecItemResult, of request: ServiceRequest, from peer: PeerIdentity, as application: String,
+                        in keychain: ServedKeychain) -> SecItemResult {
+        let events = ServiceAccessRecording.events(for: request, outcome: outcome, peer: peer, application: application)
+        guard !events.isEmpty else { return outcome }
+        let log = accessLogs.log(of: peer.uid, keychain: keychain)
+        guard case .failure(let error) = Result(catching: { () throws(AccessLogError) in try log.recordTogether(events) }) else { return outcome }
+        let what = request.operation == .copyMatching ? "the secret was not given out because the access could not be logged"
+            : "the change was made, but the access log could not record it"
+        return SecItemResult(failure: KeychainStoreError(.notAvailable("\(what): \(error)"),
+                                                         status: KeychainStatus(rawValue: ServiceAccessLogs.status(of: error))))
+    }
+
     private func perform(_ request: ServiceRequest, from peer: PeerIdentity) -> SecItemResult {
         if peer.tracerPID != 0 {
             return SecItemResult(failure: KeychainStoreError(.notAvailable("a traced process (TracerPid \(peer.tracerPID)) cannot be verified"),
@@ -71,18 +102,27 @@ final class ServiceRequestHandler: Sendable {
             return SecItemResult(failure: .invalidParameter("the keychain service picks the keychain and takes no \(key)"))
         }
         do {
-            let groups = try CallerEntitlements(peer: peer, grants: grants)
-                .accessGroups(claimedApplicationIdentifier: request.claimedApplicationIdentifier, claimedGroups: request.claimedAccessGroups)
+            let entitlements = CallerEntitlements(peer: peer, grants: grants)
+            let groups = try entitlements.accessGroups(claimedApplicationIdentifier: request.claimedApplicationIdentifier,
+                                                       claimedGroups: request.claimedAccessGroups)
+            // The log's key item would let its reader forge entries: no program may be given its group.
+            if groups.groups.contains(AccessLog.keyAccessGroup) {
+                return SecItemResult(failure: KeychainStoreError(.notAvailable("the access group \(AccessLog.keyAccessGroup) holds the access "
+                                                                               + "log's key and is granted to no program"), status: .missingEntitlement))
+            }
             let creating = request.operation == .add
-            let engine = try keychains.keychain(of: peer.uid, creating: creating).engine(accessGroups: groups, creatingKeychain: creating)
+            let keychain = try keychains.keychain(of: peer.uid, creating: creating)
+            let engine = try keychain.engine(accessGroups: groups, creatingKeychain: creating)
+            let outcome: SecItemResult
             switch request.operation {
-            case .add: return engine.add(query)
-            case .copyMatching: return engine.copyMatching(query)
-            case .update: return engine.updateOutcome(query, WireEntry.dictionary(request.changes))
-            case .delete: return engine.deleteOutcome(query)
-            case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .importItems, .exportItems:
+            case .add: outcome = engine.add(query)
+            case .copyMatching: outcome = engine.copyMatching(query)
+            case .update: outcome = engine.updateOutcome(query, WireEntry.dictionary(request.changes))
+            case .delete: outcome = engine.deleteOutcome(query)
+            case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .importItems, .exportItems, .readAccessLog:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
+            return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain)
         } catch {
             return SecItemResult(failure: error)
         }

@@ -27,6 +27,8 @@ package struct ServiceRequest: Equatable, Sendable {
         /// Migration out of the service: every item of the caller's keychain, in every access
         /// group, from the ``ServiceRequest/skipKey``th on, proven by the keychain password.
         case exportItems = 10
+        /// The caller's own access log, verified by the service, from the ``ServiceRequest/skipKey``th entry on.
+        case readAccessLog = 11
 
         /// Whether this is a call on the keychain itself rather than on its items.
         package var isKeychainCall: Bool { rawValue >= Self.unlockKeychain.rawValue }
@@ -117,7 +119,7 @@ package struct ServiceRequest: Equatable, Sendable {
             switch (entry.key, entry.value) {
             case (passwordKey, .data) where takesPassword: continue
             case (itemsKey, .array) where operation == .importItems: continue
-            case (skipKey, .integer(let skipped)) where operation == .exportItems && skipped >= 0: continue
+            case (skipKey, .integer(let skipped)) where (operation == .exportItems || operation == .readAccessLog) && skipped >= 0: continue
             default: throw .malformed("a keychain call holds only its password, as data (and a migration's items or page)")
             }
         }

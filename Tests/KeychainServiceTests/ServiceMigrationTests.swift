@@ -115,7 +115,7 @@ struct ServiceMigrationTests {
 
         // A re-run stores nothing twice.
         let again = try Self.migrate(fixture, "migrate-in")
-        #expect(again.status == 0 && again.output.contains("0 item(s) copied, 5 already there"), "\(again.output) \(again.error)")
+        #expect(again.status == 0 && again.output.contains("0 item(s) copied into the service, 5 already there"), "\(again.output) \(again.error)")
 
         let out = try Self.migrate(fixture, "migrate-out", keychain: "/back.keychain-db")
         #expect(out.status == 0 && out.output.contains("5 item(s) copied"), "\(out.output) \(out.error) \(fixture.log)")
@@ -153,7 +153,7 @@ struct ServiceMigrationTests {
         let fixture = try ServiceFixture()
         defer { fixture.stop() }
         try fixture.start()
-        let count = 1500
+        let count = 700
         try Self.makeEmbeddedKeychain(fixture, items: (0..<count).map { index in
             ["class": "genp", "svce": "bulk", "acct": "item-\(index)", "agrp": "keychainctl", "v_Data": Data("secret-\(index)".utf8)]
         })
@@ -175,7 +175,7 @@ struct ServiceMigrationTests {
         var walBytes = 0
         for _ in 0..<20_000 {
             walBytes = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
-            if walBytes >= 256 * 1024 || !migration.isRunning { break }
+            if walBytes >= 96 * 1024 || !migration.isRunning { break }
             usleep(500)
         }
         let service = try #require(fixture.service)
@@ -191,7 +191,7 @@ struct ServiceMigrationTests {
         let numbers = resumed.output.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         #expect(numbers.count >= 2 && numbers[0] + numbers[1] == count && numbers[1] > 0 && numbers[0] > 0, "\(resumed.output)")
         let third = try Self.migrate(fixture, "migrate-in")
-        #expect(third.output.contains("0 item(s) copied, \(count) already there"), "\(third.output) \(third.error)")
+        #expect(third.output.contains("0 item(s) copied into the service, \(count) already there"), "\(third.output) \(third.error)")
         // Out again: exactly the embedded items, once each.
         #expect(try Self.migrate(fixture, "migrate-out", keychain: "/back.keychain-db").status == 0)
         let back = try Self.contents(fixture, "back.keychain-db")
