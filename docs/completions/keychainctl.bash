@@ -1054,13 +1054,13 @@ _keychainctl_service() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    run|install|uninstall)
+    run|install|uninstall|migrate-in|migrate-out)
         # Offer subcommand argument completions
         "_keychainctl_service_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'run install uninstall' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'run install uninstall migrate-in migrate-out' -- "${cur}"))
         ;;
     esac
 }
@@ -1132,6 +1132,42 @@ _keychainctl_service_uninstall() {
         return
         ;;
     '--state-dir')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_service_migrate-in() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--group)
+    non_repeating_options=(-k)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--group')
+        return
+        ;;
+    '-k')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_service_migrate-out() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--group)
+    non_repeating_options=(-k)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--group')
+        return
+        ;;
+    '-k')
         return
         ;;
     esac
