@@ -81,7 +81,8 @@ let package = Package(
         // The keychain service's wire format, shared by its clients and the service.
         .target(name: "KeychainServiceWire", dependencies: ["KeychainPrimitives"]),
         // The keychain service: one process serving several users' keychains, each configured by value.
-        .target(name: "KeychainServiceCore", dependencies: ["KeychainServiceWire", "KeychainEngine", "KeychainVocabulary",
+        // KeychainAudit, KeychainLinux: the one access log the service writes for every front end.
+        .target(name: "KeychainServiceCore", dependencies: ["KeychainServiceWire", "KeychainEngine", "KeychainVocabulary", "KeychainAudit", "KeychainLinux",
                                                             .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "KeychainServicesPortable",

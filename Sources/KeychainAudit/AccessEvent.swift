@@ -36,6 +36,9 @@ package struct AccessEvent: Sendable, Equatable {
         case gitCredentialHelper = "git-credential"
         /// `docker-credential-keychainkit`, run by Docker.
         case dockerCredentialHelper = "docker-credential"
+        /// A SecItem call through the keychain service, from the program it verified
+        /// (``AccessEvent/application``).
+        case keychainService = "keychain-service"
     }
 
     /// What the access policy decided.
@@ -96,12 +99,17 @@ package struct AccessEvent: Sendable, Equatable {
     /// For a sync access, the device of the circle whose version it was (its id, 32 hex digits):
     /// the writer of a version pulled, this device for a publish. Nil otherwise.
     package var peer: String?
+    /// For an access through the keychain service, the caller's application identifier as the
+    /// service verified it (its executable's path, with the content's digest when unverifiable),
+    /// never what the caller claimed. Nil otherwise.
+    package var application: String?
 
     /// Creates an event.
     package init(time: Date, operation: Operation, item: Item, caller: ProcessLineage, callerUID: UInt32,
-                 channel: Channel, decision: Decision, keychainPath: String? = nil, peer: String? = nil) {
+                 channel: Channel, decision: Decision, keychainPath: String? = nil, peer: String? = nil, application: String? = nil) {
         self.keychainPath = keychainPath
         self.peer = peer
+        self.application = application
         self.time = time
         self.operation = operation
         self.item = item

@@ -10,7 +10,7 @@ extension AccessLog {
     package func prepare() throws(AccessLogError) {
         let lock = try LogIO.lock(files.lockPath, LOCK_EX)
         defer { close(lock) }
-        let vault = try AccessLogVault(keychainPath: files.keychainPath)
+        let vault = try openVault()
         if try vault.load() != nil { return }
         // A log without its key can be neither verified nor continued: never start a second chain over it.
         if files.exists { throw .keyMissing(log: files.currentPath) }

@@ -52,10 +52,21 @@ package final class AccessLog: AccessEventRecorder {
     /// Debug builds: whether a writer kills itself mid-append (``AccessLogSettings/killsWriterMidAppend``).
     private let killsWriterMidAppend: Bool
 
-    /// The log described by `files`; `killsWriterMidAppend` as ``AccessLogSettings`` describes it.
-    package init(files: AccessLogFiles, killsWriterMidAppend: Bool = false) {
+    /// Where the log's key item is reached; nil: this process's Apple edge on the keychain file.
+    private let keyItems: AccessLogKeyItems?
+
+    /// The log described by `files`; `killsWriterMidAppend` as ``AccessLogSettings`` describes it;
+    /// its key item reached through `keyItems` (nil: this process's Apple edge on the keychain).
+    package init(files: AccessLogFiles, killsWriterMidAppend: Bool = false, keyItems: AccessLogKeyItems? = nil) {
         self.files = files
         self.killsWriterMidAppend = killsWriterMidAppend
+        self.keyItems = keyItems
+    }
+
+    /// The vault of the log's keychain.
+    func openVault() throws(AccessLogError) -> AccessLogVault {
+        if let keyItems { return AccessLogVault(keychainPath: files.keychainPath, items: keyItems) }
+        return try AccessLogVault(keychainPath: files.keychainPath)
     }
 
     /// The log of the keychain at `keychainPath`, rotated and tested as `settings` say.
@@ -95,7 +106,7 @@ package final class AccessLog: AccessEventRecorder {
     package func read() throws(AccessLogError) -> Contents {
         let lock = try LogIO.lock(files.lockPath, LOCK_SH)
         defer { close(lock) }
-        let vault = try AccessLogVault(keychainPath: files.keychainPath)
+        let vault = try openVault()
         guard let (key, checkpoint) = try vault.load() else {
             if files.exists { throw .keyMissing(log: files.currentPath) }
             return Contents(entries: [], incompleteTailBytes: 0)
@@ -232,7 +243,7 @@ package final class AccessLog: AccessEventRecorder {
     /// A writer for the log as it is: key and checkpoint read from the keychain (a new key for a new
     /// log), then the current file opened (created if missing) and verified from the checkpoint on.
     private func startWriting() throws(AccessLogError) -> (Writer, descriptor: Int32) {
-        let vault = try AccessLogVault(keychainPath: files.keychainPath)
+        let vault = try openVault()
         let key: SymmetricKey, checkpoint: AccessLogVault.Checkpoint
         if let loaded = try vault.load() {
             (key, checkpoint) = loaded

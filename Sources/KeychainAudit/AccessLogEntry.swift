@@ -52,6 +52,7 @@ struct StoredContent: Codable {
     var decision: AccessEvent.Decision?
     var discardedBytes: Int?
     var peer: String?
+    var application: String?
 
     init(_ content: AccessLogEntry.Content) {
         switch content {
@@ -70,6 +71,7 @@ struct StoredContent: Codable {
             channel = event.channel
             decision = event.decision
             peer = event.peer
+            application = event.application
         case .interruptedWrite(let when, let bytes):
             kind = "interrupted-write"
             time = when.timeIntervalSince1970
@@ -91,7 +93,7 @@ struct StoredContent: Codable {
             return .access(AccessEvent(time: date, operation: operation,
                                        item: .init(label: label, service: service, account: account),
                                        caller: ProcessLineage(links: links), callerUID: uid, channel: channel,
-                                       decision: decision, peer: peer))
+                                       decision: decision, peer: peer, application: application))
         case "interrupted-write":
             guard let discardedBytes else { return nil }
             return .interruptedWrite(time: date, discardedBytes: discardedBytes)

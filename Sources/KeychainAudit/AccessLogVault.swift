@@ -33,35 +33,39 @@ struct AccessLogVault {
     private static let formatVersion: UInt8 = 1
     private static let encodedSize = 1 + 32 + 8 + AccessLogFrame.tagSize + 8
 
-    let keychain: SecKeychain
+    let items: AccessLogKeyItems
     let keychainPath: String
 
-    /// Opens the keychain at `keychainPath` (which must exist: a log is about a keychain).
+    /// Opens the keychain at `keychainPath` (which must exist: a log is about a keychain) through
+    /// this process's Apple edge.
     init(keychainPath: String) throws(AccessLogError) {
         var handle: SecKeychain?
         let status = SecKeychainOpen(keychainPath, &handle)
         guard status == errSecSuccess, let handle else {
             throw .keychain(status: status, operation: "SecKeychainOpen", keychain: keychainPath)
         }
-        keychain = handle
+        self.init(keychainPath: keychainPath, items: .appleEdge(keychain: handle))
+    }
+
+    /// The vault of the keychain at `keychainPath`, reached through `items`.
+    init(keychainPath: String, items: AccessLogKeyItems) {
+        self.items = items
         self.keychainPath = keychainPath
     }
 
     private var itemQuery: [String: Any] {
         [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Self.service,
-         kSecAttrAccount as String: Self.account, kSecAttrAccessGroup as String: Self.accessGroup,
-         kSecUseKeychain as String: keychain]
+         kSecAttrAccount as String: Self.account, kSecAttrAccessGroup as String: Self.accessGroup]
     }
 
     /// The key and checkpoint, or nil when the keychain has none (no log yet).
     func load() throws(AccessLogError) -> (key: SymmetricKey, checkpoint: Checkpoint)? {
         var query = itemQuery
         query[kSecReturnData as String] = true
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        let (status, result) = items.copyData(query)
         if status == errSecItemNotFound { return nil }
         try check(status, "SecItemCopyMatching")
-        guard let data = result as? Data, data.count == Self.encodedSize, data.first == Self.formatVersion else {
+        guard let data = result, data.count == Self.encodedSize, data.first == Self.formatVersion else {
             throw .keychain(status: errSecDecode, operation: "reading the log key item", keychain: keychainPath)
         }
         let start = data.startIndex
@@ -80,14 +84,14 @@ struct AccessLogVault {
         item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
         item[kSecAttrLabel as String] = "KeychainKit access log key (keychainctl access-log)"
         item[kSecAttrIsInvisible as String] = true
-        try check(SecItemAdd(item as CFDictionary, nil), "SecItemAdd")
+        try check(items.add(item), "SecItemAdd")
         return key
     }
 
     /// Records `checkpoint` (one keychain transaction, durable when it returns).
     func save(key: SymmetricKey, checkpoint: Checkpoint) throws(AccessLogError) {
         let changes = [kSecValueData as String: Self.encode(key: key, checkpoint: checkpoint)]
-        try check(SecItemUpdate(itemQuery as CFDictionary, changes as CFDictionary), "SecItemUpdate")
+        try check(items.update(itemQuery, changes), "SecItemUpdate")
     }
 
     private static func encode(key: SymmetricKey, checkpoint: Checkpoint) -> Data {

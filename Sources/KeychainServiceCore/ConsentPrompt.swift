@@ -24,6 +24,8 @@ enum ConsentPrompt {
         let nonce: Data
         /// The read as the caller sent it (without the client's ``UserGrantRequest/canPromptKey``).
         let query: [String: Any]
+        /// The request the read came in, for the access log's record of the read once allowed.
+        let request: ServiceRequest
         /// The access group of the item the prompt named: the only group the read then searches.
         let group: String
         let expires: ContinuousClock.Instant

@@ -48,7 +48,8 @@ enum LoginKeychainCalls {
                                             + "set an auto-lock interval instead (set-keychain-settings -t SECONDS)")
                 }
                 try lifecycle.setAutoLockSeconds(Int(seconds), keychain.keychainPath)
-            case .add, .copyMatching, .update, .delete, .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent:
+            case .add, .copyMatching, .update, .delete, .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent,
+                 .importItems, .exportItems, .readAccessLog:
                 return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "not a keychain call")
             }
             return ServiceReply(status: 0)

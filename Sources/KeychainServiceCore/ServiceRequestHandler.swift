@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAudit
 import KeychainEngine
 import KeychainServiceWire
 import KeychainVocabulary
@@ -12,6 +13,8 @@ final class ServiceRequestHandler: Sendable {
     private let passwordDelay: WrongPasswordDelay
     private let userGrants: UserGrants
     private let proofs: PasswordProof
+    /// Each user's access log: every secret read and write through the service, whoever the front end.
+    private let accessLogs = ServiceAccessLogs()
 
     /// The keys a caller may not send: the service, not the caller, picks the keychain, and item
     /// references are objects of the caller's own process.
@@ -31,6 +34,31 @@ final class ServiceRequestHandler: Sendable {
         // A challenge is answered by the very next request on its connection, or not at all.
         let pending = session.pending
         session.pending = nil
+        if request.operation == .importItems || request.operation == .exportItems {
+            // A migration crosses every program's groups: the keychain password proves the user
+            // asks, and a traced caller (whose password its tracer reads) is refused outright.
+            if peer.tracerPID != 0 {
+                return ServiceReply(status: KeychainStatus.missingEntitlement.rawValue,
+                                    failureReason: "a traced process (TracerPid \(peer.tracerPID)) cannot migrate a keychain")
+            }
+            // Its password counts toward the wait after wrong passwords, as an unlock's does.
+            return passwordDelay.oneAtATime(for: peer.uid) {
+                passwordCheckedReply(uid: peer.uid) { keychain in ItemMigrationCalls.reply(to: request, on: keychain) }
+            }
+        }
+        if request.operation == .readAccessLog {
+            // The caller's own log only: the uid, from the kernel, picks the keychain.
+            var skip = 0
+            if let entry = request.query.first(where: { $0.key == ServiceRequest.skipKey }), case .integer(let value) = entry.value {
+                skip = Int(clamping: value)
+            }
+            do {
+                return accessLogs.reply(readingLogOf: peer.uid, keychain: try keychains.keychain(of: peer.uid, creating: false), skip: skip)
+            } catch {
+                return ServiceReply(status: KeychainStatus.noSuchKeychain.rawValue,
+                                    failureReason: "you have no keychain in the keychain service yet, so no access log")
+            }
+        }
         if request.operation.isGrantOrConsentCall {
             let calls = UserGrantCalls(userGrants: userGrants, proofs: proofs)
             if request.operation == .answerConsent {
@@ -75,22 +103,36 @@ final class ServiceRequestHandler: Sendable {
     }
 
     private func keychainCallReply(to request: ServiceRequest, uid: UInt32, checksPassword: Bool) -> ServiceReply {
-        if checksPassword, let wait = passwordDelay.remainingWait(of: uid) {
+        guard checksPassword else {
+            do {
+                return LoginKeychainCalls.reply(to: request, on: try keychains.servedKeychain(of: uid))
+            } catch {
+                return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
+            }
+        }
+        return passwordCheckedReply(uid: uid) { keychain in LoginKeychainCalls.reply(to: request, on: keychain) }
+    }
+
+    /// The reply of `call`, a call that checks the keychain password of `uid`, run inside
+    /// `passwordDelay.oneAtATime(for: uid)`: refused untried during a wait; a wrong password
+    /// counted (and its wait named), a right one clearing the count.
+    private func passwordCheckedReply(uid: UInt32, _ call: (ServedKeychain) -> ServiceReply) -> ServiceReply {
+        if let wait = passwordDelay.remainingWait(of: uid) {
             return ServiceReply(status: KeychainStatus.authFailed.rawValue, failureReason: WrongPasswordDelay.refusal(wait))
         }
         let reply: ServiceReply
         do {
-            reply = LoginKeychainCalls.reply(to: request, on: try keychains.servedKeychain(of: uid))
+            reply = call(try keychains.servedKeychain(of: uid))
         } catch {
             return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
         }
-        guard checksPassword else { return reply }
         switch reply.status {
         case KeychainStatus.success.rawValue:
             passwordDelay.recordRightPassword(of: uid)
         case KeychainStatus.authFailed.rawValue:
             if let wait = passwordDelay.recordWrongPassword(of: uid) {
-                return ServiceReply(status: reply.status, failureReason: "the password is wrong; " + WrongPasswordDelay.refusal(wait))
+                return ServiceReply(status: reply.status, failureReason: (reply.failureReason ?? "the password is wrong") + "; "
+                                    + WrongPasswordDelay.refusal(wait))
             }
         default:
             break
@@ -121,11 +163,30 @@ final class ServiceRequestHandler: Sendable {
                 try calls.record(ApplicationGrant(executablePath: peer.executablePath, sha256: nil, applicationIdentifier: nil,
                                                   accessGroups: [pending.group]), for: peer.uid)
             }
-            let engine = try keychains.keychain(of: peer.uid, creating: false).engine(accessGroups: AccessGroups([pending.group]), creatingKeychain: false)
-            return Self.reply(engine.copyMatching(pending.query), consent: nil)
+            let keychain = try keychains.keychain(of: peer.uid, creating: false)
+            let engine = try keychain.engine(accessGroups: AccessGroups([pending.group]), creatingKeychain: false)
+            // A read the user allowed is logged like any other, under the caller's own identifier.
+            let application = CallerEntitlements(peer: peer, grants: grants).applicationIdentifier
+            return Self.reply(record(engine.copyMatching(pending.query), of: pending.request, from: peer, as: application, in: keychain),
+                              consent: nil)
         } catch {
             return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
         }
+    }
+
+    /// `outcome`, once the access log holds its record: a secret read that cannot be logged is
+    /// refused (the secret does not leave), a write that cannot be logged is reported as failed
+    /// with what happened (it was made).
+    private func record(_ outcome: SecItemResult, of request: ServiceRequest, from peer: PeerIdentity, as application: String,
+                        in keychain: ServedKeychain) -> SecItemResult {
+        let events = ServiceAccessRecording.events(for: request, outcome: outcome, peer: peer, application: application)
+        guard !events.isEmpty else { return outcome }
+        let log = accessLogs.log(of: peer.uid, keychain: keychain)
+        guard case .failure(let error) = Result(catching: { () throws(AccessLogError) in try log.recordTogether(events) }) else { return outcome }
+        let what = request.operation == .copyMatching ? "the secret was not given out because the access could not be logged"
+            : "the change was made, but the access log could not record it"
+        return SecItemResult(failure: KeychainStoreError(.notAvailable("\(what): \(error)"),
+                                                         status: KeychainStatus(rawValue: ServiceAccessLogs.status(of: error))))
     }
 
     private func perform(_ request: ServiceRequest, from peer: PeerIdentity, session: ConsentSession) -> SecItemResult {
@@ -151,23 +212,36 @@ final class ServiceRequestHandler: Sendable {
             do { ownGrants = try userGrants.grants(of: peer.uid) } catch {
                 throw KeychainStoreError(.io("your grants cannot be read: \(error.description)"))
             }
-            let groups = try CallerEntitlements(peer: peer, grants: grants + ownGrants)
-                .accessGroups(claimedApplicationIdentifier: request.claimedApplicationIdentifier, claimedGroups: request.claimedAccessGroups)
+            let entitlements = CallerEntitlements(peer: peer, grants: grants + ownGrants)
+            let groups = try entitlements.accessGroups(claimedApplicationIdentifier: request.claimedApplicationIdentifier,
+                                                       claimedGroups: request.claimedAccessGroups)
+            // The log's key item would let its reader forge entries: no program may be given its group.
+            if groups.groups.contains(AccessLog.keyAccessGroup) {
+                return SecItemResult(failure: KeychainStoreError(.notAvailable("the access group \(AccessLog.keyAccessGroup) holds the access "
+                                                                               + "log's key and is granted to no program"), status: .missingEntitlement))
+            }
             let creating = request.operation == .add
-            let engine = try keychains.keychain(of: peer.uid, creating: creating).engine(accessGroups: groups, creatingKeychain: creating)
+            let keychain = try keychains.keychain(of: peer.uid, creating: creating)
+            let engine = try keychain.engine(accessGroups: groups, creatingKeychain: creating)
+            let outcome: SecItemResult
             switch request.operation {
-            case .add: return engine.add(query)
+            case .add: outcome = engine.add(query)
             case .copyMatching:
-                let found = engine.copyMatching(query)
-                guard found.status == KeychainStatus.itemNotFound.rawValue, request.claimedAccessGroups.isEmpty,
-                      request.claimedApplicationIdentifier == nil, query["agrp"] == nil else { return found }
-                return try consent(for: query, from: peer, groups: groups, canPrompt: canPrompt, session: session) ?? found
-            case .update: return engine.updateOutcome(query, changes)
-            case .delete: return engine.deleteOutcome(query)
+                outcome = engine.copyMatching(query)
+                // Nothing found in the caller's groups: another application's item may need consent
+                // (a challenge or a refusal; nothing is read, so nothing is logged).
+                if outcome.status == KeychainStatus.itemNotFound.rawValue, request.claimedAccessGroups.isEmpty,
+                   request.claimedApplicationIdentifier == nil, query["agrp"] == nil,
+                   let asked = try consent(for: query, request: request, from: peer, groups: groups, canPrompt: canPrompt, session: session) {
+                    return asked
+                }
+            case .update: outcome = engine.updateOutcome(query, changes)
+            case .delete: outcome = engine.deleteOutcome(query)
             case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .changePassword, .setSettings,
-                 .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent:
+                 .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent, .importItems, .exportItems, .readAccessLog:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
+            return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain)
         } catch {
             return SecItemResult(failure: error)
         }
@@ -177,7 +251,7 @@ final class ServiceRequestHandler: Sendable {
     /// a challenge for a client that can ask its user (the outcome's value is the
     /// ``ConsentChallenge`` without its nonce, which `session` keeps), else
     /// `errSecInteractionNotAllowed`; nil when nothing outside matches (the read stays "not found").
-    private func consent(for query: [String: Any], from peer: PeerIdentity, groups: AccessGroups, canPrompt: Bool,
+    private func consent(for query: [String: Any], request: ServiceRequest, from peer: PeerIdentity, groups: AccessGroups, canPrompt: Bool,
                          session: ConsentSession) throws(KeychainStoreError) -> SecItemResult? {
         let keychain = try keychains.keychain(of: peer.uid, creating: false)
         guard let match = ConsentPrompt.match(query, in: keychain, outside: groups) else { return nil }
@@ -188,7 +262,7 @@ final class ServiceRequestHandler: Sendable {
                 + "password, which cannot be asked here: run keychainctl on a terminal to be asked, or grant it with "
                 + "keychainctl app grant"), status: .interactionNotAllowed))
         }
-        let pending = ConsentPrompt.Pending(nonce: ConsentPrompt.nonce(), query: query, group: match.group,
+        let pending = ConsentPrompt.Pending(nonce: ConsentPrompt.nonce(), query: query, request: request, group: match.group,
                                             expires: .now + .seconds(ConsentPrompt.answerSeconds))
         session.pending = pending
         let text = ConsentPrompt.text(peer: peer, chain: ConsentPrompt.parentChain(of: peer.pid), match: match)

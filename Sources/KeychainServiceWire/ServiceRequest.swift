@@ -29,6 +29,14 @@ package struct ServiceRequest: Equatable, Sendable {
         /// Store the auto-lock settings: ``ServiceRequest/lockIntervalKey`` (seconds, 0: never)
         /// and ``ServiceRequest/lockOnSleepKey``, both required.
         case setSettings = 10
+        /// Migration into the service: store ``ServiceRequest/itemsKey``'s items, each in the
+        /// access group it names, proven by ``ServiceRequest/passwordKey`` (the keychain password).
+        case importItems = 11
+        /// Migration out of the service: every item of the caller's keychain, in every access
+        /// group, from the ``ServiceRequest/skipKey``th on, proven by the keychain password.
+        case exportItems = 12
+        /// The caller's own access log, verified by the service, from the ``ServiceRequest/skipKey``th entry on.
+        case readAccessLog = 13
         /// Record a grant of the user's own (see ``UserGrantRequest``), proved with the keychain password.
         case grantApplication = 40
         /// Remove the user's own grants to one program, proved with the keychain password.
@@ -53,6 +61,12 @@ package struct ServiceRequest: Equatable, Sendable {
     package static let lockIntervalKey = "lockInterval"
     /// Whether ``Operation/setSettings`` asks to lock when the machine sleeps, a boolean.
     package static let lockOnSleepKey = "lockOnSleep"
+    /// The entry of an ``Operation/importItems`` call that holds the items: an array of
+    /// dictionaries, each an item's attributes, `class` and `v_Data`.
+    package static let itemsKey = "items"
+    /// The entry of an ``Operation/exportItems`` or ``Operation/readAccessLog`` call that says how
+    /// many items or entries to skip (an integer): a large keychain or log is read in pages.
+    package static let skipKey = "skip"
 
     /// The SecItem function.
     package var operation: Operation
@@ -123,20 +137,25 @@ package struct ServiceRequest: Equatable, Sendable {
     }
 
     /// A keychain call holds exactly the entries its operation names, each with its type; an
-    /// unlock or a create may leave out its password.
+    /// unlock or a create may leave out its password, a migration or a log read its page.
     private static func checkKeychainCall(_ operation: Operation, _ query: [WireEntry]) throws(WireFailure) {
         let required: Set<String>, optional: Set<String>
         switch operation {
         case .unlockKeychain, .createKeychain: (required, optional) = ([], [passwordKey])
         case .changePassword: (required, optional) = ([passwordKey, newPasswordKey], [])
         case .setSettings: (required, optional) = ([lockIntervalKey, lockOnSleepKey], [])
+        case .importItems: (required, optional) = ([], [passwordKey, itemsKey])
+        case .exportItems: (required, optional) = ([], [passwordKey, skipKey])
+        case .readAccessLog: (required, optional) = ([], [skipKey])
         default: (required, optional) = ([], [])
         }
         for entry in query {
             switch (entry.key, entry.value) {
-            case (passwordKey, .data), (newPasswordKey, .data), (lockOnSleepKey, .bool):
+            case (passwordKey, .data), (newPasswordKey, .data), (lockOnSleepKey, .bool), (itemsKey, .array):
                 break
             case (lockIntervalKey, .integer(let seconds)) where seconds >= 0 && seconds <= Int64(UInt32.max):
+                break
+            case (skipKey, .integer(let skipped)) where skipped >= 0:
                 break
             default:
                 throw .malformed("a keychain call holds only its own entries, with their types")

@@ -173,13 +173,13 @@ _keychainctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    create-keychain|delete-keychain|lock-keychain|unlock-keychain|show-keychain-info|set-keychain-settings|set-keychain-password|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|dump-keychain|git-credential|import|export|find-certificate|find-identity|exec|import-credentials|sync|secret-service|app-access|access-log|service|app|help)
+    create-keychain|delete-keychain|lock-keychain|unlock-keychain|show-keychain-info|set-keychain-settings|set-keychain-password|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|dump-keychain|git-credential|import|export|find-certificate|find-identity|exec|import-credentials|sync|secret-service|app-access|access-log|service|help)
         # Offer subcommand argument completions
         "_keychainctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'create-keychain delete-keychain lock-keychain unlock-keychain show-keychain-info set-keychain-settings set-keychain-password add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password dump-keychain git-credential import export find-certificate find-identity exec import-credentials sync secret-service app-access access-log service app help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'create-keychain delete-keychain lock-keychain unlock-keychain show-keychain-info set-keychain-settings set-keychain-password add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password dump-keychain git-credential import export find-certificate find-identity exec import-credentials sync secret-service app-access access-log service help' -- "${cur}"))
         ;;
     esac
 }
@@ -1054,13 +1054,13 @@ _keychainctl_service() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    run|install|uninstall)
+    run|install|uninstall|migrate-in|migrate-out)
         # Offer subcommand argument completions
         "_keychainctl_service_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'run install uninstall' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'run install uninstall migrate-in migrate-out' -- "${cur}"))
         ;;
     esac
 }
@@ -1137,74 +1137,40 @@ _keychainctl_service_uninstall() {
     esac
 }
 
-_keychainctl_app() {
+_keychainctl_service_migrate-in() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
-    repeating_options=()
-    non_repeating_options=()
+    repeating_options=(--group)
+    non_repeating_options=(-k)
     __keychainctl_offer_flags_options 0
-
-    # Offer subcommand / subcommand argument completions
-    local -r subcommand="${unparsed_words[0]}"
-    unset 'unparsed_words[0]'
-    unparsed_words=("${unparsed_words[@]}")
-    case "${subcommand}" in
-    grant|revoke|list)
-        # Offer subcommand argument completions
-        "_keychainctl_app_${subcommand}"
-        ;;
-    *)
-        # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'grant revoke list' -- "${cur}"))
-        ;;
-    esac
-}
-
-_keychainctl_app_grant() {
-    repeating_flags=()
-    non_repeating_flags=(--version -h --help)
-    repeating_options=(--access-group)
-    non_repeating_options=(--application-identifier --sha256 -p)
-    __keychainctl_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
-    '--access-group')
+    '--group')
         return
         ;;
-    '--application-identifier')
-        return
-        ;;
-    '--sha256')
-        return
-        ;;
-    '-p')
+    '-k')
         return
         ;;
     esac
 }
 
-_keychainctl_app_revoke() {
+_keychainctl_service_migrate-out() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
-    repeating_options=()
-    non_repeating_options=(-p)
-    __keychainctl_offer_flags_options 1
+    repeating_options=(--group)
+    non_repeating_options=(-k)
+    __keychainctl_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
-    '-p')
+    '--group')
+        return
+        ;;
+    '-k')
         return
         ;;
     esac
-}
-
-_keychainctl_app_list() {
-    repeating_flags=()
-    non_repeating_flags=(--version -h --help)
-    repeating_options=()
-    non_repeating_options=()
-    __keychainctl_offer_flags_options 0
 }
 
 _keychainctl_help() {

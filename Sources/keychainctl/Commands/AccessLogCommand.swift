@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import KeychainAudit
 import KeychainLinux
+import KeychainServiceCore
 import KeychainToolSupport
 
 /// `access-log [--since WHEN] [--json] [keychain]`: the keychain's access log, verified entry by
@@ -32,12 +33,22 @@ struct AccessLogCommand: KeychainCommand {
 
     func execute() throws {
         let start = try since.map { (text) throws(UsageFailure) in try Self.parseSince(text, now: Date()) }
-        let target = try KeychainTarget.open(keychain)
-        let contents: AccessLog.Contents
-        do {
-            contents = try AccessLog(keychainAt: target.path, settings: try Keychainctl.environment.accessLogSettings()).read()
-        } catch {
-            throw UsageFailure(message: AccessLogFailure.describe(error), exitCode: AccessRecording.exitCode(for: error))
+        let contents: (entries: [AccessLogEntry], incompleteTailBytes: Int)
+        if keychain == nil, let socket = ServiceAccessLogClient.socketPath {
+            // Through the service: it writes the one log of every front end, and hands each user their own.
+            do {
+                contents = try ServiceAccessLogClient.read(socketPath: socket)
+            } catch {
+                throw UsageFailure(message: error.description, exitCode: Int32(UInt8(truncatingIfNeeded: error.status)))
+            }
+        } else {
+            let target = try KeychainTarget.open(keychain)
+            do {
+                let read = try AccessLog(keychainAt: target.path, settings: try Keychainctl.environment.accessLogSettings()).read()
+                contents = (read.entries, read.incompleteTailBytes)
+            } catch {
+                throw UsageFailure(message: AccessLogFailure.describe(error), exitCode: AccessRecording.exitCode(for: error))
+            }
         }
         if let first = contents.entries.first, first.sequence > 1 {
             Console.error("keychainctl: access-log: entries before \(first.sequence) were rotated out (or removed with their files)")
@@ -111,6 +122,7 @@ struct AccessLogCommand: KeychainCommand {
             if let service = event.item.service { item.append("service=\(printable(service))") }
             if let account = event.item.account { item.append("account=\(printable(account))") }
             if let peer = event.peer { item.append("device=\(printable(peer))") }
+            if let application = event.application { item.append("app=\(printable(application))") }
             let chain = event.caller.links.map { link in
                 "\(printable(link.executable ?? link.commandName.map { "(\($0))" } ?? "?"))[\(link.pid)]"
             }.joined(separator: " ← ")
@@ -138,6 +150,7 @@ struct AccessLogCommand: KeychainCommand {
             item["account"] = event.item.account
             object["item"] = item
             if let peer = event.peer { object["device"] = peer }
+            if let application = event.application { object["application"] = application }
             object["caller"] = event.caller.links.map { link -> [String: Any] in
                 var described: [String: Any] = ["pid": link.pid, "startTime": link.startTime, "parentPid": link.parentPID]
                 described["executable"] = link.executable

@@ -10,7 +10,7 @@ struct ServiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "service",
         abstract: "Run the keychain as a system service that holds every user's keychain (docs/SERVICE.md).",
-        subcommands: [ServiceRun.self, ServiceInstall.self, ServiceUninstall.self])
+        subcommands: [ServiceRun.self, ServiceInstall.self, ServiceUninstall.self, ServiceMigrateIn.self, ServiceMigrateOut.self])
 }
 
 /// `service run --user NAME --socket PATH --state-dir DIR [--grants-dir DIR]`.

@@ -1,0 +1,57 @@
+import Foundation
+import KeychainAudit
+import KeychainEngine
+import KeychainLinux
+import KeychainServiceWire
+
+/// What the service records of one SecItem call in the caller's access log: each secret read
+/// (a `SecItemCopyMatching` that returns data) and each write, with the item's names (never its
+/// data), the caller's process chain, and the application identifier the service verified.
+enum ServiceAccessRecording {
+    /// The events of `request`'s successful `outcome` from `peer`; empty for a call that neither
+    /// read a secret nor wrote (an attributes-only search, a failure).
+    static func events(for request: ServiceRequest, outcome: SecItemResult, peer: PeerIdentity, application: String,
+                       now: Date = Date()) -> [AccessEvent] {
+        guard outcome.status == 0 else { return [] }
+        let query = WireEntry.dictionary(request.query)
+        let operation: AccessEvent.Operation
+        var items: [AccessEvent.Item]
+        switch request.operation {
+        case .copyMatching:
+            guard (query["r_Data"] as? Bool) == true else { return [] }
+            operation = .read
+            let found: [Any] = (outcome.value as? [Any]) ?? outcome.value.map { [$0] } ?? []
+            items = found.map { value in item(named: (value as? [String: Any]) ?? query) }
+        case .add: operation = .create; items = [item(named: query)]
+        case .update: operation = .update; items = [item(named: query)]
+        case .delete: operation = .delete; items = [item(named: query)]
+        default: return []
+        }
+        if items.isEmpty { items = [item(named: query)] }
+        let caller = lineage(of: peer)
+        return items.map {
+            AccessEvent(time: now, operation: operation, item: $0, caller: caller, callerUID: peer.uid, channel: .keychainService,
+                        decision: .trusted, application: application)
+        }
+    }
+
+    /// An item's names in a SecItem dictionary (its label, service or server, account).
+    private static func item(named attributes: [String: Any]) -> AccessEvent.Item {
+        AccessEvent.Item(label: attributes["labl"] as? String, service: (attributes["svce"] as? String) ?? (attributes["srvr"] as? String),
+                         account: attributes["acct"] as? String)
+    }
+
+    /// The caller's process chain from `/proc`; a caller gone before the chain is read is named
+    /// by what the service verified when it connected.
+    private static func lineage(of peer: PeerIdentity) -> ProcessLineage {
+        switch Result(catching: { () throws(ProcessLineageError) in try ProcessLineage.of(pid: peer.pid) }) {
+        case .success(var chain):
+            // The first link is the caller itself: its executable as the service verified it.
+            if !chain.links.isEmpty { chain.links[0].executable = peer.executablePath }
+            return chain
+        case .failure:
+            return ProcessLineage(links: [ProcessLineage.Link(pid: peer.pid, executable: peer.executablePath, commandName: nil,
+                                                              startTime: 0, parentPID: 0)])
+        }
+    }
+}
