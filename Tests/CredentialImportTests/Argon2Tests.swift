@@ -56,7 +56,7 @@ struct Argon2Tests {
         let program = RequiredTool.argon2.path
         let flag = ["-d", "-i", "-id"][Int(variant.rawValue)]
         // (log2 of memory KiB, iterations, lanes, tag length, password)
-        for (logMemory, iterations, lanes, length, password) in [(5, 1, 1, 32, "password"), (6, 3, 2, 64, "pässwörd\n"), (10, 2, 4, 100, "")] {
+        for (logMemory, iterations, lanes, length, password) in [(5, 1, 1, 32, "password"), (6, 3, 2, 64, "pässwörd\n"), (10, 2, 4, 100, "ab")] {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = ["kdbx-salt-0123", flag, "-t", "\(iterations)", "-m", "\(logMemory)", "-p", "\(lanes)", "-l", "\(length)", "-r"]
