@@ -180,16 +180,23 @@ package enum KDBXFile {
     /// second, a few million on a fast machine).
     static let maximumAESRounds: UInt64 = 100_000_000
 
-    /// AES-KDF: each 16-byte half of the key encrypted `rounds` times (AES-256-ECB, the seed as
-    /// key; one block of CBC with a zero IV is ECB), then SHA-256 of both.
+    /// AES-KDF: each 16-byte half of the key encrypted `rounds` times with AES-256 (the seed as
+    /// key), then SHA-256 of both. Repeated single-block encryption is CBC over zero blocks with the
+    /// half as IV (each ciphertext block is the previous one encrypted), so it runs in chunks of
+    /// one CBC call each rather than one call per round.
     private static func aesKDF(_ composite: [UInt8], seed: [UInt8], rounds: UInt64) throws -> [UInt8] {
         let key = SymmetricKey(data: seed)
-        let zero = try AES._CBC.IV(ivBytes: [UInt8](repeating: 0, count: 16))
+        let chunkBlocks: UInt64 = 65_536
+        let zeros = [UInt8](repeating: 0, count: Int(chunkBlocks) * 16)
         var halves = [Array(composite[0..<16]), Array(composite[16..<32])]
         for half in 0..<2 {
-            var block = Data(halves[half])
-            for _ in 0..<rounds { block = try AES._CBC.encrypt(block, using: key, iv: zero, noPadding: true) }
-            halves[half] = [UInt8](block)
+            var remaining = rounds
+            while remaining > 0 {
+                let blocks = Int(min(remaining, chunkBlocks))
+                let encrypted = try AES._CBC.encrypt(zeros[0..<(blocks * 16)], using: key, iv: AES._CBC.IV(ivBytes: halves[half]), noPadding: true)
+                halves[half] = [UInt8](encrypted.suffix(16))
+                remaining -= UInt64(blocks)
+            }
         }
         return Array(SHA256.hash(data: halves[0] + halves[1]))
     }
