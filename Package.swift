@@ -218,7 +218,7 @@ let package = Package(
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
         // The readers of other secret stores' files, on bytes (the real files: keychainctlTests, SecretServiceClientTests).
-        .testTarget(name: "CredentialImportTests", dependencies: ["CredentialImport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "CredentialImportTests", dependencies: ["CredentialImport", "RequiredToolSupport", .product(name: "Crypto", package: "swift-crypto")]),
         // SecItem semantics through SecItem* only (builds against Apple's Security too).
         .testTarget(name: "SecItemParityTests", dependencies: ["KeychainServices"]),
         .testTarget(

@@ -37,23 +37,34 @@ package final class DBusConnection: @unchecked Sendable {
     /// This connection's unique bus name (":1.42").
     package private(set) var uniqueName = ""
 
-    /// Connects to the bus at `address`, authenticates and says `Hello`, all within `timeout` seconds.
-    package init(address: String, timeout: Double) throws(DBusFailure) {
+    /// Whether the bus agreed to pass Unix file descriptors on this connection.
+    package private(set) var passesFileDescriptors = false
+
+    /// Connects to the bus at `address`, authenticates and says `Hello`, all within `timeout`
+    /// seconds. With `acceptingFileDescriptors` it asks the bus to pass Unix file descriptors
+    /// (`NEGOTIATE_UNIX_FD`): a service whose methods take an `h` argument needs them; every
+    /// other connection leaves them off, so no peer can send it one.
+    package init(address: String, timeout: Double, acceptingFileDescriptors: Bool = false) throws(DBusFailure) {
         let deadline = Deadline(secondsFromNow: timeout)
         socket = try UnixStreamSocket(connectingTo: DBusAddress(parsing: address))
-        try authenticate(deadline: deadline)
+        try authenticate(deadline: deadline, negotiatingFileDescriptors: acceptingFileDescriptors)
         let reply = try call(.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                    interface: "org.freedesktop.DBus", member: "Hello"), deadline: deadline)
         guard let name = reply.first?.text else { throw .protocolViolation("Hello without a unique name") }
         uniqueName = name
     }
 
-    /// SASL: a zero byte, `AUTH EXTERNAL <uid in hex>`, `OK <guid>`, `BEGIN`.
-    private func authenticate(deadline: Deadline) throws(DBusFailure) {
+    /// SASL: a zero byte, `AUTH EXTERNAL <uid in hex>`, `OK <guid>`, optionally
+    /// `NEGOTIATE_UNIX_FD` (`AGREE_UNIX_FD` or an error: then without descriptors), `BEGIN`.
+    private func authenticate(deadline: Deadline, negotiatingFileDescriptors: Bool) throws(DBusFailure) {
         let uid = HexEncoding.string(String(getuid()).utf8)
         try socket.write([0] + Array("AUTH EXTERNAL \(uid)\r\n".utf8), deadline: deadline)
         let line = try readAuthenticationLine(deadline: deadline)
         guard line.hasPrefix("OK ") else { throw .unavailable("the bus refused authentication") }
+        if negotiatingFileDescriptors {
+            try socket.write(Array("NEGOTIATE_UNIX_FD\r\n".utf8), deadline: deadline)
+            passesFileDescriptors = try readAuthenticationLine(deadline: deadline) == "AGREE_UNIX_FD"
+        }
         try socket.write(Array("BEGIN\r\n".utf8), deadline: deadline)
     }
 
@@ -218,12 +229,16 @@ package final class DBusConnection: @unchecked Sendable {
         }
         while true {
             switch try receiveFrame(deadline: deadline, isCancelled: isCancelled) {
-            case .tooLarge(let header, let total):
+            case .tooLarge(var header, let total):
+                attachDescriptors(to: &header)
                 return DBusIncoming(header: header, decoded: nil, problem: .tooLarge(total))
             case .message(let bytes):
                 do {
-                    return DBusIncoming(header: try DBusMessage(decoding: bytes, readingBody: false), bytes: bytes)
+                    var header = try DBusMessage(decoding: bytes, readingBody: false)
+                    attachDescriptors(to: &header)
+                    return DBusIncoming(header: header, bytes: bytes)
                 } catch {
+                    dropUnclaimedDescriptors()
                     continue  // Not even its header decodes: it cannot be answered.
                 }
             }
@@ -241,12 +256,30 @@ package final class DBusConnection: @unchecked Sendable {
     private func receive(deadline: Deadline, isCancelled: () -> Bool) throws(DBusFailure) -> (DBusMessage, DBusBodyProblem?) {
         while true {
             switch try receiveFrame(deadline: deadline, isCancelled: isCancelled) {
-            case .tooLarge(let header, let total):
+            case .tooLarge(var header, let total):
+                attachDescriptors(to: &header)
                 return (header, .tooLarge(total))
             case .message(let bytes):
-                if let decoded = DBusIncoming.decode(bytes) { return decoded }
+                if var decoded = DBusIncoming.decode(bytes) {
+                    attachDescriptors(to: &decoded.0)
+                    return decoded
+                }
+                dropUnclaimedDescriptors()
             }
         }
+    }
+
+    /// Gives `message` the descriptors it declares, in the order they arrived (the bus sends a
+    /// message's descriptors with its bytes, so they are the oldest not yet taken).
+    private func attachDescriptors(to message: inout DBusMessage) {
+        guard message.fileDescriptorCount > 0 else { return }
+        message.fileDescriptors = DBusFileDescriptors(socket.takeDescriptors(Int(message.fileDescriptorCount)))
+    }
+
+    /// Closes descriptors of a message that could not be read at all (its count is unknown):
+    /// a later message must not be handed them.
+    private func dropUnclaimedDescriptors() {
+        for descriptor in socket.takeDescriptors(Int.max) { close(descriptor) }
     }
 
     /// How much to read next: what the message being read still lacks (or the bytes still to
@@ -335,7 +368,9 @@ package struct DBusIncoming: Sendable {
         if let problem { return (decodedMessage ?? header, problem) }
         if let decodedMessage { return (decodedMessage, nil) }
         guard let bytes else { return (header, nil) }
-        return Self.decode(bytes) ?? (header, .undecodable("the message does not decode"))
+        guard var decoded = Self.decode(bytes) else { return (header, .undecodable("the message does not decode")) }
+        decoded.0.fileDescriptors = header.fileDescriptors
+        return decoded
     }
 
     /// Decodes a whole message; a body that does not decode gives its header and the reason; nil

@@ -30,6 +30,11 @@ package struct DBusMessage: Equatable, Sendable {
     package var destination: String?
     package var sender: String?
     package var body: [DBusValue] = []
+    /// How many Unix file descriptors the message declares it carries (its `UNIX_FDS` field).
+    package var fileDescriptorCount: UInt32 = 0
+    /// The descriptors a received message carries (its `h` values index them), or nil when it
+    /// carries none. Closed when the message is released.
+    package var fileDescriptors: DBusFileDescriptors?
 
     /// A method call of `interface.member` on `path` of `destination`.
     package static func call(destination: String, path: String, interface: String, member: String, body: [DBusValue] = []) -> DBusMessage {
@@ -51,6 +56,7 @@ package struct DBusMessage: Equatable, Sendable {
         add(.sender, sender.map(DBusValue.string))
         let signature = body.map(\.signature).joined()
         if !signature.isEmpty { add(.signature, .signature(signature)) }
+        if fileDescriptorCount > 0 { add(.unixFDs, .uint32(fileDescriptorCount)) }
 
         var bodyWriter = DBusWriter()
         for value in body { bodyWriter.write(value) }
@@ -177,7 +183,9 @@ extension DBusMessage {
             case .signature:
                 guard case .signature(let text) = value else { throw .protocolViolation("a malformed signature field") }
                 signature = text
-            case .unixFDs: throw .protocolViolation("a message carrying file descriptors")
+            case .unixFDs:
+                guard let count = value.uint32 else { throw .protocolViolation("a malformed UNIX_FDS field") }
+                message.fileDescriptorCount = count
             case nil: continue  // Unknown fields must be ignored.
             }
         }

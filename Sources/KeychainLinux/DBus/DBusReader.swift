@@ -54,6 +54,7 @@ struct DBusReader {
         case UInt8(ascii: "q"): return .uint16(try integer())
         case UInt8(ascii: "i"): return .int32(Int32(bitPattern: try integer()))
         case UInt8(ascii: "u"): return .uint32(try integer())
+        case UInt8(ascii: "h"): return .unixFileDescriptor(try integer())
         case UInt8(ascii: "x"): return .int64(Int64(bitPattern: try integer()))
         case UInt8(ascii: "t"): return .uint64(try integer())
         case UInt8(ascii: "d"): return .double(Double(bitPattern: try integer()))

@@ -2,8 +2,9 @@ import Foundation
 
 /// One value of the D-Bus type system, as carried in a message body or header field.
 ///
-/// The basic types, arrays, structures, dictionary entries and variants are modelled; Unix file
-/// descriptors are not (they are refused when decoding).
+/// The basic types, arrays, structures, dictionary entries and variants are modelled; a Unix file
+/// descriptor (`h`) is its index into the descriptors its message carries
+/// (``DBusMessage/fileDescriptors``).
 package indirect enum DBusValue: Equatable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
@@ -25,6 +26,8 @@ package indirect enum DBusValue: Equatable, Sendable {
     case dictEntry(key: DBusValue, value: DBusValue)
     /// A value together with its own signature.
     case variant(DBusValue)
+    /// A Unix file descriptor (`h`): its index among the descriptors the message carries.
+    case unixFileDescriptor(UInt32)
 
     /// The signature of this value's type.
     package var signature: String {
@@ -46,6 +49,7 @@ package indirect enum DBusValue: Equatable, Sendable {
         case .structure(let fields): return "(" + fields.map(\.signature).joined() + ")"
         case .dictEntry(let key, let value): return "{" + key.signature + value.signature + "}"
         case .variant: return "v"
+        case .unixFileDescriptor: return "h"
         }
     }
 

@@ -19,7 +19,7 @@ struct DBusWriter {
         case .int16(let number): writeInteger(UInt16(bitPattern: number))
         case .uint16(let number): writeInteger(number)
         case .int32(let number): writeInteger(UInt32(bitPattern: number))
-        case .uint32(let number): writeInteger(number)
+        case .uint32(let number), .unixFileDescriptor(let number): writeInteger(number)
         case .int64(let number): writeInteger(UInt64(bitPattern: number))
         case .uint64(let number): writeInteger(number)
         case .double(let number): writeInteger(number.bitPattern)

@@ -29,6 +29,7 @@ final class UnixStreamSocket {
 
     deinit {
         close(descriptor)
+        for received in receivedDescriptors { close(received) }
     }
 
     private static func connectedDescriptor(_ socketAddress: DBusAddress.Socket) throws(DBusFailure) -> Int32 {
@@ -88,19 +89,81 @@ final class UnixStreamSocket {
         }
     }
 
-    /// Reads whatever is available (at least one byte), waiting until `deadline`; stops early
-    /// with `cancelled` when `isCancelled` turns true.
-    /// Reads what has arrived, up to `maximumLength` bytes, waiting until `deadline` for something.
+    /// Reads what has arrived, up to `maximumLength` bytes, waiting until `deadline` for something;
+    /// stops early with `cancelled` when `isCancelled` turns true. File descriptors that arrive
+    /// with the bytes (`SCM_RIGHTS`, close-on-exec) are queued for ``takeDescriptors(_:)``.
     func read(deadline: Deadline, isCancelled: () -> Bool, maximumLength: Int = 4096) throws(DBusFailure) -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: max(1, maximumLength))
+        var control = [UInt8](repeating: 0, count: Self.controlSpace)
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            var controlLength = 0
+            let count = chunk.withUnsafeMutableBytes { data in
+                control.withUnsafeMutableBytes { controlBuffer in
+                    var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                    return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                        var header = msghdr()
+                        header.msg_iov = vectorPointer
+                        header.msg_iovlen = 1
+                        header.msg_control = controlBuffer.baseAddress
+                        header.msg_controllen = controlBuffer.count
+                        let received = recvmsg(descriptor, &header, Self.receiveFlags)
+                        controlLength = Int(header.msg_controllen)
+                        return received
+                    }
+                }
+            }
+            if count >= 0 { queueDescriptors(from: control, length: controlLength) }
             if count > 0 { return Array(chunk[0..<count]) }
             if count == 0 { throw .disconnected }
             let code = errno
             if code == EINTR { continue }
             guard code == EAGAIN || code == EWOULDBLOCK else { throw .disconnected }
             try wait(for: Int16(POLLIN), deadline: deadline, isCancelled: isCancelled)
+        }
+    }
+
+    /// Descriptors received and not yet taken, oldest first.
+    private var receivedDescriptors: [Int32] = []
+
+    /// The `count` oldest descriptors received (fewer when fewer arrived: a peer that declares
+    /// more than it sent), now owned by the caller.
+    func takeDescriptors(_ count: Int) -> [Int32] {
+        let taken = Array(receivedDescriptors.prefix(count))
+        receivedDescriptors.removeFirst(taken.count)
+        return taken
+    }
+
+    /// Descriptors one read takes at most; a bus passes at most 16 with one message by default,
+    /// and the kernel closes any beyond the control buffer (`MSG_CTRUNC`), so none leaks.
+    private static let descriptorsPerRead = 64
+    /// `cmsghdr` is 16 bytes on 64-bit Linux; the data follows, 8-aligned.
+    private static let controlHeaderSize = MemoryLayout<cmsghdr>.size
+    private static let controlSpace = controlHeaderSize + (descriptorsPerRead * 4 + 7) / 8 * 8
+    #if os(Linux)
+    private static let receiveFlags = Int32(MSG_CMSG_CLOEXEC)
+    #else
+    private static let receiveFlags: Int32 = 0
+    #endif
+
+    /// Walks the control messages of one `recvmsg` (the `CMSG_NXTHDR` arithmetic, which Swift
+    /// cannot import as macros) and queues the descriptors of each `SCM_RIGHTS` message.
+    private func queueDescriptors(from control: [UInt8], length: Int) {
+        var offset = 0
+        let end = min(length, control.count)
+        while offset + Self.controlHeaderSize <= end {
+            let header = control.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: cmsghdr.self) }
+            let messageLength = Int(header.cmsg_len)
+            guard messageLength >= Self.controlHeaderSize, offset + messageLength <= end else { return }
+            if header.cmsg_level == SOL_SOCKET && header.cmsg_type == Int32(SCM_RIGHTS) {
+                let count = (messageLength - Self.controlHeaderSize) / 4
+                for index in 0..<count {
+                    let descriptor = control.withUnsafeBytes {
+                        $0.loadUnaligned(fromByteOffset: offset + Self.controlHeaderSize + 4 * index, as: Int32.self)
+                    }
+                    receivedDescriptors.append(descriptor)
+                }
+            }
+            offset += (messageLength + 7) / 8 * 8
         }
     }
 

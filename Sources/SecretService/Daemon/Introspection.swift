@@ -27,13 +27,15 @@ extension SecretServiceDaemon {
             switch path {
             case "/": children = ["org"]
             case "/org": children = ["freedesktop"]
-            case "/org/freedesktop": children = ["secrets"]
+            case "/org/freedesktop": children = ["portal", "secrets"]
+            case "/org/freedesktop/portal": children = ["desktop"]
+            case Self.portalPath: children = []
             case SecretObjectPath.servicePath + "/collection": children = try backend.collectionNames()
             case SecretObjectPath.servicePath + "/aliases": children = ["default", SessionCollection.name]
             case SecretObjectPath.servicePath + "/session", SecretObjectPath.servicePath + "/prompt": children = []
             default: throw .unknownMethod("no object at \(path)")
             }
-            interfaces = ""
+            interfaces = path == Self.portalPath ? Self.standardInterfaces + Self.portalXML : ""
         }
         let nodes = children.map { "  <node name=\"\($0)\"/>\n" }.joined()
         return """
@@ -113,6 +115,18 @@ extension SecretServiceDaemon {
     private static let sessionXML = """
       <interface name="org.freedesktop.Secret.Session">
         <method name="Close"/>
+      </interface>
+
+    """
+
+    private static let portalXML = """
+      <interface name="org.freedesktop.impl.portal.Secret">
+        <method name="RetrieveSecret">
+          <arg name="handle" type="o" direction="in"/><arg name="app_id" type="s" direction="in"/>
+          <arg name="fd" type="h" direction="in"/><arg name="options" type="a{sv}" direction="in"/>
+          <arg name="response" type="u" direction="out"/><arg name="results" type="a{sv}" direction="out"/>
+        </method>
+        <property name="version" type="u" access="read"/>
       </interface>
 
     """

@@ -7,11 +7,32 @@ extension SecretServiceDaemon {
     /// object, or a collection, alias or item that does not exist, is `UnknownMethod` whatever
     /// the property; an unknown property (or interface) of an existing object is `InvalidArgs`.
     func handleProperties(_ member: String, _ arguments: DBusArguments, path: String, call: DBusMessage) throws(DBusError) -> [DBusValue]? {
+        if path == Self.portalPath { return try handlePortalProperties(member, arguments) }
         guard let object = SecretObjectPath(path) else { throw .unknownMethod("no object at \(path)") }
         do throws(DBusError) {
             return try handleProperties(member, arguments, object: object, call: call)
         } catch where error.name == DBusError.noSuchObjectName {
             throw .unknownMethod("no object at \(path)")
+        }
+    }
+
+    /// `Get` and `GetAll` of the portal object (its one property is read-only).
+    private func handlePortalProperties(_ member: String, _ arguments: DBusArguments) throws(DBusError) -> [DBusValue] {
+        switch member {
+        case "Get":
+            try arguments.require("ss")
+            guard let value = try portalProperties(interface: try arguments.string(0))[try arguments.string(1)] else {
+                throw .invalidArgs("no property \(try arguments.string(1))")
+            }
+            return [.variant(value)]
+        case "GetAll":
+            try arguments.require("s")
+            let all = try portalProperties(interface: try arguments.string(0))
+            return [.array(elementSignature: "{sv}", all.sorted { $0.key < $1.key }.map { .dictEntry(key: .string($0.key), value: .variant($0.value)) })]
+        case "Set":
+            throw .propertyReadOnly("the portal's properties are read-only")
+        default:
+            throw .unknownMethod("Properties has no method \(member)")
         }
     }
 

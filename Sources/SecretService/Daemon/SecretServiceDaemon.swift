@@ -186,6 +186,9 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         default:
             break
         }
+        if path == Self.portalPath {
+            return try handlePortal(member, interface: call.interface, arguments, call: call)
+        }
         // gnome-keyring answers a path that names no object with UnknownMethod (GDBus's answer for
         // an unregistered path), and clients map only that (and NoSuchObject) to "no such item".
         guard let object = SecretObjectPath(path) else { throw .unknownMethod("no object at \(path)") }

@@ -32,7 +32,8 @@ package enum SecretServiceLauncher {
                               isStopped: @escaping () -> Bool) throws(Failure) {
         let connection: DBusConnection
         do {
-            connection = try DBusConnection(address: busAddress, timeout: 5)
+            // Descriptors: the XDG secret portal's RetrieveSecret passes the one to write to.
+            connection = try DBusConnection(address: busAddress, timeout: 5, acceptingFileDescriptors: true)
         } catch {
             throw Failure(description: "cannot connect to the D-Bus session bus at \(busAddress): \(error)")
         }

@@ -14,7 +14,7 @@ import KeychainServices
 struct ImportCredentials: KeychainCommand {
     static let configuration = CommandConfiguration(
         commandName: "import-credentials",
-        abstract: "Import credentials: gnome-keyring keyrings, browser password CSV exports, and plain-text files (.netrc, .git-credentials, Docker config.json, gh hosts.yml, .env).",
+        abstract: "Import credentials: gnome-keyring keyrings, KeePassXC databases (KDBX 4), browser password CSV exports, and plain-text files (.netrc, .git-credentials, Docker config.json, gh hosts.yml, .env).",
         discussion: """
             gnome-keyring: name the keyrings folder (~/.local/share/keyrings) or *.keyring files. \
             Each keyring goes into the Secret Service collection of the same name (login into \
@@ -23,6 +23,13 @@ struct ImportCredentials: KeychainCommand {
             comes from --password-file or a no-echo prompt. An item already in its collection \
             with the same label and attributes is unchanged or updated, never added twice. The \
             keyring files are only read.
+
+            KeePass/KeePassXC: name *.kdbx databases (KDBX 4, Argon2, AES-256 or ChaCha20). Each \
+            goes into the collection named like the database (created with its password), every \
+            entry as an item labelled with its title, its password as the secret, and the \
+            attributes Title, UserName, URL, Notes, Path (its group) and Uuid, as KeePassXC's own \
+            Secret Service shows them. The password comes from --password-file or a no-echo \
+            prompt. The recycle bin, old versions, attachments and custom fields are left out.
 
             The format follows the file name (.netrc, .git-credentials, config.json, hosts.yml, \
             .env or *.env), or --format. Without --apply nothing changes: each credential is listed \
@@ -49,7 +56,7 @@ struct ImportCredentials: KeychainCommand {
     @Option(name: .long, help: ArgumentHelp("The format of every file: \(CredentialFileFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
     var format: String?
 
-    @Option(name: .customLong("password-file"), help: ArgumentHelp("gnome-keyring: a file whose first line is the keyrings' password (else a no-echo prompt per keyring).", valueName: "file"))
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("gnome-keyring and KeePass: a file whose first line is the keyrings' or databases' password (else a no-echo prompt per file).", valueName: "file"))
     var passwordFile: String?
 
     @Option(name: .customLong("env-service"), help: ArgumentHelp("The service of .env variables (default: dotenv:<the file's folder name>).", valueName: "service"))

@@ -52,7 +52,7 @@ struct KeyringImporter {
     /// `~/.local/share/keyrings`).
     static func isKeyringPath(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
-        return path.hasSuffix(".keyring") || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        return path.hasSuffix(".keyring") || KDBXFile.isDatabasePath(path) || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
     /// Reads and opens every keyring `paths` name (a directory: each `*.keyring` in it). An
@@ -83,6 +83,11 @@ struct KeyringImporter {
         var sources: [Source] = []
         for file in files {
             let content = try contents(of: file)
+            if KDBXFile.isDatabasePath(file) {
+                let collection = try openDatabase(content, file: file, filePassword: filePassword)
+                sources.append(Source(path: file, collection: collection, isDefault: false))
+                continue
+            }
             let identifier = GnomeKeyringFile.identifier(ofPath: file)
             let collection = try open(content, identifier: identifier, file: file, filePassword: filePassword)
             let directory = (file as NSString).deletingLastPathComponent
@@ -114,6 +119,37 @@ struct KeyringImporter {
             throw UsageFailure(message: "cannot read the keyring password from \(path) (\(String(cString: strerror(errno)))). Nothing was stored.")
         }
         return Data(contents.prefix { $0 != 0x0A && $0 != 0x0D })
+    }
+
+    /// Opens a KeePass/KeePassXC KDBX 4 database: its password from `--password-file` or a
+    /// no-echo prompt (no empty-password attempt first: each attempt costs the database's Argon2).
+    /// It goes into the collection with the database's name, created with its password.
+    private static func openDatabase(_ content: Data, file: String, filePassword: Data?) throws -> ImportedCollection {
+        let identifier = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        func attempt(_ password: Data) throws -> ImportedCollection? {
+            do throws(CredentialImportError) {
+                return try KDBXFile.read(content, identifier: identifier, password: password, keyFile: nil, file: file)
+            } catch where error.kind == .wrongPassword {
+                return nil
+            } catch {
+                throw UsageFailure(message: error.description + ". Nothing was stored.")
+            }
+        }
+        if let filePassword {
+            if let opened = try attempt(filePassword) { return opened }
+            throw UsageFailure(message: "\(file): the password in the password file does not open this database. Nothing was stored.")
+        }
+        guard SecretInput.isInteractive else {
+            throw UsageFailure(message: "\(file) is a KeePass database: give its password with --password-file FILE, or run at a terminal "
+                               + "to be asked. Nothing was stored.")
+        }
+        for _ in 0..<3 {
+            var typed = try SecretInput.secret(prompt: "Password of database \(identifier) (\(file)): ", endsInput: false)
+            defer { typed.wipe() }
+            if let opened = try attempt(typed) { return opened }
+            Console.error("keychainctl: that password does not open \(file)")
+        }
+        throw UsageFailure(message: "\(file): three wrong passwords. Nothing was stored.")
     }
 
     private static func open(_ content: Data, identifier: String, file: String, filePassword: Data?) throws -> ImportedCollection {

@@ -74,9 +74,12 @@ public struct RequiredTool: Sendable, Hashable {
     public static let pythonKeyring = RequiredTool(path: pythonModules + "keyring", debianPackage: "python3-keyring")
     public static let pythonSecretStorage = RequiredTool(path: pythonModules + "secretstorage",
                                                          debianPackage: "python3-secretstorage")
+    public static let pythonGObject = RequiredTool(path: pythonModules + "gi", debianPackage: "python3-gi")
     public static let pythonPytest = RequiredTool(path: pythonModules + "pytest", debianPackage: "python3-pytest")
     public static let pythonPip = RequiredTool(path: pythonModules + "pip", debianPackage: "python3-pip")
     public static let pinentryTTY = RequiredTool(path: "/usr/bin/pinentry-tty", debianPackage: "pinentry-tty")
+    public static let argon2 = RequiredTool(path: "/usr/bin/argon2", debianPackage: "argon2")
+    public static let keepassxcCLI = RequiredTool(path: "/usr/bin/keepassxc-cli", debianPackage: "keepassxc")
     public static let openssl = RequiredTool(path: "/usr/bin/openssl", debianPackage: "openssl")
     public static let git = RequiredTool(path: "/usr/bin/git", debianPackage: "git")
     public static let pkgConfig = RequiredTool(path: "/usr/bin/pkg-config", debianPackage: "pkg-config")
@@ -93,7 +96,7 @@ public struct RequiredTool: Sendable, Hashable {
     /// Every tool some test runs.
     public static let known: [RequiredTool] = [
         dbusDaemon, dbusSend, etcd, etcdctl, fprintd, dbusmock, gnomeKeyring, secretTool, python3, pythonKeyring,
-        pythonSecretStorage, pythonPytest, pythonPip, pinentryTTY, openssl, git, pkgConfig, cc, libsecretHeaders, glibHeaders, swtpm, tpm2Tools,
+        pythonSecretStorage, pythonGObject, pythonPytest, pythonPip, pinentryTTY, argon2, keepassxcCLI, openssl, git, pkgConfig, cc, libsecretHeaders, glibHeaders, swtpm, tpm2Tools,
         gitDaemon, sshd, sshKeygen,
     ]
 }
