@@ -149,7 +149,9 @@ let package = Package(
                                                       .product(name: "Crypto", package: "swift-crypto")]),
         // The system OpenSSL, for TLS to etcd (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
-        // Synchronizable items across devices (etcd, git, a shared folder); a peer of the engine over the store.
+        // Synchronizable items across devices (etcd, git, a shared folder), beside the engine: it works on a
+        // keychain through SyncableKeychain (KeychainVocabulary), which the store implements. KeychainStore:
+        // only ItemPayload, the store's payload encoding, which a sync record's body is.
         .target(name: "KeychainSync", dependencies: ["KeychainEngine", "KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
         // `swift run keychainkit-demo`: KeychainKit's flows on the default keychain.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
