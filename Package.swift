@@ -99,7 +99,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        // What Linux needs beyond `import Security`, kept out of the Apple-named surface.
+        // What Linux needs beyond `import Security` (Apple-shaped: SecKeychainChangePassword,
+        // SecKeychainCopyStorageSecurity, errSecInternal, KeychainFailureDetails), kept out of the Apple-named surface.
         .target(name: "KeychainServicesExtras", dependencies: ["KeychainServicesPortable", "KeychainEngine", "KeychainVocabulary"]),
         // What users import: Security on Apple platforms, KeychainServicesPortable elsewhere.
         .target(
@@ -112,6 +113,8 @@ let package = Package(
             name: "KeychainKit",
             dependencies: [
                 "KeychainServices",
+                // InternetProtocolSchemes: the one table of protocol names (URL scheme ↔ kSecAttrProtocol).
+                "KeychainPrimitives",
                 // KeychainError.reason: the cause behind a failed status (KeychainFailureDetails);
                 // Keychain.storageSecurity (SecKeychainCopyStorageSecurity).
                 .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
@@ -131,11 +134,13 @@ let package = Package(
                 // Per-application access decisions, recorded in the access log.
                 "KeychainAudit",
                 "KeychainServices",
-                // errSecInternal, KeychainFailureDetails, KeychainPromptProgram.
+                // errSecInternal, KeychainFailureDetails.
                 "KeychainServicesExtras",
+                // KeychainPromptProgram: the keychain's own pinentry, for the unlock prompts.
+                "KeychainToolSupport",
                 "KeychainPrimitives",  // HexEncoding for item ids
                 // Internet-password attributes shared with the git and Docker helpers.
-                "CredentialStore",
+                "InternetCredentials",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -145,26 +150,32 @@ let package = Package(
                                                       .product(name: "Crypto", package: "swift-crypto")]),
         // The system OpenSSL, for TLS to etcd (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
-        // Synchronizable items across devices (etcd, git, a shared folder); a peer of the engine over the store.
+        // Synchronizable items across devices (etcd, git, a shared folder), beside the engine: it works on a
+        // keychain through SyncableKeychain (KeychainVocabulary), which the store implements. KeychainStore:
+        // only ItemPayload, the store's payload encoding, which a sync record's body is.
         .target(name: "KeychainSync", dependencies: ["KeychainEngine", "KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
         // `swift run keychainkit-demo`: KeychainKit's flows on the default keychain.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
-        // Internet-password credentials shared by the tools and the Secret Service.
+        // Internet-password credentials as keychain items, shared by the tools and the Secret Service.
         .target(
-            name: "CredentialStore",
+            name: "InternetCredentials",
             dependencies: [
                 "KeychainServices",
-                // InternetProtocol: the one table of protocol names (URL scheme ↔ kSecAttrProtocol).
-                "KeychainKit",
+                // InternetProtocolSchemes: the one table of protocol names (URL scheme ↔ kSecAttrProtocol).
+                "KeychainPrimitives",
                 // The reason behind a failed status (KeychainFailureDetails), shown by the tools.
                 .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
             ],
             swiftSettings: [reimplementedDefine]
         ),
-        // The command-line tools' version and configuration (ToolEnvironment).
+        // The command-line tools' version and configuration (ToolEnvironment), and their policy over
+        // the engine's settings (KeychainToolSettings: access groups, key derivation), which no
+        // application may change, so it reaches the engine here rather than through the extras.
         .target(
             name: "KeychainToolSupport",
             dependencies: [.target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
+                           .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
+                           .target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms)),
                            .target(name: "KeychainAudit", condition: .when(platforms: [.linux]))],
             swiftSettings: [reimplementedDefine]
         ),
@@ -179,7 +190,7 @@ let package = Package(
             name: "keychainctl",
             dependencies: [
                 "KeychainServices",
-                "CredentialStore",
+                "InternetCredentials",
                 "CredentialFiles",
                 "CredentialImport",
                 "KeychainPrimitives",
@@ -202,7 +213,7 @@ let package = Package(
             swiftSettings: [reimplementedDefine]
         ),
         .executableTarget(name: "docker-credential-keychainkit", dependencies: [
-            "KeychainServices", "CredentialStore", "KeychainToolSupport",
+            "KeychainServices", "InternetCredentials", "KeychainToolSupport",
             // The access log: the helper records each credential it hands out, stores or erases.
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
         ]),
@@ -238,7 +249,7 @@ let package = Package(
             dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture", "KeychainTestSupport"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
-        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
+        .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainToolSupport", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
                                                                   // DictionaryEntriesTests: the CF-dictionary walker (@testable).
                                                                   .target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms)),
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
@@ -269,14 +280,15 @@ let package = Package(
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",
-                                                                   "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainServicesExtras", "KeychainLinux", "KeychainPrimitives", "KeychainTestSupport"]),
+                                                                   "RequiredToolSupport", "PrivateBusSupport", "KeychainAudit", "KeychainServicesExtras", "KeychainToolSupport", "KeychainLinux", "KeychainPrimitives", "KeychainTestSupport"]),
         // One UserDefaults-migration step per process, for the migration tests.
         .executableTarget(name: "keychainkit-migration-probe", dependencies: ["KeychainKit", "KeychainServices"], path: "Tests/Support/MigrationProbe"),
         .testTarget(
             name: "KeychainKitTests",
             // KeychainServices: items the typed API wrote, read back through SecItem calls; KeychainEngine:
             // StorageSecurityTests sets the test KDF on the engine's registry.
-            dependencies: ["KeychainKit", "KeychainKitTesting", "KeychainServices", "KeychainEngine", "keychainkit-migration-probe", "KeychainTestSupport",
+            // KeychainPrimitives: InternetProtocolSchemeTests checks the protocol table against Security's constants.
+            dependencies: ["KeychainKit", "KeychainKitTesting", "KeychainServices", "KeychainEngine", "KeychainPrimitives", "keychainkit-migration-probe", "KeychainTestSupport",
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]

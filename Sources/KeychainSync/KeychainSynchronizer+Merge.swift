@@ -1,7 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-import KeychainStore
+import KeychainStore  // ItemPayload: a record's body is the store's payload encoding
 import KeychainVocabulary
 
 extension KeychainSynchronizer {

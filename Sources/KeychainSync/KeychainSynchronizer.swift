@@ -1,7 +1,6 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-import KeychainStore
 import KeychainVocabulary
 
 /// Opens the transport a circle's records live on: its location as the user gave it and the
@@ -26,7 +25,8 @@ package final class KeychainSynchronizer {
     /// Item classes that synchronize.
     static let classes: [ItemClass] = [.genericPassword, .internetPassword]
 
-    let database: KeychainDatabase
+    /// The keychain synchronized, through what sync needs of it (the store implements it).
+    let database: any SyncableKeychain
     let openTransport: SyncTransportOpener
     /// How many earlier versions of each item this device keeps on the transport when it
     /// replaces one (at least 1); the losing side of a merge is kept the same way.
@@ -39,7 +39,7 @@ package final class KeychainSynchronizer {
 
     /// A synchronizer for `database` (which must be in a circle for anything but `create`/`join`),
     /// reaching its circle through `openTransport` (etcd by default).
-    package init(database: KeychainDatabase, openTransport: @escaping SyncTransportOpener = EtcdTransport.open) {
+    package init(database: any SyncableKeychain, openTransport: @escaping SyncTransportOpener = EtcdTransport.open) {
         self.database = database
         self.openTransport = openTransport
     }

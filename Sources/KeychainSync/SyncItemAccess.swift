@@ -1,4 +1,4 @@
-import KeychainStore
+import KeychainVocabulary
 
 /// One item a sync pass changed in this keychain or whose secret it read to publish, for the
 /// keychain's access log (``KeychainSynchronizer/recordAccess``): what happened, the item's

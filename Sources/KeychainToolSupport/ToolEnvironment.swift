@@ -22,7 +22,6 @@ package struct ToolEnvironment: Sendable {
     package var unlockingVariableNames: Set<String> { [] }
 }
 #else
-import KeychainServicesExtras
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 #endif

@@ -1,4 +1,5 @@
 import KeychainKit
+import KeychainPrimitives
 import KeychainServices
 import Testing
 
@@ -19,6 +20,24 @@ import Testing
         }
         #expect(InternetProtocol(urlScheme: "https") == .https)
         #expect(InternetProtocol.ssh.urlScheme == "ssh")
+    }
+
+    /// The table spells Apple's codes as literals (so that the helpers reach it without the typed
+    /// API): each must be the platform's own constant, Apple's Security framework on Apple platforms.
+    @Test func everyCodeInTheTableIsTheSecurityConstant() {
+        let constants: [String: CFString] = [
+            "https": kSecAttrProtocolHTTPS, "http": kSecAttrProtocolHTTP, "ftp": kSecAttrProtocolFTP, "ftps": kSecAttrProtocolFTPS,
+            "ssh": kSecAttrProtocolSSH, "smtp": kSecAttrProtocolSMTP, "imap": kSecAttrProtocolIMAP, "imaps": kSecAttrProtocolIMAPS,
+            "pop3": kSecAttrProtocolPOP3, "ldap": kSecAttrProtocolLDAP, "ldaps": kSecAttrProtocolLDAPS, "smb": kSecAttrProtocolSMB,
+            "afp": kSecAttrProtocolAFP, "telnet": kSecAttrProtocolTelnet, "telnets": kSecAttrProtocolTelnetS, "irc": kSecAttrProtocolIRC,
+            "ircs": kSecAttrProtocolIRCS, "nntp": kSecAttrProtocolNNTP, "nntps": kSecAttrProtocolNNTPS, "socks": kSecAttrProtocolSOCKS,
+            "rtsp": kSecAttrProtocolRTSP, "ipp": kSecAttrProtocolIPP, "daap": kSecAttrProtocolDAAP, "eppc": kSecAttrProtocolEPPC,
+        ]
+        #expect(Set(InternetProtocolSchemes.all.map(\.scheme)) == Set(constants.keys))
+        #expect(Set(InternetProtocolSchemes.all.map(\.code)).count == InternetProtocolSchemes.all.count, "two schemes share a code")
+        for row in InternetProtocolSchemes.all {
+            #expect(constants[row.scheme].map { $0 as String } == row.code, "\(row.scheme)")
+        }
     }
 
     @Test func schemesAreCaseInsensitive() {

@@ -1,6 +1,6 @@
 import Foundation
 import KeychainEngine
-import KeychainServicesExtras
+import KeychainToolSupport
 import KeychainTestSupport
 import Testing
 

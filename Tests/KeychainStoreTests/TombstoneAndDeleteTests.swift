@@ -1,5 +1,6 @@
 import Foundation
 import KeychainTestSupport
+import KeychainVocabulary
 import Testing
 @testable import KeychainStore
 

@@ -3,6 +3,7 @@ import EtcdClusterSupport
 import Foundation
 import KeychainStore
 import KeychainTestSupport
+import KeychainVocabulary
 @testable import KeychainSync
 
 /// Devices in one circle at `location`: the first created it and sponsored each of the others in

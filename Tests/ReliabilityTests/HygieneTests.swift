@@ -3,6 +3,7 @@ import Foundation
 import KeychainTestSupport
 import KeychainEngine
 import KeychainServices
+import KeychainVocabulary
 import Testing
 @testable import KeychainStore
 

@@ -9,10 +9,10 @@ import Testing
 struct LayerRuleTests {
     /// Modules that are not an API: `package` access only.
     static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
-                                     "SecretService", "CredentialStore", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceCore"]
+                                     "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceCore"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
-    /// KeychainServicesExtras or, for sync, KeychainSync.
-    static let modulesAboveAppleAPI = ["KeychainKit", "CredentialStore", "KeychainToolSupport", "SecretService", "keychainctl",
+    /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
+    static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",
                                        "docker-credential-keychainkit", "KeychainAudit"]
 
     /// The layer graph: each module of Sources/ (and each test-support module) and the package's
@@ -30,7 +30,8 @@ struct LayerRuleTests {
         "KeychainStore": ["KeychainPrimitives", "KeychainVocabulary", "CSQLite"],
         // Apple's SecItem semantics over the store.
         "KeychainEngine": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainLinux"],
-        // A peer of the engine over the store: it replicates the store's typed items, tombstones and versions.
+        // Beside the engine: it replicates portable items and tombstones through SyncableKeychain (the vocabulary's
+        // narrow protocol the store implements); from the store only its payload encoding (storeDependents).
         "KeychainSync": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "COpenSSL"],
         // Apple's names over the engine, and what Linux needs beyond them.
         // The keychain service: its wire format (what clients and the service share), and the service.
@@ -40,17 +41,17 @@ struct LayerRuleTests {
         "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable"],
         "KeychainServices": ["KeychainServicesPortable"],
         // Above Apple's API.
-        "KeychainKit": ["KeychainServices", "KeychainServicesExtras"],
+        "KeychainKit": ["KeychainPrimitives", "KeychainServices", "KeychainServicesExtras"],
         "KeychainKitTesting": ["KeychainVocabulary", "KeychainEngine", "KeychainKit"],
         "KeychainAudit": ["KeychainLinux", "KeychainServices"],
-        "CredentialStore": ["KeychainServices", "KeychainServicesExtras", "KeychainKit"],
-        "KeychainToolSupport": ["KeychainServicesExtras", "KeychainAudit"],
+        "InternetCredentials": ["KeychainPrimitives", "KeychainServices", "KeychainServicesExtras"],
+        "KeychainToolSupport": ["KeychainServicesExtras", "KeychainEngine", "KeychainServicesPortable", "KeychainAudit"],
         "SecretService": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainAudit",
-                          "CredentialStore"],
+                          "KeychainToolSupport", "InternetCredentials"],
         // The programs.
         "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync", "KeychainServiceCore",
-                        "KeychainAudit", "CredentialFiles", "CredentialImport", "CredentialStore", "KeychainToolSupport", "SecretService"],
-        "docker-credential-keychainkit": ["KeychainServices", "KeychainAudit", "CredentialStore", "KeychainToolSupport"],
+                        "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService"],
+        "docker-credential-keychainkit": ["KeychainServices", "KeychainAudit", "InternetCredentials", "KeychainToolSupport"],
         "keychainkit-demo": ["KeychainKit"],
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
         "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
@@ -157,10 +158,16 @@ struct LayerRuleTests {
         #expect(offenders.isEmpty, "import Foundation instead (it re-exports the platform's C library): \(offenders)")
     }
 
+    /// The modules above Apple's API that change the engine's settings, which is why they import
+    /// it: not the API an application links.
+    static let engineConfigurers = [
+        "KeychainToolSupport": "the tools' policy (KeychainToolSettings): all access groups, the test KDF, the tools' own prompts",
+    ]
+
     @Test func nothingAboveApplesAPIImportsTheEngine() throws {
         let engineImport = try Regex(#"^(@testable\s+|@_spi\(\w+\)\s+)?import (KeychainEngine|KeychainServicesPortable)\b"#)
         var offenders: [String] = []
-        for module in Self.modulesAboveAppleAPI {
+        for module in Self.modulesAboveAppleAPI where Self.engineConfigurers[module] == nil {
             offenders += try Self.codeLines(of: module).filter { $0.text.contains(engineImport) }.map { "\($0.location): \($0.text)" }
         }
         #expect(offenders.isEmpty, "reach the engine through KeychainServicesExtras (package API) or KeychainSync: \(offenders)")
@@ -201,7 +208,7 @@ struct LayerRuleTests {
         #expect(readerLines > 0, "\(Self.environmentReader) no longer reads the environment: update this rule")
         #expect(offenders.isEmpty, """
             read the environment through ProcessEnvironment (KeychainPrimitives), and KeychainKit's own variables \
-            through KeychainConfiguration (KeychainServicesExtras' KeychainToolSettings above Apple's API): \(offenders)
+            through KeychainConfiguration (KeychainToolSupport's KeychainToolSettings above Apple's API): \(offenders)
             """)
     }
 
@@ -279,6 +286,57 @@ struct LayerRuleTests {
         }
         let documented = Set(readmeTable.flatMap { row in row.matches(of: name).map { String(row[$0.range]) } })
         #expect(documented.subtracting(spelled).isEmpty, "README.md documents variables nothing reads: \(documented.subtracting(spelled))")
+    }
+
+    /// The one transaction primitive (GRDB's `inTransaction`): every `BEGIN`, `COMMIT` and
+    /// `ROLLBACK` of the keychain file is sent there, so each failure path (a body that throws, a
+    /// failed commit, a failed rollback) is handled once.
+    static let transactionPrimitive = "KeychainStore/SQLite/SQLiteConnection+Transaction.swift"
+    /// The one connection setup: the settings every connection to a keychain file runs with.
+    static let connectionSetupFiles: Set<String> = ["KeychainStore/Database/KeychainConnectionSetup.swift",
+                                                    "KeychainStore/Database/KeychainDatabase+Checkpoint.swift"]
+
+    @Test func oneTransactionPrimitiveAndOneConnectionSetup() throws {
+        let transactionSQL = try Regex(#""\s*(BEGIN|COMMIT|ROLLBACK|END|SAVEPOINT|RELEASE)\b(\s+(IMMEDIATE|EXCLUSIVE|DEFERRED|TRANSACTION|TO)\b[^"]*)?\s*""#)
+        let connectionPragma = try Regex(#"PRAGMA\s+(journal_mode|synchronous|secure_delete|temp_store|cache_size|wal_autocheckpoint|journal_size_limit)\s*="#)
+        var transactionOffenders: [String] = []
+        var pragmaOffenders: [String] = []
+        var primitiveLines = 0
+        for line in try Self.codeLines(of: "KeychainStore") {
+            let file = String(Self.file(of: line.location))
+            if line.text.contains(transactionSQL) {
+                if file == Self.transactionPrimitive { primitiveLines += 1 } else { transactionOffenders.append("\(line.location): \(line.text)") }
+            }
+            if line.text.contains(connectionPragma), !Self.connectionSetupFiles.contains(file) {
+                pragmaOffenders.append("\(line.location): \(line.text)")
+            }
+        }
+        #expect(primitiveLines > 0, "\(Self.transactionPrimitive) no longer sends BEGIN/COMMIT/ROLLBACK: update this rule")
+        #expect(transactionOffenders.isEmpty, "open and end transactions with SQLiteConnection.inTransaction: \(transactionOffenders)")
+        #expect(pragmaOffenders.isEmpty, "set a connection's pragmas in KeychainConnectionSetup, once: \(pragmaOffenders)")
+    }
+
+    /// The modules that may depend on the store: the engine (Apple's semantics over it) and the test
+    /// and benchmark tools that work on keychain files themselves. Sync reaches a keychain through
+    /// `SyncableKeychain` (KeychainVocabulary), which the store implements; everything else through the engine.
+    static let storeDependents: Set<String> = ["KeychainEngine", "KeychainTestSupport", "KeychainBenchmarkSupport", "keychainkit-torture",
+                                               "KeychainSync"]
+    /// What sync may still use of the store, in the only files that may import it: a record's body is
+    /// the store's payload encoding (`ItemPayload`). Moving that codec below the store ends the skip.
+    static let syncFilesOverTheStore: Set<String> = ["KeychainSync/Records/SyncRecord.swift", "KeychainSync/KeychainSynchronizer+Merge.swift",
+                                                     "KeychainSync/KeychainSynchronizer+History.swift"]
+
+    @Test func onlyTheEngineAndTheTestToolsDependOnTheStore() throws {
+        let dependents = Set(Self.allowedImports.filter { $0.value.contains("KeychainStore") }.keys)
+        #expect(dependents == Self.storeDependents, """
+            a module over the store skips the engine: reach keychains through the engine, or, for sync, through \
+            SyncableKeychain; found \(dependents.subtracting(Self.storeDependents).sorted()), \
+            gone \(Self.storeDependents.subtracting(dependents).sorted())
+            """)
+        let storeImport = try Regex(#"^(@testable\s+)?import KeychainStore\b"#)
+        let syncFiles = Set(try Self.codeLines(of: "KeychainSync").filter { $0.text.contains(storeImport) }.map { String(Self.file(of: $0.location)) })
+        #expect(syncFiles.isSubset(of: Self.syncFilesOverTheStore),
+                "KeychainSync works on keychains through SyncableKeychain, not the store: \(syncFiles.subtracting(Self.syncFilesOverTheStore).sorted())")
     }
 
     @Test func theLayerTableIsPackageSwift() throws {

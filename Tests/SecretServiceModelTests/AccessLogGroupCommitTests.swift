@@ -1,7 +1,7 @@
 import Foundation
 import KeychainAudit
 import KeychainLinux
-import KeychainServicesExtras
+import KeychainToolSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -2,20 +2,6 @@ import Crypto
 import Foundation
 import KeychainVocabulary
 
-/// One item that may leave this device (marked synchronizable, in a class that is not
-/// ThisDeviceOnly): a live item (decrypted) or a deletion.
-package struct PortableEntry: Sendable {
-    /// The item's class.
-    package var itemClass: ItemClass
-    /// The item's identity in this keychain (keyed with this keychain's index key, so it means
-    /// nothing elsewhere): how a caller finds the item again, also after it was deleted.
-    package var localIdentity: Data
-    /// The item, decrypted; nil for a deletion.
-    package var item: KeychainItem?
-    /// When the item was deleted (tombstones only; nil for tombstones older than the marker).
-    package var deletedAt: Date?
-}
-
 /// Items that may leave the device, for whatever copies them between keychains (the sync layer
 /// above the engine): every such item and tombstone, and writes that keep the copied item's
 /// modification date instead of stamping a new one (a new date would make the copy look newer
@@ -23,7 +9,7 @@ package struct PortableEntry: Sendable {
 ///
 /// Portable means marked synchronizable (`sync = 1`, Apple's `kSecAttrSynchronizable`) and an
 /// accessibility class that may leave the device (not ThisDeviceOnly), as on Apple platforms.
-extension KeychainDatabase {
+extension KeychainDatabase: SyncableKeychain {
     private static let portableClasses: [ProtectionClass] = [.whenUnlocked, .afterFirstUnlock, .always]
 
     /// Every portable item and tombstone of `itemClasses`. Items whose class key is not
@@ -109,22 +95,5 @@ extension KeychainDatabase {
                 try run(ItemSQL.markTombstone, [.blob(marker), .integer(row.rowID)])
             }
         }
-    }
-}
-
-extension KeychainItem {
-    /// A keyed digest of the item's class and primary key under `key`: the same for the same
-    /// item on every device that holds `key` (a name for the item that other keychains can share).
-    package func primaryKeyName(using key: SymmetricKey) -> Data {
-        itemClass.primaryKeyName(of: attributes, using: key)
-    }
-}
-
-extension ItemClass {
-    /// The keyed primary-key digest an item of this class with `attributes` has under `key`
-    /// (``KeychainItem/primaryKeyName(using:)`` without an item): checks a received item's name
-    /// against the attributes inside it.
-    package func primaryKeyName(of attributes: [String: AttributeValue], using key: SymmetricKey) -> Data {
-        ItemRecord.primaryKeyDigest(of: ItemRecord.withPrimaryKeyDefaults(attributes, for: self), for: self, key: BlindIndexKey(key))
     }
 }

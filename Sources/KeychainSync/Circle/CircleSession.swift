@@ -1,14 +1,14 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-import KeychainStore
+import KeychainVocabulary
 
 extension KeychainSynchronizer {
     /// One operation on the circle: this device's state, its transport, and the member list and
     /// keys brought up to date — each newer member list verified against the one before, each key
     /// wrap against its member list — before anything else is read.
     struct Session {
-        let database: KeychainDatabase
+        let database: any SyncableKeychain
         let transport: any SyncTransport
         var state: CircleState
         /// Member lists or key wraps that did not verify while catching up (left alone).

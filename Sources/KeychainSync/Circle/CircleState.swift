@@ -1,7 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-import KeychainStore
+import KeychainVocabulary
 
 /// What one device remembers about its circle, kept in its own keychain as a
 /// WhenUnlockedThisDeviceOnly item (never synchronized; on a keychain with a password it needs the
@@ -79,27 +79,22 @@ struct CircleState: Codable {
     /// The account of the first format's state (an AlwaysThisDeviceOnly item), detected and refused.
     private static let legacyAccount = "circle"
 
-    private static func query(_ account: String) -> ItemQuery {
-        var query = ItemQuery(itemClass: .genericPassword, accessGroups: .only([accessGroup]))
-        query.filters = ["svce": .string(service), "acct": .string(account)]
-        return query
+    private static func stateItem(_ account: String) -> SyncStateItem {
+        SyncStateItem(service: service, account: account, accessGroup: accessGroup)
     }
 
     /// The state stored in `database`, or nil when it is in no circle. `.locked` while the
     /// keychain is locked; `.legacyCircle` for a state of the first format.
-    static func load(from database: KeychainDatabase) throws(SyncError) -> CircleState? {
-        let found: [KeychainItem]
+    static func load(from database: any SyncableKeychain) throws(SyncError) -> CircleState? {
+        let found: Data?
         do {
-            found = try database.find(query(account), decrypt: true)
-        } catch .itemNotFound {
-            if try hasLegacyState(database) { throw .legacyCircle }
-            return nil
+            found = try database.readSyncState(stateItem(account))
         } catch .locked {
             throw .locked
         } catch {
             throw .keychain(error)
         }
-        guard let data = found.first?.data else {
+        guard let data = found else {
             if try hasLegacyState(database) { throw .legacyCircle }
             return nil
         }
@@ -113,18 +108,16 @@ struct CircleState: Codable {
         return state
     }
 
-    private static func hasLegacyState(_ database: KeychainDatabase) throws(SyncError) -> Bool {
+    private static func hasLegacyState(_ database: any SyncableKeychain) throws(SyncError) -> Bool {
         do {
-            return try !database.find(query(legacyAccount), decrypt: false).isEmpty
-        } catch .itemNotFound {
-            return false
+            return try database.containsSyncState(stateItem(legacyAccount))
         } catch {
             throw .keychain(error)
         }
     }
 
     /// Stores the state (adding the item the first time).
-    func save(to database: KeychainDatabase) throws(SyncError) {
+    func save(to database: any SyncableKeychain) throws(SyncError) {
         let data: Data
         do {
             data = try JSONEncoder().encode(self)
@@ -132,20 +125,7 @@ struct CircleState: Codable {
             throw .tampered("this device's circle state")
         }
         do {
-            var changes = ItemChanges()
-            changes.data = data
-            try database.update(Self.query(Self.account), with: changes)
-        } catch .itemNotFound {
-            do {
-                _ = try database.insert(NewItem(itemClass: .genericPassword,
-                                                attributes: ["svce": .string(Self.service), "acct": .string(Self.account),
-                                                             "agrp": .string(Self.accessGroup), "sync": .number(0)],
-                                                data: data, protection: .whenUnlockedThisDeviceOnly))
-            } catch .locked {
-                throw .locked
-            } catch {
-                throw .keychain(error)
-            }
+            try database.writeSyncState(data, to: Self.stateItem(Self.account))
         } catch .locked {
             throw .locked
         } catch {
@@ -154,12 +134,10 @@ struct CircleState: Codable {
     }
 
     /// Removes the state, of either format (the device left the circle).
-    static func remove(from database: KeychainDatabase) throws(SyncError) {
+    static func remove(from database: any SyncableKeychain) throws(SyncError) {
         for account in [account, legacyAccount] {
             do {
-                try database.delete(query(account))
-            } catch .itemNotFound {
-                continue
+                try database.removeSyncState(stateItem(account))
             } catch .locked {
                 throw .locked
             } catch {

@@ -1,6 +1,6 @@
 import Foundation
 import KeychainLinux
-import KeychainServicesExtras
+import KeychainToolSupport
 
 /// What a person answered when asked whether an application not on an item's list may use it.
 package enum ApplicationAccessAnswer: Sendable, Equatable {

@@ -1,11 +1,11 @@
 import Foundation
 import KeychainLinux
-import KeychainServicesExtras
+import KeychainToolSupport
 
 /// Unlock prompts answered through the pinentry program, as the keychain's own prompts are.
 package enum PinentryPasswordAsker {
     /// An asker using `program`, the pinentry the caller's configuration names
-    /// (`KeychainToolSettings.promptProgram`), or nil when no prompt can be shown (`program` is
+    /// (`ToolEnvironment.promptProgram`), or nil when no prompt can be shown (`program` is
     /// nil) — so a daemon without a terminal completes unlock prompts at once as dismissed
     /// instead of hanging.
     package static func asking(through program: KeychainPromptProgram?) -> PasswordAsker? {

@@ -1,4 +1,4 @@
-import CredentialStore
+import InternetCredentials
 import Foundation
 import KeychainServices
 

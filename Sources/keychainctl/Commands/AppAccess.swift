@@ -1,6 +1,6 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's SecretService dependency
 import ArgumentParser
-import CredentialStore
+import InternetCredentials
 import Foundation
 import KeychainLinux
 import KeychainServices

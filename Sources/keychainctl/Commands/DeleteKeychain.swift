@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import CredentialStore
+import InternetCredentials
 import KeychainServices
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CredentialFiles
-import CredentialStore
+import InternetCredentials
 import Foundation
 import KeychainPrimitives
 import KeychainServices

@@ -4,7 +4,7 @@ import CredentialFiles
 import CredentialImport
 import SecretService
 #endif
-import CredentialStore
+import InternetCredentials
 import Foundation
 import KeychainServices
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CredentialStore
+import InternetCredentials
 import Crypto
 import Foundation
 import KeychainServices

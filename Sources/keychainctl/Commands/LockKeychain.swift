@@ -1,5 +1,5 @@
 import ArgumentParser
-import CredentialStore
+import InternetCredentials
 import KeychainServices
 
 /// `lock-keychain [keychain]`: locks a keychain for every process of the user.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CredentialStore
+import InternetCredentials
 import KeychainServices
 
 /// `set-keychain-settings [-lu] [-t timeout] [keychain]`: the auto-lock settings.

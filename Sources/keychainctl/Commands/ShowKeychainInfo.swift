@@ -1,5 +1,5 @@
 import ArgumentParser
-import CredentialStore
+import InternetCredentials
 import KeychainServices
 
 /// `show-keychain-info [--security] [keychain]`: lock state and auto-lock settings, and with

@@ -1,5 +1,5 @@
 import CredentialFiles
-import CredentialStore
+import InternetCredentials
 import Foundation
 import KeychainServices
 import KeychainToolSupport

@@ -1,4 +1,4 @@
-import CredentialStore
+import InternetCredentials
 import Foundation
 import KeychainServices
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency

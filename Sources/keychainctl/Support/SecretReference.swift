@@ -1,5 +1,5 @@
 import KeychainPrimitives
-import CredentialStore
+import InternetCredentials
 import Foundation
 import KeychainServices
 

@@ -1,9 +1,13 @@
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the conditions on the KeychainEngine and KeychainServicesPortable dependencies
+// The tools' policy: it changes the engine's settings (access groups, key derivation), which an
+// application never may, so it lives with the tools and reaches the engine itself, instead of
+// hiding in the Apple-shaped extras every application links.
 import KeychainEngine
 import KeychainServicesPortable
 
 /// Settings for this package's command-line tools (`keychainctl`, the git and Docker helpers),
 /// which manage the keychain as its owner rather than as one application, on the registry they are
-/// given. Not API: `package` access, reached through `KeychainToolSupport`'s `ToolEnvironment`.
+/// given. Reached through ``ToolEnvironment``.
 ///
 /// A value over one ``KeychainRegistry``: the tools' entry points make one for the process
 /// (``ofThisProcess()``, the registry their SecItem calls use) and pass it down; a test makes one
@@ -97,3 +101,4 @@ package struct KeychainToolSettings: Sendable {
 package typealias AccessLogConfiguration = KeychainEngine.AccessLogConfiguration
 /// A number setting (`KeychainEngine`'s type), named here for the tools.
 package typealias NumberSetting = KeychainEngine.NumberSetting
+#endif

@@ -1,6 +1,6 @@
 /// The pinentry program the keychain's own password prompts use, for code above Apple's API
 /// that prompts for the keychain too (the Secret Service's unlock prompts), so that both prompt
-/// the same way (``KeychainToolSettings/promptProgram``). Not API: `package` access.
+/// the same way (``ToolEnvironment/promptProgram``).
 package struct KeychainPromptProgram: Sendable, Equatable {
     /// The program's path.
     package var program: String

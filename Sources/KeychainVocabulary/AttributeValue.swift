@@ -1,5 +1,4 @@
 import Foundation
-import KeychainVocabulary
 
 /// The value of one item attribute, typed as the caller gave it.
 ///
@@ -29,10 +28,25 @@ extension AttributeValue: CustomStringConvertible {
     }
 }
 
-// The store's rules for each kind (AttributeKind, in KeychainVocabulary): defaults, canonical bytes, matching.
+extension AttributeValue: CustomReflectable {
+    /// The kind of value and, for bytes, their count; never the value.
+    package var customMirror: Mirror {
+        let kind: String
+        switch self {
+        case .string: kind = "string"
+        case .data(let data): kind = "data (\(data.count) bytes)"
+        case .number: kind = "number"
+        case .date: kind = "date"
+        }
+        return Mirror(self, children: ["redacted": kind], displayStyle: .enum)
+    }
+}
+
+// Each kind's rules: defaults, canonical bytes, matching. The store's uniqueness and blind indexes
+// and sync's item names are built on them.
 extension AttributeKind {
     /// The value a primary-key attribute takes when the caller leaves it out.
-    var defaultValue: AttributeValue {
+    package var defaultValue: AttributeValue {
         switch self {
         case .blob: return .data(Data())
         case .string: return .string("")
@@ -43,7 +57,7 @@ extension AttributeKind {
 
     /// The bytes that decide equality and uniqueness for this kind, tagged so that values of
     /// different meaning never collide.
-    func canonicalBytes(of value: AttributeValue) -> Data {
+    package func canonicalBytes(of value: AttributeValue) -> Data {
         switch (self, value) {
         case (.blob, .string(let text)), (.string, .string(let text)):
             return Data(text.utf8)
@@ -72,7 +86,7 @@ extension AttributeKind {
     /// Calls `body` with the canonical bytes of `value` (`canonicalBytes(of:)`), without copying
     /// them into a new `Data` for the common text and data values: a lookup computes three or four
     /// blind indexes, and each copy was an allocation.
-    func withCanonicalBytes<R>(of value: AttributeValue, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    package func withCanonicalBytes<R>(of value: AttributeValue, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         switch (self, value) {
         case (.blob, .string(let text)), (.string, .string(let text)):
             var text = text
@@ -85,7 +99,7 @@ extension AttributeKind {
     }
 
     /// Whether two values are equal under this kind's rules (equal canonical bytes).
-    func matches(_ lhs: AttributeValue, _ rhs: AttributeValue) -> Bool {
+    package func matches(_ lhs: AttributeValue, _ rhs: AttributeValue) -> Bool {
         switch (self, lhs, rhs) {
         case (.blob, .string(let left), .string(let right)), (.string, .string(let left), .string(let right)):
             // Byte equality, as the canonical bytes compare (not `==`, which is Unicode equivalence).
