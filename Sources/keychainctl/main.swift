@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 // keychainctl: a security(1)-style command line for the keychain. It sees every access group,
@@ -9,4 +10,17 @@ if Keychainctl.environment.testingKDFRequested { Keychainctl.environment.useTest
 #if os(Linux)
 ConsentTerminal.installIfTerminal()  // the keychain service's consent prompt, on the controlling terminal
 #endif
-Keychainctl.main(SecretArguments.rewrite(Array(CommandLine.arguments.dropFirst())))
+let arguments = SecretArguments.rewrite(Array(CommandLine.arguments.dropFirst()))
+// The hot commands skip ArgumentParser's reflection of the command tree (HotCommand); the same
+// arguments mean the same either way.
+if let hot = HotCommand.recognise(arguments) {
+    do {
+        try hot.run()
+    } catch let code as ExitCode {
+        exit(code.rawValue)  // the failure is already on standard error
+    } catch {
+        Keychainctl.exit(withError: error)
+    }
+} else {
+    Keychainctl.main(arguments)
+}

@@ -34,11 +34,7 @@ struct FindGenericPassword: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let display = secret.display
         if display == .only && !output.json {
-            let found = try ItemSearch.secretItem(attributes.dictionary, in: target)
-            // The log names the item read, not the query (`-D finance -w` names none of it).
-            try AccessRecording.record(.read, [.init(found.attributes)], in: target)
-            Console.out(ItemFormatter.bareSecret(found.secret))
-            return
+            return try SecretOnlyLookup.printSecret(matching: attributes.dictionary, in: target)
         }
         let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)
         if display != .none { try AccessRecording.record(.read, items.map(AccessRecording.ItemNames.init), in: target) }
@@ -63,14 +59,23 @@ struct FindInternetPassword: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let display = secret.display
         if display == .only && !output.json {
-            let found = try ItemSearch.secretItem(attributes.dictionary, in: target)
-            // The log names the item read, not the query (`-D finance -w` names none of it).
-            try AccessRecording.record(.read, [.init(found.attributes)], in: target)
-            Console.out(ItemFormatter.bareSecret(found.secret))
-            return
+            return try SecretOnlyLookup.printSecret(matching: attributes.dictionary, in: target)
         }
         let items = try ItemSearch.items(attributes.dictionary, in: target, all: false, withData: display != .none)
         if display != .none { try AccessRecording.record(.read, items.map(AccessRecording.ItemNames.init), in: target) }
         try ItemPrinter.print(items, itemClass: "inet", keychainPath: target.path, secret: display, json: output.json)
+    }
+}
+
+/// `find-…-password -w`: the first matching item's secret alone on standard output, recorded in
+/// the access log before it is printed. One function for the parsed commands and the hot path
+/// (``HotCommand``), so both read, record and print alike.
+enum SecretOnlyLookup {
+    /// Finds the first item matching `query` in `target`, records the read, prints the secret.
+    static func printSecret(matching query: [String: Any], in target: KeychainTarget) throws {
+        let found = try ItemSearch.secretItem(query, in: target)
+        // The log names the item read, not the query (`-D finance -w` names none of it).
+        try AccessRecording.record(.read, [.init(found.attributes)], in: target)
+        Console.out(ItemFormatter.bareSecret(found.secret))
     }
 }

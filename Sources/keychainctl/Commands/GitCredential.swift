@@ -22,9 +22,13 @@ struct GitCredential: KeychainCommand {
     @Argument(help: "get, store or erase (as git calls it).")
     var action: String
 
-    func execute() throws {
+    func execute() throws { try Self.answer(action) }
+
+    /// Answers git's `action` (`get`, `store`, `erase`; others are ignored) from standard input.
+    /// Static so that the hot path (``HotCommand``) answers `get` without ArgumentParser.
+    static func answer(_ action: String) throws {
         do {
-            try perform()
+            try perform(action)
         } catch let error as KeychainCallError where error.status == errSecInteractionNotAllowed {
             throw UsageFailure(message: "the keychain is locked: run keychainctl unlock-keychain first (\(error.appleMessage))",
                                exitCode: error.exitCode)
@@ -40,7 +44,7 @@ struct GitCredential: KeychainCommand {
         return nil
     }
 
-    private func perform() throws {
+    private static func perform(_ action: String) throws {
         guard ["get", "store", "erase"].contains(action) else { return }  // git's rule: ignore unknown actions
         let message = GitCredentialMessage.readStandardInput()
         guard let scheme = message["protocol"], let hostAndPort = message["host"] else { return }

@@ -22,16 +22,22 @@ protocol KeychainCommand: ParsableCommand {
 extension KeychainCommand {
     /// Runs `execute()` and turns its failures into a message and an exit status.
     func run() throws {
-        let name = Self.configuration.commandName ?? "keychainctl"
-        do {
-            try execute()
-        } catch let error as KeychainCallError {
-            Console.error("keychainctl: \(name): \(error.message)\(StorageRequirementHint.hint(for: error.status))")
-            throw ExitCode(error.exitCode == 0 ? 1 : error.exitCode)
-        } catch let failure as UsageFailure {
-            Console.error("keychainctl: \(name): \(failure.message)")
-            throw ExitCode(failure.exitCode)
-        }
+        try reportingFailures(of: Self.configuration.commandName ?? "keychainctl", execute)
+    }
+}
+
+/// Runs a command's work and turns its failures into `security(1)`'s one line on standard error
+/// and an `ExitCode`: the one reporting shared by the parsed commands and the hot path
+/// (``HotCommand``), so both fail with the same words and status.
+func reportingFailures(of commandName: String, _ work: () throws -> Void) throws {
+    do {
+        try work()
+    } catch let error as KeychainCallError {
+        Console.error("keychainctl: \(commandName): \(error.message)\(StorageRequirementHint.hint(for: error.status))")
+        throw ExitCode(error.exitCode == 0 ? 1 : error.exitCode)
+    } catch let failure as UsageFailure {
+        Console.error("keychainctl: \(commandName): \(failure.message)")
+        throw ExitCode(failure.exitCode)
     }
 }
 

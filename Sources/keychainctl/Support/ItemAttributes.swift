@@ -16,16 +16,13 @@ struct GenericPasswordAttributes: ParsableArguments {
     @Option(name: .customShort("D"), help: ArgumentHelp("The kind (kSecAttrDescription).", valueName: "kind"))
     var kind: String?
 
-    /// `kSecClass` and the given attributes.
-    var dictionary: [String: Any] {
-        var attributes: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
-        attributes[kSecAttrAccount as String] = account
-        attributes[kSecAttrService as String] = service
-        attributes[kSecAttrLabel as String] = label
-        attributes[kSecAttrComment as String] = comment
-        attributes[kSecAttrDescription as String] = kind
-        return attributes
+    /// The options as a plain value (what the hot path parses too).
+    var query: GenericPasswordQuery {
+        GenericPasswordQuery(account: account, service: service, label: label, comment: comment, kind: kind)
     }
+
+    /// `kSecClass` and the given attributes.
+    var dictionary: [String: Any] { query.dictionary }
 
     /// The primary key part (account, service) that identifies the item for an update.
     var primaryKey: [String: Any] {
@@ -69,13 +66,71 @@ struct InternetPasswordAttributes: ParsableArguments {
     var kind: String?
 
     mutating func validate() throws {
-        if let port, !(0...65535).contains(port) { throw ValidationError("The port must be between 0 and 65535.") }
+        if let problem = query.problem { throw ValidationError(problem) }
+    }
+
+    /// The options as a plain value (what the hot path parses too).
+    var query: InternetPasswordQuery {
+        InternetPasswordQuery(account: account, server: server, securityDomain: securityDomain, path: path, port: port,
+                              protocolName: protocolName, authenticationType: authenticationType,
+                              label: label, comment: comment, kind: kind)
+    }
+
+    /// `kSecClass` and the primary-key attributes given.
+    var primaryKey: [String: Any] { query.primaryKey }
+
+    /// The attributes an update changes (label, comment, kind).
+    var changes: [String: Any] { query.changes }
+
+    /// `kSecClass` and every attribute given.
+    var dictionary: [String: Any] { query.dictionary }
+}
+
+/// The generic-password attribute options as a value: built by ArgumentParser's
+/// ``GenericPasswordAttributes`` or by the hot path's own parse (``HotCommand``), one dictionary either way.
+struct GenericPasswordQuery: Equatable {
+    var account: String?
+    var service: String?
+    var label: String?
+    var comment: String?
+    var kind: String?
+
+    /// `kSecClass` and the given attributes.
+    var dictionary: [String: Any] {
+        var attributes: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
+        attributes[kSecAttrAccount as String] = account
+        attributes[kSecAttrService as String] = service
+        attributes[kSecAttrLabel as String] = label
+        attributes[kSecAttrComment as String] = comment
+        attributes[kSecAttrDescription as String] = kind
+        return attributes
+    }
+}
+
+/// The internet-password attribute options as a value: built by ArgumentParser's
+/// ``InternetPasswordAttributes`` or by the hot path's own parse (``HotCommand``), one dictionary either way.
+struct InternetPasswordQuery: Equatable {
+    var account: String?
+    var server: String?
+    var securityDomain: String?
+    var path: String?
+    var port: Int?
+    var protocolName: String?
+    var authenticationType: String?
+    var label: String?
+    var comment: String?
+    var kind: String?
+
+    /// Why the options cannot make a query (the message ArgumentParser shows), nil if they can.
+    var problem: String? {
+        if let port, !(0...65535).contains(port) { return "The port must be between 0 and 65535." }
         if let protocolName, InternetProtocolCode.code(for: protocolName) == nil {
-            throw ValidationError("The protocol must be a four-character code or a URL scheme.")
+            return "The protocol must be a four-character code or a URL scheme."
         }
         if let authenticationType, authenticationType.isEmpty || authenticationType.count > 4 {
-            throw ValidationError("The authentication type must be a four-character code.")
+            return "The authentication type must be a four-character code."
         }
+        return nil
     }
 
     /// `kSecClass` and the primary-key attributes given.
