@@ -171,8 +171,10 @@ package enum PeerIdentification {
             guard let name = fields.first else { continue }
             switch name {
             case "Uid:": uid = fields.dropFirst().first.flatMap { UInt32($0) }
-            case "Gid:": fields.dropFirst().first.flatMap { UInt32($0) }.map { groups.insert($0) }
-            case "Groups:": for group in fields.dropFirst() { UInt32(group).map { groups.insert($0) } }
+            case "Gid:":
+                if let gid = fields.dropFirst().first.flatMap({ UInt32($0) }) { groups.insert(gid) }
+            case "Groups:":
+                for group in fields.dropFirst() { if let gid = UInt32(group) { groups.insert(gid) } }
             case "TracerPid:": tracer = fields.dropFirst().first.flatMap { Int32($0) }
             default: break
             }
