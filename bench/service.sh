@@ -3,6 +3,7 @@
 # embedded, service, …): the same program (keychainkit-service-bench) under a real user times
 # SecItemCopyMatching hits and SecItemAdd through `keychainctl service run` (run as root, dropping
 # to a system user of its own), then in its own process on a keychain file in the user's home.
+# Figures: docs/PERFORMANCE.md, "The keychain service".
 #
 #   sudo bash bench/service.sh   (env: ROUNDS=9, ITEMS=1000, READS=2000, ADDS=200,
 #                                 KEYCHAINCTL=path BENCH=path SKIP_BUILD=1, OUT=file.md)
