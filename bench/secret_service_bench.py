@@ -260,7 +260,8 @@ def main():
             # A failed call is reported in its cell (the first failure's message); the other
             # measurements go on, so one failing operation does not lose the whole run.
             try:
-                samples.setdefault((p.name, kind), []).append(measure())
+                value = measure()
+                samples.setdefault((p.name, kind), []).append(value)
             except RuntimeError as error:
                 failures.setdefault((p.name, kind), str(error))
         for _ in range(3):  # warm-up, not counted
