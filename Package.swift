@@ -226,6 +226,8 @@ let package = Package(
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync", "KeychainPrimitives"]),
         // bench/access_log.sh: times the access log's durable append.
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
+        // bench/service.sh: times SecItem calls through the keychain service against the embedded mode.
+        .executableTarget(name: "keychainkit-service-bench", dependencies: ["KeychainServices"]),
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
         // The readers of other secret stores' files, on bytes (the real files: keychainctlTests, SecretServiceClientTests).

@@ -197,7 +197,8 @@ class Provider:
         elapsed = time.perf_counter() - start
         found = (run.stdout + run.stderr).count(b"fill-secret-")
         if run.returncode != 0 or found != self.items:
-            raise RuntimeError("%s: secret-tool search --all found %d of %d items" % (self.name, found, self.items))
+            raise RuntimeError("%s: secret-tool search --all found %d of %d items (status %d: %s)" % (
+                self.name, found, self.items, run.returncode, run.stderr.decode(errors="replace").strip()[-200:]))
         return elapsed
 
     def secret_tool_lookup(self):
@@ -254,21 +255,28 @@ def main():
         live = [p for p in providers if p.start()]
         full = [p for p in live if p.items == ITEMS]
         samples = {}
-        def add(p, kind, value):
-            samples.setdefault((p.name, kind), []).append(value)
+        failures = {}
+        def add(p, kind, measure):
+            # A failed call is reported in its cell (the first failure's message); the other
+            # measurements go on, so one failing operation does not lose the whole run.
+            try:
+                value = measure()
+                samples.setdefault((p.name, kind), []).append(value)
+            except RuntimeError as error:
+                failures.setdefault((p.name, kind), str(error))
         for _ in range(3):  # warm-up, not counted
             for p in live:
                 p.secret_tool_lookup()
                 p.keyring_get()
         for _ in range(RUNS):
             for p in live:
-                add(p, "lookup", p.secret_tool_lookup())
-                add(p, "keyring", p.keyring_get())
+                add(p, "lookup", p.secret_tool_lookup)
+                add(p, "keyring", p.keyring_get)
         for _ in range(BULK_RUNS):
             for p in full:
-                add(p, "get_all", p.get_all())
-                add(p, "store", p.secret_tool_store())
-                add(p, "search", p.secret_tool_search_all())
+                add(p, "get_all", p.get_all)
+                add(p, "store", p.secret_tool_store)
+                add(p, "search", p.secret_tool_search_all)
         base = "gnome-keyring"
         lines = ["| provider | items | `secret-tool lookup` median / p90 | `keyring.get_password` median / p90 | "
                  "`get_secret`, every item, per item, median / p90 | `secret-tool store` (new item) median / p90 | "
@@ -281,10 +289,12 @@ def main():
             cells = []
             for kind in ("lookup", "keyring", "get_all", "store", "search"):
                 if (p.name, kind) not in samples:
-                    cells.append("—")
+                    cells.append(("failed: " + failures[(p.name, kind)].replace("|", "/")) if (p.name, kind) in failures else "—")
                     continue
                 median, p90 = summary(samples[(p.name, kind)])
                 cells.append("%s / %s%s" % (median, p90, ratio(samples, p.name, base, kind) if p.name != base else ""))
+                if (p.name, kind) in failures:
+                    cells[-1] += " (some rounds failed: %s)" % failures[(p.name, kind)].replace("|", "/")
             lines.append("| %s | %d | %s |" % (p.name, p.items, " | ".join(cells)))
         if LARGE and ("KeychainKit, %d items" % LARGE, "lookup") in samples and ("KeychainKit", "lookup") in samples:
             lines += ["", "`secret-tool lookup` at %d items / at %d items: %.2f×." % (

@@ -55,6 +55,7 @@ struct LayerRuleTests {
         "keychainkit-demo": ["KeychainKit"],
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
         "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
+        "keychainkit-service-bench": ["KeychainServices"],
         // Test support; the torture tool tortures the store itself.
         "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"],
         // The benchmarks package's setup (keychain files filled fast), like the torture tool, on the store itself.
