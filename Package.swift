@@ -221,7 +221,7 @@ let package = Package(
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "KeychainTestSupport"]),
         // Test support: temporary keychains, torture values, built products, the process registry's setup.
         .target(name: "KeychainTestSupport", dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainPrimitives", "KeychainEngine",
-                                                            "KeychainServicesPortable"], path: "Tests/Support/KeychainTest"),
+                                                            "KeychainServicesPortable", "CSQLite"], path: "Tests/Support/KeychainTest"),
         // bench/sync-transports.sh: times the sync transports.
         .executableTarget(name: "keychainkit-sync-bench", dependencies: ["KeychainSync", "KeychainPrimitives"]),
         // bench/access_log.sh: times the access log's durable append.
@@ -248,7 +248,7 @@ let package = Package(
         // Crash, fault-injection, concurrency, tampering, at-rest, hygiene and layer-rule tests.
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture", "KeychainTestSupport"],
+            dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture", "KeychainTestSupport", "RequiredToolSupport"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainToolSupport", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",

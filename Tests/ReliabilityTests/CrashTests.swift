@@ -1,5 +1,6 @@
 import Foundation
 import KeychainTestSupport
+import RequiredToolSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -69,7 +70,7 @@ struct CrashReport {
     var violations: [String] = []
 }
 
-@Suite("Crash safety: SIGKILL at random points")
+@Suite("Crash safety: SIGKILL at random points", .reliability, .tags(.reliability))
 struct CrashTests {
     static let accounts = 40
 

@@ -2,6 +2,7 @@
 import CSQLite
 import Foundation
 import KeychainTestSupport
+import RequiredToolSupport
 import Testing
 @testable import KeychainStore
 import KeychainVocabulary
@@ -93,7 +94,7 @@ struct KeychainState: Equatable, CustomStringConvertible {
     }
 }
 
-@Suite("I/O fault injection at every call", .serialized)
+@Suite("I/O fault injection at every call", .serialized, .reliability, .tags(.reliability))
 struct FaultInjectionTests {
     static let accounts = ["a0", "a1", "a2", "a3"]
 

@@ -57,7 +57,7 @@ struct LayerRuleTests {
         "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
         "keychainkit-service-bench": ["KeychainServices"],
         // Test support; the torture tool tortures the store itself.
-        "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"],
+        "KeychainTestSupport": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable", "CSQLite"],
         // The benchmarks package's setup (keychain files filled fast), like the torture tool, on the store itself.
         "KeychainBenchmarkSupport": ["KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"],
         "keychainkit-torture": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainTestSupport"],

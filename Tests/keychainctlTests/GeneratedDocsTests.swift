@@ -51,4 +51,24 @@ struct GeneratedDocsTests {
             }
         }
     }
+
+    @Test("docker-credential-keychainkit has its man page, describing every action its usage names", .timeLimit(.minutes(1)))
+    func dockerHelperManPageIsCurrent() throws {
+        try withSandbox { (sandbox) throws in
+            let help = try sandbox.docker(["help"])
+            #expect(help.status == 0)
+            let usage = help.stdout.trimmingCharacters(in: .newlines)
+            let list = try #require(usage.firstRange(of: "<").flatMap { open in
+                usage[open.upperBound...].firstRange(of: ">").map { usage[open.upperBound..<$0.lowerBound] }
+            }, "no <actions> in the usage: \(usage)")
+            let actions = list.split(separator: "|").map(String.init)
+            #expect(actions.count >= 5, "\(actions)")
+            let path = Self.docs.appendingPathComponent("man/man1/docker-credential-keychainkit.1").path
+            let page = try #require(try? String(contentsOfFile: path, encoding: .utf8), "no man page \(path): \(Self.rerun)")
+            #expect(page.contains(".Nm docker-credential-keychainkit"))
+            for action in actions {
+                #expect(page.contains("\n.It Cm \(action)\n"), "\(path) does not describe the action \(action): \(Self.rerun)")
+            }
+        }
+    }
 }

@@ -52,6 +52,27 @@ struct TestPrerequisiteTests {
         #expect(tagged >= 20, "the source scan found \(tagged) suites and tests tagged .external")
     }
 
+    @Test("every suite and test tagged .reliability is in the reliability tier, and only those")
+    func reliabilityTraitGoesWithItsTag() throws {
+        // scripts/test selects the reliability tier by the `.reliability` tag and plain `swift test`
+        // skips it by the `.reliability` trait: one without the other would put minutes of torture
+        // runs in the hermetic tier, or run them in no tier.
+        let tests = Self.root.appendingPathComponent("Tests")
+        let files = FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String } ?? []
+        var tagged = 0
+        for file in files where file.hasSuffix(".swift") && !file.hasPrefix("Support/") && !file.hasSuffix("TestPrerequisiteTests.swift") {
+            let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
+            let tag = text.components(separatedBy: ".tags(.reliability").count - 1
+            let together = text.components(separatedBy: ".reliability, .tags(.reliability").count - 1
+            // The trait is a later argument of @Suite or @Test: ", .reliability" then "," or ")".
+            let trait = text.components(separatedBy: ", .reliability,").count - 1 + text.components(separatedBy: ", .reliability)").count - 1
+            tagged += tag
+            #expect(tag == together, "\(file): write `.reliability, .tags(.reliability)`: the tag selects the reliability tier")
+            #expect(trait == together, "\(file): the `.reliability` trait goes with `.tags(.reliability)`, which scripts/test selects the tier by")
+        }
+        #expect(tagged >= 2, "the source scan found \(tagged) suites and tests tagged .reliability")
+    }
+
     @Test("in the hermetic tier, starting a known external program fails naming the trait to add")
     func hermeticTierRefusesExternalPrograms() throws {
         #expect(throws: Never.self) { try IntegrationTier.requireEnabled(toRun: "/bin/sh") }  // not a listed tool
