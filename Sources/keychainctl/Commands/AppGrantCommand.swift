@@ -1,7 +1,7 @@
 #if os(Linux)  // the keychain service is Linux's
 import ArgumentParser
-import CredentialStore
 import Foundation
+import InternetCredentials
 import KeychainServices
 
 /// `app grant|revoke|list`: the user's own grants in the keychain service — which program may use
