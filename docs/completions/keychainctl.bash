@@ -173,13 +173,13 @@ _keychainctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    create-keychain|delete-keychain|lock-keychain|unlock-keychain|show-keychain-info|set-keychain-settings|set-keychain-password|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|dump-keychain|git-credential|import|export|find-certificate|find-identity|exec|import-credentials|sync|secret-service|app-access|access-log|service|help)
+    create-keychain|delete-keychain|lock-keychain|unlock-keychain|show-keychain-info|set-keychain-settings|set-keychain-password|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|dump-keychain|git-credential|import|export|find-certificate|find-identity|exec|import-credentials|sync|secret-service|app-access|access-log|service|app|help)
         # Offer subcommand argument completions
         "_keychainctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'create-keychain delete-keychain lock-keychain unlock-keychain show-keychain-info set-keychain-settings set-keychain-password add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password dump-keychain git-credential import export find-certificate find-identity exec import-credentials sync secret-service app-access access-log service help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'create-keychain delete-keychain lock-keychain unlock-keychain show-keychain-info set-keychain-settings set-keychain-password add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password dump-keychain git-credential import export find-certificate find-identity exec import-credentials sync secret-service app-access access-log service app help' -- "${cur}"))
         ;;
     esac
 }
@@ -1171,6 +1171,76 @@ _keychainctl_service_migrate-out() {
         return
         ;;
     esac
+}
+
+_keychainctl_app() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    grant|revoke|list)
+        # Offer subcommand argument completions
+        "_keychainctl_app_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'grant revoke list' -- "${cur}"))
+        ;;
+    esac
+}
+
+_keychainctl_app_grant() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--access-group)
+    non_repeating_options=(--application-identifier --sha256 -p)
+    __keychainctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--access-group')
+        return
+        ;;
+    '--application-identifier')
+        return
+        ;;
+    '--sha256')
+        return
+        ;;
+    '-p')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_app_revoke() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(-p)
+    __keychainctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-p')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_app_list() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
 }
 
 _keychainctl_help() {
