@@ -204,7 +204,9 @@ let package = Package(
                 // ProcessLineage (the caller chain the access log and app-access name).
                 .target(name: "KeychainLinux", condition: .when(platforms: [.linux])),
                 // The keychain service: one process serving several users' keychains, each configured by value.
-        .target(name: "KeychainServiceCore", condition: .when(platforms: [.linux])),
+                .target(name: "KeychainServiceCore", condition: .when(platforms: [.linux])),
+                // The consent challenge the service sends, shown on the terminal (ConsentTerminal).
+                .target(name: "KeychainServiceWire", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // import/export: PEM keys and SHA-1 certificate hashes.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -244,7 +246,8 @@ let package = Package(
         // Test support: the programs tests run, and the Debian package of each.
         .target(name: "RequiredToolSupport", path: "Tests/Support/RequiredTool"),
         .testTarget(name: "keychainctlTests", dependencies: ["keychainctl", "docker-credential-keychainkit", "PseudoTerminalSupport",
-                                                           "EtcdClusterSupport", "RequiredToolSupport", "KeychainTestSupport", "LoopbackPortSupport"]),
+                                                           "EtcdClusterSupport", "RequiredToolSupport", "KeychainTestSupport", "LoopbackPortSupport",
+                                                           "KeychainToolSupport"]),
         // Crash, fault-injection, concurrency, tampering, at-rest, hygiene and layer-rule tests.
         .testTarget(
             name: "ReliabilityTests",

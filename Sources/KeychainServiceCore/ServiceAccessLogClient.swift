@@ -13,11 +13,6 @@ package enum ServiceAccessLogClient {
         package let description: String
     }
 
-    /// The socket this process's environment names for the service, or nil in the embedded mode.
-    package static var socketPath: String? {
-        KeychainConfiguration.fromProcessEnvironment().serviceSocketPath
-    }
-
     /// Every entry of the caller's log, verified by the service, and how many bytes of an
     /// incomplete last entry it found.
     package static func read(socketPath: String) throws(Failure) -> (entries: [AccessLogEntry], incompleteTailBytes: Int) {

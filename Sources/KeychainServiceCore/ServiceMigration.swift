@@ -52,11 +52,11 @@ package struct ServiceMigration {
         self.mapping = mapping
     }
 
-    /// The migration this process's environment describes: its embedded keychain (`embeddedPath`,
-    /// else the embedded default), the service its `KEYCHAINKIT_SERVICE_SOCKET` (or the installed
-    /// default) names, and `pairs` (`NAME=PROGRAM`) with this tool's own group mapped to this tool.
-    package static func ofThisProcess(embeddedPath: String?, pairs: [String]) throws(Failure) -> ServiceMigration {
-        let configuration = KeychainConfiguration.fromProcessEnvironment()
+    /// The migration `configuration` (the tool's, read once by its entry point) describes: its
+    /// embedded keychain (`embeddedPath`, else the embedded default), the service its
+    /// `KEYCHAINKIT_SERVICE_SOCKET` (or the installed default) names, and `pairs` (`NAME=PROGRAM`)
+    /// with this tool's own group mapped to this tool.
+    package static func of(_ configuration: KeychainConfiguration, embeddedPath: String?, pairs: [String]) throws(Failure) -> ServiceMigration {
         guard let socketPath = configuration.serviceSocketPath else {
             throw Failure(status: KeychainStatus.notAvailable.rawValue,
                           description: "no keychain service: install it (sudo keychainctl service install) or set KEYCHAINKIT_SERVICE_SOCKET to its socket")

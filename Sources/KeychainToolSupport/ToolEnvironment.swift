@@ -22,6 +22,7 @@ package struct ToolEnvironment: Sendable {
     package var unlockingVariableNames: Set<String> { [] }
 }
 #else
+import KeychainEngine
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 #endif
@@ -42,6 +43,12 @@ package struct ToolEnvironment: Sendable {
     /// is read once from the process's variables. For the tools' entry points, once.
     package static func ofThisProcess() -> ToolEnvironment {
         ToolEnvironment(settings: .ofThisProcess())
+    }
+
+    /// The configuration the tool runs with (its registry's): the keychain service's socket, the
+    /// default keychain, the device key, the access groups.
+    package var configuration: KeychainConfiguration {
+        settings.registry.configuration
     }
 
     /// Lets the tool see the items of every access group, as `security(1)` does. Adds go to the

@@ -36,7 +36,8 @@ struct LayerRuleTests {
         // Apple's names over the engine, and what Linux needs beyond them.
         // The keychain service: its wire format (what clients and the service share), and the service.
         "KeychainServiceWire": ["KeychainPrimitives"],
-        "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire"],
+        // The service also keeps each user's access log (KeychainAudit) and names callers' process chains (KeychainLinux).
+        "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainAudit", "KeychainLinux"],
         "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire"],
         "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable"],
         "KeychainServices": ["KeychainServicesPortable"],
@@ -50,7 +51,7 @@ struct LayerRuleTests {
                           "KeychainToolSupport", "InternetCredentials"],
         // The programs.
         "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync", "KeychainServiceCore",
-                        "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService"],
+                        "KeychainServiceWire", "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService"],
         "docker-credential-keychainkit": ["KeychainServices", "KeychainAudit", "InternetCredentials", "KeychainToolSupport"],
         "keychainkit-demo": ["KeychainKit"],
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
@@ -62,6 +63,7 @@ struct LayerRuleTests {
         "KeychainBenchmarkSupport": ["KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainServicesPortable"],
         "keychainkit-torture": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainTestSupport"],
         "keychainkit-migration-probe": ["KeychainKit", "KeychainServices"],
+        "keychainkit-service-probe": ["KeychainServices"],
         "PseudoTerminalSupport": [],
         "RequiredToolSupport": [],
         "LoopbackPortSupport": [],

@@ -34,7 +34,7 @@ struct AccessLogCommand: KeychainCommand {
     func execute() throws {
         let start = try since.map { (text) throws(UsageFailure) in try Self.parseSince(text, now: Date()) }
         let contents: (entries: [AccessLogEntry], incompleteTailBytes: Int)
-        if keychain == nil, let socket = ServiceAccessLogClient.socketPath {
+        if keychain == nil, let socket = Keychainctl.environment.configuration.serviceSocketPath {
             // Through the service: it writes the one log of every front end, and hands each user their own.
             do {
                 contents = try ServiceAccessLogClient.read(socketPath: socket)

@@ -18,7 +18,7 @@ struct MigrationOptions: ParsableArguments {
     /// prints what it did.
     func run(_ verb: String, _ body: (ServiceMigration, Data) throws(ServiceMigration.Failure) -> ServiceMigration.Summary) throws {
         do {
-            let migration = try ServiceMigration.ofThisProcess(embeddedPath: keychain, pairs: pairs)
+            let migration = try ServiceMigration.of(Keychainctl.environment.configuration, embeddedPath: keychain, pairs: pairs)
             var password = try SecretInput.secret(prompt: "keychain password: ")
             defer { password.wipe() }
             let summary = try body(migration, password)
