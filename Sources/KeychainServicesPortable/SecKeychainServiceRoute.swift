@@ -46,14 +46,14 @@ package enum SecKeychainServiceRoute {
     /// Stores the login keychain's auto-lock interval (0: never). Locking on sleep is refused by
     /// the service (`errSecUnimplemented`, with the reason): it would not happen.
     static func setSettings(lockInterval: UInt32, lockOnSleep: Bool, socket: String) throws(KeychainCallFailure) {
-        _ = try call(.setSettings, [WireEntry(key: ServiceRequest.lockIntervalKey, value: .integer(Int64(lockInterval))),
+        _ = try ServiceKeychainCall.reply(to: .setSettings, [WireEntry(key: ServiceRequest.lockIntervalKey, value: .integer(Int64(lockInterval))),
                                     WireEntry(key: ServiceRequest.lockOnSleepKey, value: .bool(lockOnSleep))], socket: socket)
     }
 
     /// Changes the login keychain's password in the service (empty: none); a wrong old password
     /// is `errSecAuthFailed` and changes nothing.
     package static func changePassword(from oldPassword: Data, to newPassword: Data, socket: String) throws(KeychainCallFailure) {
-        _ = try call(.changePassword, [WireEntry(key: ServiceRequest.passwordKey, value: .data(oldPassword)),
+        _ = try ServiceKeychainCall.reply(to: .changePassword, [WireEntry(key: ServiceRequest.passwordKey, value: .data(oldPassword)),
                                        WireEntry(key: ServiceRequest.newPasswordKey, value: .data(newPassword))], socket: socket)
     }
 
@@ -67,24 +67,6 @@ package enum SecKeychainServiceRoute {
     }
 
     private static func call(_ operation: ServiceRequest.Operation, password: Data?, socket: String) throws(KeychainCallFailure) -> ServiceReply {
-        try call(operation, password.map { [WireEntry(key: ServiceRequest.passwordKey, value: .data($0))] } ?? [], socket: socket)
-    }
-
-    private static func call(_ operation: ServiceRequest.Operation, _ query: [WireEntry], socket: String) throws(KeychainCallFailure) -> ServiceReply {
-        let request = ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: query)
-        let reply: ServiceReply
-        do {
-            reply = try ServiceClient.send(request, to: socket)
-        } catch {
-            let failure = KeychainStoreError.notAvailable("the keychain service at \(socket) did not answer (\(error)); start it "
-                                                          + "(keychainctl service run) or unset \(KeychainVariable.serviceSocket)")
-            throw KeychainCallFailure(status: failure.osStatus, failure: failure)
-        }
-        guard reply.status == KeychainStatus.success.rawValue else {
-            throw KeychainCallFailure(status: reply.status,
-                                      failure: KeychainStoreError(.notAvailable(reply.failureReason ?? "the keychain service refused the call"),
-                                                                  status: KeychainStatus(rawValue: reply.status)))
-        }
-        return reply
+        try ServiceKeychainCall.reply(to: operation, password.map { [WireEntry(key: ServiceRequest.passwordKey, value: .data($0))] } ?? [], socket: socket)
     }
 }

@@ -66,20 +66,6 @@ package enum ServiceGrantRoute {
                                                           + "keychain: set \(KeychainVariable.serviceSocket) to the service's socket")
             throw KeychainCallFailure(status: failure.osStatus, failure: failure)
         }
-        let request = ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: entries)
-        let reply: ServiceReply
-        do {
-            reply = try ServiceClient.send(request, to: socket)
-        } catch {
-            let failure = KeychainStoreError.notAvailable("the keychain service at \(socket) did not answer (\(error)); start it "
-                                                          + "(keychainctl service run) or unset \(KeychainVariable.serviceSocket)")
-            throw KeychainCallFailure(status: failure.osStatus, failure: failure)
-        }
-        guard reply.status == KeychainStatus.success.rawValue else {
-            throw KeychainCallFailure(status: reply.status,
-                                      failure: KeychainStoreError(.notAvailable(reply.failureReason ?? "the keychain service refused the call"),
-                                                                  status: KeychainStatus(rawValue: reply.status)))
-        }
-        return reply
+        return try ServiceKeychainCall.reply(to: operation, entries, socket: socket)
     }
 }
