@@ -7,16 +7,7 @@ import Foundation
 /// item is the generic password (`deploy`, SERVICE). Prints one line per reply: `status S`, then
 /// `data D` for a read's secret and `prompt: …` lines for a challenge's text.
 enum ConsentClientScript {
-    static let source = #"""
-        import os, socket, struct, sys
-        def field(b): return struct.pack('>I', len(b)) + b
-        def string(t): return b'\x01' + field(t.encode())
-        def data(b): return b'\x02' + field(b)
-        def boolean(v): return b'\x03' + bytes([1 if v else 0])
-        def entries(d):
-            out = struct.pack('>I', len(d))
-            for k in sorted(d): out += field(k.encode()) + d[k]
-            return out
+    static let source = ServiceClientScripts.pythonWireEncoding + #"""
         def connect():
             c = socket.socket(socket.AF_UNIX)
             c.connect(os.environ['KEYCHAINKIT_SERVICE_SOCKET'])

@@ -4,9 +4,9 @@ import Foundation
 /// speaks the service's wire format itself (so that the caller is a script under an interpreter),
 /// and a flooder that holds many connections open.
 enum ServiceClientScripts {
-    /// `python3 -I client.py add|find GROUP [SECRET]`: one SecItem call on the generic password
-    /// (`deploy`, `script`), claiming the access group GROUP ("" for none); prints the status.
-    static let client = #"""
+    /// The start of every Python client of the service: its imports and the wire format's
+    /// encoders of a field, a string, data, a boolean and a dictionary's entries.
+    static let pythonWireEncoding = #"""
         import os, socket, struct, sys
         def field(b): return struct.pack('>I', len(b)) + b
         def string(t): return b'\x01' + field(t.encode())
@@ -16,6 +16,11 @@ enum ServiceClientScripts {
             out = struct.pack('>I', len(d))
             for k in sorted(d): out += field(k.encode()) + d[k]
             return out
+        """# + "\n"
+
+    /// `python3 -I client.py add|find GROUP [SECRET]`: one SecItem call on the generic password
+    /// (`deploy`, `script`), claiming the access group GROUP ("" for none); prints the status.
+    static let client = pythonWireEncoding + #"""
         operation, group = sys.argv[1], sys.argv[2]
         query = {'class': string('genp'), 'acct': string('deploy'), 'svce': string('script')}
         if operation == 'add':
