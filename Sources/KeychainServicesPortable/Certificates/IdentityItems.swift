@@ -85,7 +85,9 @@ enum IdentityItems {
     /// persistent reference, `kSecReturnAttributes` the key's attributes overlaid with the
     /// certificate's; one of them alone, or a dictionary of those asked for. As for every class,
     /// a `kSecMatchLimit` other than `kSecMatchLimitOne` (or 1) gives an array: of every identity
-    /// for `kSecMatchLimitAll`, of at most that many for a number.
+    /// for `kSecMatchLimitAll`, of at most that many for a number. A SecIdentity as
+    /// `kSecValueRef` is answered as Apple's client library answers it: see
+    /// ``copyMatching(byReference:_:returningPersistentReference:engine:)``.
     static func copyMatching(_ dictionary: [String: Any], engine: any IdentityItemStore) -> (OSStatus, Any?) {
         let wants = (ref: isTrue(dictionary[kSecReturnRef as String]), data: isTrue(dictionary[kSecReturnData as String]),
                      attributes: isTrue(dictionary[kSecReturnAttributes as String]),
@@ -93,6 +95,10 @@ enum IdentityItems {
         guard let limit = MatchLimit(dictionary[kSecMatchLimit as String]) else {
             FailureReport.fail(.invalidParameter("kSecMatchLimit (\"m_Limit\") must be kSecMatchLimitOne, kSecMatchLimitAll or a count of 0 or more"))
             return (errSecParam, nil)
+        }
+        if let identity = dictionary[kSecValueRef as String] as? SecIdentity {
+            let onlyPersistentReference = wants == (ref: false, data: false, attributes: false, persistentRef: true) && limit == .one
+            return copyMatching(byReference: identity, dictionary, returningPersistentReference: onlyPersistentReference, engine: engine)
         }
         // As for key references: a `.privateKeyUsage` key of a returned identity checks its
         // access control at each operation, not here (unless its data is asked for).
@@ -111,6 +117,31 @@ enum IdentityItems {
         }
         guard wants.ref || wants.data || wants.attributes || wants.persistentRef else { return (errSecSuccess, nil) }
         return (errSecSuccess, limit == .one ? results.first : results)
+    }
+
+    /// A query whose `kSecValueRef` is a SecIdentity, answered as Apple's client library answers
+    /// it (`explode_identity` in OSX/sec/Security/SecItem.m): the query runs once with the
+    /// certificate as its reference, for its result, and once with the private key, for its
+    /// status. The certificate's result survives only when it is a persistent reference, which
+    /// becomes the identity's; any other result (a reference, data, attributes, an array) is
+    /// dropped, so such a lookup succeeds with no result. The status is the key's lookup, unless
+    /// the certificate's lookup failed with something other than `errSecItemNotFound`.
+    private static func copyMatching(byReference identity: SecIdentity, _ dictionary: [String: Any],
+                                     returningPersistentReference: Bool, engine: any IdentityItemStore) -> (OSStatus, Any?) {
+        let (certificateAttributes, keyAttributes) = splitAttributes(dictionary)
+        var certificateQuery = useOptions(of: dictionary).merging(certificateAttributes) { _, attribute in attribute }
+        certificateQuery.merge(ValueRefQuery.attributes(of: identity.certificate)) { callers, _ in callers }
+        certificateQuery[kSecClass as String] = kSecClassCertificate as String
+        certificateQuery[kSecReturnPersistentRef as String] = true
+        let certificate = engine.copyMatching(certificateQuery, deferringPrivateKeyUsage: false, releasingTokenKeyMaterial: false)
+        guard certificate.status == errSecSuccess || certificate.status == errSecItemNotFound else { return (certificate.status, nil) }
+        var keyQuery = useOptions(of: dictionary).merging(keyAttributes) { _, attribute in attribute }
+        keyQuery.merge(ValueRefQuery.attributes(of: identity.privateKey)) { _, reference in reference }
+        let key = engine.copyMatching(keyQuery, deferringPrivateKeyUsage: true, releasingTokenKeyMaterial: false)
+        guard key.status == errSecSuccess else { return (key.status, nil) }
+        guard returningPersistentReference, certificate.status == errSecSuccess,
+              let reference = certificate.value as? Data else { return (errSecSuccess, nil) }
+        return (errSecSuccess, identityReference(fromCertificateReference: reference))
     }
 
     /// The `kSecMatchLimit` of an identity query, read as the engine reads it for the other
