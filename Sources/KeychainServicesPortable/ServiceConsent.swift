@@ -24,12 +24,21 @@ package enum ServiceConsent {
     /// Shows a challenge's text and returns the user's answer, or nil when the user denied it.
     package typealias Prompter = @Sendable (ConsentChallenge) -> Answer?
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var installed: Prompter?
+    /// Returns the prompter when this process can ask its user at this moment, or nil. Asked
+    /// only when a read goes to the service, so a process that never needs consent never probes
+    /// for a terminal.
+    package typealias PrompterSource = @Sendable () -> Prompter?
 
-    /// The prompter this process installed, or nil (it cannot ask its user).
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var source: PrompterSource?
+
+    /// Installs how this process finds its prompter (keychainctl: its controlling terminal).
+    package static func install(_ source: @escaping PrompterSource) {
+        lock.withLock { self.source = source }
+    }
+
+    /// The prompter this process can use now, or nil (it cannot ask its user).
     package static var prompter: Prompter? {
-        get { lock.withLock { installed } }
-        set { lock.withLock { installed = newValue } }
+        lock.withLock { source }?()
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 Keychainctl.environment.grantAllAccessGroups()
 if Keychainctl.environment.testingKDFRequested { Keychainctl.environment.useTestingKDF() }
 #if os(Linux)
-ConsentTerminal.installIfTerminal()  // the keychain service's consent prompt, on the controlling terminal
+ConsentTerminal.install()  // the keychain service's consent prompt, on the controlling terminal (probed when needed)
 #endif
 let arguments = SecretArguments.rewrite(Array(CommandLine.arguments.dropFirst()))
 // The hot commands skip ArgumentParser's reflection of the command tree (HotCommand); the same

@@ -6,15 +6,18 @@ import KeychainServices
 /// keychainctl's side of the keychain service's consent prompt: the text the service composed,
 /// shown on keychainctl's controlling terminal (`/dev/tty`, also when standard input and output
 /// are pipes, as under `git credential`), then the choice and the keychain password, typed
-/// without echo. Without a controlling terminal nothing is installed, and a read that needs
+/// without echo. Without a controlling terminal there is no prompter, and a read that needs
 /// consent fails with `errSecInteractionNotAllowed` (exit 36).
 enum ConsentTerminal {
-    /// Installs the prompter when this process has a controlling terminal.
-    static func installIfTerminal() {
-        let probe = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard probe >= 0 else { return }
-        close(probe)
-        ServiceConsent.prompter = { challenge in ask(challenge) }
+    /// Installs the prompter. Whether there is a controlling terminal is checked when a read
+    /// goes to the service, not at start-up: most commands never need it.
+    static func install() {
+        ServiceConsent.install {
+            let probe = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+            guard probe >= 0 else { return nil }
+            close(probe)
+            return { challenge in ask(challenge) }
+        }
     }
 
     /// Shows `challenge` and reads the answer; nil when the user denies (or the terminal is gone).
