@@ -52,12 +52,16 @@ let package = Package(
         .target(name: "KeychainPrimitives"),
         // The status table, item and protection classes, access-control policy, the error and its reasons.
         .target(name: "KeychainVocabulary"),
+        // An item's plaintext payload (attributes, secret, access control, padding) and its strict
+        // decoder: sealed into the keychain file by the store, and the body of a sync record.
+        .target(name: "KeychainItemCodec", dependencies: ["KeychainPrimitives", "KeychainVocabulary"]),
         // The encrypted keychain file: typed items, queries, keybag, crypto, lock state.
         .target(
             name: "KeychainStore",
             dependencies: [
                 "KeychainPrimitives",
                 "KeychainVocabulary",
+                "KeychainItemCodec",
                 "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -151,9 +155,9 @@ let package = Package(
         // The system OpenSSL, for TLS to etcd (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Synchronizable items across devices (etcd, git, a shared folder), beside the engine: it works on a
-        // keychain through SyncableKeychain (KeychainVocabulary), which the store implements. KeychainStore:
-        // only ItemPayload, the store's payload encoding, which a sync record's body is.
-        .target(name: "KeychainSync", dependencies: ["KeychainEngine", "KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
+        // keychain through SyncableKeychain (KeychainVocabulary), which the store implements; a record's
+        // body is an item payload (KeychainItemCodec).
+        .target(name: "KeychainSync", dependencies: ["KeychainEngine", "KeychainPrimitives", "KeychainItemCodec", "KeychainVocabulary", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]),
         // `swift run keychainkit-demo`: KeychainKit's flows on the default keychain.
         .executableTarget(name: "keychainkit-demo", dependencies: ["KeychainKit"]),
         // Internet-password credentials as keychain items, shared by the tools and the Secret Service.
@@ -230,7 +234,7 @@ let package = Package(
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
         // bench/service.sh: times SecItem calls through the keychain service against the embedded mode.
         .executableTarget(name: "keychainkit-service-bench", dependencies: ["KeychainServices"]),
-        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport"]),
+        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainItemCodec", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
         // The readers of other secret stores' files, on bytes (the real files: keychainctlTests, SecretServiceClientTests).
         .testTarget(name: "CredentialImportTests", dependencies: ["CredentialImport", "RequiredToolSupport", .product(name: "Crypto", package: "swift-crypto")]),
@@ -251,7 +255,7 @@ let package = Package(
         // Crash, fault-injection, concurrency, tampering, at-rest, hygiene and layer-rule tests.
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["KeychainStore", "KeychainVocabulary", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture", "KeychainTestSupport", "RequiredToolSupport"],
+            dependencies: ["KeychainItemCodec", "KeychainStore", "KeychainVocabulary", "KeychainEngine", "KeychainServices", "CSQLite", "keychainkit-torture", "KeychainTestSupport", "RequiredToolSupport"],
             swiftSettings: [.define("KEYCHAINKIT_FAULT_INJECTION", .when(configuration: .debug))]
         ),
         .testTarget(name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainToolSupport", "KeychainEngine", "KeychainStore", "KeychainLinux", "keychainctl",
@@ -274,7 +278,7 @@ let package = Package(
         .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport", "KeychainTestSupport"], path: "Tests/Support/SecretServiceHarness"),
         .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
                                                                    "RequiredToolSupport", "PseudoTerminalSupport"]),
-        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainStore", "KeychainVocabulary", "EtcdClusterSupport", "RequiredToolSupport",
+        .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainItemCodec", "KeychainStore", "KeychainVocabulary", "EtcdClusterSupport", "RequiredToolSupport",
                                                              "PrivateBusSupport", "KeychainTestSupport", "LoopbackPortSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),
         // Identity and key calls, embedded and through the service, for the service tests.

@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "CFuzzDriver"),
         // SecItem dictionaries through KeychainEngine's RequestParser and SecItemEngine (in memory).
         fuzzTarget("FuzzRequestParser"),
-        // The decrypted item payload decoder (KeychainStore ItemPayload(decoding:)).
+        // The decrypted item payload decoder (KeychainItemCodec ItemPayload(decoding:)).
         fuzzTarget("FuzzItemPayload"),
         // Keybag entries and stored KDF parameters (read before any authentication).
         fuzzTarget("FuzzKeybag"),

@@ -5,7 +5,7 @@ import KeychainVocabulary
 extension ByteReader where Failure == KeychainStoreError {
     /// A reader of one of the keychain file's binary values (item payloads, keybag entries, KDF
     /// parameters, sealed application passwords); reading past their end is an undecodable record.
-    init(_ bytes: Data) {
+    package init(record bytes: Data) {
         self.init(bytes, truncated: .undecodable("a truncated record"))
     }
 }

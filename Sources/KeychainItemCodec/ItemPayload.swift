@@ -21,7 +21,7 @@ package struct ItemPayload: Equatable, Sendable {
     package var biometryDomainState: Data?
 
     /// The length of a biometric domain state (a SHA-256 digest).
-    static let biometryDomainStateLength = 32
+    package static let biometryDomainStateLength = 32
 
     package init(attributes: [String: AttributeValue], data: Data?, accessControlFlags: UInt64?,
                  biometryDomainState: Data? = nil) {
@@ -31,7 +31,7 @@ package struct ItemPayload: Equatable, Sendable {
         self.biometryDomainState = biometryDomainState
     }
 
-    static let version: UInt8 = 1
+    package static let version: UInt8 = 1
 
     /// Encodes the payload; attribute order is sorted so equal payloads give equal bytes.
     ///
@@ -82,7 +82,7 @@ package struct ItemPayload: Equatable, Sendable {
     }
 
     /// The length of the encoding without padding: what the caller stored.
-    var unpaddedLength: Int {
+    package var unpaddedLength: Int {
         var length = 1
         for (name, value) in attributes {
             length += 3 + min(name.utf8.count, 255) + 4 + Self.encodedLength(value)
@@ -96,13 +96,13 @@ package struct ItemPayload: Equatable, Sendable {
     }
 
     /// A `P` record's tag and length.
-    static let paddingRecordOverhead = 5
+    package static let paddingRecordOverhead = 5
 
     /// The length of a sealed payload whose records take `length` bytes, padding included: the
     /// smallest bucket that holds them and a `P` record — 256 bytes, then powers of two up to
     /// 64 KiB, then multiples of 64 KiB (so a large certificate grows by less than 64 KiB). The
     /// file then shows which bucket an item's attributes and secret fall in, not their lengths.
-    static func paddedLength(of length: Int) -> Int {
+    package static func paddedLength(of length: Int) -> Int {
         let needed = length + paddingRecordOverhead
         let largeBucket = 64 * 1024
         guard needed <= largeBucket else { return (needed + largeBucket - 1) / largeBucket * largeBucket }

@@ -8,7 +8,7 @@ import KeychainVocabulary
 /// with Foundation's `String(data:encoding:)` cost 39,000 instructions per item.
 enum ItemPayloadDecoder {
     static func decode(_ bytes: Data) throws(KeychainStoreError) -> ItemPayload {
-        var reader = ByteReader(bytes)
+        var reader = ByteReader(record: bytes)
         guard try reader.byte() == ItemPayload.version else { throw .undecodable("an item payload of an unknown version") }
         var attributes: [String: AttributeValue] = [:]
         attributes.reserveCapacity(12)  // an item has 6–12 attributes: one allocation instead of one per doubling

@@ -1,7 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-import KeychainStore  // ItemPayload: a record's body is the store's payload encoding
+import KeychainItemCodec
 import KeychainVocabulary
 
 extension KeychainSynchronizer {

@@ -6,6 +6,7 @@ import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 import KeychainVocabulary
+import KeychainItemCodec
 
 /// What an add writes is part of the file format: the faster add must write exactly
 /// the bytes the format defines — payload encoding, primary-key digest, blind indexes — and fresh

@@ -3,6 +3,7 @@ import KeychainTestSupport
 import Testing
 @testable import KeychainStore
 import KeychainVocabulary
+import KeychainItemCodec
 
 /// The item payload's `B` record: the biometric domain state of a `.biometryCurrentSet` item.
 @Suite("Payload: biometric domain state")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainStore
+import KeychainItemCodec
 
 /// The payload decoder reads borrowed bytes instead of copying each field (for speed); it must
 /// decode what the encoder writes and refuse what it refused before, with the same errors.

@@ -2,6 +2,7 @@ import Foundation
 import KeychainTestSupport
 @testable import KeychainStore
 import Testing
+import KeychainItemCodec
 
 /// Item payloads are padded to size buckets, so a stolen file does not show each secret's length;
 /// padding is checked as strictly as every other record, and payloads from before padding read.

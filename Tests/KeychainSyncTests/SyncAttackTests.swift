@@ -7,6 +7,7 @@ import Testing
 @testable import KeychainSync
 import KeychainVocabulary
 import RequiredToolSupport
+import KeychainItemCodec
 
 /// The attacks of an adversary with write access to etcd, a removed device that kept its state, or a
 /// stolen keychain file: each as it would be done, against a real 3-member etcd cluster.

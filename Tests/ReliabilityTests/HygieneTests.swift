@@ -6,6 +6,7 @@ import KeychainServices
 import KeychainVocabulary
 import Testing
 @testable import KeychainStore
+import KeychainItemCodec
 
 /// Whether `text` shows any canary: raw, hex, base64, or as a list of decimal byte values (the
 /// form `dump` gives a `Data` or `[UInt8]`).

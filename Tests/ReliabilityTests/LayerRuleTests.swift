@@ -8,7 +8,7 @@ import Testing
 @Suite("Layer rules in the source tree")
 struct LayerRuleTests {
     /// Modules that are not an API: `package` access only.
-    static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
+    static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
                                      "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceCore"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
@@ -27,12 +27,13 @@ struct LayerRuleTests {
         "CredentialImport": ["KeychainPrimitives"],
         "KeychainLinux": ["KeychainPrimitives"],
         // The encrypted keychain file.
-        "KeychainStore": ["KeychainPrimitives", "KeychainVocabulary", "CSQLite"],
+        "KeychainItemCodec": ["KeychainPrimitives", "KeychainVocabulary"],
+        "KeychainStore": ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "CSQLite"],
         // Apple's SecItem semantics over the store.
         "KeychainEngine": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainLinux"],
         // Beside the engine: it replicates portable items and tombstones through SyncableKeychain (the vocabulary's
         // narrow protocol the store implements); from the store only its payload encoding (storeDependents).
-        "KeychainSync": ["KeychainPrimitives", "KeychainVocabulary", "KeychainStore", "KeychainEngine", "COpenSSL"],
+        "KeychainSync": ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainEngine", "COpenSSL"],
         // Apple's names over the engine, and what Linux needs beyond them.
         // The keychain service: its wire format (what clients and the service share), and the service.
         "KeychainServiceWire": ["KeychainPrimitives"],
@@ -321,13 +322,9 @@ struct LayerRuleTests {
 
     /// The modules that may depend on the store: the engine (Apple's semantics over it) and the test
     /// and benchmark tools that work on keychain files themselves. Sync reaches a keychain through
-    /// `SyncableKeychain` (KeychainVocabulary), which the store implements; everything else through the engine.
-    static let storeDependents: Set<String> = ["KeychainEngine", "KeychainTestSupport", "KeychainBenchmarkSupport", "keychainkit-torture",
-                                               "KeychainSync"]
-    /// What sync may still use of the store, in the only files that may import it: a record's body is
-    /// the store's payload encoding (`ItemPayload`). Moving that codec below the store ends the skip.
-    static let syncFilesOverTheStore: Set<String> = ["KeychainSync/Records/SyncRecord.swift", "KeychainSync/KeychainSynchronizer+Merge.swift",
-                                                     "KeychainSync/KeychainSynchronizer+History.swift"]
+    /// `SyncableKeychain` (KeychainVocabulary), which the store implements, and reads a record's body
+    /// with the payload codec (KeychainItemCodec); everything else goes through the engine.
+    static let storeDependents: Set<String> = ["KeychainEngine", "KeychainTestSupport", "KeychainBenchmarkSupport", "keychainkit-torture"]
 
     @Test func onlyTheEngineAndTheTestToolsDependOnTheStore() throws {
         let dependents = Set(Self.allowedImports.filter { $0.value.contains("KeychainStore") }.keys)
@@ -338,8 +335,7 @@ struct LayerRuleTests {
             """)
         let storeImport = try Regex(#"^(@testable\s+)?import KeychainStore\b"#)
         let syncFiles = Set(try Self.codeLines(of: "KeychainSync").filter { $0.text.contains(storeImport) }.map { String(Self.file(of: $0.location)) })
-        #expect(syncFiles.isSubset(of: Self.syncFilesOverTheStore),
-                "KeychainSync works on keychains through SyncableKeychain, not the store: \(syncFiles.subtracting(Self.syncFilesOverTheStore).sorted())")
+        #expect(syncFiles.isEmpty, "KeychainSync works on keychains through SyncableKeychain, not the store: \(syncFiles.sorted())")
     }
 
     @Test func theLayerTableIsPackageSwift() throws {

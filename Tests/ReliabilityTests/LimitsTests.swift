@@ -3,6 +3,7 @@ import KeychainTestSupport
 import KeychainVocabulary
 import Testing
 @testable import KeychainStore
+import KeychainItemCodec
 
 @Suite("Limits: item size, 100k items")
 struct LimitsTests {

@@ -1,6 +1,6 @@
 import CFuzzDriver
 import Foundation
-@testable import KeychainStore
+@testable import KeychainItemCodec
 
 /// Decodes arbitrary bytes as an item payload. Whatever decodes must re-encode to bytes that
 /// decode to the same canonical encoding (compared as bytes: NaN dates are not equal to themselves).

@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainVocabulary
+import KeychainItemCodec
 
 /// The extra layer of items protected with `kSecAccessControlApplicationPassword`: their secret
 /// is sealed under a key derived (scrypt) from the application password before the item is
@@ -28,7 +29,7 @@ package enum ApplicationPasswordSeal {
 
     /// The scrypt parameters a sealed secret records.
     static func parameters(of sealed: Data) throws(KeychainStoreError) -> PasswordKDF {
-        var reader = ByteReader(sealed)
+        var reader = ByteReader(record: sealed)
         guard try reader.bytes(4) == magic, try reader.byte() == version else {
             throw .undecodable("an application-password-protected secret")
         }
@@ -37,7 +38,7 @@ package enum ApplicationPasswordSeal {
 
     /// Opens a sealed secret; `.wrongPassword` if `password` is not the one it was sealed with.
     package static func open(_ sealed: Data, password: Data, allowTestingKDF: Bool) throws(KeychainStoreError) -> Data {
-        var reader = ByteReader(sealed)
+        var reader = ByteReader(record: sealed)
         guard try reader.bytes(4) == magic, try reader.byte() == version else {
             throw .undecodable("an application-password-protected secret")
         }

@@ -3,6 +3,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import KeychainVocabulary
+import KeychainItemCodec
 
 /// scrypt parameters stored in the keychain file, and the derivation of the password key.
 package struct PasswordKDF: Sendable, Equatable {
@@ -103,7 +104,7 @@ package struct PasswordKDF: Sendable, Equatable {
     }
 
     init(decoding bytes: Data) throws(KeychainStoreError) {
-        var reader = ByteReader(bytes)
+        var reader = ByteReader(record: bytes)
         logN = try reader.byte()
         blockSize = try reader.uint32()
         parallelism = try reader.uint32()

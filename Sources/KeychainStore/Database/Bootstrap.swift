@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainVocabulary
+import KeychainItemCodec
 
 /// One keybag row: a wrapped class key and a check value that lets a class key obtained from
 /// elsewhere (the session cache) be recognised without unwrapping anything.
@@ -27,7 +28,7 @@ struct KeybagEntry {
     }
 
     init(decoding bytes: Data) throws(KeychainStoreError) {
-        var reader = ByteReader(bytes)
+        var reader = ByteReader(record: bytes)
         wrapped = try reader.bytes(Int(try reader.uint32()))
         check = try reader.bytes(Int(try reader.uint32()))
         guard reader.isAtEnd, check.count == 16 else { throw .undecodable("a keybag entry") }
@@ -144,7 +145,7 @@ enum Bootstrap {
         guard let versionBytes = try readMeta(connection, Schema.MetaKey.formatVersion) else {
             throw .undecodable("the keychain (no format version)")
         }
-        var reader = ByteReader(versionBytes)
+        var reader = ByteReader(record: versionBytes)
         let version = try reader.uint32()
         guard reader.isAtEnd else { throw .undecodable("the keychain's format version") }
         try migrate(connection: connection, from: version)

@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainVocabulary
+import KeychainItemCodec
 
 /// The blind-index key, with HMAC-SHA256 keyed with it once. Every primary-key digest starts
 /// from a copy of that keyed state (HMAC is a value type; the copy's hash contexts are copied on

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import KeychainVocabulary
+import KeychainItemCodec
 
 extension KeychainDatabase {
     /// Adds an item. Fails with `.locked` if its class key is unavailable — before the

@@ -2,6 +2,7 @@ import KeychainPrimitives
 import Crypto
 import Foundation
 import KeychainVocabulary
+import KeychainItemCodec
 
 /// An open keychain: one SQLite file (or a private in-memory database) with its key hierarchy
 /// and lock state. Thread-safe: calls are serialised on one connection; several processes may
@@ -462,7 +463,7 @@ package final class KeychainDatabase: @unchecked Sendable {
 
     func readAutoLockSeconds() throws(KeychainStoreError) -> Int {
         guard let bytes = try readMeta(Schema.MetaKey.autoLockSeconds) else { return 300 }
-        var reader = ByteReader(bytes)
+        var reader = ByteReader(record: bytes)
         return Int(clamping: try reader.uint64())
     }
 

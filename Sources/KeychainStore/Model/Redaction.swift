@@ -1,5 +1,6 @@
 import Foundation
 import KeychainVocabulary
+import KeychainItemCodec
 
 // `dump()`, `Mirror(reflecting:)` and the default `String(describing:)` of types without a
 // description all walk a value's mirror, which for `Data` lists every byte and for a `String`

@@ -1,7 +1,7 @@
 import KeychainPrimitives
 import Crypto
 import Foundation
-import KeychainStore  // ItemPayload: a record's body is the store's payload encoding
+import KeychainItemCodec
 import KeychainVocabulary
 
 /// One item as it is stored on the transport, end-to-end encrypted and signed: the transport sees
