@@ -167,6 +167,33 @@ extension SecItemParity {
             #expect(keychain.status([kSecClass: kSecClassKey, kSecAttrApplicationTag: tag]) == errSecItemNotFound)
         }
 
+        @Test("3.2 a SecIdentity as kSecValueRef gives only its persistent reference; data, attributes and references come back empty (explode_identity)")
+        func identityAsQuery() throws {
+            let keychain = try ParityKeychain()
+            var error: Unmanaged<CFError>?
+            let key = SecKeyCreateWithData(fixturePrivateKeyX963 as CFData, [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom,
+                                                                              kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary, &error)
+            let privateKey = try #require(key, "SecKeyCreateWithData: \(String(describing: error?.takeRetainedValue()))")
+            keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: privateKey, kSecAttrApplicationTag: bytes(keychain.service)])
+            keychain.mustAdd(try item(keychain))
+            let found = try #require(keychain.copy([kSecClass: kSecClassIdentity, kSecAttrLabel: keychain.service, kSecReturnRef: true]).result)
+            let identity = unsafeDowncast(found as AnyObject, to: SecIdentity.self)
+
+            let reference = keychain.copy([kSecValueRef: identity, kSecReturnPersistentRef: true])
+            #expect(reference.status == errSecSuccess)
+            let persistent = try #require(reference.result as? Data)
+            #expect(persistent.prefix(4) == Data("idnt".utf8))
+            let again = try #require(keychain.copy([kSecValuePersistentRef: persistent, kSecReturnRef: true]).result)
+            #expect(CFGetTypeID(again) == SecIdentityGetTypeID())
+            for returns in [[kSecReturnData: true], [kSecReturnAttributes: true], [kSecReturnRef: true],
+                            [kSecReturnData: true, kSecReturnAttributes: true, kSecReturnRef: true, kSecReturnPersistentRef: true]] as [[CFString: Any]] {
+                let answer = keychain.copy(returns.merging([kSecValueRef: identity]) { $1 })
+                #expect(answer.status == errSecSuccess && answer.result == nil, "\(returns.keys.map { $0 as String }.sorted())")
+            }
+            #expect(keychain.delete([kSecValueRef: identity]) == errSecSuccess)
+            #expect(keychain.status([kSecValueRef: identity]) == errSecItemNotFound)
+        }
+
         @Test("54 a certificate added without accessibility is accessible always (\"dk\", the deprecated kSecAttrAccessibleAlways)")
         func defaultAccessibility() throws {
             let keychain = try ParityKeychain()
