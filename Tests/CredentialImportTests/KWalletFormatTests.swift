@@ -107,6 +107,58 @@ struct KWalletFormatTests {
         }
     }
 
+    /// A wallet file around `data` (the decrypted entries), encrypted the way kwalletd does it,
+    /// with the fixture's password and salt: for contents kwalletd would never write.
+    static func craft(_ data: [UInt8]) throws -> Data {
+        var plain = [UInt8](repeating: 0x5A, count: 8)
+        plain += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: data.count >> $0) }
+        plain += data
+        plain += [UInt8](repeating: 0xA5, count: 8 - (plain.count + 20) % 8)
+        plain += KWalletDigest.digest(data)
+        let cipher = Blowfish(key: try KWalletFile.key(password: password, salt: salt, file: "crafted"))
+        var previous: (UInt32, UInt32) = (0, 0)
+        var encrypted: [UInt8] = []
+        func word(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 << 8 | UInt32(plain[at + $1]) } }
+        for block in stride(from: 0, to: plain.count, by: 8) {
+            previous = cipher.encrypt(word(block) ^ previous.0, word(block + 4) ^ previous.1)
+            for half in [previous.0, previous.1] { encrypted += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: half >> $0) } }
+        }
+        return KWalletFile.magic + Data([0, 1, 3, 2, 0, 0, 0, 0]) + Data(encrypted)
+    }
+
+    static func qString(_ text: String) -> [UInt8] {
+        let units = Array(text.utf16)
+        return uint32(units.count * 2) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
+    }
+
+    static func uint32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+
+    @Test("crafted contents: a hostile count, a map that lies, an unpaired surrogate are damage; an unknown entry type is dropped as kwalletd drops it")
+    func craftedContents() throws {
+        let password = Self.qString("pw")
+        let entry = Self.qString("key") + Self.uint32(1) + Self.uint32(password.count) + password
+        // The crafting itself reads back.
+        let good = try Self.read(try Self.craft(Self.qString("Folder") + Self.uint32(1) + entry))
+        #expect(good.items.map(\.secret) == [Data("pw".utf8)] && good.items.first?.attributes["kwallet:folder"] == "Folder")
+        let unknown = Self.qString("other") + Self.uint32(7) + Self.uint32(3) + [1, 2, 3]
+        let dropped = try Self.read(try Self.craft(Self.qString("Folder") + Self.uint32(2) + unknown + entry))
+        #expect(dropped.items.map(\.label) == ["key"])
+        let hostile: [(String, [UInt8])] = [
+            ("entry count 2^32 − 1", Self.qString("Folder") + Self.uint32(0xffff_ffff) + entry),
+            ("map of 2^31 pairs", Self.qString("F") + Self.uint32(1) + Self.qString("m") + Self.uint32(3) + Self.uint32(4) + Self.uint32(0x7fff_ffff)),
+            ("password value longer than its entry", Self.qString("F") + Self.uint32(1) + Self.qString("k") + Self.uint32(1) + Self.uint32(1000) + password),
+            ("unpaired surrogate in a key", Self.qString("F") + Self.uint32(1) + Self.uint32(2) + [0xD8, 0x00] + Self.uint32(2) + Self.uint32(0)),
+            ("odd string length", Self.qString("F") + Self.uint32(1) + Self.uint32(3) + [0, 0x41, 0] + Self.uint32(2) + Self.uint32(0)),
+            ("a folder cut off", Self.qString("F") + [0, 0]),
+        ]
+        for (name, data) in hostile {
+            let crafted = try Self.craft(data)
+            let result = Result { () throws(CredentialImportError) in try Self.read(crafted) }
+            guard case .failure(let error) = result else { Issue.record("\(name): read as items"); continue }
+            #expect(error.kind == .damaged, "\(name): \(error)")
+        }
+    }
+
     @Test("wallet names: kwalletd's ;XX escapes decoded, the salt beside the wallet")
     func names() {
         #expect(KWalletFile.walletName(ofPath: "/home/a/.local/share/kwalletd/kdewallet.kwl") == "kdewallet")

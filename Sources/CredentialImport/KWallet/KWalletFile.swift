@@ -114,14 +114,7 @@ package enum KWalletFile {
                                             + "kwalletd derives the wallet's key from it; copy it along with the wallet")
         }
 
-        let key: SymmetricKey
-        do {
-            key = try KDF.Insecure.PBKDF2.deriveKey(from: Array(password), salt: Array(salt), using: .sha512,
-                                                    outputByteCount: keySize, unsafeUncheckedRounds: iterations)
-        } catch {
-            throw CredentialImportError(file: file, kind: .unsupported, reason: "PBKDF2-SHA512 failed (\(error)); nothing was imported")
-        }
-        let plain = key.withUnsafeBytes { decryptCBC(encrypted, key: Array($0)) }
+        let plain = decryptCBC(encrypted, key: try key(password: password, salt: salt, file: file))
         let wrongPassword = CredentialImportError(file: file, kind: .wrongPassword,
                                                   reason: "the password does not open this wallet (or its encrypted part is damaged); nothing was imported")
         let size = Int(plain[8]) << 24 | Int(plain[9]) << 16 | Int(plain[10]) << 8 | Int(plain[11])
@@ -129,6 +122,17 @@ package enum KWalletFile {
         let data = Data(plain[12..<(12 + size)])
         guard KWalletDigest.digest([UInt8](data)) == Array(plain.suffix(20)) else { throw wrongPassword }
         return try collection(from: data, name: name, password: password, damaged: damaged)
+    }
+
+    /// kwalletd's Blowfish key: PBKDF2-HMAC-SHA512 of the password and the salt file.
+    static func key(password: Data, salt: Data, file: String) throws(CredentialImportError) -> [UInt8] {
+        do {
+            let key = try KDF.Insecure.PBKDF2.deriveKey(from: Array(password), salt: Array(salt), using: .sha512,
+                                                        outputByteCount: keySize, unsafeUncheckedRounds: iterations)
+            return key.withUnsafeBytes { Array($0) }
+        } catch {
+            throw CredentialImportError(file: file, kind: .unsupported, reason: "PBKDF2-SHA512 failed (\(error)); nothing was imported")
+        }
     }
 
     /// Blowfish-CBC with a zero IV, each block as two big-endian 32-bit halves (the standard
