@@ -14,7 +14,7 @@ import KeychainServices
 struct ImportCredentials: KeychainCommand {
     static let configuration = CommandConfiguration(
         commandName: "import-credentials",
-        abstract: "Import credentials: gnome-keyring keyrings, KeePassXC databases (KDBX 4), browser password CSV exports, and plain-text files (.netrc, .git-credentials, Docker config.json, gh hosts.yml, .env).",
+        abstract: "Import credentials: gnome-keyring keyrings, KWallet wallets, KeePassXC databases (KDBX 4), browser password CSV exports, and plain-text files (.netrc, .git-credentials, Docker config.json, gh hosts.yml, .env).",
         discussion: """
             gnome-keyring: name the keyrings folder (~/.local/share/keyrings) or *.keyring files. \
             Each keyring goes into the Secret Service collection of the same name (login into \
@@ -30,6 +30,14 @@ struct ImportCredentials: KeychainCommand {
             attributes Title, UserName, URL, Notes, Path (its group) and Uuid, as KeePassXC's own \
             Secret Service shows them. The password comes from --password-file or a no-echo \
             prompt. The recycle bin, old versions, attachments and custom fields are left out.
+
+            KWallet: name *.kwl wallets (~/.local/share/kwalletd; the <name>.salt file beside each \
+            is read too). Each goes into the collection named like the wallet (created with its \
+            password), every entry as an item labelled with its key, with the attributes \
+            kwallet:folder, kwallet:key and kwallet:type (password, binary or map); the secret is \
+            a password's text, a binary entry's bytes, or a map as a JSON object. The password \
+            comes from --password-file or a no-echo prompt. GPG-encrypted wallets and wallets \
+            last saved before KDE 4.13 are refused.
 
             The format follows the file name (.netrc, .git-credentials, config.json, hosts.yml, \
             .env or *.env), or --format. Without --apply nothing changes: each credential is listed \
@@ -56,7 +64,7 @@ struct ImportCredentials: KeychainCommand {
     @Option(name: .long, help: ArgumentHelp("The format of every file: \(CredentialFileFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
     var format: String?
 
-    @Option(name: .customLong("password-file"), help: ArgumentHelp("gnome-keyring and KeePass: a file whose first line is the keyrings' or databases' password (else a no-echo prompt per file).", valueName: "file"))
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("gnome-keyring, KWallet and KeePass: a file whose first line is the keyrings', wallets' or databases' password (else a no-echo prompt per file).", valueName: "file"))
     var passwordFile: String?
 
     @Option(name: .customLong("env-service"), help: ArgumentHelp("The service of .env variables (default: dotenv:<the file's folder name>).", valueName: "service"))

@@ -48,11 +48,12 @@ struct KeyringImporter {
 
     // MARK: - Reading
 
-    /// Whether `path` names keyring input: a `.keyring` file, or a directory (gnome-keyring's
-    /// `~/.local/share/keyrings`).
+    /// Whether `path` names keyring input: a `.keyring` file, a KeePass database, a KWallet
+    /// wallet (`.kwl`), or a directory (gnome-keyring's `~/.local/share/keyrings`, KWallet's
+    /// `~/.local/share/kwalletd`).
     static func isKeyringPath(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
-        return path.hasSuffix(".keyring") || KDBXFile.isDatabasePath(path) || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        return path.hasSuffix(".keyring") || KDBXFile.isDatabasePath(path) || KWalletFile.isWalletPath(path) || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
     /// Reads and opens every keyring `paths` name (a directory: each `*.keyring` in it). An
@@ -72,8 +73,8 @@ struct KeyringImporter {
                 } catch {
                     throw UsageFailure(message: "\(path): cannot list it (\(error.localizedDescription)). Nothing was stored.")
                 }
-                let keyrings = names.filter { $0.hasSuffix(".keyring") }.sorted()
-                guard !keyrings.isEmpty else { throw UsageFailure(message: "\(path): no *.keyring files in it. Nothing was stored.") }
+                let keyrings = names.filter { $0.hasSuffix(".keyring") || KWalletFile.isWalletPath($0) }.sorted()
+                guard !keyrings.isEmpty else { throw UsageFailure(message: "\(path): no *.keyring or *.kwl files in it. Nothing was stored.") }
                 files += keyrings.map { (path as NSString).appendingPathComponent($0) }
             } else {
                 files.append(path)
@@ -83,6 +84,11 @@ struct KeyringImporter {
         var sources: [Source] = []
         for file in files {
             let content = try contents(of: file)
+            if KWalletFile.isWalletPath(file) {
+                let collection = try openWallet(content, file: file, filePassword: filePassword)
+                sources.append(Source(path: file, collection: collection, isDefault: false))
+                continue
+            }
             if KDBXFile.isDatabasePath(file) {
                 let collection = try openDatabase(content, file: file, filePassword: filePassword)
                 sources.append(Source(path: file, collection: collection, isDefault: false))
@@ -150,6 +156,41 @@ struct KeyringImporter {
             Console.error("keychainctl: that password does not open \(file)")
         }
         throw UsageFailure(message: "\(file): three wrong passwords. Nothing was stored.")
+    }
+
+    /// Opens a KWallet wallet with the salt file kwalletd keeps beside it: its password from
+    /// `--password-file` or a no-echo prompt (no empty-password attempt first: each attempt costs
+    /// 50,000 PBKDF2 rounds). It goes into the collection with the wallet's name, created with
+    /// its password.
+    private static func openWallet(_ content: Data, file: String, filePassword: Data?) throws -> ImportedCollection {
+        let name = KWalletFile.walletName(ofPath: file)
+        let saltPath = KWalletFile.saltPath(ofWalletPath: file)
+        let salt = FileManager.default.fileExists(atPath: saltPath) ? try contents(of: saltPath) : nil
+        func attempt(_ password: Data) throws -> ImportedCollection? {
+            do throws(CredentialImportError) {
+                return try KWalletFile.read(content, salt: salt, name: name, password: password, file: file)
+            } catch where error.kind == .wrongPassword {
+                return nil
+            } catch {
+                throw UsageFailure(message: error.description)
+            }
+        }
+        if let filePassword {
+            if let opened = try attempt(filePassword) { return opened }
+            throw UsageFailure(message: "\(file): the password in the password file does not open this wallet (or its encrypted part "
+                               + "is damaged). Nothing was stored.")
+        }
+        guard SecretInput.isInteractive else {
+            throw UsageFailure(message: "\(file) is a KWallet wallet: give its password with --password-file FILE, or run at a terminal "
+                               + "to be asked. Nothing was stored.")
+        }
+        for _ in 0..<3 {
+            var typed = try SecretInput.secret(prompt: "Password of wallet \(name) (\(file)): ", endsInput: false)
+            defer { typed.wipe() }
+            if let opened = try attempt(typed) { return opened }
+            Console.error("keychainctl: that password does not open \(file)")
+        }
+        throw UsageFailure(message: "\(file): three wrong passwords (or the wallet's encrypted part is damaged). Nothing was stored.")
     }
 
     private static func open(_ content: Data, identifier: String, file: String, filePassword: Data?) throws -> ImportedCollection {

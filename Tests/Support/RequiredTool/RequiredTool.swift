@@ -79,6 +79,7 @@ public struct RequiredTool: Sendable, Hashable {
     public static let pythonPip = RequiredTool(path: pythonModules + "pip", debianPackage: "python3-pip")
     public static let pinentryTTY = RequiredTool(path: "/usr/bin/pinentry-tty", debianPackage: "pinentry-tty")
     public static let argon2 = RequiredTool(path: "/usr/bin/argon2", debianPackage: "argon2")
+    public static let kwalletd = RequiredTool(path: "/usr/bin/kwalletd5", debianPackage: "libkf5wallet-bin")
     public static let keepassxcCLI = RequiredTool(path: "/usr/bin/keepassxc-cli", debianPackage: "keepassxc")
     public static let openssl = RequiredTool(path: "/usr/bin/openssl", debianPackage: "openssl")
     public static let git = RequiredTool(path: "/usr/bin/git", debianPackage: "git")
@@ -96,7 +97,7 @@ public struct RequiredTool: Sendable, Hashable {
     /// Every tool some test runs.
     public static let known: [RequiredTool] = [
         dbusDaemon, dbusSend, etcd, etcdctl, fprintd, dbusmock, gnomeKeyring, secretTool, python3, pythonKeyring,
-        pythonSecretStorage, pythonGObject, pythonPytest, pythonPip, pinentryTTY, argon2, keepassxcCLI, openssl, git, pkgConfig, cc, libsecretHeaders, glibHeaders, swtpm, tpm2Tools,
+        pythonSecretStorage, pythonGObject, pythonPytest, pythonPip, pinentryTTY, argon2, keepassxcCLI, kwalletd, openssl, git, pkgConfig, cc, libsecretHeaders, glibHeaders, swtpm, tpm2Tools,
         gitDaemon, sshd, sshKeygen,
     ]
 }

@@ -13,6 +13,8 @@ extension Tag {
     @Tag public static var fprintd: Self
     /// gnome-keyring-daemon, the reference Secret Service provider.
     @Tag public static var gnomeKeyring: Self
+    /// KWallet's kwalletd5, writing real wallet files.
+    @Tag public static var kwallet: Self
     /// A private dbus-daemon.
     @Tag public static var dbus: Self
     /// The real pinentry-tty.
