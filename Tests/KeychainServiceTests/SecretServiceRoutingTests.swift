@@ -177,11 +177,14 @@ struct SecretServiceRoutingTests {
         defer { fixture.stop() }
         try fixture.start()
         let alice = fixture.alice
-        // A forwarded read (operation 51) for pid 1's start time 0, sent by a Python script of Alice's.
+        // A forwarded read (operation 51) for the script's parent, a process of Alice's named with
+        // its true start time (so only the check of the forwarder refuses it), sent by a Python script.
         let script = ServiceClientScripts.pythonWireEncoding + #"""
             def integer(v): return b'\x04' + struct.pack('>q', v)
-            query = {'class': string('genp'), 'r_Data': boolean(True), 'forwardedPid': integer(int(sys.argv[1])),
-                     'forwardedStartTime': integer(0)}
+            parent = os.getppid()
+            with open('/proc/%d/stat' % parent) as stat: started = int(stat.read().rsplit(')', 1)[1].split()[19])
+            query = {'class': string('genp'), 'r_Data': boolean(True), 'forwardedPid': integer(parent),
+                     'forwardedStartTime': integer(started)}
             payload = bytes([1, 51, 0]) + struct.pack('>I', 0) + entries(query) + entries({})
             connection = socket.socket(socket.AF_UNIX)
             connection.connect(os.environ['KEYCHAINKIT_SERVICE_SOCKET'])
@@ -195,7 +198,7 @@ struct SecretServiceRoutingTests {
             """#
         let path = fixture.base + "/forward.py"
         try fixture.write(script, to: path, owner: nil, mode: 0o644)
-        let run = try fixture.run(as: alice, [try RequiredTool.python3.require(), "-I", path, "1"])
+        let run = try fixture.run(as: alice, [try RequiredTool.python3.require(), "-I", path])
         #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines) == "-34018", "\(run.output) \(run.error) \(fixture.log)")
     }
 }
