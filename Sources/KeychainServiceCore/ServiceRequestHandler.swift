@@ -192,10 +192,11 @@ final class ServiceRequestHandler: Sendable {
     /// refused (the secret does not leave), a write that cannot be logged is reported as failed
     /// with what happened (it was made).
     private func record(_ outcome: SecItemResult, of request: ServiceRequest, from peer: PeerIdentity, as application: String,
-                        in keychain: ServedKeychain, forwardedBy provider: PeerIdentity? = nil) -> SecItemResult {
+                        in keychain: ServedKeychain, forwardedBy provider: PeerIdentity? = nil,
+                        changedItems: [[String: Any]]? = nil) -> SecItemResult {
         let events = ServiceAccessRecording.events(for: request, outcome: outcome, peer: peer, application: application,
                                                    channel: provider == nil ? .keychainService : .secretService,
-                                                   provider: provider?.executablePath)
+                                                   provider: provider?.executablePath, changedItems: changedItems)
         guard !events.isEmpty else { return outcome }
         let log = accessLogs.log(of: peer.uid, keychain: keychain)
         guard case .failure(let error) = Result(catching: { () throws(AccessLogError) in try log.recordTogether(events) }) else { return outcome }
@@ -247,6 +248,15 @@ final class ServiceRequestHandler: Sendable {
             let keychain = try keychains.keychain(of: peer.uid, creating: creating)
             let engine = try keychain.engine(accessGroups: groups, creatingKeychain: creating)
             let outcome: SecItemResult
+            // The Secret Service changes and deletes items by persistent reference: the log names
+            // them by what they were called before the call, read first.
+            var changedItems: [[String: Any]]?
+            if provider != nil, request.operation == .update || request.operation == .delete, query["v_PersistentRef"] != nil {
+                var names = query
+                names["r_Attributes"] = true
+                names["m_Limit"] = "m_LimitAll"
+                changedItems = engine.copyMatching(names).value as? [[String: Any]]
+            }
             switch request.operation {
             case .add: outcome = engine.add(query)
             case .copyMatching:
@@ -265,7 +275,8 @@ final class ServiceRequestHandler: Sendable {
                  .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
-            return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain, forwardedBy: provider)
+            return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain, forwardedBy: provider,
+                          changedItems: changedItems)
         } catch {
             return SecItemResult(failure: error)
         }
