@@ -14,6 +14,9 @@ struct SecretServiceCommand: ParsableCommand {
         abstract: "Serve the freedesktop Secret Service (org.freedesktop.secrets) from the keychain, in the foreground.",
         discussion: """
             The login collection is the default keychain; other collections are keychain files beside it. \
+            With the keychain service (KEYCHAINKIT_SERVICE_SOCKET or the installed socket), the login collection \
+            is your keychain in the service, which decides and logs each access under the D-Bus client it \
+            identified; other collections cannot be created then. \
             Unlock prompts use pinentry on this terminal; without a terminal or display they complete \
             at once as dismissed (set KEYCHAINKIT_PASSWORD_FILE, or use a keychain without a password, \
             for headless machines). Stops on SIGTERM or SIGINT.
