@@ -7,8 +7,8 @@ import Testing
 /// user, and libsecret's `secret-tool` as the D-Bus client. The provider keeps the items in the
 /// user's keychain held by the service, and the service decides and logs each access under the
 /// D-Bus client it identified itself, naming the provider.
-@Suite("Keychain service: the Secret Service provider through the service (real users, real bus)", .integration,
-       .tags(.external, .dbus), .serialized, .enabled(if: getuid() == 0, "creates users: run as root"))
+@Suite("Keychain service: the Secret Service provider through the service (real users, real bus)",
+       .integration, .tags(.external, .dbus), .serialized, .enabled(if: getuid() == 0, "creates users: run as root"))
 struct SecretServiceRoutingTests {
     static let secretTool = RequiredTool.secretTool.path
 
