@@ -103,10 +103,16 @@ package struct AccessEvent: Sendable, Equatable {
     /// service verified it (its executable's path, with the content's digest when unverifiable),
     /// never what the caller claimed. Nil otherwise.
     package var application: String?
+    /// For an access a front end made through the keychain service for a client of its own (the
+    /// Secret Service provider for a D-Bus client), the front end's executable as the service
+    /// verified it; ``caller`` and ``application`` are then the client's. Nil otherwise.
+    package var provider: String?
 
     /// Creates an event.
     package init(time: Date, operation: Operation, item: Item, caller: ProcessLineage, callerUID: UInt32,
-                 channel: Channel, decision: Decision, keychainPath: String? = nil, peer: String? = nil, application: String? = nil) {
+                 channel: Channel, decision: Decision, keychainPath: String? = nil, peer: String? = nil, application: String? = nil,
+                 provider: String? = nil) {
+        self.provider = provider
         self.keychainPath = keychainPath
         self.peer = peer
         self.application = application

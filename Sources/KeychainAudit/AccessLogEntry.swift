@@ -53,6 +53,7 @@ struct StoredContent: Codable {
     var discardedBytes: Int?
     var peer: String?
     var application: String?
+    var provider: String?
 
     init(_ content: AccessLogEntry.Content) {
         switch content {
@@ -72,6 +73,7 @@ struct StoredContent: Codable {
             decision = event.decision
             peer = event.peer
             application = event.application
+            provider = event.provider
         case .interruptedWrite(let when, let bytes):
             kind = "interrupted-write"
             time = when.timeIntervalSince1970
@@ -93,7 +95,7 @@ struct StoredContent: Codable {
             return .access(AccessEvent(time: date, operation: operation,
                                        item: .init(label: label, service: service, account: account),
                                        caller: ProcessLineage(links: links), callerUID: uid, channel: channel,
-                                       decision: decision, peer: peer, application: application))
+                                       decision: decision, peer: peer, application: application, provider: provider))
         case "interrupted-write":
             guard let discardedBytes else { return nil }
             return .interruptedWrite(time: date, discardedBytes: discardedBytes)

@@ -11,7 +11,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
     private let handler: ServiceRequestHandler
     private let keychains: UserKeychains
     private let lockAfterSeconds: Int
-    private let hashes = ExecutableHashCache()
+    private let hashes: ExecutableHashCache
     private let log: @Sendable (String) -> Void
     private let limits: ConnectionLimits
     private let connections: ConnectionCounter
@@ -32,7 +32,10 @@ package final class KeychainServiceServer: @unchecked Sendable {
         connections = ConnectionCounter(limits: limits)
         let grants = ApplicationGrant.load(from: grantsDirectory) { log("grant refused: \($0)") }
         keychains = UserKeychains(stateDirectory: stateDirectory, testingKDF: testingKDF)
-        handler = ServiceRequestHandler(keychains: keychains, grants: grants, userGrants: UserGrants(stateDirectory: stateDirectory))
+        let hashes = ExecutableHashCache()
+        self.hashes = hashes
+        handler = ServiceRequestHandler(keychains: keychains, grants: grants, userGrants: UserGrants(stateDirectory: stateDirectory),
+                                        forwardedCalls: ForwardedCalls(hashes: hashes))
     }
 
     /// Accepts connections until the listener fails (it never returns otherwise).

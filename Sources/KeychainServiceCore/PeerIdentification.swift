@@ -29,10 +29,48 @@ package enum PeerIdentification {
         let credentials = try credentials(descriptor)
         let pidfd = try processDescriptor(socket: descriptor, pid: credentials.pid)
         defer { close(pidfd) }
-        let pid = credentials.pid
+        return try identify(pid: credentials.pid, pidfd: pidfd, uid: credentials.uid, gid: credentials.gid, hashes: hashes)
+    }
+
+    /// The identity of the process `pid` that a verified Secret Service provider forwards a call
+    /// for (the D-Bus client it serves), read from `/proc` by the service itself, never taken from
+    /// the provider: the process must belong to the provider's own uid and have started at
+    /// `startTime` (clock ticks since boot, as the provider read it), so that a pid reused by
+    /// another process since the provider asked the bus is refused, not identified.
+    package static func identifyForwarded(pid: Int32, startTime: UInt64, provider: PeerIdentity,
+                                          hashes: ExecutableHashCache) throws(Failure) -> PeerIdentity {
+        guard pid > 0, pid != provider.pid else {
+            throw Failure(description: "a provider forwards for its D-Bus clients, not for pid \(pid)")
+        }
+        guard let pidfd = LinuxSystemCalls.pidfdOpen(pid) else {
+            throw Failure(description: "the forwarded pid \(pid) is gone (pidfd_open: \(String(cString: strerror(errno))))")
+        }
+        defer { close(pidfd) }
+        let started = try processStartTime(of: pid)
+        guard started == startTime else {
+            throw Failure(description: "pid \(pid) now names a process started at \(started), not the client the bus named (started at \(startTime))")
+        }
+        return try identify(pid: pid, pidfd: pidfd, uid: provider.uid, gid: provider.gid, hashes: hashes)
+    }
+
+    /// Field 22 of `/proc/<pid>/stat`: when the process started, in clock ticks since boot (read
+    /// after the last `)`, since the command name before it may hold spaces and parentheses).
+    private static func processStartTime(of pid: Int32) throws(Failure) -> UInt64 {
+        let text = try ProcessFile.text("/proc/\(pid)/stat")
+        guard let nameEnd = text.lastIndex(of: ")") else { throw Failure(description: "/proc/\(pid)/stat has no command name") }
+        let fields = text[text.index(after: nameEnd)...].split(separator: " ")
+        // After the name: state is field 3, so start time (field 22) is the 20th.
+        guard fields.count > 19, let start = UInt64(fields[19]) else { throw Failure(description: "/proc/\(pid)/stat lacks the start time") }
+        return start
+    }
+
+    /// The identity of `pid`, held by `pidfd`, which must belong to `uid` (the connecting uid, or a
+    /// forwarding provider's): its executable or script, mapped code, tracer and origin.
+    private static func identify(pid: Int32, pidfd: Int32, uid: UInt32, gid: UInt32, hashes: ExecutableHashCache) throws(Failure) -> PeerIdentity {
+        let credentials = (uid: uid, gid: gid)
         let status = try readStatus(pid)
         guard status.uid == credentials.uid else {
-            throw Failure(description: "pid \(pid) now belongs to uid \(status.uid), not the connecting uid \(credentials.uid)")
+            throw Failure(description: "pid \(pid) belongs to uid \(status.uid), not uid \(credentials.uid)")
         }
         let access = CallerFileAccess(uid: credentials.uid, groups: status.groups, root: "/proc/\(pid)/root")
         let executable = try readExecutable(pid, hashes: hashes)

@@ -9,9 +9,13 @@ import KeychainServiceWire
 /// data), the caller's process chain, and the application identifier the service verified.
 enum ServiceAccessRecording {
     /// The events of `request`'s successful `outcome` from `peer`; empty for a call that neither
-    /// read a secret nor wrote (an attributes-only search, a failure).
+    /// read a secret nor wrote (an attributes-only search, a failure). A call the Secret Service
+    /// provider forwarded for `peer` comes through `channel` `.secretService` and names the
+    /// `provider`'s executable. `changedItems`, the attributes an update or a delete found before
+    /// it ran, name its items (else the query does).
     static func events(for request: ServiceRequest, outcome: SecItemResult, peer: PeerIdentity, application: String,
-                       now: Date = Date()) -> [AccessEvent] {
+                       channel: AccessEvent.Channel = .keychainService, provider: String? = nil,
+                       changedItems: [[String: Any]]? = nil, now: Date = Date()) -> [AccessEvent] {
         guard outcome.status == 0 else { return [] }
         let query = WireEntry.dictionary(request.query)
         let operation: AccessEvent.Operation
@@ -23,15 +27,15 @@ enum ServiceAccessRecording {
             let found: [Any] = (outcome.value as? [Any]) ?? outcome.value.map { [$0] } ?? []
             items = found.map { value in item(named: (value as? [String: Any]) ?? query) }
         case .add: operation = .create; items = [item(named: query)]
-        case .update: operation = .update; items = [item(named: query)]
-        case .delete: operation = .delete; items = [item(named: query)]
+        case .update: operation = .update; items = (changedItems ?? [query]).map(item(named:))
+        case .delete: operation = .delete; items = (changedItems ?? [query]).map(item(named:))
         default: return []
         }
         if items.isEmpty { items = [item(named: query)] }
         let caller = lineage(of: peer)
         return items.map {
-            AccessEvent(time: now, operation: operation, item: $0, caller: caller, callerUID: peer.uid, channel: .keychainService,
-                        decision: .trusted, application: application)
+            AccessEvent(time: now, operation: operation, item: $0, caller: caller, callerUID: peer.uid, channel: channel,
+                        decision: .trusted, application: application, provider: provider)
         }
     }
 

@@ -15,13 +15,16 @@ final class ServiceRequestHandler: Sendable {
     private let proofs: PasswordProof
     /// Each user's access log: every secret read and write through the service, whoever the front end.
     private let accessLogs = ServiceAccessLogs()
+    /// The calls the Secret Service provider forwards for its D-Bus clients.
+    private let forwardedCalls: ForwardedCalls
 
     /// The keys a caller may not send: the service, not the caller, picks the keychain, and item
     /// references are objects of the caller's own process.
     private static let refusedKeys: Set<String> = ["u_Keychain", "m_SearchList", "v_Ref"]
 
-    init(keychains: UserKeychains, grants: [ApplicationGrant], userGrants: UserGrants) {
+    init(keychains: UserKeychains, grants: [ApplicationGrant], userGrants: UserGrants, forwardedCalls: ForwardedCalls) {
         self.keychains = keychains
+        self.forwardedCalls = forwardedCalls
         self.grants = grants
         self.userGrants = userGrants
         let passwordDelay = WrongPasswordDelay()
@@ -65,6 +68,17 @@ final class ServiceRequestHandler: Sendable {
                 return answer(request, to: pending, from: peer, calls: calls)
             }
             return calls.reply(to: request, from: peer)
+        }
+        if request.operation.forwardedItemOperation != nil {
+            // The Secret Service provider's call for a D-Bus client: decided and logged here under
+            // the client's identity, which the service reads itself.
+            switch forwardedCalls.unwrap(request, from: peer) {
+            case .failure(let refusal):
+                return refusal.reply
+            case .success(let forwarded):
+                return Self.reply(perform(forwarded.request, from: forwarded.client, session: session, forwardedBy: forwarded.provider),
+                                  consent: nil)
+            }
         }
         if request.operation.isKeychainCall {
             // The caller's own login keychain, whichever program of theirs asks (as any app may
@@ -178,8 +192,11 @@ final class ServiceRequestHandler: Sendable {
     /// refused (the secret does not leave), a write that cannot be logged is reported as failed
     /// with what happened (it was made).
     private func record(_ outcome: SecItemResult, of request: ServiceRequest, from peer: PeerIdentity, as application: String,
-                        in keychain: ServedKeychain) -> SecItemResult {
-        let events = ServiceAccessRecording.events(for: request, outcome: outcome, peer: peer, application: application)
+                        in keychain: ServedKeychain, forwardedBy provider: PeerIdentity? = nil,
+                        changedItems: [[String: Any]]? = nil) -> SecItemResult {
+        let events = ServiceAccessRecording.events(for: request, outcome: outcome, peer: peer, application: application,
+                                                   channel: provider == nil ? .keychainService : .secretService,
+                                                   provider: provider?.executablePath, changedItems: changedItems)
         guard !events.isEmpty else { return outcome }
         let log = accessLogs.log(of: peer.uid, keychain: keychain)
         guard case .failure(let error) = Result(catching: { () throws(AccessLogError) in try log.recordTogether(events) }) else { return outcome }
@@ -189,8 +206,14 @@ final class ServiceRequestHandler: Sendable {
                                                          status: KeychainStatus(rawValue: ServiceAccessLogs.status(of: error))))
     }
 
-    private func perform(_ request: ServiceRequest, from peer: PeerIdentity, session: ConsentSession) -> SecItemResult {
-        if peer.tracerPID != 0 {
+    /// A SecItem call of `peer`; with `provider`, one the Secret Service provider forwarded for
+    /// `peer`, its D-Bus client: run in ``ServiceRequest/secretServiceAccessGroup`` (the provider
+    /// decides which client may read which item), never asking for consent, and logged under the
+    /// client's identity with the provider named.
+    private func perform(_ request: ServiceRequest, from peer: PeerIdentity, session: ConsentSession,
+                         forwardedBy provider: PeerIdentity? = nil) -> SecItemResult {
+        // A traced client of the provider is logged as traced; the provider itself is verified untraced.
+        if peer.tracerPID != 0, provider == nil {
             return SecItemResult(failure: KeychainStoreError(.notAvailable("a traced process (TracerPid \(peer.tracerPID)) cannot be verified"),
                                                              status: .missingEntitlement))
         }
@@ -213,8 +236,9 @@ final class ServiceRequestHandler: Sendable {
                 throw KeychainStoreError(.io("your grants cannot be read: \(error.description)"))
             }
             let entitlements = CallerEntitlements(peer: peer, grants: grants + ownGrants)
-            let groups = try entitlements.accessGroups(claimedApplicationIdentifier: request.claimedApplicationIdentifier,
-                                                       claimedGroups: request.claimedAccessGroups)
+            let groups = provider != nil ? AccessGroups([ServiceRequest.secretServiceAccessGroup])
+                : try entitlements.accessGroups(claimedApplicationIdentifier: request.claimedApplicationIdentifier,
+                                                claimedGroups: request.claimedAccessGroups)
             // The log's key item would let its reader forge entries: no program may be given its group.
             if groups.groups.contains(AccessLog.keyAccessGroup) {
                 return SecItemResult(failure: KeychainStoreError(.notAvailable("the access group \(AccessLog.keyAccessGroup) holds the access "
@@ -224,13 +248,22 @@ final class ServiceRequestHandler: Sendable {
             let keychain = try keychains.keychain(of: peer.uid, creating: creating)
             let engine = try keychain.engine(accessGroups: groups, creatingKeychain: creating)
             let outcome: SecItemResult
+            // The Secret Service changes and deletes items by persistent reference: the log names
+            // them by what they were called before the call, read first.
+            var changedItems: [[String: Any]]?
+            if provider != nil, request.operation == .update || request.operation == .delete, query["v_PersistentRef"] != nil {
+                var names = query
+                names["r_Attributes"] = true
+                names["m_Limit"] = "m_LimitAll"
+                changedItems = engine.copyMatching(names).value as? [[String: Any]]
+            }
             switch request.operation {
             case .add: outcome = engine.add(query)
             case .copyMatching:
                 outcome = engine.copyMatching(query)
                 // Nothing found in the caller's groups: another application's item may need consent
                 // (a challenge or a refusal; nothing is read, so nothing is logged).
-                if outcome.status == KeychainStatus.itemNotFound.rawValue, request.claimedAccessGroups.isEmpty,
+                if provider == nil, outcome.status == KeychainStatus.itemNotFound.rawValue, request.claimedAccessGroups.isEmpty,
                    request.claimedApplicationIdentifier == nil, query["agrp"] == nil,
                    let asked = try consent(for: query, request: request, from: peer, groups: groups, canPrompt: canPrompt, session: session) {
                     return asked
@@ -238,10 +271,12 @@ final class ServiceRequestHandler: Sendable {
             case .update: outcome = engine.updateOutcome(query, changes)
             case .delete: outcome = engine.deleteOutcome(query)
             case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .changePassword, .setSettings,
-                 .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent, .importItems, .exportItems, .readAccessLog:
+                 .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent, .importItems, .exportItems, .readAccessLog,
+                 .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
-            return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain)
+            return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain, forwardedBy: provider,
+                          changedItems: changedItems)
         } catch {
             return SecItemResult(failure: error)
         }

@@ -45,13 +45,51 @@ package struct ServiceRequest: Equatable, Sendable {
         case listApplicationGrants = 42
         /// The answer to the consent prompt this connection was sent (see ``ConsentChallenge``).
         case answerConsent = 43
+        /// The four SecItem functions, sent by the Secret Service provider for the D-Bus client it
+        /// serves (``ServiceRequest/forwardedProcessKey``): served only to the installed provider,
+        /// run in ``ServiceRequest/secretServiceAccessGroup`` and logged under the client's identity,
+        /// which the service reads from `/proc` itself (see ``forwardedItemOperation``).
+        case forwardedAdd = 50, forwardedCopyMatching = 51, forwardedUpdate = 52, forwardedDelete = 53
 
         /// Whether this is a call on the keychain itself rather than on its items.
-        package var isKeychainCall: Bool { rawValue >= Self.unlockKeychain.rawValue && !isGrantOrConsentCall }
+        package var isKeychainCall: Bool { (Self.unlockKeychain.rawValue..<Self.grantApplication.rawValue).contains(rawValue) }
 
         /// Whether this is a call on the user's grants or an answer to a consent prompt.
-        package var isGrantOrConsentCall: Bool { rawValue >= Self.grantApplication.rawValue }
+        package var isGrantOrConsentCall: Bool { (Self.grantApplication.rawValue..<50).contains(rawValue) }
+
+        /// For a call forwarded for a D-Bus client, the SecItem function it makes; nil for any other call.
+        package var forwardedItemOperation: Operation? {
+            switch self {
+            case .forwardedAdd: .add
+            case .forwardedCopyMatching: .copyMatching
+            case .forwardedUpdate: .update
+            case .forwardedDelete: .delete
+            default: nil
+            }
+        }
+
+        /// The forwarded form of a SecItem function; nil for any other call.
+        package var forwarded: Operation? {
+            switch self {
+            case .add: .forwardedAdd
+            case .copyMatching: .forwardedCopyMatching
+            case .update: .forwardedUpdate
+            case .delete: .forwardedDelete
+            default: nil
+            }
+        }
     }
+
+    /// The entry of a forwarded call naming the D-Bus client's process id (an integer), as the bus
+    /// reported it to the provider (`GetConnectionCredentials`). Never an item attribute.
+    package static let forwardedProcessKey = "forwardedPid"
+    /// The entry of a forwarded call naming that process's start time (an integer, clock ticks
+    /// since boot, field 22 of `/proc/<pid>/stat`) as the provider read it: the service refuses the
+    /// call when the pid now names a process started at another time (a reused pid).
+    package static let forwardedStartTimeKey = "forwardedStartTime"
+    /// The access group forwarded calls run in: the Secret Service's items, whichever D-Bus client
+    /// stored them. No program gets it by default; a grant can give it.
+    package static let secretServiceAccessGroup = "org.freedesktop.secrets"
 
     /// The keychain password, as data (the old one for ``Operation/changePassword``).
     package static let passwordKey = "password"
@@ -129,11 +167,27 @@ package struct ServiceRequest: Equatable, Sendable {
         let query = try decoder.entries()
         let changes = try decoder.entries()
         try decoder.requireEnd()
-        if operation != .update && !changes.isEmpty { throw .malformed("changes sent with an operation other than update") }
+        if operation != .update && operation != .forwardedUpdate && !changes.isEmpty {
+            throw .malformed("changes sent with an operation other than update")
+        }
+        if operation.forwardedItemOperation != nil { try checkForwardedCall(query) }
         if operation.isKeychainCall { try checkKeychainCall(operation, query) }
         if operation.isGrantOrConsentCall { try UserGrantRequest.check(operation, query) }
         return ServiceRequest(operation: operation, claimedApplicationIdentifier: applicationIdentifier,
                               claimedAccessGroups: groups, query: query, changes: changes)
+    }
+
+    /// A forwarded call names the client's process once, as a positive integer, and its start time
+    /// once, as a non-negative one; claims of its own are refused by the service, not here.
+    private static func checkForwardedCall(_ query: [WireEntry]) throws(WireFailure) {
+        let pids = query.filter { $0.key == forwardedProcessKey }
+        let starts = query.filter { $0.key == forwardedStartTimeKey }
+        guard pids.count == 1, case .integer(let pid) = pids[0].value, pid > 0, pid <= Int64(Int32.max) else {
+            throw .malformed("a forwarded call names its client's process id once, as a positive integer")
+        }
+        guard starts.count == 1, case .integer(let start) = starts[0].value, start >= 0 else {
+            throw .malformed("a forwarded call names its client's start time once, as a non-negative integer")
+        }
     }
 
     /// A keychain call holds exactly the entries its operation names, each with its type; an

@@ -114,11 +114,22 @@ enum SecItemServiceRoute {
                                                                            + "take yet (authentication contexts)"), status: .unimplemented))
         }
         let configuration = KeychainLifecycle.apple.registry.configuration
+        let request: ServiceRequest
         // A read outside the program's groups needs the user's consent: say whether this process can ask.
-        let prompter = operation == .copyMatching ? ServiceConsent.prompter : nil
-        let sentEntries = queryEntries + (prompter == nil ? [] : [WireEntry(key: UserGrantRequest.canPromptKey, value: .bool(true))])
-        let request = ServiceRequest(operation: operation, claimedApplicationIdentifier: configuration.applicationIdentifier,
+        // For the Secret Service provider's D-Bus client, the service identifies the client and runs
+        // the call in the Secret Service's group, claiming nothing and asking no consent here.
+        let forwarding = ServiceForwarding.client.flatMap { client in operation.forwarded.map { (client, $0) } }
+        let prompter = operation == .copyMatching && forwarding == nil ? ServiceConsent.prompter : nil
+        if let (client, forwarded) = forwarding {
+            let entries = [WireEntry(key: ServiceRequest.forwardedProcessKey, value: .integer(Int64(client.pid))),
+                           WireEntry(key: ServiceRequest.forwardedStartTimeKey, value: .integer(Int64(clamping: client.startTime)))]
+            request = ServiceRequest(operation: forwarded, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                                     query: queryEntries + entries, changes: changeEntries)
+        } else {
+            let sentEntries = queryEntries + (prompter == nil ? [] : [WireEntry(key: UserGrantRequest.canPromptKey, value: .bool(true))])
+            request = ServiceRequest(operation: operation, claimedApplicationIdentifier: configuration.applicationIdentifier,
                                      claimedAccessGroups: configuration.listedAccessGroups, query: sentEntries, changes: changeEntries)
+        }
         var reply: ServiceReply
         do {
             reply = try ServiceClient.send(request, to: socketPath) { first in

@@ -127,6 +127,41 @@ struct WireFormatTests {
         }
     }
 
+    @Test("a forwarded call names its client's pid and start time once, as integers; only an update carries changes")
+    func forwardedCalls() throws {
+        func request(_ operation: ServiceRequest.Operation, _ entries: [(String, WireValue)], changes: [WireEntry] = []) -> ServiceRequest {
+            ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                           query: [WireEntry(key: "class", value: .string("genp"))] + entries.map { WireEntry(key: $0.0, value: $0.1) },
+                           changes: changes)
+        }
+        let pid = (ServiceRequest.forwardedProcessKey, WireValue.integer(4242))
+        let start = (ServiceRequest.forwardedStartTimeKey, WireValue.integer(123_456))
+        let change = [WireEntry(key: "labl", value: .string("new"))]
+        for operation in [ServiceRequest.Operation.add, .copyMatching, .update, .delete] {
+            let forwarded = try #require(operation.forwarded)
+            #expect(forwarded.forwardedItemOperation == operation)
+            #expect(!forwarded.isKeychainCall && !forwarded.isGrantOrConsentCall)
+            let accepted = request(forwarded, [pid, start], changes: operation == .update ? change : [])
+            #expect(try ServiceRequest.decode(accepted.encoded()) == accepted)
+        }
+        #expect((50...53).allSatisfy { ServiceRequest.Operation(rawValue: UInt8($0))?.forwardedItemOperation != nil })
+        #expect(ServiceRequest.Operation.answerConsent.isGrantOrConsentCall && ServiceRequest.Operation.readAccessLog.isKeychainCall)
+        let refused: [(String, ServiceRequest)] = [
+            ("no pid", request(.forwardedCopyMatching, [start])),
+            ("no start time", request(.forwardedCopyMatching, [pid])),
+            ("pid zero", request(.forwardedAdd, [(ServiceRequest.forwardedProcessKey, .integer(0)), start])),
+            ("negative pid", request(.forwardedAdd, [(ServiceRequest.forwardedProcessKey, .integer(-1)), start])),
+            ("pid past Int32", request(.forwardedAdd, [(ServiceRequest.forwardedProcessKey, .integer(1 << 31)), start])),
+            ("pid as text", request(.forwardedDelete, [(ServiceRequest.forwardedProcessKey, .string("4242")), start])),
+            ("two pids", request(.forwardedDelete, [pid, start, (ServiceRequest.forwardedProcessKey, .integer(1))])),
+            ("negative start time", request(.forwardedDelete, [pid, (ServiceRequest.forwardedStartTimeKey, .integer(-5))])),
+            ("changes on a forwarded read", request(.forwardedCopyMatching, [pid, start], changes: change)),
+        ]
+        for (name, request) in refused {
+            #expect(throws: WireFailure.self, "\(name)") { try ServiceRequest.decode(request.encoded()) }
+        }
+    }
+
     @Test("nesting deeper than the limit is refused before it can exhaust the stack")
     func deepNesting() throws {
         var value = WireValue.string("x")

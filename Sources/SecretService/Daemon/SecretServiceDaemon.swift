@@ -1,6 +1,7 @@
 import Foundation
 import KeychainAudit
 import KeychainLinux
+import KeychainServices
 
 /// The Secret Service provider (`org.freedesktop.secrets`) on a D-Bus connection: the thread that
 /// runs ``run(isStopped:)`` reads messages and hands each call, its body still undecoded, to
@@ -31,6 +32,9 @@ package final class SecretServiceDaemon: @unchecked Sendable {
     let askApplicationAccess: ApplicationAccessAsker?
     /// Where every decision on a secret read or an item change is recorded.
     let recorder: any AccessEventRecorder
+    /// Whether the keychain service holds the keychain: each call's item calls are then forwarded
+    /// for the calling client (see ``handleForClient(_:)``).
+    let forwardsToKeychainService: Bool
     /// The clients identified so far.
     let callers = SecretServiceCallerRegistry()
     /// The calls read and not yet answered, and the threads answering them.
@@ -68,6 +72,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         self.askApplicationAccess = askApplicationAccess
         self.recorder = recorder
         self.report = report
+        forwardsToKeychainService = SecKeychainServiceRoute.socket(for: nil) != nil
     }
 
     /// Takes the bus name (from its owner too, with `replace`, if the owner allows it) and
@@ -132,13 +137,29 @@ package final class SecretServiceDaemon: @unchecked Sendable {
             case nil:
                 break
             }
-            guard let body = try handle(call) else { return }
+            guard let body = try handleForClient(call) else { return }
             send(body, to: call)
         } catch where error == Self.clientLeft {
             return
         } catch {
             send(error, to: call)
         }
+    }
+
+    /// ``handle(_:)``; with the keychain service, with the calling client named for every item
+    /// call made meanwhile (``ServiceForwarding``): the service identifies that process itself and
+    /// decides and logs the call under it. A client the bus does not describe is refused: the
+    /// service would have nobody to log the access under.
+    private func handleForClient(_ call: DBusMessage) throws(DBusError) -> [DBusValue]? {
+        guard forwardsToKeychainService, let sender = call.sender else { return try handle(call) }
+        let process = try caller(sender).lineage.process
+        guard process.pid > 0, process.startTime > 0 else {
+            throw DBusError("org.freedesktop.DBus.Error.AccessDenied",
+                            "the bus did not say which process this client is, and the keychain service serves identified clients only")
+        }
+        let client = ServiceForwarding.Client(pid: process.pid, startTime: process.startTime)
+        let result = ServiceForwarding.$client.withValue(client) { Result { () throws(DBusError) in try handle(call) } }
+        return try result.get()
     }
 
     /// Writes the reply `body` to `call`.

@@ -21,6 +21,9 @@ package final class KeychainSecretBackend: SecretServiceBackend {
         self.store = store
     }
 
+    /// Whether the keychain service holds the keychain (it then decides and logs every item call).
+    package var isServedByKeychainService: Bool { store.isServedByKeychainService }
+
     package func collectionNames() throws(DBusError) -> [String] {
         store.collectionIDs().map(\.rawValue)
     }

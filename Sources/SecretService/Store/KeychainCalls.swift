@@ -6,11 +6,20 @@ import KeychainServicesExtras
 /// Apple's SecItem/SecKeychain calls on one keychain file, with their `OSStatus` turned into
 /// ``SecretServiceError`` (item not found → `noSuchObject`, duplicate → `alreadyExists`,
 /// interaction not allowed → `isLocked`; anything else kept as `storage(status:)`).
+///
+/// Two backends behind the same calls: the embedded keychain file this process opens, or — when
+/// the keychain service is in use and the file is the default keychain — the user's keychain held
+/// by the service. Then every SecItem call is forwarded for the D-Bus client being served
+/// (``ServiceForwarding``; the provider itself when none is), so that the service decides and logs
+/// it under that client's identity, in the Secret Service's access group; the `SecKeychain…`
+/// calls (lock, unlock, status) go to the service as any program's do.
 struct KeychainCalls {
     /// The keychain's path.
     let path: String
     /// Its handle (`SecKeychainOpen` never fails; a missing file is reported by the calls).
     let keychain: SecKeychain
+    /// Whether the keychain service holds this keychain (the calls are then forwarded to it).
+    let isServedByKeychainService: Bool
 
     init(path: String) throws(SecretServiceError) {
         self.path = path
@@ -18,6 +27,18 @@ struct KeychainCalls {
         let status = SecKeychainOpen(path, &handle)
         guard status == errSecSuccess, let handle else { throw Self.error(status) }
         keychain = handle
+        isServedByKeychainService = SecKeychainServiceRoute.socket(for: path) != nil
+    }
+
+    /// The provider's own process, for calls made outside any client's call (a prompt's thread).
+    private static let providerProcess = ServiceForwarding.Client(pid: getpid(), startTime: 0)
+
+    /// Runs the SecItem call `body`: through the keychain service, as a call forwarded for the
+    /// client being served (else for the provider itself), so that no Secret Service item is ever
+    /// stored or read under the provider's own application identifier; embedded, as it is.
+    private func itemCall(_ body: () -> OSStatus) -> OSStatus {
+        guard isServedByKeychainService, ServiceForwarding.client == nil else { return body() }
+        return ServiceForwarding.$client.withValue(Self.providerProcess) { body() }
     }
 
     /// The error for a failed status of a call on this keychain: as the static `error(_:)`,
@@ -73,7 +94,7 @@ struct KeychainCalls {
         ]
         for key in keys { query[key as String] = natural[key as String] }
         var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        let status = itemCall { SecItemCopyMatching(query as CFDictionary, &result) }
         if status == errSecItemNotFound { return [] }
         guard status == errSecSuccess else { throw error(status) }
         var items: [[String: Any]] = []
@@ -114,7 +135,7 @@ struct KeychainCalls {
             ]
             query.merge(returning) { _, added in added }
             var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            let status = itemCall { SecItemCopyMatching(query as CFDictionary, &result) }
             if status == errSecItemNotFound { continue }
             guard status == errSecSuccess else { throw error(status) }
             answers.append((itemClass, (result as? [Any]) ?? []))
@@ -130,7 +151,7 @@ struct KeychainCalls {
             kSecReturnAttributes as String: true,
             kSecUseKeychain as String: keychain,
         ]
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        let status = itemCall { SecItemCopyMatching(query as CFDictionary, &result) }
         guard status == errSecSuccess, var attributes = result as? [String: Any] else { throw error(status) }
         // The class is the reference's first four bytes (Apple's persistent-reference form).
         attributes[kSecClass as String] = String(decoding: reference.prefix(4), as: UTF8.self)
@@ -147,7 +168,7 @@ struct KeychainCalls {
             kSecReturnData as String: true,
             kSecUseKeychain as String: keychain,
         ]
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        let status = itemCall { SecItemCopyMatching(query as CFDictionary, &result) }
         guard status == errSecSuccess, var attributes = result as? [String: Any],
               let data = attributes[kSecValueData as String] as? NSData else { throw error(status == errSecSuccess ? errSecInternal : status) }
         attributes[kSecValueData as String] = nil
@@ -164,7 +185,7 @@ struct KeychainCalls {
         query[kSecReturnPersistentRef as String] = true
         query[kSecUseKeychain as String] = keychain
         var result: CFTypeRef?
-        let status = SecItemAdd(query as CFDictionary, &result)
+        let status = itemCall { SecItemAdd(query as CFDictionary, &result) }
         guard status == errSecSuccess, let reference = result as? NSData else { throw error(status) }
         return Data(copyingBytesOf: reference)
     }
@@ -172,14 +193,14 @@ struct KeychainCalls {
     /// `SecItemUpdate` of one item.
     func update(_ reference: Data, _ changes: [String: Any]) throws(SecretServiceError) {
         let query: [String: Any] = [kSecValuePersistentRef as String: reference, kSecUseKeychain as String: keychain]
-        let status = SecItemUpdate(query as CFDictionary, changes as CFDictionary)
+        let status = itemCall { SecItemUpdate(query as CFDictionary, changes as CFDictionary) }
         guard status == errSecSuccess else { throw error(status) }
     }
 
     /// `SecItemDelete` of one item.
     func delete(_ reference: Data) throws(SecretServiceError) {
         let query: [String: Any] = [kSecValuePersistentRef as String: reference, kSecUseKeychain as String: keychain]
-        let status = SecItemDelete(query as CFDictionary)
+        let status = itemCall { SecItemDelete(query as CFDictionary) }
         guard status == errSecSuccess else { throw error(status) }
     }
 

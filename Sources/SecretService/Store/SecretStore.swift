@@ -39,6 +39,12 @@ package final class SecretStore: @unchecked Sendable {
     /// decision needs; decoding it reads one entry per item). Dropped with the index.
     var accessRecordCache: [SecretCollectionID: CachedAccessRecord] = [:]
 
+    /// Whether the `login` collection is the user's keychain held by the keychain service (every
+    /// item call is then forwarded to it for the D-Bus client being served).
+    package var isServedByKeychainService: Bool {
+        SecKeychainServiceRoute.socket(for: loginPath) != nil
+    }
+
     /// Opens the store on the process's default keychain and its directory, creating the
     /// `login` record and the `default` alias if they are missing.
     package convenience init() throws(SecretServiceError) {
@@ -164,6 +170,11 @@ package final class SecretStore: @unchecked Sendable {
     /// a number suffix; the new collection is unlocked.
     package func createCollection(label: String, password: Data?) throws(SecretServiceError) -> SecretCollectionID {
         try locked { () throws(SecretServiceError) -> SecretCollectionID in
+            // The keychain service holds one keychain per user, not files of the provider's own.
+            if isServedByKeychainService {
+                throw .notSupported("the keychain service holds one keychain per user: keep items in the login collection "
+                                    + "(or unset KEYCHAINKIT_SERVICE_SOCKET for collections in keychain files of your own)")
+            }
             let base = SecretIdentifierSyntax.sanitize(label)
             var candidate = base
             var suffix = 1

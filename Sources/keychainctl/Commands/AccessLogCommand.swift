@@ -123,6 +123,7 @@ struct AccessLogCommand: KeychainCommand {
             if let account = event.item.account { item.append("account=\(printable(account))") }
             if let peer = event.peer { item.append("device=\(printable(peer))") }
             if let application = event.application { item.append("app=\(printable(application))") }
+            if let provider = event.provider { item.append("via=\(printable(provider))") }
             let chain = event.caller.links.map { link in
                 "\(printable(link.executable ?? link.commandName.map { "(\($0))" } ?? "?"))[\(link.pid)]"
             }.joined(separator: " ← ")
@@ -151,6 +152,7 @@ struct AccessLogCommand: KeychainCommand {
             object["item"] = item
             if let peer = event.peer { object["device"] = peer }
             if let application = event.application { object["application"] = application }
+            if let provider = event.provider { object["provider"] = provider }
             object["caller"] = event.caller.links.map { link -> [String: Any] in
                 var described: [String: Any] = ["pid": link.pid, "startTime": link.startTime, "parentPid": link.parentPID]
                 described["executable"] = link.executable

@@ -14,6 +14,9 @@ struct SecretServiceCommand: ParsableCommand {
         abstract: "Serve the freedesktop Secret Service (org.freedesktop.secrets) from the keychain, in the foreground.",
         discussion: """
             The login collection is the default keychain; other collections are keychain files beside it. \
+            With the keychain service (KEYCHAINKIT_SERVICE_SOCKET or the installed socket), the login collection \
+            is your keychain in the service, which decides and logs each access under the D-Bus client it \
+            identified; other collections cannot be created then. \
             Unlock prompts use pinentry on this terminal; without a terminal or display they complete \
             at once as dismissed (set KEYCHAINKIT_PASSWORD_FILE, or use a keychain without a password, \
             for headless machines). Stops on SIGTERM or SIGINT.
@@ -34,17 +37,21 @@ struct SecretServiceCommand: ParsableCommand {
         do {
             let backend = try KeychainSecretBackend()
             let report: @Sendable (String) -> Void = { Console.error("keychainctl: secret-service: \($0)") }
-            // A refused setting fails each record (and so each access), as the logs are opened on demand.
-            let accessLogSettings = Result { () throws(AccessLogError) in try Keychainctl.environment.accessLogSettings() }
-            let accessLogs = KeychainAccessLogs(defaultKeychainPath: try backend.keychainPath(of: "login"), settings: accessLogSettings)
+            // With the keychain service, the service logs every read and write itself, under the D-Bus
+            // client it identified: one log, no second one of the provider's. Embedded, a refused
+            // setting fails each record (and so each access), as the logs are opened on demand.
+            let accessLogs: KeychainAccessLogs? = try backend.isServedByKeychainService ? nil
+                : KeychainAccessLogs(defaultKeychainPath: backend.keychainPath(of: "login"),
+                                     settings: Result { () throws(AccessLogError) in try Keychainctl.environment.accessLogSettings() })
             // The logs' checkpoints are brought up to their newest entries when the provider stops.
             defer {
                 do {
-                    try accessLogs.flush()
+                    try accessLogs?.flush()
                 } catch {
                     Console.error("keychainctl: secret-service: the access log's checkpoint could not be written: \(error)")
                 }
             }
+            let recorders: [any AccessEventRecorder] = (accessLogs.map { [$0] } ?? []) + [ReportingAccessRecorder(report: report)]
             try SecretServiceLauncher.serve(
                 busAddress: address, backend: backend, replace: replace,
                 askPassword: PinentryPasswordAsker.asking(through: Keychainctl.environment.promptProgram),
@@ -52,7 +59,7 @@ struct SecretServiceCommand: ParsableCommand {
                 askApplicationAccess: PinentryApplicationAccessAsker.asking(through: Keychainctl.environment.promptProgram),
                 // Every access in the access log of the item's keychain (docs/CLI.md, "Access log"), then
                 // one line on standard error for the person watching.
-                recorder: AccessEventRecorders([accessLogs, ReportingAccessRecorder(report: report)]),
+                recorder: AccessEventRecorders(recorders),
                 report: report,
                 onReady: { Console.error("keychainctl: secret-service: serving org.freedesktop.secrets on \(address)") },
                 isStopped: StopSignal.isRaised)

@@ -1,0 +1,26 @@
+import Foundation
+
+/// The D-Bus client the Secret Service provider is serving on this thread, for the SecItem calls
+/// it makes meanwhile: when set (and the keychain service is in use), each call is sent as a
+/// forwarded call (``KeychainServiceWire/ServiceRequest/Operation/forwardedAdd`` and the others)
+/// naming that process, which the service identifies itself, decides and logs under. Nothing else
+/// sets it; without the service it changes nothing.
+package enum ServiceForwarding {
+    /// A D-Bus client's process as the bus and `/proc` name it.
+    package struct Client: Sendable, Equatable {
+        /// Its pid (`GetConnectionCredentials`'s `ProcessID`).
+        package var pid: Int32
+        /// Its start time in clock ticks since boot (`/proc/<pid>/stat`, field 22): the service
+        /// refuses the call when the pid has since been reused by another process.
+        package var startTime: UInt64
+
+        /// A client.
+        package init(pid: Int32, startTime: UInt64) {
+            self.pid = pid
+            self.startTime = startTime
+        }
+    }
+
+    /// The client the calls on this thread (or task) are made for; nil: the process's own calls.
+    @TaskLocal package static var client: Client?
+}
