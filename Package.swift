@@ -234,7 +234,8 @@ let package = Package(
         .executableTarget(name: "keychainkit-audit-bench", dependencies: ["KeychainAudit", "KeychainLinux", "KeychainServices"]),
         // bench/service.sh: times SecItem calls through the keychain service against the embedded mode.
         .executableTarget(name: "keychainkit-service-bench", dependencies: ["KeychainServices"]),
-        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainItemCodec", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport"]),
+        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainPrimitives", "KeychainItemCodec", "KeychainStore", "KeychainVocabulary", "CSQLite", "KeychainTestSupport",
+                                                              "RequiredToolSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
         // The readers of other secret stores' files, on bytes (the real files: keychainctlTests, SecretServiceClientTests).
         .testTarget(name: "CredentialImportTests", dependencies: ["CredentialImport", "RequiredToolSupport", .product(name: "Crypto", package: "swift-crypto")]),

@@ -258,10 +258,8 @@ enum RequestParser {
                     || isForbiddenInternalAttribute(key))
             guard isAttribute else { throw KeychainStoreError(status: .noSuchAttribute) }
             if ValueCoercion.isNull(value) { throw ParameterRefusal.value(of: key, mustBe: "a value, not null") }
-            // The token an item lives in is fixed when it is created (a Secure Enclave key never
-            // leaves the enclave, a software key never enters it): changing it is -50, as securityd
-            // refuses the other attributes that cannot change (the sharing group).
-            if key == "tkid" { throw ParameterRefusal.request("kSecAttrTokenID (\"tkid\") is fixed when the item is created") }
+            // kSecAttrTokenID is taken here and checked against the matched items by the update: a
+            // read-modify-write sends it back unchanged (SecItemEngine.updateOutcome).
             try applyAttribute(key, value, to: &request)
         }
         return request

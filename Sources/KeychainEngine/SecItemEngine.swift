@@ -155,6 +155,11 @@ package final class SecItemEngine: Sendable {
             var changes = ItemChanges()
             changes.attributes = changesRequest.attributes
             changes.attributes["mdat"] = nil  // the store sets the modification date
+            // The token an item lives in is fixed when it is created (a Secure Enclave key never
+            // leaves the enclave, a software key never enters it). Apple accepts kSecAttrTokenID in
+            // the changes, and code that writes back the attributes it read sends it unchanged: that
+            // is accepted; a different token is -50 (checked once the items are found).
+            let repeatedTokenID = changes.attributes.removeValue(forKey: "tkid")
             if changesRequest.protection != nil || changesRequest.accessControl != nil {
                 changes.protection = try resolveProtection(changesRequest, defaultClass: nil)
             }
@@ -173,6 +178,9 @@ package final class SecItemEngine: Sendable {
             // Last, so that a prompt never precedes a refusal.
             let matched = try database.find(itemQuery, decrypt: true)
             if matched.isEmpty { throw KeychainStoreError.itemNotFound }
+            if let repeatedTokenID, matched.contains(where: { $0.attributes["tkid"] != repeatedTokenID }) {
+                throw ParameterRefusal.request("kSecAttrTokenID (\"tkid\") is fixed when the item is created: an update may repeat it, not change it")
+            }
             if changesRequest.accessControl != nil {
                 // Bound (or refused, when no enrolled set exists) before the items' own access
                 // control asks for anything.

@@ -212,7 +212,7 @@ struct SecureEnclaveKeyTests {
         #expect(dictionary[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
     }
 
-    @Test("an attacker cannot move a Secure Enclave key out of its token: SecItemUpdate of kSecAttrTokenID is errSecParam and the key stays bound")
+    @Test("an attacker cannot move a Secure Enclave key out of its token: SecItemUpdate naming another kSecAttrTokenID is errSecParam and the key stays bound; repeating its own is accepted")
     func tokenIDIsFixed() throws {
         let scratch = try ScratchKeychain()
         var parameters = Self.parameters
@@ -224,11 +224,16 @@ struct SecureEnclaveKeyTests {
         // Unauthenticated updates that would strip or replace the token binding.
         #expect(scratch.update(query, [kSecAttrTokenID: "com.example.other-token"]) == errSecParam)
         #expect(scratch.update(query, [kSecAttrTokenID: ""]) == errSecParam)
-        #expect(scratch.update(query, [kSecAttrTokenID: kSecAttrTokenIDSecureEnclave, kSecAttrLabel: "relabel"]) == errSecParam)
+        #expect(scratch.update(query, [kSecAttrTokenID: "com.example.other-token", kSecAttrLabel: "relabel"]) == errSecParam)
         // Nothing changed: the label update in the refused call did not happen either.
         let attributes = try #require(scratch.copyMatching(query.merging([kSecReturnAttributes: true]) { $1 }).1 as? [String: Any])
         #expect(attributes[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
         #expect(attributes[kSecAttrLabel as String] as? String != "relabel")
+        // Writing back what was read (its own token included) is an ordinary update, as on Apple.
+        #expect(scratch.update(query, [kSecAttrTokenID: kSecAttrTokenIDSecureEnclave, kSecAttrLabel: "written back"]) == errSecSuccess)
+        let rewritten = try #require(scratch.copyMatching(query.merging([kSecReturnAttributes: true]) { $1 }).1 as? [String: Any])
+        #expect(rewritten[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
+        #expect(rewritten[kSecAttrLabel as String] as? String == "written back")
         // Other attributes still update, and the key stays non-exportable.
         #expect(scratch.update(query, [kSecAttrLabel: "renamed"]) == errSecSuccess)
         let found = try #require(scratch.copyMatching(query.merging([kSecReturnRef: true]) { $1 }).1 as? SecKey)

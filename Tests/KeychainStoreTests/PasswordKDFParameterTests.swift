@@ -1,12 +1,14 @@
 import Foundation
 import KeychainTestSupport
 @testable import KeychainStore
+import RequiredToolSupport
 import Testing
 
 /// New scrypt parameters are at least N = 2^16, calibrated to 250–500 ms;
 /// files made at 2^14 keep opening and are upgraded at the next password change. These tests
 /// run real scrypt at 2^14 and up (a few seconds in all); no assertion is about time.
-@Suite("scrypt parameters: floor for new parameters, floor for reading, upgrade on password change", .serialized)
+// Real scrypt at N ≥ 2^16 (tens of seconds of CPU in a debug build): the reliability tier.
+@Suite("scrypt parameters: floor for new parameters, floor for reading, upgrade on password change", .serialized, .reliability, .tags(.reliability))
 struct PasswordKDFParameterTests {
     @Test("calibration never chooses less than 2^16 or more than 2^20, with a fresh 32-byte salt")
     func calibratedFloor() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainTestSupport
+import RequiredToolSupport
 import Testing
 @testable import KeychainSync
 
@@ -27,7 +28,7 @@ struct SyncListingRotationTests {
                 "nothing left unread: no cursor")
     }
 
-    @Test("a folder flooded with more than 4,096 records of an honest record's size, named to sort first: the honest record is still read within two passes")
+    @Test("a folder flooded with more than 4,096 records of an honest record's size, named to sort first: the honest record is still read within two passes", .reliability, .tags(.reliability))
     func floodWithHonestSizedRecordsDoesNotStarve() throws {
         let scratch = try ScratchFolder("sync-rotation")
         let folder = scratch.path + "/keychain"

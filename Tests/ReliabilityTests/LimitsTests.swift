@@ -1,6 +1,7 @@
 import Foundation
 import KeychainTestSupport
 import KeychainVocabulary
+import RequiredToolSupport
 import Testing
 @testable import KeychainStore
 import KeychainItemCodec
@@ -53,7 +54,7 @@ struct LimitsTests {
         Reliability.figure("max-item-size", ["limit_bytes": ItemRecord.maximumPayloadSize, "largest_secret_bytes": largest])
     }
 
-    @Test("with 100k items, a primary-key query decrypts exactly the one matching row")
+    @Test("with 100k items, a primary-key query decrypts exactly the one matching row", .reliability, .tags(.reliability))
     func hundredThousandItems() throws {
         let count = Reliability.count("LIMIT_ITEMS", ci: 100_000, long: 100_000)
         let scratch = try TemporaryKeychain("limits-100k")

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainTestSupport
+import RequiredToolSupport
 import Testing
 @testable import KeychainStore
 import KeychainVocabulary
@@ -88,7 +89,7 @@ struct TamperTests {
         }
     }
 
-    @Test("one-bit flips in every byte of every column of an item row: only that item fails (-26275 or not found), never altered data")
+    @Test("one-bit flips in every byte of every column of an item row: only that item fails (-26275 or not found), never altered data", .reliability, .tags(.reliability))
     func everyItemColumn() throws {
         let scratch = try TemporaryKeychain("tamper-columns")
         defer { scratch.remove() }
@@ -145,7 +146,7 @@ struct TamperTests {
         #expect(cases > 1_000)
     }
 
-    @Test("one-bit flips in every byte of every keybag row and meta value: refused with a clear error or items fail, never altered")
+    @Test("one-bit flips in every byte of every keybag row and meta value: refused with a clear error or items fail, never altered", .reliability, .tags(.reliability))
     func everyKeybagAndMetaByte() throws {
         let scratch = try TemporaryKeychain("tamper-keybag")
         defer { scratch.remove() }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainTestSupport
+import RequiredToolSupport
 import Testing
 @testable import KeychainStore
 #if canImport(Glibc)
@@ -96,7 +97,7 @@ struct TruncationTests {
         #expect(tally.problems.isEmpty, "\(tally.problems)")
     }
 
-    @Test("WAL truncated at every frame boundary and random offsets (with and without -shm): committed prefix survives, never altered")
+    @Test("WAL truncated at every frame boundary and random offsets (with and without -shm): committed prefix survives, never altered", .reliability, .tags(.reliability))
     func truncatedWAL() throws {
         let scratch = try TemporaryKeychain("truncate-wal")
         defer { scratch.remove() }
@@ -120,7 +121,7 @@ struct TruncationTests {
         #expect((tally.outcomes["ok"] ?? 0) > 0 && (tally.outcomes["absent"] ?? 0) > 0, "truncation kept a prefix and lost a suffix")
     }
 
-    @Test("one-bit flips at random offsets of the database file and of the WAL: never altered data, no crash or hang")
+    @Test("one-bit flips at random offsets of the database file and of the WAL: never altered data, no crash or hang", .reliability, .tags(.reliability))
     func rawFileFlips() throws {
         var tally = Tally()
         let start = ContinuousClock.now

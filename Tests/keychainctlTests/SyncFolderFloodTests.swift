@@ -1,5 +1,6 @@
 import EtcdClusterSupport
 import Foundation
+import RequiredToolSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -93,7 +94,7 @@ struct SyncFolderFloodTests {
         return folder + "/items/" + added.first!
     }
 
-    @Test("10,000 planted 1 MiB files: the real sync pass stays under 384 MiB, honest items still sync, the rest is reported unread and a record left unread is not overwritten")
+    @Test("10,000 planted 1 MiB files: the real sync pass stays under 384 MiB, honest items still sync, the rest is reported unread and a record left unread is not overwritten", .reliability, .tags(.reliability))
     func floodedFolder() async throws {
         try await onDedicatedThread {
             try withSandbox { (sandbox) throws in
