@@ -26,11 +26,21 @@ package enum PeerIdentification {
 
     /// The identity of the peer of the connected socket `descriptor`.
     package static func identify(_ descriptor: Int32, hashes: ExecutableHashCache) throws(Failure) -> PeerIdentity {
+        try connectedPeer(descriptor, hashes: hashes).identity
+    }
+
+    /// The identity of the peer of the connected socket `descriptor`, with what the service
+    /// re-checks before each of its requests (``ConnectedPeer``). What can change while the
+    /// connection is open — the image (an exec), the credentials, the mapped code's size — is read
+    /// before anything else, so a change during the identification shows at the first request.
+    static func connectedPeer(_ descriptor: Int32, hashes: ExecutableHashCache) throws(Failure) -> ConnectedPeer {
         let credentials = try credentials(descriptor)
         let pidfd = try processDescriptor(socket: descriptor, pid: credentials.pid)
-        defer { close(pidfd) }
+        var keepsPidfd = false
+        defer { if !keepsPidfd { close(pidfd) } }
         let pid = credentials.pid
-        let status = try readStatus(pid)
+        let status = try ProcessStatus.read(pid)
+        let image = try ProcessImage.read(pid)
         guard status.uid == credentials.uid else {
             throw Failure(description: "pid \(pid) now belongs to uid \(status.uid), not the connecting uid \(credentials.uid)")
         }
@@ -52,10 +62,14 @@ package enum PeerIdentification {
         // The pidfd names the process that connected: while it is alive, `pid` is still that
         // process, so everything read above through `/proc/<pid>` was about it.
         guard LinuxSystemCalls.isAlive(pidfd: pidfd) else { throw Failure(description: "pid \(pid) exited while it was being identified") }
-        return PeerIdentity(uid: credentials.uid, gid: credentials.gid, pid: pid, executablePath: program.path,
-                            device: executable.device, inode: executable.inode, executableSHA256: program.sha256,
-                            executableWritableByCaller: program.modification != nil, tracerPID: status.tracerPID,
-                            untrustedCode: untrustedCode, interpreterPath: interpreterPath, origin: origin)
+        var identity = PeerIdentity(uid: credentials.uid, gid: credentials.gid, pid: pid, executablePath: program.path,
+                                    device: executable.device, inode: executable.inode, executableSHA256: program.sha256,
+                                    executableWritableByCaller: program.modification != nil, tracerPID: status.tracerPID,
+                                    untrustedCode: untrustedCode, interpreterPath: interpreterPath, origin: origin)
+        identity.startTime = image.startTime
+        identity.parentPID = image.parentPID
+        keepsPidfd = true
+        return ConnectedPeer(identity: identity, pidfd: pidfd, access: access, image: image, status: status)
     }
 
     /// The program a caller runs: the executable's, or its script's, path and digest, and how the
@@ -158,29 +172,6 @@ package enum PeerIdentification {
             throw Failure(description: "pidfd_open(\(pid)) failed: \(String(cString: strerror(errno)))")
         }
         return opened
-    }
-
-    /// What `/proc/<pid>/status` says: the real uid, the supplementary groups, `TracerPid`.
-    private static func readStatus(_ pid: Int32) throws(Failure) -> (uid: UInt32, groups: Set<UInt32>, tracerPID: Int32) {
-        let text = try ProcessFile.text("/proc/\(pid)/status")
-        var uid: UInt32?
-        var groups = Set<UInt32>()
-        var tracer: Int32?
-        for line in text.split(separator: "\n") {
-            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
-            guard let name = fields.first else { continue }
-            switch name {
-            case "Uid:": uid = fields.dropFirst().first.flatMap { UInt32($0) }
-            case "Gid:":
-                if let gid = fields.dropFirst().first.flatMap({ UInt32($0) }) { groups.insert(gid) }
-            case "Groups:":
-                for group in fields.dropFirst() { if let gid = UInt32(group) { groups.insert(gid) } }
-            case "TracerPid:": tracer = fields.dropFirst().first.flatMap { Int32($0) }
-            default: break
-            }
-        }
-        guard let uid, let tracer else { throw Failure(description: "/proc/\(pid)/status lacks Uid or TracerPid") }
-        return (uid, groups, tracer)
     }
 
     /// The executable's facts, read through the file the process runs (`/proc/<pid>/exe`), so a
