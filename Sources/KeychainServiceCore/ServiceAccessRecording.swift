@@ -61,7 +61,6 @@ enum ServiceAccessRecording {
                                                               startTime: 0, parentPID: 0)])
         }
     }
-}
 
     private static let lineages = LineageCache()
 
