@@ -1,5 +1,6 @@
 import Foundation
 import KeychainServiceWire
+import KeychainVocabulary
 
 /// The keychain service's socket: accepts connections, admits each under ``ConnectionLimits``
 /// by the uid the kernel gives, identifies the peer from the kernel (before reading a byte from
@@ -89,9 +90,9 @@ package final class KeychainServiceServer: @unchecked Sendable {
         // A reply the client does not read cannot hold the thread forever either.
         var timeout = timeval(tv_sec: limits.deadlines.frameSeconds, tv_usec: 0)
         _ = setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let peer: PeerIdentity
+        let connected: ConnectedPeer
         do {
-            peer = try PeerIdentification.identify(connection, hashes: hashes)
+            connected = try PeerIdentification.connectedPeer(connection, hashes: hashes)
         } catch {
             log("connection refused: \(error)")
             return
@@ -104,7 +105,19 @@ package final class KeychainServiceServer: @unchecked Sendable {
             } catch WireFailure.closed(midFrame: false) {
                 return
             } catch {
-                log("\(peer.summary): disconnected: \(error)")
+                log("\(connected.identity.summary): disconnected: \(error)")
+                return
+            }
+            // The caller was identified when it connected; what can have changed since is checked now.
+            let peer: PeerIdentity
+            do {
+                peer = try connected.identityForRequest()
+            } catch {
+                log("\(connected.identity.summary): disconnected: \(error)")
+                let refusal = ServiceReply(status: KeychainStatus.missingEntitlement.rawValue, failureReason: error.description)
+                if case .failure(let failure) = Result(catching: { () throws(WireFailure) in try WireFrame.write(refusal.encoded(), to: connection) }) {
+                    log("\(connected.identity.summary): refusal not delivered: \(failure)")
+                }
                 return
             }
             let reply = handler.reply(to: request, from: peer, session: consent)

@@ -26,10 +26,21 @@ package enum PeerIdentification {
 
     /// The identity of the peer of the connected socket `descriptor`.
     package static func identify(_ descriptor: Int32, hashes: ExecutableHashCache) throws(Failure) -> PeerIdentity {
+        try connectedPeer(descriptor, hashes: hashes).identity
+    }
+
+    /// The identity of the peer of the connected socket `descriptor`, with what the service
+    /// re-checks before each of its requests (``ConnectedPeer``). What can change while the
+    /// connection is open — the image (an exec), the credentials, the mapped code's size — is read
+    /// before anything else, so a change during the identification shows at the first request.
+    static func connectedPeer(_ descriptor: Int32, hashes: ExecutableHashCache) throws(Failure) -> ConnectedPeer {
         let credentials = try credentials(descriptor)
         let pidfd = try processDescriptor(socket: descriptor, pid: credentials.pid)
-        defer { close(pidfd) }
-        return try identify(pid: credentials.pid, pidfd: pidfd, uid: credentials.uid, gid: credentials.gid, hashes: hashes)
+        var keepsPidfd = false
+        defer { if !keepsPidfd { close(pidfd) } }
+        let examined = try examine(pid: credentials.pid, pidfd: pidfd, uid: credentials.uid, gid: credentials.gid, hashes: hashes)
+        keepsPidfd = true
+        return ConnectedPeer(identity: examined.identity, pidfd: pidfd, access: examined.access, image: examined.image, status: examined.status)
     }
 
     /// The identity of the process `pid` that a verified Secret Service provider forwards a call
@@ -46,29 +57,21 @@ package enum PeerIdentification {
             throw Failure(description: "the forwarded pid \(pid) is gone (pidfd_open: \(String(cString: strerror(errno))))")
         }
         defer { close(pidfd) }
-        let started = try processStartTime(of: pid)
-        guard started == startTime else {
-            throw Failure(description: "pid \(pid) now names a process started at \(started), not the client the bus named (started at \(startTime))")
+        let examined = try examine(pid: pid, pidfd: pidfd, uid: provider.uid, gid: provider.gid, hashes: hashes)
+        guard examined.image.startTime == startTime else {
+            throw Failure(description: "pid \(pid) now names a process started at \(examined.image.startTime), not the client the bus named (started at \(startTime))")
         }
-        return try identify(pid: pid, pidfd: pidfd, uid: provider.uid, gid: provider.gid, hashes: hashes)
+        return examined.identity
     }
 
-    /// Field 22 of `/proc/<pid>/stat`: when the process started, in clock ticks since boot (read
-    /// after the last `)`, since the command name before it may hold spaces and parentheses).
-    private static func processStartTime(of pid: Int32) throws(Failure) -> UInt64 {
-        let text = try ProcessFile.text("/proc/\(pid)/stat")
-        guard let nameEnd = text.lastIndex(of: ")") else { throw Failure(description: "/proc/\(pid)/stat has no command name") }
-        let fields = text[text.index(after: nameEnd)...].split(separator: " ")
-        // After the name: state is field 3, so start time (field 22) is the 20th.
-        guard fields.count > 19, let start = UInt64(fields[19]) else { throw Failure(description: "/proc/\(pid)/stat lacks the start time") }
-        return start
-    }
-
-    /// The identity of `pid`, held by `pidfd`, which must belong to `uid` (the connecting uid, or a
-    /// forwarding provider's): its executable or script, mapped code, tracer and origin.
-    private static func identify(pid: Int32, pidfd: Int32, uid: UInt32, gid: UInt32, hashes: ExecutableHashCache) throws(Failure) -> PeerIdentity {
+    /// What the service learns of process `pid`, held by `pidfd`, which must belong to `uid` (the
+    /// connecting uid, or a forwarding provider's): its identity (executable or script, mapped
+    /// code, tracer, origin), and the image, status and file access a connection re-checks later.
+    private static func examine(pid: Int32, pidfd: Int32, uid: UInt32, gid: UInt32, hashes: ExecutableHashCache) throws(Failure)
+        -> (identity: PeerIdentity, image: ProcessImage, status: ProcessStatus, access: CallerFileAccess) {
         let credentials = (uid: uid, gid: gid)
-        let status = try readStatus(pid)
+        let status = try ProcessStatus.read(pid)
+        let image = try ProcessImage.read(pid)
         guard status.uid == credentials.uid else {
             throw Failure(description: "pid \(pid) belongs to uid \(status.uid), not uid \(credentials.uid)")
         }
@@ -90,10 +93,13 @@ package enum PeerIdentification {
         // The pidfd names the process that connected: while it is alive, `pid` is still that
         // process, so everything read above through `/proc/<pid>` was about it.
         guard LinuxSystemCalls.isAlive(pidfd: pidfd) else { throw Failure(description: "pid \(pid) exited while it was being identified") }
-        return PeerIdentity(uid: credentials.uid, gid: credentials.gid, pid: pid, executablePath: program.path,
-                            device: executable.device, inode: executable.inode, executableSHA256: program.sha256,
-                            executableWritableByCaller: program.modification != nil, tracerPID: status.tracerPID,
-                            untrustedCode: untrustedCode, interpreterPath: interpreterPath, origin: origin)
+        var identity = PeerIdentity(uid: credentials.uid, gid: credentials.gid, pid: pid, executablePath: program.path,
+                                    device: executable.device, inode: executable.inode, executableSHA256: program.sha256,
+                                    executableWritableByCaller: program.modification != nil, tracerPID: status.tracerPID,
+                                    untrustedCode: untrustedCode, interpreterPath: interpreterPath, origin: origin)
+        identity.startTime = image.startTime
+        identity.parentPID = image.parentPID
+        return (identity, image, status, access)
     }
 
     /// The program a caller runs: the executable's, or its script's, path and digest, and how the
@@ -196,29 +202,6 @@ package enum PeerIdentification {
             throw Failure(description: "pidfd_open(\(pid)) failed: \(String(cString: strerror(errno)))")
         }
         return opened
-    }
-
-    /// What `/proc/<pid>/status` says: the real uid, the supplementary groups, `TracerPid`.
-    private static func readStatus(_ pid: Int32) throws(Failure) -> (uid: UInt32, groups: Set<UInt32>, tracerPID: Int32) {
-        let text = try ProcessFile.text("/proc/\(pid)/status")
-        var uid: UInt32?
-        var groups = Set<UInt32>()
-        var tracer: Int32?
-        for line in text.split(separator: "\n") {
-            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
-            guard let name = fields.first else { continue }
-            switch name {
-            case "Uid:": uid = fields.dropFirst().first.flatMap { UInt32($0) }
-            case "Gid:":
-                if let gid = fields.dropFirst().first.flatMap({ UInt32($0) }) { groups.insert(gid) }
-            case "Groups:":
-                for group in fields.dropFirst() { if let gid = UInt32(group) { groups.insert(gid) } }
-            case "TracerPid:": tracer = fields.dropFirst().first.flatMap { Int32($0) }
-            default: break
-            }
-        }
-        guard let uid, let tracer else { throw Failure(description: "/proc/\(pid)/status lacks Uid or TracerPid") }
-        return (uid, groups, tracer)
     }
 
     /// The executable's facts, read through the file the process runs (`/proc/<pid>/exe`), so a

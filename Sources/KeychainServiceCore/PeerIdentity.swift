@@ -32,6 +32,11 @@ package struct PeerIdentity: Sendable, Equatable {
     package var interpreterPath: String?
     /// The caller's systemd unit and Flatpak app id.
     package var origin: ProcessOrigin
+    /// When the process started (`/proc/<pid>/stat` field 22, clock ticks since boot; 0: not
+    /// read): with ``pid``, what names this one process.
+    package var startTime: UInt64 = 0
+    /// Its parent's pid at the caller's last request (it changes when the parent exits; 0: not read).
+    package var parentPID: Int32 = 0
 
     /// An identity (the service reads it from the kernel; tests build one to check the rules).
     package init(uid: UInt32, gid: UInt32, pid: Int32, executablePath: String, device: UInt64, inode: UInt64,

@@ -46,16 +46,49 @@ enum ServiceAccessRecording {
     }
 
     /// The caller's process chain from `/proc`; a caller gone before the chain is read is named
-    /// by what the service verified when it connected.
+    /// by what the service verified when it connected. A chain read for the same process (pid and
+    /// start time) with the same parent is reused: reading it costs three `/proc` files per
+    /// ancestor, more than the rest of a read together.
     private static func lineage(of peer: PeerIdentity) -> ProcessLineage {
+        let key = LineageKey(pid: peer.pid, startTime: peer.startTime, parentPID: peer.parentPID)
+        if peer.startTime != 0, let known = lineages.chain(for: key) { return known }
         switch Result(catching: { () throws(ProcessLineageError) in try ProcessLineage.of(pid: peer.pid) }) {
         case .success(var chain):
             // The first link is the caller itself: its executable as the service verified it.
             if !chain.links.isEmpty { chain.links[0].executable = peer.executablePath }
+            if peer.startTime != 0, chain.links.first?.startTime == peer.startTime, chain.links.first?.parentPID == peer.parentPID {
+                lineages.remember(chain, for: key)
+            }
             return chain
         case .failure:
             return ProcessLineage(links: [ProcessLineage.Link(pid: peer.pid, executable: peer.executablePath, commandName: nil,
                                                               startTime: 0, parentPID: 0)])
+        }
+    }
+
+    private static let lineages = LineageCache()
+
+    /// One process (pid and start time) under one parent.
+    private struct LineageKey: Hashable {
+        var pid: Int32
+        var startTime: UInt64
+        var parentPID: Int32
+    }
+
+    /// The chains read recently, by process and parent; emptied when full (callers are few at a
+    /// time; a flood of processes only refills it).
+    private final class LineageCache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var chains: [LineageKey: ProcessLineage] = [:]
+        private let capacity = 256
+
+        func chain(for key: LineageKey) -> ProcessLineage? { lock.withLock { chains[key] } }
+
+        func remember(_ chain: ProcessLineage, for key: LineageKey) {
+            lock.withLock {
+                if chains.count >= capacity { chains.removeAll() }
+                chains[key] = chain
+            }
         }
     }
 }

@@ -1,14 +1,15 @@
 import Foundation
 
-/// One exchange with the keychain service: connects to its socket, sends a request, reads the
-/// reply, closes. A connection per call keeps a forked child from sharing its parent's stream.
+/// Exchanges with the keychain service: a request and its reply, on a connection this process
+/// keeps open to the service and reuses (``ServiceConnectionPool``: one per thread at a time, a
+/// forked child never uses its parent's, an exec closes them).
 package enum ServiceClient {
     /// The reply of the service at `socketPath` to `request`.
     package static func send(_ request: ServiceRequest, to socketPath: String) throws(WireFailure) -> ServiceReply {
-        let descriptor = try connect(to: socketPath)
-        defer { close(descriptor) }
-        try WireFrame.write(request.encoded(), to: descriptor)
-        return try ServiceReply.decode(WireFrame.read(from: descriptor))
+        try ServiceConnectionPool.pool(for: socketPath).withConnection { (connection) throws(WireFailure) in
+            try connection.send(request)
+            return try connection.receive()
+        }
     }
 
     /// The reply of the service at `socketPath` to `request` and, when `followUp` makes one from
@@ -16,16 +17,16 @@ package enum ServiceClient {
     /// connection: the service binds a challenge to the connection it was sent on.
     package static func send(_ request: ServiceRequest, to socketPath: String,
                              followUp: (ServiceReply) -> ServiceRequest?) throws(WireFailure) -> ServiceReply {
-        let descriptor = try connect(to: socketPath)
-        defer { close(descriptor) }
-        try WireFrame.write(request.encoded(), to: descriptor)
-        let reply = try ServiceReply.decode(WireFrame.read(from: descriptor))
-        guard let next = followUp(reply) else { return reply }
-        try WireFrame.write(next.encoded(), to: descriptor)
-        return try ServiceReply.decode(WireFrame.read(from: descriptor))
+        try ServiceConnectionPool.pool(for: socketPath).withConnection { (connection) throws(WireFailure) in
+            try connection.send(request)
+            let reply = try connection.receive()
+            guard let next = followUp(reply) else { return reply }
+            try connection.send(next)
+            return try connection.receive()
+        }
     }
 
-    /// A stream socket connected to `path`.
+    /// A new stream socket connected to `path`, closed on exec (`SOCK_CLOEXEC`).
     package static func connect(to path: String) throws(WireFailure) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

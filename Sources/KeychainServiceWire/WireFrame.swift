@@ -11,12 +11,18 @@ package enum WireFrame {
 
     /// Writes `payload` as one frame on `descriptor`.
     package static func write(_ payload: Data, to descriptor: Int32) throws(WireFailure) {
+        var sent = 0
+        try write(payload, to: descriptor, sent: &sent)
+    }
+
+    /// Writes `payload` as one frame on `descriptor`, counting in `sent` the bytes that left
+    /// (also when it throws: zero means the peer cannot have read any of the frame).
+    package static func write(_ payload: Data, to descriptor: Int32, sent: inout Int) throws(WireFailure) {
         guard payload.count <= Int(maximumPayloadBytes) else { throw .oversized(announced: UInt32(clamping: payload.count)) }
         var frame = Data(capacity: 4 + payload.count)
         frame.appendBigEndian(UInt32(payload.count))
         frame.append(payload)
         let failure = frame.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> WireFailure? in
-            var sent = 0
             while sent < bytes.count {
                 let result = send(descriptor, bytes.baseAddress! + sent, bytes.count - sent, sendFlags)
                 if result < 0 {

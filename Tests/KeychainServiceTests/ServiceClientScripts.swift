@@ -47,6 +47,56 @@ enum ServiceClientScripts {
             print(reply[16:16 + struct.unpack('>I', reply[12:16])[0]].decode())
         """#
 
+    /// `python3 -I kept.py`: one connection kept open across calls, driven by lines on standard
+    /// input — `find GROUP`, `add GROUP SECRET` (the item `deploy`/`script`, claiming GROUP, ""
+    /// for none; prints the status, and the secret after a found item) and `exec GROUP`: keeps the
+    /// connection across an exec (clearing close-on-exec, which the client library sets) into
+    /// `python3 -I -c` code that sends a find claiming GROUP on it and prints what it got. Prints
+    /// its pid first.
+    static let kept = pythonWireEncoding + #"""
+        def request(connection, operation, group, secret=None):
+            query = {'class': string('genp'), 'acct': string('deploy'), 'svce': string('script')}
+            if operation == 'add':
+                query['v_Data'] = data(secret.encode()); code = 1
+            else:
+                query['r_Data'] = boolean(True); code = 2
+            groups = struct.pack('>I', 1) + field(group.encode()) if group else struct.pack('>I', 0)
+            payload = bytes([1, code, 0]) + groups + entries(query) + entries({})
+            connection.sendall(struct.pack('>I', len(payload)) + payload)
+            def read(n):
+                got = b''
+                while len(got) < n:
+                    more = connection.recv(n - len(got))
+                    if not more: return None
+                    got += more
+                return got
+            header = read(4)
+            reply = header and read(struct.unpack('>I', header)[0])
+            if not reply:
+                print('closed', flush=True); return
+            status = struct.unpack('>i', reply[1:5])[0]
+            print(status, flush=True)
+            if status == 0 and operation == 'find':
+                print(reply[16:16 + struct.unpack('>I', reply[12:16])[0]].decode(), flush=True)
+        if len(sys.argv) == 3:  # the program exec'd with the connection: argv is the descriptor and the group
+            request(socket.socket(fileno=int(sys.argv[1])), 'find', sys.argv[2])
+            sys.exit(0)
+        connection = socket.socket(socket.AF_UNIX)
+        connection.connect(os.environ['KEYCHAINKIT_SERVICE_SOCKET'])
+        print(os.getpid(), flush=True)
+        for line in sys.stdin:
+            words = line.split(' ')
+            words[-1] = words[-1].rstrip('\n')
+            if words[0] == 'setuid':  # become another user, keeping the connection
+                os.setgroups([]); os.setgid(int(words[1])); os.setuid(int(words[1]))
+                print('0', flush=True); continue
+            if words[0] == 'exec':
+                os.set_inheritable(connection.fileno(), True)
+                code = open(__file__).read()
+                os.execv(sys.executable, [sys.executable, '-I', '-c', code, str(connection.fileno()), words[1]])
+            request(connection, words[0], *words[1:])
+        """#
+
     /// `python3 flood.py COUNT`: opens COUNT connections (raising its own descriptor limit),
     /// sends a third of them half a frame, a third a malformed frame, leaves the rest silent,
     /// prints how many the service closed at once, then holds the rest until its standard input closes.

@@ -139,7 +139,47 @@ func accessControl() {
     say("secure-enclave-key created=\(key != nil) error=\(error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? 0)")
 }
 
+/// The client's kept connections: calls from several threads at once, a forked child's call (it
+/// must not use its parent's connection), and a call after the service went away and came back
+/// (the test restarts it when this prints `waiting`, then writes a line). Lines are written
+/// unbuffered: the test reads them as they come.
+func connections() {
+    func line(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+    let item: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "probe", kSecAttrAccount: "kept",
+                                 kSecValueData: Data("kept-secret".utf8)]
+    line("add status=\(SecItemAdd(item as CFDictionary, nil))")
+    let failures = FailureCount()
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        for _ in 0..<25 where !readKept() { failures.add() }
+    }
+    line("threads failed=\(failures.count)")
+    let child = fork()
+    if child == 0 { _exit(readKept() ? 0 : 1) }
+    var status: Int32 = 0
+    waitpid(child, &status, 0)
+    line("child exit=\(status >> 8) parent=\(readKept())")
+    line("waiting")
+    _ = readLine()
+    line("after-restart \(readKept())")
+}
+
+/// Whether the item `kept` reads back with its secret.
+func readKept() -> Bool {
+    let query: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrAccount: "kept", kSecReturnData: true]
+    var result: CFTypeRef?
+    return SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess && (result as? Data) == Data("kept-secret".utf8)
+}
+
+/// Failed calls counted from several threads.
+final class FailureCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var failed = 0
+    func add() { lock.withLock { failed += 1 } }
+    var count: Int { lock.withLock { failed } }
+}
+
 switch arguments.first {
+case "connections" where arguments.count == 1: connections()
 case "access-control" where arguments.count == 1: accessControl()
 case "identities" where arguments.count == 3: identities(identity(from: arguments[1], password: arguments[2]))
 case "keys" where arguments.count == 3: keys(identity(from: arguments[1], password: arguments[2]))

@@ -1,0 +1,63 @@
+import Foundation
+@testable import KeychainServiceCore
+import Testing
+
+/// What the service re-reads before each request on a kept connection (``ConnectedPeer``): the
+/// image of `/proc/<pid>/stat` (an exec) and the lines of `/proc/<pid>/status` (a setuid, a
+/// tracer, new mapped code), over crafted and real `/proc` files.
+@Suite("Keychain service kept-connection checks")
+struct ConnectedPeerTests {
+    /// A `/proc/<pid>/stat` line whose command name holds spaces and parentheses, fields 3 to 52.
+    static func statLine(parent: Int = 77, startTime: Int = 9_000, argStart: Int = 140_000) -> String {
+        var fields = (3...52).map { String($0) }
+        fields[0] = "S"
+        fields[4 - 3] = String(parent)
+        fields[22 - 3] = String(startTime)
+        fields[48 - 3] = String(argStart)
+        return "4242 (evil) (name x) " + fields.joined(separator: " ") + "\n"
+    }
+
+    @Test("the image is read after the last ')' of the command name; the parent is apart from it; a short line is refused")
+    func imageFields() throws {
+        let image = try #require(ProcessImage.parse(Self.statLine()))
+        #expect(image.parentPID == 77 && image.startTime == 9_000)
+        #expect(image.fields == [9_000, 26, 27, 28, 45, 46, 47, 140_000, 49, 50, 51])
+        // Another parent is the same image; other argument addresses (an exec) are not.
+        #expect(ProcessImage.parse(Self.statLine(parent: 1))?.fields == image.fields)
+        #expect(ProcessImage.parse(Self.statLine(argStart: 150_000))?.fields != image.fields)
+        #expect(ProcessImage.parse("4242 (short) S 1 2 3\n") == nil)
+        #expect(ProcessImage.parse("no command name") == nil)
+    }
+
+    @Test("status: the credential lines, the tracer and the size of executable mappings; a file without Uid is refused")
+    func statusLines() throws {
+        let text = "Name:\tpython3\nUmask:\t0022\nTracerPid:\t0\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\n"
+            + "Groups:\t27 1000 \nVmExe:\t    3176 kB\nVmLib:\t    6816 kB\nThreads:\t1\n"
+        let status = try ProcessStatus.parse(text, pid: 1)
+        #expect(status.uid == 1000 && status.groups == [27, 1000] && status.tracerPID == 0)
+        #expect(status.credentials == "Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nGroups:\t27 1000 \n")
+        #expect(status.executableCodeSize == "VmExe:\t    3176 kB\nVmLib:\t    6816 kB\n")
+        let setuid = try ProcessStatus.parse(text.replacingOccurrences(of: "Uid:\t1000\t1000", with: "Uid:\t1000\t0"), pid: 1)
+        #expect(setuid.credentials != status.credentials)
+        let traced = try ProcessStatus.parse(text.replacingOccurrences(of: "TracerPid:\t0", with: "TracerPid:\t4243"), pid: 1)
+        #expect(traced.tracerPID == 4243)
+        #expect(throws: PeerIdentification.Failure.self) { try ProcessStatus.parse("Name:\tx\nTracerPid:\t0\n", pid: 1) }
+    }
+
+    @Test("this process over a socket pair: identified once, then each request's check passes while nothing changed")
+    func liveProcess() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]); close(pair[1]) }
+        let connected = try PeerIdentification.connectedPeer(pair[0], hashes: ExecutableHashCache())
+        #expect(connected.identity.pid == getpid() && connected.identity.startTime != 0 && connected.identity.parentPID == getppid())
+        for _ in 0..<3 {
+            let identity = try connected.identityForRequest()
+            #expect(identity.pid == getpid() && identity.tracerPID == 0)
+        }
+        // The image of a real process has its exec-fixed addresses (the service reads them with
+        // ptrace access: this test runs as the process itself).
+        let image = try ProcessImage.read(getpid())
+        #expect(image.fields.dropFirst().allSatisfy { $0 != 0 })
+    }
+}
