@@ -23,4 +23,17 @@ struct ImportedRedactionTests {
         }
         #expect(String(describing: item).contains("mail"), "the label is still shown")
     }
+
+    @Test("dump() of a KeePass entry read from a database shows its password's size, not the password")
+    func keePassEntryIsRedacted() {
+        var entry = KDBXDocument.Entry()
+        entry.title = "bank"
+        entry.password = Data("kdbx-passw0rd".utf8)
+        var dumped = ""
+        dump(entry, to: &dumped)
+        for text in [String(describing: entry), String(reflecting: entry), dumped] {
+            #expect(!text.contains("kdbx-passw0rd") && !text.contains("107, 100"), "a description shows the password: \(text.count) characters")
+            #expect(text.contains("13 bytes") && text.contains("bank"))
+        }
+    }
 }

@@ -7,14 +7,21 @@ import Foundation
 /// Protected values (`<Value Protected="True">`, base64) are revealed with the inner stream in
 /// document order, old versions (`<History>`) included, as the stream runs through them all.
 struct KDBXDocument {
-    struct Entry {
+    struct Entry: CustomReflectable {
         var uuid = ""
         var title = ""
         var userName = ""
-        var password = ""
+        /// The secret, as UTF-8 bytes (what the keychain stores).
+        var password = Data()
         var url = ""
         var notes = ""
         var path = ""
+
+        /// `dump()` and `Mirror` show the password's size, never its bytes.
+        var customMirror: Mirror {
+            Mirror(self, children: ["uuid": uuid, "title": title, "userName": userName, "password": "<\(password.count) bytes>",
+                                    "url": url, "path": path], displayStyle: .struct)
+        }
     }
 
     struct Malformed: Error, CustomStringConvertible {
@@ -69,7 +76,7 @@ struct KDBXDocument {
                     switch stringKey {
                     case "Title": openEntries[last].title = stringValue
                     case "UserName": openEntries[last].userName = stringValue
-                    case "Password": openEntries[last].password = stringValue
+                    case "Password": openEntries[last].password = Data(stringValue.utf8)
                     case "URL": openEntries[last].url = stringValue
                     case "Notes": openEntries[last].notes = stringValue
                     default: break

@@ -136,7 +136,7 @@ package enum KDBXFile {
         let items = parsed.entries.map { entry in
             var attributes: [String: String] = ["Title": entry.title, "UserName": entry.userName, "URL": entry.url, "Path": entry.path, "Uuid": entry.uuid]
             if !entry.notes.isEmpty { attributes["Notes"] = entry.notes }
-            return ImportedSecretItem(label: entry.title, attributes: attributes, secret: Data(entry.password.utf8))
+            return ImportedSecretItem(label: entry.title, attributes: attributes, secret: entry.password)
         }
         return ImportedCollection(identifier: identifier, label: label, items: items, isEncrypted: true, password: password)
     }
