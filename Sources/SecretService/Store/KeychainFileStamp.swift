@@ -42,12 +42,48 @@ struct KeychainFileStamp: Equatable {
     }
 
     /// The first `count` bytes of a file, with the number read first (a missing file: a marker).
+    /// The file is read through a descriptor this process keeps open (``KeptDescriptors``).
     private static func leadingBytes(of file: String, count: Int) -> [UInt8] {
-        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return [0xFF] }
-        defer { close(descriptor) }
+        guard let descriptor = KeptDescriptors.shared.descriptor(for: file) else { return [0xFF] }
         var buffer = [UInt8](repeating: 0, count: count)
         let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, 0) }
         return [UInt8(truncatingIfNeeded: max(read, 0))] + buffer.prefix(max(read, 0))
+    }
+}
+
+/// Descriptors of `-shm` files that stay open for the life of the process.
+///
+/// Closing any descriptor of a file drops every POSIX lock this process holds on it, including
+/// the locks SQLite's own connections hold on `-shm` to tell other processes the keychain is in
+/// use. Another process that then opens the keychain believes it is alone, truncates `-shm` and
+/// starts it afresh, and this process's connection, which maps that file, dies with `SIGBUS` or
+/// works on an index nobody else sees (<https://www.sqlite.org/howtocorrupt.html>, section 2.2).
+/// So a stamp's read of `-shm` never closes its descriptor: it is opened once per file and kept.
+/// When the name comes to hold another file (every connection closed, and `-shm` was made anew),
+/// the old descriptor belongs to a file no connection of this process uses, and is closed.
+private final class KeptDescriptors: @unchecked Sendable {
+    static let shared = KeptDescriptors()
+
+    private let lock = NSLock()
+    private var kept: [String: (descriptor: Int32, device: UInt64, inode: UInt64)] = [:]
+
+    /// A descriptor of the file now at `path`, or nil when there is none (or it cannot be opened).
+    func descriptor(for path: String) -> Int32? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let identity = (device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return lock.withLock { () -> Int32? in
+            if let current = kept[path] {
+                if current.device == identity.device && current.inode == identity.inode { return current.descriptor }
+                close(current.descriptor)
+                kept[path] = nil
+            }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            var opened = stat()
+            guard fstat(descriptor, &opened) == 0 else { return nil }  // kept unclosed: see above
+            kept[path] = (descriptor, UInt64(opened.st_dev), UInt64(opened.st_ino))
+            return descriptor
+        }
     }
 }
