@@ -139,9 +139,10 @@ package protocol SecretServiceBackend: AnyObject {
     /// with the client's input; returns the session and the output for the client.
     func openTransferSession(algorithm: String, input: [UInt8]) throws(DBusError) -> (session: any SecretTransferCoding, output: [UInt8])
 
-    /// The collection's per-application access settings: its policy and its items' lists of
-    /// trusted applications (`IsLocked` while the collection is locked).
-    func applicationAccessRecord(of collection: String) throws(DBusError) -> ApplicationAccessRecord
+    /// The collection's per-application access settings: its policy and the lists of trusted
+    /// applications of the items `items` (ids; an item without a list has no entry). `IsLocked`
+    /// while the collection is locked.
+    func applicationAccessRecord(of collection: String, items: [String]) throws(DBusError) -> ApplicationAccessRecord
     /// Changes the item's list (nil: the item has none).
     func changeApplicationList(of address: SecretItemAddress, _ change: @escaping (inout ItemApplicationList?) -> Void) throws(DBusError)
     /// The item `createItem(… replace: true)` would overwrite, or nil when it would add one.

@@ -132,11 +132,11 @@ package final class SessionCollectionBackend: SecretServiceBackend {
         try base.openTransferSession(algorithm: algorithm, input: input)
     }
 
-    package func applicationAccessRecord(of collection: String) throws(DBusError) -> ApplicationAccessRecord {
-        guard collection == Self.name else { return try base.applicationAccessRecord(of: collection) }
+    package func applicationAccessRecord(of collection: String, items: [String]) throws(DBusError) -> ApplicationAccessRecord {
+        guard collection == Self.name else { return try base.applicationAccessRecord(of: collection, items: items) }
         let policy: ApplicationAccessPolicy
         do {
-            policy = try base.applicationAccessRecord(of: Self.login).policy
+            policy = try base.applicationAccessRecord(of: Self.login, items: []).policy
         } catch where error.name == DBusError.isLockedName {
             policy = .confirm
         }

@@ -143,8 +143,8 @@ package final class KeychainSecretBackend: SecretServiceBackend {
         return (TransferCoding(session: opened.session), opened.output)
     }
 
-    package func applicationAccessRecord(of collection: String) throws(DBusError) -> ApplicationAccessRecord {
-        try mapped { () throws(SecretServiceError) in try store.applicationAccessRecord(of: try Self.collectionID(collection)) }
+    package func applicationAccessRecord(of collection: String, items: [String]) throws(DBusError) -> ApplicationAccessRecord {
+        try mapped { () throws(SecretServiceError) in try store.applicationAccessRecord(of: try Self.collectionID(collection), items: items) }
     }
 
     package func changeApplicationList(of address: SecretItemAddress, _ change: @escaping (inout ItemApplicationList?) -> Void) throws(DBusError) {
