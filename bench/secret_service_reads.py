@@ -91,7 +91,8 @@ def main():
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": directory, "XDG_RUNTIME_DIR": directory,
            "DBUS_SESSION_BUS_ADDRESS": "unix:path=%s/bus" % directory, "PYTHONNOUSERSITE": "1",
            "KEYCHAINKIT_KEYCHAIN": directory + "/keychains/login.keychain-db",
-           "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key", "KEYCHAINKIT_TESTING_KDF": "1"}
+           "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key", "KEYCHAINKIT_TESTING_KDF": "1",
+           "MODE": os.environ.get("MODE", "bulk")}
     with open(directory + "/bus.conf", "w") as f:
         f.write(BUS_CONF.format(socket=directory + "/bus"))
     started = []

@@ -18,10 +18,10 @@ struct ApplicationAccessPerItemTests {
         SecretItemRef(collection: .login, item: try #require(SecretItemID(rawValue: itemID(number))))
     }
 
-    @Test("adding the 2,000th list costs the keychain what adding the first did (writes and bytes counted)")
+    @Test("adding the 400th list costs the keychain what adding the first did (writes and bytes counted)")
     func listChangesDoNotGrowWithTheItems() throws {
         try IsolatedKeychains.withStore { store, _ in
-            let total = 2_000
+            let total = 400
             let sample = 20
             func cost(of numbers: Range<Int>) throws -> (writes: Int, bytes: Int) {
                 let before = store.applicationAccessWrites.total

@@ -118,6 +118,8 @@ package protocol SecretServiceBackend: AnyObject {
     /// Creates an item, or with `replace` replaces the one with the same attributes; returns it.
     func createItem(in collection: String, label: String, attributes: [String: String], secret: SecretPayload,
                     replace: Bool) throws(DBusError) -> SecretItemAddress
+    /// Whether the item's collection is locked (its `Locked` property), without reading the item.
+    func isItemLocked(_ address: SecretItemAddress) throws(DBusError) -> Bool
     /// Replaces an item's secret.
     func setSecret(_ secret: SecretPayload, of address: SecretItemAddress) throws(DBusError)
     /// Changes an item's label.

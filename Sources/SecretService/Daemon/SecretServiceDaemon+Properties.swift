@@ -40,8 +40,17 @@ extension SecretServiceDaemon {
         switch member {
         case "Get":
             try arguments.require("ss")
-            let all = try properties(of: object, interface: try arguments.string(0))
             let name = try arguments.string(1)
+            switch object {
+            case .item where name == "Locked", .aliasItem where name == "Locked":
+                // Asked before every GetSecret by secretstorage: answered without reading the item.
+                let locked = try backend.isItemLocked(try itemAddress(of: object))
+                try expect(try arguments.string(0), Self.itemInterface)
+                return [.variant(.boolean(locked))]
+            default:
+                break
+            }
+            let all = try properties(of: object, interface: try arguments.string(0))
             guard let value = all[name] else { throw .invalidArgs("no property \(name)") }
             return [.variant(value)]
         case "GetAll":

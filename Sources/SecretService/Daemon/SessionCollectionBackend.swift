@@ -76,6 +76,12 @@ package final class SessionCollectionBackend: SecretServiceBackend {
         address.collection == Self.name ? try session.item(address.item) : try base.item(address)
     }
 
+    package func isItemLocked(_ address: SecretItemAddress) throws(DBusError) -> Bool {
+        guard address.collection == Self.name else { return try base.isItemLocked(address) }
+        _ = try session.item(address.item)
+        return false
+    }
+
     package func secret(of address: SecretItemAddress) throws(DBusError) -> SecretPayload {
         address.collection == Self.name ? try session.secretAndNames(of: address.item).secret : try base.secret(of: address)
     }

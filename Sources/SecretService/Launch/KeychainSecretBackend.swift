@@ -81,6 +81,10 @@ package final class KeychainSecretBackend: SecretServiceBackend {
         }
     }
 
+    package func isItemLocked(_ address: SecretItemAddress) throws(DBusError) -> Bool {
+        try mapped { () throws(SecretServiceError) in try store.isItemLocked(try Self.itemRef(address)) }
+    }
+
     package func secret(of address: SecretItemAddress) throws(DBusError) -> SecretPayload {
         let value = try mapped { () throws(SecretServiceError) in try store.secret(try Self.itemRef(address)) }
         return SecretPayload(value: Data(value.bytes), contentType: value.contentType)
