@@ -1,7 +1,12 @@
 """Secret Service read path of `keychainctl secret-service`: SearchItems and GetSecrets over many items.
 
-    KEYCHAINCTL=<path> ITEMS=200 ROUNDS=20 [WRAP="valgrind --tool=callgrind --callgrind-out-file=F"] \
-        /usr/bin/python3 bench/secret_service_reads.py
+    KEYCHAINCTL=<path> ITEMS=200 ROUNDS=20 [MODE=bulk|item|lookup] \
+        [WRAP="valgrind --tool=callgrind --callgrind-out-file=F"] /usr/bin/python3 bench/secret_service_reads.py
+
+MODE (what the rounds do; default bulk, described below): `item` reads every item with its own
+Item.GetSecret over a DH session, one after another, as secretstorage's get_secret does (what
+bench/secret-service.sh's "get_secret" column times); `lookup` runs `secret-tool lookup` of one
+item ROUNDS times (a whole client process each). Both print the median per call.
 
 WRAP, if set, is put before the provider's command line (split on spaces), e.g. callgrind to count
 the provider's instructions: run with ROUNDS=0 and ROUNDS=N and divide the difference by N x ITEMS.
@@ -41,6 +46,30 @@ for index in range(items):
 service = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets", interface="org.freedesktop.Secret.Service")
 def call(member, signature, body):
     return conn.send_and_get_reply(new_method_call(service, member, signature, body), timeout=600).body
+mode = os.environ.get("MODE", "bulk")
+if mode == "item":
+    found = list(collection.search_items({"kk-bench": "reads"}))
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for item in found:
+            item.get_secret()
+        times.append((time.perf_counter() - start) / items)
+    if rounds:
+        print("get_secret median %.0f us/item" % (statistics.median(times) * 1e6))
+    sys.exit(0)
+if mode == "lookup":
+    import subprocess
+    collection.create_item("lookup", {"service": "kk-lookup", "username": "alice"}, b"lookup-secret")
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        run = subprocess.run(["/usr/bin/secret-tool", "lookup", "service", "kk-lookup", "username", "alice"], capture_output=True)
+        times.append(time.perf_counter() - start)
+        assert run.stdout == b"lookup-secret", run
+    if rounds:
+        print("secret-tool lookup median %.2f ms" % (statistics.median(times) * 1e3))
+    sys.exit(0)
 _, session_path = call("OpenSession", "sv", ("plain", ("s", "")))
 search, get = [], []
 for _ in range(rounds):
@@ -62,7 +91,8 @@ def main():
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": directory, "XDG_RUNTIME_DIR": directory,
            "DBUS_SESSION_BUS_ADDRESS": "unix:path=%s/bus" % directory, "PYTHONNOUSERSITE": "1",
            "KEYCHAINKIT_KEYCHAIN": directory + "/keychains/login.keychain-db",
-           "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key", "KEYCHAINKIT_TESTING_KDF": "1"}
+           "KEYCHAINKIT_DEVICE_KEY_FILE": directory + "/state/device.key", "KEYCHAINKIT_TESTING_KDF": "1",
+           "MODE": os.environ.get("MODE", "bulk")}
     with open(directory + "/bus.conf", "w") as f:
         f.write(BUS_CONF.format(socket=directory + "/bus"))
     started = []

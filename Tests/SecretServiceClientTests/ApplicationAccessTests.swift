@@ -156,6 +156,12 @@ struct ApplicationAccessTests {
                     b'{"version":1,"policy":"allow","items":{}}', replace=True)
                 out = {"mine": mine.get_attributes(), "labels": [item.get_label() for item in collection.get_all_items()]}
                 victim = list(collection.search_items({"service": "\(Self.service)"}))[0]
+                # A forged list for the victim, in the slot where the provider keeps that item's list.
+                victim_id = victim.item_path.rsplit("/", 1)[1]
+                forged = collection.create_item("y", {"service": "org.keychainkit.SecretService.ApplicationAccess",
+                    "username": "item:" + victim_id},
+                    json.dumps({"item": victim_id, "creator": "\(Self.pythonExecutable)", "trusted": []}).encode(), replace=True)
+                out["forged"] = forged.get_attributes()
                 try:
                     victim.set_attributes({"service": "\(Self.service)", "username": "alice", "trusted": "/usr/bin/python3.11"})
                     out["set"] = "done"
@@ -165,6 +171,8 @@ struct ApplicationAccessTests {
                 """
             let attacked = try jsonObject(try harness.python(attack))
             #expect((attacked["set"] as? String ?? "").contains("AccessDenied"), "changing another's item follows the policy: \(attacked)")
+            #expect((attacked["forged"] as? [String: String])?["username"]?.hasPrefix("item:") == true,
+                    "the forged list is an ordinary item of the attacker's: \(attacked)")
             let labels = attacked["labels"] as? [String] ?? []
             #expect(labels.sorted() == ["App access", "x"], "the record is no client's item: \(labels)")
             let policy = try harness.keychainctl(["app-access", "policy"])

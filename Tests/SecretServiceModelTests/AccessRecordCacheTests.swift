@@ -19,32 +19,32 @@ struct AccessRecordCacheTests {
             let ref = try store.createItem(in: id, label: "w", attributes: ["service": "work", "username": "u"],
                                            secret: SecretValue(bytes: Array("w".utf8)), replace: false)
             try store.changeApplicationList(of: ref) { $0 = ItemApplicationList(creator: "/usr/bin/creator") }
-            let first = try store.applicationAccessRecord(of: id)
+            let first = try store.applicationAccessRecord(of: id, items: [ref.item.rawValue])
             #expect(first.policy == .allow)
             #expect(store.accessRecordCache[id] != nil, "a read fills the cache")
-            #expect(try store.applicationAccessRecord(of: id) == first)
+            #expect(try store.applicationAccessRecord(of: id, items: [ref.item.rawValue]) == first)
 
             func keychainctl(_ arguments: [String]) throws {
                 let run = try KeychainctlRunner.run(["app-access"] + arguments, stdin: Self.password + "\n", directory: directory)
                 try #require(run.status == 0, "keychainctl app-access \(arguments): \(run)")
             }
             try keychainctl(["policy", "deny", "--keychain", file])
-            #expect(try store.applicationAccessRecord(of: id).policy == .deny)
+            #expect(try store.applicationAccessRecord(of: id, items: [ref.item.rawValue]).policy == .deny)
 
             try keychainctl(["trust", "--item", ref.item.rawValue, "/usr/bin/granted", file])
-            #expect(try store.applicationAccessRecord(of: id).list(of: ref.item.rawValue).trusts("/usr/bin/granted"))
+            #expect(try store.applicationAccessRecord(of: id, items: [ref.item.rawValue]).list(of: ref.item.rawValue).trusts("/usr/bin/granted"))
 
             try keychainctl(["policy", "allow", "--keychain", file])
-            #expect(try store.applicationAccessRecord(of: id).policy == .allow)
+            #expect(try store.applicationAccessRecord(of: id, items: [ref.item.rawValue]).policy == .allow)
 
             // A revoke, on the login keychain (no password: keychainctl opens it without asking).
             let loginRef = try store.createItem(in: .login, label: "l", attributes: ["service": "login", "username": "u"],
                                                 secret: SecretValue(bytes: Array("l".utf8)), replace: false)
             try store.changeApplicationList(of: loginRef) { $0 = ItemApplicationList(creator: "/usr/bin/creator", trusted: ["/usr/bin/granted"]) }
-            #expect(try store.applicationAccessRecord(of: .login).list(of: loginRef.item.rawValue).trusts("/usr/bin/granted"))
+            #expect(try store.applicationAccessRecord(of: .login, items: [loginRef.item.rawValue]).list(of: loginRef.item.rawValue).trusts("/usr/bin/granted"))
             #expect(store.accessRecordCache[.login] != nil)
             try keychainctl(["untrust", "--item", loginRef.item.rawValue, "/usr/bin/granted"])
-            #expect(!(try store.applicationAccessRecord(of: .login).list(of: loginRef.item.rawValue).trusts("/usr/bin/granted")))
+            #expect(!(try store.applicationAccessRecord(of: .login, items: [loginRef.item.rawValue]).list(of: loginRef.item.rawValue).trusts("/usr/bin/granted")))
         }
     }
 
@@ -54,13 +54,13 @@ struct AccessRecordCacheTests {
             let id = try store.createCollection(label: "Work", password: Data(Self.password.utf8))
             let ref = try store.createItem(in: id, label: "w", attributes: ["service": "work", "username": "u"],
                                            secret: SecretValue(bytes: Array("w".utf8)), replace: false)
-            #expect(!(try store.applicationAccessRecord(of: id).list(of: ref.item.rawValue).trusts("/usr/bin/mine")))
+            #expect(!(try store.applicationAccessRecord(of: id, items: [ref.item.rawValue]).list(of: ref.item.rawValue).trusts("/usr/bin/mine")))
             try store.changeApplicationList(of: ref) { $0 = ItemApplicationList(creator: "/usr/bin/mine") }
-            #expect(try store.applicationAccessRecord(of: id).list(of: ref.item.rawValue).trusts("/usr/bin/mine"))
+            #expect(try store.applicationAccessRecord(of: id, items: [ref.item.rawValue]).list(of: ref.item.rawValue).trusts("/usr/bin/mine"))
 
             try store.lock(id)
             #expect(store.accessRecordCache[id] == nil, "a locked collection's lists leave memory")
-            #expect(throws: SecretServiceError.isLocked) { try store.applicationAccessRecord(of: id) }
+            #expect(throws: SecretServiceError.isLocked) { try store.applicationAccessRecord(of: id, items: [ref.item.rawValue]) }
         }
     }
 }

@@ -31,6 +31,43 @@ import Testing
         }
     }
 
+    /// The provider's per-item changes (``ApplicationAccessStore/changeList(of:_:)``) and
+    /// `keychainctl`'s whole-record ones on the same item at once: every application added is kept.
+    @Test func concurrentChangesOfOneItemListAreAllKept() throws {
+        try IsolatedKeychains.withStore { _, directory in
+            let path = directory + "/login.keychain-db"
+            let writers = 4
+            let changesPerWriter = 6
+            let failures = FailureList()
+            DispatchQueue.concurrentPerform(iterations: writers) { writer in
+                do {
+                    let store = try ApplicationAccessStore(keychainPath: path)
+                    for change in 0..<changesPerWriter {
+                        let executable = "/usr/bin/w\(writer)-\(change)"
+                        if writer % 2 == 0 {
+                            _ = try store.changeList(of: "shared") { list in
+                                var changed = list ?? ItemApplicationList(creator: nil)
+                                changed.trusted.append(executable)
+                                list = changed
+                            }
+                        } else {
+                            try store.update { record in
+                                var changed = record.list(of: "shared")
+                                changed.trusted.append(executable)
+                                record.items["shared"] = changed
+                            }
+                        }
+                    }
+                } catch {
+                    failures.append("writer \(writer): \(error)")
+                }
+            }
+            #expect(failures.all.isEmpty)
+            let trusted = try ApplicationAccessStore(keychainPath: path).read().list(of: "shared").trusted
+            #expect(trusted.count == writers * changesPerWriter && Set(trusted).count == trusted.count, "\(trusted)")
+        }
+    }
+
     /// A write replaces only the record it read: one based on an older read starts again.
     @Test func writeOverwritesAndUpdateReadsTheNewest() throws {
         try IsolatedKeychains.withStore { _, directory in

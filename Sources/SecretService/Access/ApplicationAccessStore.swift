@@ -3,30 +3,50 @@ import KeychainPrimitives
 import KeychainServices
 import KeychainServicesExtras
 
-/// Where a keychain keeps its ``ApplicationAccessRecord``: the secret of one generic password,
-/// service ``service``, account ``account``. Secrets are encrypted and authenticated in the
-/// keychain file, so the lists cannot be read or edited without the keychain's keys; the item is
-/// hidden from Secret Service clients (not listed, not found, not addressable, and no client's
-/// attributes can map onto its slot), so no client can put itself on a list.
+/// Where a keychain keeps its per-application access settings: hidden generic passwords of service
+/// ``service``. Account ``account`` holds the keychain-wide record (the policy); account
+/// ``itemAccountPrefix`` + item id holds that item's list of trusted applications, so adding,
+/// changing or deleting one item's list writes that list alone, whatever the number of items.
+/// Secrets are encrypted and authenticated in the keychain file, so the lists cannot be read or
+/// edited without the keychain's keys; every item of the service is hidden from Secret Service
+/// clients (not listed, not found, not addressable, and no client's attributes can map onto its
+/// slot), so no client can put itself on a list.
+///
+/// Keychains written before the lists were per item keep all of them inside the keychain-wide
+/// record (version 1): they are read as they are, and the first change moves the lists out
+/// (``ensureListsPerItem()``).
+///
+/// Every write is conditional on a random version tag (`kSecAttrGeneric`), new with each write,
+/// so the provider and `keychainctl app-access` (other processes) lose none of each other's
+/// changes; every change of a list also gives the keychain-wide record a new tag, which is what
+/// tells a reader's cached lists from changed ones (``storedVersion()``).
 ///
 /// `keychainctl app-access` and the provider both use this type.
 package struct ApplicationAccessStore {
-    /// The hidden item's service.
+    /// The hidden items' service.
     package static let service = "org.keychainkit.SecretService.ApplicationAccess"
-    /// The hidden item's account.
+    /// The keychain-wide record's account.
     static let account = "record"
-    /// Its label, as `keychainctl dump-keychain` shows it.
+    /// The prefix of an item's list's account, followed by the item's id.
+    package static let itemAccountPrefix = "item:"
+    /// The keychain-wide record's label, as `keychainctl dump-keychain` shows it.
     static let label = "Secret Service per-application access (KeychainKit)"
+    /// An item's list's label.
+    static let itemLabel = "Secret Service trusted applications of one item (KeychainKit)"
 
     let calls: KeychainCalls
+    /// Counts this store's keychain writes, when given (tests and benchmarks).
+    let writeCount: ApplicationAccessWriteCount?
 
     /// The store of the keychain file at `keychainPath`.
     package init(keychainPath: String) throws(SecretServiceError) {
         calls = try KeychainCalls(path: keychainPath)
+        writeCount = nil
     }
 
-    init(calls: KeychainCalls) {
+    init(calls: KeychainCalls, writeCount: ApplicationAccessWriteCount? = nil) {
         self.calls = calls
+        self.writeCount = writeCount
     }
 
     /// The Secret Service id of the keychain item with this persistent reference (what the lists
@@ -35,40 +55,64 @@ package struct ApplicationAccessStore {
         HexEncoding.string(persistentReference)
     }
 
-    /// The keychain's record: ``ApplicationAccessRecord/empty`` when it has none yet.
-    /// - Throws: `isLocked` while the keychain is locked; `storage` when the record does not decode
-    ///   (never read as empty: that would drop every list).
+    /// The keychain's settings, every item's list included: ``ApplicationAccessRecord/empty``
+    /// when it has none yet. Reads every list (one query); the provider reads the lists it needs
+    /// one by one instead.
+    /// - Throws: `isLocked` while the keychain is locked; `storage` when the record or a list does
+    ///   not decode (never read as empty: that would drop lists).
     package func read() throws(SecretServiceError) -> ApplicationAccessRecord {
-        try readVersioned().record
+        let main = try readMain()
+        if let lists = main.listsInside { return ApplicationAccessRecord(policy: main.policy, items: lists) }
+        return ApplicationAccessRecord(policy: main.policy, items: try allLists().mapValues(\.list))
     }
 
-    /// Replaces the keychain's record with `record`, whatever it holds now.
+    /// Replaces the keychain's settings with `record`, whatever they hold now.
     package func write(_ record: ApplicationAccessRecord) throws(SecretServiceError) {
         try update { $0 = record }
     }
 
-    /// Reads the record, lets `change` edit it, and writes it back — as one step even when the
-    /// provider and `keychainctl` (other processes) change the record at the same moment: the write
-    /// succeeds only if the record is still the version read, and otherwise starts again from the
-    /// newer record, so no change (an application taken off a list, a stricter policy) is lost.
+    /// Reads the settings, lets `change` edit them, and writes back what changed — the policy,
+    /// each changed list — each write conditional on the version read, so that the provider and
+    /// `keychainctl` (other processes) changing them at the same moment lose nothing: a write that
+    /// finds a newer version starts again from the newer settings (an application taken off a list,
+    /// a stricter policy are never lost).
     package func update(_ change: (inout ApplicationAccessRecord) -> Void) throws(SecretServiceError) {
         for _ in 0..<Self.maximumAttempts {
-            let current = try readVersioned()
-            var record = current.record
-            change(&record)
-            if try replace(version: current.version, with: record) { return }
+            let main = try ensureListsPerItem()
+            let stored = try allLists()
+            let before = ApplicationAccessRecord(policy: main.policy, items: stored.mapValues(\.list))
+            var after = before
+            change(&after)
+            if after.policy != before.policy {
+                let data = try ApplicationAccessStoredForms.encode(
+                    ApplicationAccessStoredForms.Main(version: ApplicationAccessStoredForms.listsPerItemVersion, policy: after.policy))
+                guard try replaceMain(version: main.version, with: data) else { continue }
+            }
+            var conflict = false
+            for id in Set(before.items.keys).union(after.items.keys) where before.items[id] != after.items[id] {
+                guard try replaceList(of: id, version: stored[id]?.version ?? .absent, with: after.items[id]) else {
+                    conflict = true
+                    break
+                }
+            }
+            if after.items != before.items { try markListsChanged(from: nil) }
+            if !conflict { return }
         }
-        throw .storage(status: errSecInternal, reason: "the per-application access record of \(calls.path) kept changing "
-                       + "under this change (\(Self.maximumAttempts) attempts); nothing was changed: try again")
+        throw Self.keptChanging(calls.path)
     }
 
-    /// How often ``update(_:)`` starts again when another process changed the record meanwhile.
-    private static let maximumAttempts = 32
+    /// How often a change starts again when another process changed the settings meanwhile.
+    static let maximumAttempts = 32
 
-    /// What the stored record's version is: `kSecAttrGeneric` holds a random tag, new with every
-    /// write, that a write must match.
+    static func keptChanging(_ path: String) -> SecretServiceError {
+        .storage(status: errSecInternal, reason: "the per-application access settings of \(path) kept changing "
+                 + "under this change (\(maximumAttempts) attempts); nothing more was changed: try again")
+    }
+
+    /// A stored record's version: `kSecAttrGeneric` holds a random tag, new with every write, that
+    /// a write must match.
     enum StoredVersion: Equatable {
-        /// No record is stored yet: a write adds it (and fails if another process added it first).
+        /// Nothing is stored yet: a write adds it (and fails if another process added it first).
         case absent
         /// A record with this tag.
         case tagged(Data)
@@ -76,10 +120,40 @@ package struct ApplicationAccessStore {
         case untagged
     }
 
-    /// The stored record's version alone: its attributes, not its data (what tells a cached
-    /// record from a changed one without reading and decoding every item's list).
+    /// The keychain-wide record as stored.
+    struct StoredMain {
+        /// Its form.
+        enum Form: Equatable {
+            /// None stored: the policy is `allow`, and lists (if any) are per item.
+            case absent
+            /// Version 1: every list inside.
+            case listsInside(ApplicationAccessRecord)
+            /// Version 2: the policy; lists per item.
+            case perItem(ApplicationAccessPolicy)
+        }
+        var form: Form
+        var version: StoredVersion
+
+        /// The policy for applications not on an item's list.
+        var policy: ApplicationAccessPolicy {
+            switch form {
+            case .absent: .allow
+            case .listsInside(let record): record.policy
+            case .perItem(let policy): policy
+            }
+        }
+
+        /// Every list, when the record holds them (version 1); nil when they are per item.
+        var listsInside: [String: ItemApplicationList]? {
+            if case .listsInside(let record) = form { return record.items }
+            return nil
+        }
+    }
+
+    /// The keychain-wide record's version alone: its attributes, not its data (what tells cached
+    /// settings from changed ones, since every change of a list or the policy moves it).
     func storedVersion() throws(SecretServiceError) -> StoredVersion {
-        var query = baseQuery()
+        var query = mainQuery()
         query[kSecReturnAttributes as String] = true
         var result: CFTypeRef?
         let status = SecItemCopyMatching(query as CFDictionary, &result)
@@ -87,49 +161,70 @@ package struct ApplicationAccessStore {
         guard status == errSecSuccess, let item = result as? [String: Any] else {
             throw calls.error(status == errSecSuccess ? errSecInternal : status)
         }
-        return (item[kSecAttrGeneric as String] as? NSData).map { .tagged(Data(copyingBytesOf: $0)) } ?? .untagged
+        return Self.version(of: item)
     }
 
-    /// The record and the version it was read at.
-    func readVersioned() throws(SecretServiceError) -> (record: ApplicationAccessRecord, version: StoredVersion) {
-        var query = baseQuery()
+    /// The keychain-wide record and the version it was read at.
+    func readMain() throws(SecretServiceError) -> StoredMain {
+        guard let stored = try readData(mainQuery()) else { return StoredMain(form: .absent, version: .absent) }
+        let main = try ApplicationAccessStoredForms.decodeMain(stored.data, keychain: calls.path)
+        if let items = main.items {
+            return StoredMain(form: .listsInside(ApplicationAccessRecord(policy: main.policy, items: items)), version: stored.version)
+        }
+        return StoredMain(form: .perItem(main.policy), version: stored.version)
+    }
+
+    /// Stores the keychain-wide record's `data` if it is still `version`; false when another
+    /// process wrote first (the caller reads again).
+    func replaceMain(version: StoredVersion, with data: Data) throws(SecretServiceError) -> Bool {
+        try replace(mainQuery(), label: Self.label, version: version, with: data)
+    }
+
+    /// Gives the keychain-wide record a new tag after lists changed, so that readers holding
+    /// lists in memory (the provider) read them again. Conditional on `expected` when given:
+    /// returns the new tag when the record still had `expected` (nothing else changed since the
+    /// caller read it), else moves the tag unconditionally and returns nil. Only the tag changes,
+    /// not the record's data.
+    @discardableResult
+    func markListsChanged(from expected: Data?) throws(SecretServiceError) -> Data? {
+        let tag = Self.newTag()
+        if let expected {
+            var query = mainQuery()
+            query[kSecAttrGeneric as String] = expected
+            if try updateItem(query, [kSecAttrGeneric as String: tag]) { return tag }
+        }
+        _ = try updateItem(mainQuery(), [kSecAttrGeneric as String: tag])
+        return nil
+    }
+
+    // MARK: - Keychain calls
+
+    /// The data and version of the one item `query` names, nil when there is none.
+    func readData(_ query: [String: Any]) throws(SecretServiceError) -> (data: Data, version: StoredVersion)? {
+        var query = query
         query[kSecReturnData as String] = true
         query[kSecReturnAttributes as String] = true
         var result: CFTypeRef?
         let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return (.empty, .absent) }
+        if status == errSecItemNotFound { return nil }
         guard status == errSecSuccess, let item = result as? [String: Any],
               let stored = item[kSecValueData as String] as? NSData else {
             throw calls.error(status == errSecSuccess ? errSecInternal : status)
         }
-        let data = Data(copyingBytesOf: stored)
-        let version: StoredVersion = (item[kSecAttrGeneric as String] as? NSData).map { .tagged(Data(copyingBytesOf: $0)) } ?? .untagged
-        do {
-            return (try JSONDecoder().decode(ApplicationAccessRecord.self, from: data), version)
-        } catch {
-            throw .storage(status: errSecDecode, reason: "the per-application access record of \(calls.path) is damaged: "
-                           + "\(error); set it again with keychainctl app-access")
-        }
+        return (Data(copyingBytesOf: stored), Self.version(of: item))
     }
 
-    /// Stores `record` if the stored record is still `version`; false when another process wrote
-    /// first (the caller reads again).
-    private func replace(version: StoredVersion, with record: ApplicationAccessRecord) throws(SecretServiceError) -> Bool {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data: Data
-        do {
-            data = try encoder.encode(record)
-        } catch {
-            throw .invalidArgument("the per-application access record cannot be encoded: \(error)")
-        }
-        let newTag = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
-        var query = baseQuery()
+    /// Stores `data` as the item `query` names if it is still `version` (adding it when absent);
+    /// false when another process wrote first.
+    func replace(_ query: [String: Any], label: String, version: StoredVersion, with data: Data) throws(SecretServiceError) -> Bool {
+        let newTag = Self.newTag()
+        var query = query
         switch version {
         case .absent:
-            query[kSecAttrLabel as String] = Self.label
+            query[kSecAttrLabel as String] = label
             query[kSecValueData as String] = data
             query[kSecAttrGeneric as String] = newTag
+            writeCount?.count(bytes: data.count)
             let added = SecItemAdd(query as CFDictionary, nil)
             if added == errSecDuplicateItem { return false }
             guard added == errSecSuccess else { throw calls.error(added) }
@@ -139,22 +234,51 @@ package struct ApplicationAccessStore {
         case .untagged:
             break
         }
-        let status = SecItemUpdate(query as CFDictionary,
-                                   [kSecValueData as String: data, kSecAttrGeneric as String: newTag] as CFDictionary)
+        return try updateItem(query, [kSecValueData as String: data, kSecAttrGeneric as String: newTag])
+    }
+
+    /// Deletes the item `query` names if it is still `version`; false when another process
+    /// changed it first (gone already counts as done).
+    func delete(_ query: [String: Any], version: StoredVersion) throws(SecretServiceError) -> Bool {
+        var query = query
+        switch version {
+        case .absent: return true
+        case .tagged(let tag): query[kSecAttrGeneric as String] = tag
+        case .untagged: break
+        }
+        writeCount?.count(bytes: 0)
+        let status = SecItemDelete(query as CFDictionary)
         if status == errSecItemNotFound { return false }
         guard status == errSecSuccess else { throw calls.error(status) }
         return true
     }
 
-    private func baseQuery() -> [String: Any] {
+    /// `SecItemUpdate`; false when no item matched.
+    private func updateItem(_ query: [String: Any], _ changes: [String: Any]) throws(SecretServiceError) -> Bool {
+        writeCount?.count(bytes: (changes[kSecValueData as String] as? Data)?.count ?? 0)
+        let status = SecItemUpdate(query as CFDictionary, changes as CFDictionary)
+        if status == errSecItemNotFound { return false }
+        guard status == errSecSuccess else { throw calls.error(status) }
+        return true
+    }
+
+    func mainQuery() -> [String: Any] {
         [kSecClass as String: kSecClassGenericPassword as String,
          kSecAttrService as String: Self.service,
          kSecAttrAccount as String: Self.account,
          kSecUseKeychain as String: calls.keychain]
     }
 
+    static func version(of item: [String: Any]) -> StoredVersion {
+        (item[kSecAttrGeneric as String] as? NSData).map { .tagged(Data(copyingBytesOf: $0)) } ?? .untagged
+    }
+
+    private static func newTag() -> Data {
+        Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
+    }
+
     /// Whether a keychain item (attributes as `kSecReturnAttributes` gives them, with its class)
-    /// is the hidden record.
+    /// is one of the hidden records (the keychain-wide one or an item's list).
     static func isRecord(_ item: [String: Any]) -> Bool {
         item[kSecClass as String] as? String == kSecClassGenericPassword as String
             && AttributeMapping.text(item[kSecAttrService as String]) == service

@@ -81,20 +81,19 @@ extension SecretServiceDaemon {
                    then body: @escaping @Sendable (_ grant: AccessGrant) throws(DBusError) -> [DBusValue]) throws(DBusError) -> [DBusValue]? {
         var decided: [(ItemAccess, AccessEvent.Decision)] = []
         var asking: [ItemAccess] = []
+        // One read of each collection's settings, for the items of this call only.
+        var itemsByCollection: [String: [String]] = [:]
+        for access in accesses { itemsByCollection[access.address.collection, default: []].append(access.address.item) }
         var records: [String: ApplicationAccessRecord] = [:]
-        for access in accesses {
-            let collection = access.address.collection
-            let record: ApplicationAccessRecord
-            if let known = records[collection] {
-                record = known
-            } else {
-                do {
-                    record = try backend.applicationAccessRecord(of: collection)
-                } catch where error.name == DBusError.isLockedName {
-                    continue
-                }
-                records[collection] = record
+        for (collection, items) in itemsByCollection {
+            do {
+                records[collection] = try backend.applicationAccessRecord(of: collection, items: items)
+            } catch where error.name == DBusError.isLockedName {
+                continue
             }
+        }
+        for access in accesses {
+            guard let record = records[access.address.collection] else { continue }
             if let executable = caller.executable, record.list(of: access.address.item).trusts(executable) {
                 decided.append((access, .trusted))
                 continue

@@ -118,6 +118,8 @@ package protocol SecretServiceBackend: AnyObject {
     /// Creates an item, or with `replace` replaces the one with the same attributes; returns it.
     func createItem(in collection: String, label: String, attributes: [String: String], secret: SecretPayload,
                     replace: Bool) throws(DBusError) -> SecretItemAddress
+    /// Whether the item's collection is locked (its `Locked` property), without reading the item.
+    func isItemLocked(_ address: SecretItemAddress) throws(DBusError) -> Bool
     /// Replaces an item's secret.
     func setSecret(_ secret: SecretPayload, of address: SecretItemAddress) throws(DBusError)
     /// Changes an item's label.
@@ -139,9 +141,10 @@ package protocol SecretServiceBackend: AnyObject {
     /// with the client's input; returns the session and the output for the client.
     func openTransferSession(algorithm: String, input: [UInt8]) throws(DBusError) -> (session: any SecretTransferCoding, output: [UInt8])
 
-    /// The collection's per-application access settings: its policy and its items' lists of
-    /// trusted applications (`IsLocked` while the collection is locked).
-    func applicationAccessRecord(of collection: String) throws(DBusError) -> ApplicationAccessRecord
+    /// The collection's per-application access settings: its policy and the lists of trusted
+    /// applications of the items `items` (ids; an item without a list has no entry). `IsLocked`
+    /// while the collection is locked.
+    func applicationAccessRecord(of collection: String, items: [String]) throws(DBusError) -> ApplicationAccessRecord
     /// Changes the item's list (nil: the item has none).
     func changeApplicationList(of address: SecretItemAddress, _ change: @escaping (inout ItemApplicationList?) -> Void) throws(DBusError)
     /// The item `createItem(… replace: true)` would overwrite, or nil when it would add one.

@@ -40,8 +40,17 @@ extension SecretServiceDaemon {
         switch member {
         case "Get":
             try arguments.require("ss")
-            let all = try properties(of: object, interface: try arguments.string(0))
             let name = try arguments.string(1)
+            switch object {
+            case .item where name == "Locked", .aliasItem where name == "Locked":
+                // Asked before every GetSecret by secretstorage: answered without reading the item.
+                let locked = try backend.isItemLocked(try itemAddress(of: object))
+                try expect(try arguments.string(0), Self.itemInterface)
+                return [.variant(.boolean(locked))]
+            default:
+                break
+            }
+            let all = try properties(of: object, interface: try arguments.string(0), only: name)
             guard let value = all[name] else { throw .invalidArgs("no property \(name)") }
             return [.variant(value)]
         case "GetAll":
@@ -58,8 +67,10 @@ extension SecretServiceDaemon {
         }
     }
 
-    /// The properties of `object` under `interface` (empty interface: the object's own).
-    private func properties(of object: SecretObjectPath, interface: String) throws(DBusError) -> [String: DBusValue] {
+    /// The properties of `object` under `interface` (empty interface: the object's own); with
+    /// `only`, a collection's `Items` (one entry per item) is listed only when that is the one
+    /// asked for: secretstorage asks a collection's `Locked` before every `CreateItem`.
+    private func properties(of object: SecretObjectPath, interface: String, only: String? = nil) throws(DBusError) -> [String: DBusValue] {
         switch object {
         case .service:
             try expect(interface, Self.serviceInterface)
@@ -70,9 +81,10 @@ extension SecretServiceDaemon {
             let name = try collectionName(of: object)
             let snapshot = try backend.collection(name)
             try expect(interface, Self.collectionInterface)
-            let items = try itemPaths(in: name)
-            return ["Items": .objectPaths(items), "Label": .string(snapshot.label), "Locked": .boolean(snapshot.locked),
-                    "Created": .uint64(snapshot.created), "Modified": .uint64(snapshot.modified)]
+            var all: [String: DBusValue] = ["Label": .string(snapshot.label), "Locked": .boolean(snapshot.locked),
+                                            "Created": .uint64(snapshot.created), "Modified": .uint64(snapshot.modified)]
+            if only == nil || only == "Items" { all["Items"] = .objectPaths(try itemPaths(in: name)) }
+            return all
         case .item, .aliasItem:
             let snapshot = try backend.item(try itemAddress(of: object))
             try expect(interface, Self.itemInterface)

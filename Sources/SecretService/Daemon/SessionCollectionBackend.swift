@@ -76,6 +76,12 @@ package final class SessionCollectionBackend: SecretServiceBackend {
         address.collection == Self.name ? try session.item(address.item) : try base.item(address)
     }
 
+    package func isItemLocked(_ address: SecretItemAddress) throws(DBusError) -> Bool {
+        guard address.collection == Self.name else { return try base.isItemLocked(address) }
+        _ = try session.item(address.item)
+        return false
+    }
+
     package func secret(of address: SecretItemAddress) throws(DBusError) -> SecretPayload {
         address.collection == Self.name ? try session.secretAndNames(of: address.item).secret : try base.secret(of: address)
     }
@@ -132,11 +138,11 @@ package final class SessionCollectionBackend: SecretServiceBackend {
         try base.openTransferSession(algorithm: algorithm, input: input)
     }
 
-    package func applicationAccessRecord(of collection: String) throws(DBusError) -> ApplicationAccessRecord {
-        guard collection == Self.name else { return try base.applicationAccessRecord(of: collection) }
+    package func applicationAccessRecord(of collection: String, items: [String]) throws(DBusError) -> ApplicationAccessRecord {
+        guard collection == Self.name else { return try base.applicationAccessRecord(of: collection, items: items) }
         let policy: ApplicationAccessPolicy
         do {
-            policy = try base.applicationAccessRecord(of: Self.login).policy
+            policy = try base.applicationAccessRecord(of: Self.login, items: []).policy
         } catch where error.name == DBusError.isLockedName {
             policy = .confirm
         }

@@ -84,6 +84,10 @@ package final class KeychainSecretBackend: SecretServiceBackend {
         }
     }
 
+    package func isItemLocked(_ address: SecretItemAddress) throws(DBusError) -> Bool {
+        try mapped { () throws(SecretServiceError) in try store.isItemLocked(try Self.itemRef(address)) }
+    }
+
     package func secret(of address: SecretItemAddress) throws(DBusError) -> SecretPayload {
         let value = try mapped { () throws(SecretServiceError) in try store.secret(try Self.itemRef(address)) }
         return SecretPayload(value: Data(value.bytes), contentType: value.contentType)
@@ -146,8 +150,8 @@ package final class KeychainSecretBackend: SecretServiceBackend {
         return (TransferCoding(session: opened.session), opened.output)
     }
 
-    package func applicationAccessRecord(of collection: String) throws(DBusError) -> ApplicationAccessRecord {
-        try mapped { () throws(SecretServiceError) in try store.applicationAccessRecord(of: try Self.collectionID(collection)) }
+    package func applicationAccessRecord(of collection: String, items: [String]) throws(DBusError) -> ApplicationAccessRecord {
+        try mapped { () throws(SecretServiceError) in try store.applicationAccessRecord(of: try Self.collectionID(collection), items: items) }
     }
 
     package func changeApplicationList(of address: SecretItemAddress, _ change: @escaping (inout ItemApplicationList?) -> Void) throws(DBusError) {

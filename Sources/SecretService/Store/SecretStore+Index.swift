@@ -9,6 +9,22 @@ extension SecretStore {
     /// ``CollectionAttributeIndex/fullReadInterval``), refreshed from the list of persistent
     /// references when the file changed, used as it is when it did not.
     /// The caller has checked that the collection is unlocked.
+    /// Whether an item's collection is locked (an item's `Locked` property, which clients such as
+    /// secretstorage ask before every `GetSecret`), answered from the collection's index (its
+    /// references are listed again when the file changed, which decrypts nothing), not by
+    /// reading and decrypting the item. - Throws: `noSuchObject` for an unknown item of an
+    /// unlocked collection.
+    package func isItemLocked(_ ref: SecretItemRef) throws(SecretServiceError) -> Bool {
+        try locked { () throws(SecretServiceError) -> Bool in
+            guard !(try lockedState(ref.collection)) else { return true }
+            let reference = try checkedReference(ref)
+            let index = try indexedItems(of: ref.collection, calls: try keychain(ref.collection))
+            // An entry without attributes is a hidden item (the access log's key, an access list).
+            guard index.entries[reference]?.attributes != nil else { throw .noSuchObject }
+            return false
+        }
+    }
+
     func indexedItems(of collection: SecretCollectionID, calls: KeychainCalls) throws(SecretServiceError) -> CollectionAttributeIndex {
         // Read before the keychain: a commit after this point moves the next stamp, never this one.
         let stamp = KeychainFileStamp(path: calls.path)

@@ -35,9 +35,11 @@ package final class SecretStore: @unchecked Sendable {
     /// Each unlocked collection's attributes index, once searched (``CollectionAttributeIndex``);
     /// dropped when the collection is locked, deleted or its file found gone.
     var attributeIndexes: [SecretCollectionID: CollectionAttributeIndex] = [:]
-    /// Each unlocked collection's per-application access record, once read (what every access
-    /// decision needs; decoding it reads one entry per item). Dropped with the index.
+    /// Each unlocked collection's per-application access policy and the item lists read so far
+    /// (what every access decision needs). Dropped with the index.
     var accessRecordCache: [SecretCollectionID: CachedAccessRecord] = [:]
+    /// The keychain writes made for per-application access (what tests count).
+    package let applicationAccessWrites = ApplicationAccessWriteCount()
 
     /// Whether the `login` collection is the user's keychain held by the keychain service (every
     /// item call is then forwarded to it for the D-Bus client being served).
