@@ -17,6 +17,14 @@ extension SecItemParity {
             [kSecClass: kSecClassCertificate, kSecValueRef: try certificate(), kSecAttrLabel: keychain.service].merging(extra) { $1 }
         }
 
+        /// The private key of the fixture certificate, as a SecKey.
+        private func fixturePrivateKey() throws -> SecKey {
+            var error: Unmanaged<CFError>?
+            let key = SecKeyCreateWithData(fixturePrivateKeyX963 as CFData, [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom,
+                                                                              kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary, &error)
+            return try #require(key, "SecKeyCreateWithData: \(String(describing: error?.takeRetainedValue()))")
+        }
+
         private func query(_ keychain: ParityKeychain, _ extra: [CFString: Any] = [:]) -> [CFString: Any] {
             [kSecClass: kSecClassCertificate, kSecAttrLabel: keychain.service].merging(extra) { $1 }
         }
@@ -94,10 +102,7 @@ extension SecItemParity {
         @Test("1.5/3.4 an identity query's kSecMatchLimit: a count other than 1 gives an array, as kSecMatchLimitAll does; 1 and kSecMatchLimitOne one SecIdentity")
         func identityLimit() throws {
             let keychain = try ParityKeychain()
-            var error: Unmanaged<CFError>?
-            let key = SecKeyCreateWithData(fixturePrivateKeyX963 as CFData, [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom,
-                                                                              kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary, &error)
-            let privateKey = try #require(key, "SecKeyCreateWithData: \(String(describing: error?.takeRetainedValue()))")
+            let privateKey = try fixturePrivateKey()
             keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: privateKey, kSecAttrApplicationTag: bytes(keychain.service)])
             keychain.mustAdd(try item(keychain))
             let query: [CFString: Any] = [kSecClass: kSecClassIdentity, kSecAttrLabel: keychain.service, kSecReturnRef: true]
@@ -141,10 +146,7 @@ extension SecItemParity {
         @Test("1.5 a stored certificate and its stored private key make an identity: found by the certificate's label as a SecIdentity of both; deleting the identity deletes both")
         func identity() throws {
             let keychain = try ParityKeychain()
-            var error: Unmanaged<CFError>?
-            let key = SecKeyCreateWithData(fixturePrivateKeyX963 as CFData, [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom,
-                                                                              kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary, &error)
-            let privateKey = try #require(key, "SecKeyCreateWithData: \(String(describing: error?.takeRetainedValue()))")
+            let privateKey = try fixturePrivateKey()
             let tag = bytes(keychain.service)
             keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: privateKey, kSecAttrApplicationTag: tag])
             let identityQuery: [CFString: Any] = [kSecClass: kSecClassIdentity, kSecAttrLabel: keychain.service]
@@ -170,10 +172,7 @@ extension SecItemParity {
         @Test("3.2 a SecIdentity as kSecValueRef gives only its persistent reference; data, attributes and references come back empty (explode_identity)")
         func identityAsQuery() throws {
             let keychain = try ParityKeychain()
-            var error: Unmanaged<CFError>?
-            let key = SecKeyCreateWithData(fixturePrivateKeyX963 as CFData, [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom,
-                                                                              kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary, &error)
-            let privateKey = try #require(key, "SecKeyCreateWithData: \(String(describing: error?.takeRetainedValue()))")
+            let privateKey = try fixturePrivateKey()
             keychain.mustAdd([kSecClass: kSecClassKey, kSecValueRef: privateKey, kSecAttrApplicationTag: bytes(keychain.service)])
             keychain.mustAdd(try item(keychain))
             let found = try #require(keychain.copy([kSecClass: kSecClassIdentity, kSecAttrLabel: keychain.service, kSecReturnRef: true]).result)
