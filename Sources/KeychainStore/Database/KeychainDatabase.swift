@@ -127,7 +127,9 @@ package final class KeychainDatabase: @unchecked Sendable {
         }
         // What SQLite is about to open: the file itself (checked on the opened descriptor, so a
         // name swapped since the check above is caught) and no planted -wal/-shm beside it.
-        let verified = try SecureFile.openVerified(path)
+        // A path-only descriptor: closing it drops no lock, so checking a file that another
+        // connection of this process has open leaves that connection's SQLite locks in place.
+        let verified = try SecureFile.openVerified(path, flags: SecureFile.pathOnly)
         let identity = FileIdentity.of(descriptor: verified)
         let size = SecureFile.size(of: verified)
         IOSeam.close(verified)
