@@ -118,7 +118,43 @@ package enum Subprocess {
         var outcome = exchange(input: input, stdin: stdinPair.0, stdout: stdoutPair.0, stderr: stderrPair.0,
                                deadline: deadline, outputLimit: outputLimit, child: child)
         outcome.status = waitForExit(child)
+        if outcome.timedOut || outcome.outputOverLimit { awaitGroupGone(child) }
         return outcome
+    }
+
+    /// After the group was killed: waits (at most two seconds) until no process of group `group`
+    /// is still running, so that a caller told "killed" finds nothing left (SIGKILL is delivered
+    /// asynchronously, and a grandchild such as git-remote-http can outlive its parent's reaping
+    /// for a moment on a busy machine). Zombies waiting for their new parent to reap them count
+    /// as gone: they run nothing.
+    private static func awaitGroupGone(_ group: pid_t) {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline {
+            guard kill(-group, SIGKILL) == 0, groupHasRunningMembers(group) else { return }
+            usleep(10_000)
+        }
+    }
+
+    /// Whether a process of group `group` is alive and not a zombie (`/proc/<pid>/stat`: the
+    /// state is the first field after the command name, the process group the third).
+    private static func groupHasRunningMembers(_ group: pid_t) -> Bool {
+        guard let directory = opendir("/proc") else { return false }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            guard Int32(name) != nil else { continue }
+            let descriptor = open("/proc/\(name)/stat", O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            var bytes = [UInt8](repeating: 0, count: 1024)
+            let count = read(descriptor, &bytes, bytes.count)
+            close(descriptor)
+            guard count > 0, let nameEnd = bytes[..<count].lastIndex(of: UInt8(ascii: ")")) else { continue }
+            let fields = bytes[(nameEnd + 1)..<count].split(separator: UInt8(ascii: " "))
+            guard fields.count > 2, let state = fields[0].first,
+                  Int32(String(decoding: fields[2], as: UTF8.self)) == group else { continue }
+            if state != UInt8(ascii: "Z") { return true }
+        }
+        return false
     }
 
     /// Feeds `input`, collects output, and kills the process group at the deadline or over the limit.

@@ -198,11 +198,9 @@ struct ImportCompatibilityTests {
                 try #require(created.status == 0, "\(created)")
                 let nopass = try #require(created.stdout.split(separator: "\n").map(String.init).last, "\(created.stdout)")
                 try Self.storeAll(Self.items, on: gnome, nopass: nopass)
-                let (observed, addedTo) = Self.withoutAddedSchema(try Self.observe(Self.items, on: gnome))
-                onGnome = observed
-                // Not one of them was given an xdg:schema by its client.
-                #expect(addedTo.isSuperset(of: ["plain", "newline", "python keyring", "secretstorage binary"]),
-                        "gnome-keyring's added xdg:schema (the suite's notes) is on \(addedTo.sorted()); update the notes")
+                // gnome-keyring adds an xdg:schema to some items whose client gave none (which ones
+                // varies between runs); the comparison leaves that attribute out (the suite's notes).
+                onGnome = Self.withoutAddedSchema(try Self.observe(Self.items, on: gnome)).observed
                 // gnome-keyring read again at its next start, from its own files: what a user who
                 // goes back sees. Recorded, not required: where it differs, gnome-keyring loses
                 // what the import keeps (below, the import is compared with the first reading).
