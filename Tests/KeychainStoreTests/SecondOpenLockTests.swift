@@ -12,19 +12,9 @@ import Testing
 /// the keychain (https://www.sqlite.org/howtocorrupt.html, section 2.2).
 @Suite("A second open of one keychain keeps the first connection's locks")
 struct SecondOpenLockTests {
-    /// The POSIX locks this process holds on `path` (from `/proc/locks`).
+    /// The POSIX locks this process holds on `path`.
     private static func locksHeld(on path: String) throws -> Int {
-        var info = stat()
-        try #require(stat(path, &info) == 0, "\(path) exists")
-        let handle = try #require(FileHandle(forReadingAtPath: "/proc/locks"))
-        let text = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        let pid = String(getpid())
-        let inode = String(info.st_ino)
-        return text.split(separator: "\n").filter { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard let posix = fields.firstIndex(of: "POSIX"), fields.count > posix + 4 else { return false }
-            return fields[posix + 3] == pid && fields[posix + 4].split(separator: ":").last.map(String.init) == inode
-        }.count
+        try #require(ProcessLocks.held(on: path), "\(path) exists and /proc/locks can be read")
     }
 
     @Test("the check before a second open drops no lock the first connection holds on the database file")

@@ -11,20 +11,9 @@ import Testing
 /// connection's mapping of it (a SIGBUS in the provider, seen in a combined test run).
 @Suite("Secret Service store: stamps keep SQLite's locks")
 struct KeychainFileStampLockTests {
-    /// The POSIX locks this process holds on the file `path`, from `/proc/locks`
-    /// ("… POSIX ADVISORY READ <pid> <major>:<minor>:<inode> <start> <end>").
+    /// The POSIX locks this process holds on `path`.
     private static func locksHeld(on path: String) throws -> Int {
-        var info = stat()
-        try #require(stat(path, &info) == 0, "\(path) exists")
-        let handle = try #require(FileHandle(forReadingAtPath: "/proc/locks"))
-        let text = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        let pid = String(getpid())
-        let inode = String(info.st_ino)
-        return text.split(separator: "\n").filter { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard let posix = fields.firstIndex(of: "POSIX"), fields.count > posix + 4 else { return false }
-            return fields[posix + 3] == pid && fields[posix + 4].split(separator: ":").last.map(String.init) == inode
-        }.count
+        try #require(ProcessLocks.held(on: path), "\(path) exists and /proc/locks can be read")
     }
 
     @Test("a stamp leaves every lock SQLite holds on -shm in place, and another process's write after it harms nothing")
