@@ -29,6 +29,21 @@ enum ConsentPrompt {
         /// The access group of the item the prompt named: the only group the read then searches.
         let group: String
         let expires: ContinuousClock.Instant
+        /// For a call the Secret Service provider forwarded: the client it was asked about, the
+        /// provider, and the items the user is asked to allow (nil: the caller's own read).
+        var forwarded: ForwardedConsent? = nil
+    }
+
+    /// A forwarded call that waits for the user's answer, carried out for `client` once the
+    /// answer proves the keychain password and the client still runs.
+    struct ForwardedConsent {
+        /// The call as the client would make it (its operation plain).
+        let request: ServiceRequest
+        let client: PeerIdentity
+        let provider: PeerIdentity
+        /// The items' ids that need the user, and every matched item's attributes (for the log).
+        let itemIDs: [String]
+        let items: [[String: Any]]
     }
 
     /// What a read outside the caller's groups found: the group of the first item that matched,

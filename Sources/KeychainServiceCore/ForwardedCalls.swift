@@ -91,6 +91,22 @@ struct ForwardedCalls: Sendable {
         return .success(Forwarded(request: plain, client: client, provider: provider))
     }
 
+    /// `client` identified again for `provider`, as it is now: refused when it exited, its pid
+    /// names another process, or it runs another program (a call the user allowed for it is then
+    /// not carried out).
+    func reidentify(_ client: PeerIdentity, provider: PeerIdentity) -> Result<PeerIdentity, Refusal> {
+        if client.pid == provider.pid { return .success(provider) }
+        do {
+            let now = try PeerIdentification.identifyForwarded(pid: client.pid, startTime: client.startTime, provider: provider, hashes: hashes)
+            guard now.device == client.device, now.inode == client.inode, now.executablePath == client.executablePath else {
+                return .failure(Self.refusal(.missingEntitlement, "the D-Bus client (pid \(client.pid)) runs another program since it asked: nothing was done"))
+            }
+            return .success(now)
+        } catch {
+            return .failure(Self.refusal(.missingEntitlement, "the D-Bus client (pid \(client.pid)) is gone since it asked, so nothing was done: \(error)"))
+        }
+    }
+
     /// Why `provider` may not forward calls; nil when it may.
     private func refusalOfProvider(_ provider: PeerIdentity) -> String? {
         let installed = ownExecutable?.path ?? "the installed keychainctl"

@@ -36,7 +36,8 @@ package final class KeychainServiceServer: @unchecked Sendable {
         let hashes = ExecutableHashCache()
         self.hashes = hashes
         handler = ServiceRequestHandler(keychains: keychains, grants: grants, userGrants: UserGrants(stateDirectory: stateDirectory),
-                                        forwardedCalls: ForwardedCalls(hashes: hashes))
+                                        forwardedCalls: ForwardedCalls(hashes: hashes),
+                                        secretServiceAccess: SecretServiceAccessLists(stateDirectory: stateDirectory))
     }
 
     /// Accepts connections until the listener fails (it never returns otherwise).
@@ -98,6 +99,8 @@ package final class KeychainServiceServer: @unchecked Sendable {
             return
         }
         let consent = ConsentSession()
+        // A Secret Service prompt left unanswered when the connection ends was denied: logged so.
+        defer { handler.abandon(consent) }
         while true {
             let request: ServiceRequest
             do {

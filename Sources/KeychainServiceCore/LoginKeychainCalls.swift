@@ -49,7 +49,8 @@ enum LoginKeychainCalls {
                 }
                 try lifecycle.setAutoLockSeconds(Int(seconds), keychain.keychainPath)
             case .add, .copyMatching, .update, .delete, .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent,
-                 .importItems, .exportItems, .readAccessLog, .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete:
+                 .importItems, .exportItems, .readAccessLog, .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete,
+                 .readSecretServiceAccess, .changeSecretServiceAccess:
                 return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "not a keychain call")
             }
             return ServiceReply(status: 0)

@@ -15,7 +15,7 @@ enum ServiceAccessRecording {
     /// it ran, name its items (else the query does).
     static func events(for request: ServiceRequest, outcome: SecItemResult, peer: PeerIdentity, application: String,
                        channel: AccessEvent.Channel = .keychainService, provider: String? = nil,
-                       changedItems: [[String: Any]]? = nil, now: Date = Date()) -> [AccessEvent] {
+                       changedItems: [[String: Any]]? = nil, decision: AccessEvent.Decision = .trusted, now: Date = Date()) -> [AccessEvent] {
         guard outcome.status == 0 else { return [] }
         let query = WireEntry.dictionary(request.query)
         let operation: AccessEvent.Operation
@@ -35,7 +35,20 @@ enum ServiceAccessRecording {
         let caller = lineage(of: peer)
         return items.map {
             AccessEvent(time: now, operation: operation, item: $0, caller: caller, callerUID: peer.uid, channel: channel,
-                        decision: .trusted, application: application, provider: provider)
+                        decision: decision, application: application, provider: provider)
+        }
+    }
+
+    /// The events of a refused access (or of a decision made before the call runs): one per item
+    /// in `items` (attributes as a search returns them; none: one unnamed item), under `peer`.
+    static func decisionEvents(_ operation: AccessEvent.Operation, items: [[String: Any]], peer: PeerIdentity, application: String,
+                               channel: AccessEvent.Channel, provider: String?, decision: AccessEvent.Decision,
+                               now: Date = Date()) -> [AccessEvent] {
+        let caller = lineage(of: peer)
+        let named = items.isEmpty ? [AccessEvent.Item(label: nil, service: nil, account: nil)] : items.map(item(named:))
+        return named.map {
+            AccessEvent(time: now, operation: operation, item: $0, caller: caller, callerUID: peer.uid, channel: channel,
+                        decision: decision, application: application, provider: provider)
         }
     }
 

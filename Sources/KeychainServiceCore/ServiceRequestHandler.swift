@@ -7,23 +7,27 @@ import KeychainVocabulary
 /// Answers one decoded request from an identified caller: its keychain (by uid), its access
 /// groups (by verified identity, grants and claims), then the SecItem call on the engine.
 final class ServiceRequestHandler: Sendable {
-    private let keychains: UserKeychains
-    private let grants: [ApplicationGrant]
+    let keychains: UserKeychains
+    let grants: [ApplicationGrant]
     /// The wait after wrong keychain passwords, per uid, for every connection of the service.
     private let passwordDelay: WrongPasswordDelay
     private let userGrants: UserGrants
-    private let proofs: PasswordProof
+    let proofs: PasswordProof
     /// Each user's access log: every secret read and write through the service, whoever the front end.
-    private let accessLogs = ServiceAccessLogs()
+    let accessLogs = ServiceAccessLogs()
     /// The calls the Secret Service provider forwards for its D-Bus clients.
-    private let forwardedCalls: ForwardedCalls
+    let forwardedCalls: ForwardedCalls
+    /// The Secret Service's per-application access, kept by the service for each user.
+    let secretServiceAccess: SecretServiceAccessLists
 
     /// The keys a caller may not send: the service, not the caller, picks the keychain, and item
     /// references are objects of the caller's own process.
     private static let refusedKeys: Set<String> = ["u_Keychain", "m_SearchList", "v_Ref"]
 
-    init(keychains: UserKeychains, grants: [ApplicationGrant], userGrants: UserGrants, forwardedCalls: ForwardedCalls) {
+    init(keychains: UserKeychains, grants: [ApplicationGrant], userGrants: UserGrants, forwardedCalls: ForwardedCalls,
+         secretServiceAccess: SecretServiceAccessLists) {
         self.keychains = keychains
+        self.secretServiceAccess = secretServiceAccess
         self.forwardedCalls = forwardedCalls
         self.grants = grants
         self.userGrants = userGrants
@@ -37,6 +41,7 @@ final class ServiceRequestHandler: Sendable {
         // A challenge is answered by the very next request on its connection, or not at all.
         let pending = session.pending
         session.pending = nil
+        if request.operation != .answerConsent, let forwarded = pending?.forwarded { logUnanswered(forwarded) }
         if request.operation == .importItems || request.operation == .exportItems {
             // A migration crosses every program's groups: the keychain password proves the user
             // asks, and a traced caller (whose password its tracer reads) is refused outright.
@@ -69,6 +74,9 @@ final class ServiceRequestHandler: Sendable {
             }
             return calls.reply(to: request, from: peer)
         }
+        if request.operation.isSecretServiceAccessCall {
+            return secretServiceAccessReply(to: request, from: peer)
+        }
         if request.operation.forwardedItemOperation != nil {
             // The Secret Service provider's call for a D-Bus client: decided and logged here under
             // the client's identity, which the service reads itself.
@@ -76,8 +84,7 @@ final class ServiceRequestHandler: Sendable {
             case .failure(let refusal):
                 return refusal.reply
             case .success(let forwarded):
-                return Self.reply(perform(forwarded.request, from: forwarded.client, session: session, forwardedBy: forwarded.provider),
-                                  consent: nil)
+                return forwardedReply(forwarded, session: session)
             }
         }
         if request.operation.isKeychainCall {
@@ -90,7 +97,7 @@ final class ServiceRequestHandler: Sendable {
     }
 
     /// The reply carrying `outcome`, or the challenge `consent` when one was just made.
-    private static func reply(_ outcome: SecItemResult, consent: ConsentPrompt.Pending?) -> ServiceReply {
+    static func reply(_ outcome: SecItemResult, consent: ConsentPrompt.Pending?) -> ServiceReply {
         if let consent, outcome.status == UserGrantRequest.interactionRequiredStatus, let prompt = outcome.value as? ConsentChallenge {
             return ServiceReply(status: outcome.status, failureReason: "the keychain password is needed to allow this read",
                                 result: ConsentChallenge(nonce: consent.nonce, prompt: prompt.prompt, canAlwaysAllow: prompt.canAlwaysAllow).wireValue)
@@ -155,7 +162,7 @@ final class ServiceRequestHandler: Sendable {
     }
 
     /// The words of `failure` for the client, which shows them as "Not available: …".
-    private static func reason(_ failure: KeychainStoreError) -> String {
+    static func reason(_ failure: KeychainStoreError) -> String {
         if case .notAvailable(let what) = failure.reason { return what }
         return failure.description
     }
@@ -166,8 +173,12 @@ final class ServiceRequestHandler: Sendable {
         let fields = WireEntry.dictionary(request.query)
         guard let pending, let nonce = fields[UserGrantRequest.nonceKey] as? Data, ConsentPrompt.sameNonce(nonce, pending.nonce),
               ContinuousClock.now < pending.expires else {
+            logForgedAnswer(from: peer)
             return ServiceReply(status: KeychainStatus.authFailed.rawValue,
                                 failureReason: "no such consent prompt on this connection (answered, expired or never asked): nothing was read")
+        }
+        if let forwarded = pending.forwarded {
+            return answerForwarded(request, to: pending, forwarded, from: peer)
         }
         var password = fields[UserGrantRequest.passwordKey] as? Data ?? Data()
         defer { password.resetBytes(in: 0..<password.count) }
@@ -193,10 +204,10 @@ final class ServiceRequestHandler: Sendable {
     /// with what happened (it was made).
     private func record(_ outcome: SecItemResult, of request: ServiceRequest, from peer: PeerIdentity, as application: String,
                         in keychain: ServedKeychain, forwardedBy provider: PeerIdentity? = nil,
-                        changedItems: [[String: Any]]? = nil) -> SecItemResult {
+                        changedItems: [[String: Any]]? = nil, decision: AccessEvent.Decision = .trusted) -> SecItemResult {
         let events = ServiceAccessRecording.events(for: request, outcome: outcome, peer: peer, application: application,
                                                    channel: provider == nil ? .keychainService : .secretService,
-                                                   provider: provider?.executablePath, changedItems: changedItems)
+                                                   provider: provider?.executablePath, changedItems: changedItems, decision: decision)
         guard !events.isEmpty else { return outcome }
         let log = accessLogs.log(of: peer.uid, keychain: keychain)
         guard case .failure(let error) = Result(catching: { () throws(AccessLogError) in try log.recordTogether(events) }) else { return outcome }
@@ -207,11 +218,11 @@ final class ServiceRequestHandler: Sendable {
     }
 
     /// A SecItem call of `peer`; with `provider`, one the Secret Service provider forwarded for
-    /// `peer`, its D-Bus client: run in ``ServiceRequest/secretServiceAccessGroup`` (the provider
-    /// decides which client may read which item), never asking for consent, and logged under the
-    /// client's identity with the provider named.
-    private func perform(_ request: ServiceRequest, from peer: PeerIdentity, session: ConsentSession,
-                         forwardedBy provider: PeerIdentity? = nil) -> SecItemResult {
+    /// `peer`, its D-Bus client: run in ``ServiceRequest/secretServiceAccessGroup`` once the
+    /// client's per-application access allowed it (``forwardedReply(_:session:)``, `decision`),
+    /// never asking for consent here, and logged under the client's identity with the provider named.
+    func perform(_ request: ServiceRequest, from peer: PeerIdentity, session: ConsentSession,
+                 forwardedBy provider: PeerIdentity? = nil, decision: AccessEvent.Decision = .trusted) -> SecItemResult {
         // A traced client of the provider is logged as traced; the provider itself is verified untraced.
         if peer.tracerPID != 0, provider == nil {
             return SecItemResult(failure: KeychainStoreError(.notAvailable("a traced process (TracerPid \(peer.tracerPID)) cannot be verified"),
@@ -272,11 +283,11 @@ final class ServiceRequestHandler: Sendable {
             case .delete: outcome = engine.deleteOutcome(query)
             case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .changePassword, .setSettings,
                  .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent, .importItems, .exportItems, .readAccessLog,
-                 .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete:
+                 .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete, .readSecretServiceAccess, .changeSecretServiceAccess:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
             return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain, forwardedBy: provider,
-                          changedItems: changedItems)
+                          changedItems: changedItems, decision: decision)
         } catch {
             return SecItemResult(failure: error)
         }

@@ -50,12 +50,20 @@ package struct ServiceRequest: Equatable, Sendable {
         /// run in ``ServiceRequest/secretServiceAccessGroup`` and logged under the client's identity,
         /// which the service reads from `/proc` itself (see ``forwardedItemOperation``).
         case forwardedAdd = 50, forwardedCopyMatching = 51, forwardedUpdate = 52, forwardedDelete = 53
+        /// The Secret Service's per-application access the service keeps for the caller's uid: the
+        /// policy and each item's list, with the items' names (see ``SecretServiceAccessRequest``).
+        case readSecretServiceAccess = 60
+        /// A change of that access (trust, untrust, policy), proved with the keychain password.
+        case changeSecretServiceAccess = 61
 
         /// Whether this is a call on the keychain itself rather than on its items.
         package var isKeychainCall: Bool { (Self.unlockKeychain.rawValue..<Self.grantApplication.rawValue).contains(rawValue) }
 
         /// Whether this is a call on the user's grants or an answer to a consent prompt.
         package var isGrantOrConsentCall: Bool { (Self.grantApplication.rawValue..<50).contains(rawValue) }
+
+        /// Whether this is a call on the Secret Service's per-application access.
+        package var isSecretServiceAccessCall: Bool { self == .readSecretServiceAccess || self == .changeSecretServiceAccess }
 
         /// For a call forwarded for a D-Bus client, the SecItem function it makes; nil for any other call.
         package var forwardedItemOperation: Operation? {
@@ -173,6 +181,7 @@ package struct ServiceRequest: Equatable, Sendable {
         if operation.forwardedItemOperation != nil { try checkForwardedCall(query) }
         if operation.isKeychainCall { try checkKeychainCall(operation, query) }
         if operation.isGrantOrConsentCall { try UserGrantRequest.check(operation, query) }
+        if operation.isSecretServiceAccessCall { try SecretServiceAccessRequest.check(operation, query) }
         return ServiceRequest(operation: operation, claimedApplicationIdentifier: applicationIdentifier,
                               claimedAccessGroups: groups, query: query, changes: changes)
     }

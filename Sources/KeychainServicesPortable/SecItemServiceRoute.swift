@@ -117,12 +117,14 @@ enum SecItemServiceRoute {
         let request: ServiceRequest
         // A read outside the program's groups needs the user's consent: say whether this process can ask.
         // For the Secret Service provider's D-Bus client, the service identifies the client and runs
-        // the call in the Secret Service's group, claiming nothing and asking no consent here.
+        // the call in the Secret Service's group, claiming nothing; what the service cannot decide
+        // without the user (a client an item does not trust) is asked through the provider's prompter.
         let forwarding = ServiceForwarding.client.flatMap { client in operation.forwarded.map { (client, $0) } }
-        let prompter = operation == .copyMatching && forwarding == nil ? ServiceConsent.prompter : nil
+        let prompter = forwarding != nil ? ServiceForwarding.prompter : operation == .copyMatching ? ServiceConsent.prompter : nil
         if let (client, forwarded) = forwarding {
             let entries = [WireEntry(key: ServiceRequest.forwardedProcessKey, value: .integer(Int64(client.pid))),
                            WireEntry(key: ServiceRequest.forwardedStartTimeKey, value: .integer(Int64(clamping: client.startTime)))]
+                + (prompter == nil ? [] : [WireEntry(key: UserGrantRequest.canPromptKey, value: .bool(true))])
             request = ServiceRequest(operation: forwarded, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
                                      query: queryEntries + entries, changes: changeEntries)
         } else {

@@ -23,4 +23,19 @@ package enum ServiceForwarding {
 
     /// The client the calls on this thread (or task) are made for; nil: the process's own calls.
     @TaskLocal package static var client: Client?
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var installedPrompter: ServiceConsent.Prompter?
+
+    /// Installs how the provider asks its user when the service needs the user's answer for a
+    /// forwarded call (a client not trusted by an item): the service composes the text, and the
+    /// answer carries the keychain password, which the service checks.
+    package static func install(prompter: @escaping ServiceConsent.Prompter) {
+        lock.withLock { installedPrompter = prompter }
+    }
+
+    /// The prompter for forwarded calls, or nil: the service then refuses what needs the user.
+    package static var prompter: ServiceConsent.Prompter? {
+        lock.withLock { installedPrompter }
+    }
 }

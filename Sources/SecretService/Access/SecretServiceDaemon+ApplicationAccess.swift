@@ -40,6 +40,8 @@ extension SecretServiceDaemon {
     /// read (by the names the same query returned) before the secret can be handed out.
     func readSecret(of address: SecretItemAddress, _ grant: AccessGrant) throws(DBusError) -> SecretPayload {
         let read = try backend.secretAndNames(of: address)
+        // The keychain service decided this read for the client it identified, and logged it.
+        if grant.decidedByKeychainService { return read.secret }
         guard let decision = grant.reads[address] else { throw .isLocked("the collection is locked") }
         try record(ItemAccess(address: address, operation: .read), decision, caller: grant.caller,
                    item: Self.eventItem(label: read.label, attributes: read.attributes))
@@ -57,6 +59,10 @@ extension SecretServiceDaemon {
             do throws(DBusError) {
                 read = try backend.secretAndNames(of: address)
             } catch where error.name == DBusError.isLockedName {
+                continue
+            }
+            if grant.decidedByKeychainService {
+                payloads[address] = read.secret
                 continue
             }
             guard let decision = grant.reads[address] else { continue }
@@ -79,6 +85,12 @@ extension SecretServiceDaemon {
     /// refusal is `AccessDenied`, naming the item and the reason.
     func authorize(_ accesses: [ItemAccess], caller: SecretServiceCaller, call: DBusMessage,
                    then body: @escaping @Sendable (_ grant: AccessGrant) throws(DBusError) -> [DBusValue]) throws(DBusError) -> [DBusValue]? {
+        // With the keychain service, the service decides each item call for the client it identified
+        // (asking the user through ``ServiceForwarding/prompter`` when it must) and logs it: the
+        // provider decides and records nothing of its own for those items.
+        if accesses.allSatisfy({ isDecidedByKeychainService($0.address) }) {
+            return try body(AccessGrant(addresses: Set(accesses.map(\.address)), reads: [:], caller: caller, decidedByKeychainService: true))
+        }
         var decided: [(ItemAccess, AccessEvent.Decision)] = []
         var asking: [ItemAccess] = []
         // One read of each collection's settings, for the items of this call only.
@@ -196,6 +208,12 @@ extension SecretServiceDaemon {
         }
     }
 
+    /// Whether the keychain service decides the accesses to `address`: an item of a collection it
+    /// holds (with the service, every collection but the in-memory `session` one).
+    func isDecidedByKeychainService(_ address: SecretItemAddress) -> Bool {
+        forwardsToKeychainService && address.collection != SessionCollection.name
+    }
+
     /// Records one decision (`item`: the item's names, read from the keychain when not given); a
     /// failure to record fails the access (nothing is read unlogged).
     func record(_ access: ItemAccess, _ decision: AccessEvent.Decision, caller: SecretServiceCaller,
@@ -238,7 +256,8 @@ extension SecretServiceDaemon {
     /// Puts the creator of a new item on its list; when that fails the item is removed again (an
     /// item its creator could not use is no success).
     func recordCreator(_ caller: SecretServiceCaller, of address: SecretItemAddress) throws(DBusError) {
-        guard let executable = caller.executable else { return }
+        // The keychain service records the creator itself, from the client it identified.
+        guard !isDecidedByKeychainService(address), let executable = caller.executable else { return }
         do {
             try backend.changeApplicationList(of: address) { $0 = ItemApplicationList(creator: executable) }
         } catch {
@@ -253,6 +272,7 @@ extension SecretServiceDaemon {
 
     /// Removes a deleted item's list (ids are never reused, so a leftover list only takes room).
     func forgetApplicationList(of address: SecretItemAddress) {
+        guard !isDecidedByKeychainService(address) else { return }
         do {
             try backend.changeApplicationList(of: address) { $0 = nil }
         } catch {
@@ -270,6 +290,8 @@ struct AccessGrant: Sendable {
     let reads: [SecretItemAddress: AccessEvent.Decision]
     /// Who asked.
     let caller: SecretServiceCaller
+    /// Whether the keychain service decides (and logs) each of the call's item calls itself.
+    var decidedByKeychainService = false
 
     /// Whether the call may touch `address`.
     func allows(_ address: SecretItemAddress) -> Bool { addresses.contains(address) }

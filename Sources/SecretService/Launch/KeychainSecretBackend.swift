@@ -225,6 +225,10 @@ extension SecretServiceError {
         case .isLocked: return .isLocked(description)
         case .noSession: return .noSession(description)
         case .invalidArgument: return .invalidArgs(description)
+        // The keychain service refused a client an item does not trust (the user denied it, could
+        // not be asked, or the policy is deny): the client is told so, as a refusal, not a failure.
+        case .storage(let status, _) where status == errSecUserCanceled || status == errSecMissingEntitlement:
+            return DBusError("org.freedesktop.DBus.Error.AccessDenied", description)
         case .alreadyExists, .storage, .keychainFileGone: return .failed(description)
         case .wrongPassword: return DBusError("org.freedesktop.DBus.Error.AccessDenied", description)
         case .notSupported: return .notSupported(description)

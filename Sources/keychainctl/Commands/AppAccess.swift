@@ -3,6 +3,7 @@ import ArgumentParser
 import InternetCredentials
 import Foundation
 import KeychainLinux
+import KeychainServiceWire
 import KeychainServices
 import KeychainServicesExtras
 import SecretService
@@ -38,9 +39,12 @@ struct AppAccessList: KeychainCommand {
     var keychain: String?
 
     func execute() throws {
+        let wanted = try item.map(AppAccessSupport.itemID(from:))
+        if let socket = AppAccessService.socket(for: keychain) {
+            return try AppAccessService.printList(socket: socket, item: wanted, json: json)
+        }
         let target = try KeychainTarget.open(keychain)
         let record = try AppAccessSupport.record(in: target)
-        let wanted = try item.map(AppAccessSupport.itemID(from:))
         let shown = try AppAccessSupport.items(in: target).filter { wanted == nil || $0.id == wanted }
         if let wanted, shown.isEmpty { throw UsageFailure(message: "no item \(wanted) in \(target.path)") }
         if json { return Console.out(try Self.json(shown, record: record, keychain: target.path)) }
@@ -85,10 +89,16 @@ struct AppAccessTrust: KeychainCommand {
     var keychain: String?
 
     func execute() throws {
-        let target = try KeychainTarget.open(keychain)
         let id = try AppAccessSupport.itemID(from: item)
         let executable = try AppAccessSupport.executable(application)
         let action = "let \(executable) read and change the item \(id) without asking"
+        if let socket = AppAccessService.socket(for: keychain) {
+            return try AppAccessService.change(SecretServiceAccessRequest.trust, [
+                WireEntry(key: SecretServiceAccessRequest.itemKey, value: .string(id)),
+                WireEntry(key: SecretServiceAccessRequest.executableKey, value: .string(executable)),
+            ], socket: socket, toAllow: action, command: "app-access trust")
+        }
+        let target = try KeychainTarget.open(keychain)
         let typedPassword = try AppAccessSupport.checkPasswordIfAny(target, toAllow: action)
         guard try AppAccessSupport.items(in: target).contains(where: { $0.id == id }) else {
             throw UsageFailure(message: "no item \(id) in \(target.path) (keychainctl app-access list shows the ids)")
@@ -119,9 +129,15 @@ struct AppAccessUntrust: KeychainCommand {
     var keychain: String?
 
     func execute() throws {
-        let target = try KeychainTarget.open(keychain)
         let id = try AppAccessSupport.itemID(from: item)
         let executable = try AppAccessSupport.executable(application)
+        if let socket = AppAccessService.socket(for: keychain) {
+            return try AppAccessService.change(SecretServiceAccessRequest.untrust, [
+                WireEntry(key: SecretServiceAccessRequest.itemKey, value: .string(id)),
+                WireEntry(key: SecretServiceAccessRequest.executableKey, value: .string(executable)),
+            ], socket: socket, toAllow: "take \(executable) off the list of the item \(id)", command: "app-access untrust")
+        }
+        let target = try KeychainTarget.open(keychain)
         guard try AppAccessSupport.record(in: target).list(of: id).trusts(executable) else {
             throw UsageFailure(message: "\(executable) is not on the list of the item \(id); nothing changed")
         }
@@ -147,11 +163,20 @@ struct AppAccessPolicy: KeychainCommand {
     var keychain: String?
 
     func execute() throws {
-        let target = try KeychainTarget.open(keychain)
-        guard let policy else { return Console.out(try AppAccessSupport.record(in: target).policy.rawValue) }
-        guard let wanted = ApplicationAccessPolicy(rawValue: policy) else {
-            throw UsageFailure(message: "unknown policy \"\(policy)\": use allow, confirm or deny")
+        let requested = try policy.map { policy -> ApplicationAccessPolicy in
+            guard let wanted = ApplicationAccessPolicy(rawValue: policy) else {
+                throw UsageFailure(message: "unknown policy \"\(policy)\": use allow, confirm or deny")
+            }
+            return wanted
         }
+        if let socket = AppAccessService.socket(for: keychain) {
+            guard let wanted = requested else { return Console.out(try AppAccessService.read(socket: socket).policy) }
+            return try AppAccessService.change(SecretServiceAccessRequest.setPolicy, [
+                WireEntry(key: SecretServiceAccessRequest.policyKey, value: .string(wanted.rawValue)),
+            ], socket: socket, toAllow: "set the Secret Service's per-application policy to \(wanted.rawValue)", command: "app-access policy")
+        }
+        let target = try KeychainTarget.open(keychain)
+        guard let wanted = requested else { return Console.out(try AppAccessSupport.record(in: target).policy.rawValue) }
         let action = "set the per-application policy of this keychain to \(wanted.rawValue)"
         // A keychain with a password asks for it first (setting any policy), so that the record can
         // be read; a looser policy then needs nothing more.

@@ -52,11 +52,18 @@ struct SecretServiceCommand: ParsableCommand {
                 }
             }
             let recorders: [any AccessEventRecorder] = (accessLogs.map { [$0] } ?? []) + [ReportingAccessRecorder(report: report)]
+            let askPassword = PinentryPasswordAsker.asking(through: Keychainctl.environment.promptProgram)
+            let askApplicationAccess = PinentryApplicationAccessAsker.asking(through: Keychainctl.environment.promptProgram)
+            // With the keychain service, the service decides each client's access to an item and,
+            // when it must ask, asks through this prompt; the answer carries the keychain password.
+            if backend.isServedByKeychainService {
+                ForwardedConsentPrompter.install(askApplicationAccess: askApplicationAccess, askPassword: askPassword)
+            }
             try SecretServiceLauncher.serve(
                 busAddress: address, backend: backend, replace: replace,
-                askPassword: PinentryPasswordAsker.asking(through: Keychainctl.environment.promptProgram),
+                askPassword: askPassword,
                 askConfirmation: PinentryPasswordAsker.confirming(through: Keychainctl.environment.promptProgram),
-                askApplicationAccess: PinentryApplicationAccessAsker.asking(through: Keychainctl.environment.promptProgram),
+                askApplicationAccess: askApplicationAccess,
                 // Every access in the access log of the item's keychain (docs/CLI.md, "Access log"), then
                 // one line on standard error for the person watching.
                 recorder: AccessEventRecorders(recorders),
