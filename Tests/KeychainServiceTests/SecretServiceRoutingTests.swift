@@ -60,11 +60,13 @@ struct SecretServiceRoutingTests {
         var busAddress: String { "unix:path=\(directory)/bus" }
         var providerLog: String { (try? String(contentsOfFile: directory + "/provider.log", encoding: .utf8)) ?? "" }
 
-        init(_ fixture: ServiceFixture, as user: ServiceFixture.User, provider: String) throws {
+        /// `environment` is the provider's, on top of the fixture's (e.g. `KEYCHAINKIT_PINENTRY`).
+        init(_ fixture: ServiceFixture, as user: ServiceFixture.User, provider: String, environment: [String: String] = [:]) throws {
             try RequiredTool.require([.dbusDaemon, .dbusSend, .secretTool])
             let script = fixture.base + "/session-\(user.name).sh"
             try fixture.write(SecretServiceRoutingTests.session, to: script, owner: nil, mode: 0o644)
-            let launched = try fixture.launch(as: user, ["/bin/sh", script, provider])
+            let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            let launched = try fixture.launch(as: user, ["/usr/bin/env"] + variables + ["/bin/sh", script, provider])
             (process, input) = (launched.process, launched.input)
             var line = Data()
             let reader = launched.output.fileHandleForReading

@@ -162,6 +162,43 @@ struct WireFormatTests {
         }
     }
 
+    @Test("a per-application access call: a read takes nothing; a change its password (data), a known action and its strings; nothing else")
+    func secretServiceAccessCalls() throws {
+        func request(_ operation: ServiceRequest.Operation, _ entries: [(String, WireValue)], changes: [WireEntry] = []) -> ServiceRequest {
+            ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                           query: entries.map { WireEntry(key: $0.0, value: $0.1) }, changes: changes)
+        }
+        let password = (SecretServiceAccessRequest.passwordKey, WireValue.data(Data("pw".utf8)))
+        let trust = (SecretServiceAccessRequest.actionKey, WireValue.string(SecretServiceAccessRequest.trust))
+        let item = (SecretServiceAccessRequest.itemKey, WireValue.string("67656e70"))
+        let executable = (SecretServiceAccessRequest.executableKey, WireValue.string("/usr/bin/secret-tool"))
+        let accepted = [
+            request(.readSecretServiceAccess, []),
+            request(.changeSecretServiceAccess, [password, trust, item, executable]),
+            request(.changeSecretServiceAccess, [password, (SecretServiceAccessRequest.actionKey, .string("policy")),
+                                                 (SecretServiceAccessRequest.policyKey, .string("deny"))]),
+        ]
+        for request in accepted {
+            #expect(request.operation.isSecretServiceAccessCall && !request.operation.isGrantOrConsentCall && !request.operation.isKeychainCall)
+            #expect(try ServiceRequest.decode(request.encoded()) == request)
+        }
+        #expect([60, 61].allSatisfy { ServiceRequest.Operation(rawValue: UInt8($0))?.isSecretServiceAccessCall == true })
+        let refused: [(String, ServiceRequest)] = [
+            ("a read with an entry", request(.readSecretServiceAccess, [password])),
+            ("a change without its password", request(.changeSecretServiceAccess, [trust, item, executable])),
+            ("a change without an action", request(.changeSecretServiceAccess, [password, item, executable])),
+            ("an unknown action", request(.changeSecretServiceAccess, [password, (SecretServiceAccessRequest.actionKey, .string("grant-all"))])),
+            ("an unknown policy", request(.changeSecretServiceAccess, [password, (SecretServiceAccessRequest.actionKey, .string("policy")),
+                                                                        (SecretServiceAccessRequest.policyKey, .string("open"))])),
+            ("the password as text", request(.changeSecretServiceAccess, [(SecretServiceAccessRequest.passwordKey, .string("pw")), trust])),
+            ("an unknown entry", request(.changeSecretServiceAccess, [password, trust, ("class", .string("genp"))])),
+            ("changes on a change", request(.changeSecretServiceAccess, [password, trust], changes: [WireEntry(key: "labl", value: .string("x"))])),
+        ]
+        for (name, request) in refused {
+            #expect(throws: WireFailure.self, "\(name)") { try ServiceRequest.decode(request.encoded()) }
+        }
+    }
+
     @Test("nesting deeper than the limit is refused before it can exhaust the stack")
     func deepNesting() throws {
         var value = WireValue.string("x")

@@ -218,6 +218,8 @@ extension SecretServiceDaemon {
     /// failure to record fails the access (nothing is read unlogged).
     func record(_ access: ItemAccess, _ decision: AccessEvent.Decision, caller: SecretServiceCaller,
                 item: AccessEvent.Item? = nil) throws(DBusError) {
+        // The keychain service logs the accesses it decides (a creation included), once, itself.
+        guard !isDecidedByKeychainService(access.address) else { return }
         let event = try event(access, decision, caller: caller, item: item)
         do {
             try recorder.record(event)
