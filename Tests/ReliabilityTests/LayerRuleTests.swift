@@ -9,7 +9,7 @@ import Testing
 struct LayerRuleTests {
     /// Modules that are not an API: `package` access only.
     static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
-                                     "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceCore"]
+                                     "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainServiceCore"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",
@@ -37,9 +37,10 @@ struct LayerRuleTests {
         // Apple's names over the engine, and what Linux needs beyond them.
         // The keychain service: its wire format (what clients and the service share), and the service.
         "KeychainServiceWire": ["KeychainPrimitives"],
+        "KeychainServiceWireDictionaries": ["KeychainServiceWire"],
         // The service also keeps each user's access log (KeychainAudit) and names callers' process chains (KeychainLinux).
-        "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainAudit", "KeychainLinux"],
-        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire"],
+        "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainAudit", "KeychainLinux"],
+        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries"],
         "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable"],
         "KeychainServices": ["KeychainServicesPortable"],
         // Above Apple's API.
