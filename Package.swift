@@ -91,15 +91,19 @@ let package = Package(
         .target(name: "KeychainLinux", dependencies: ["KeychainPrimitives"]),
         // The keychain service's wire format, shared by its clients and the service.
         .target(name: "KeychainServiceWire", dependencies: ["KeychainPrimitives"]),
+        // SecItem dictionaries (`[String: Any]`, NSNumber) and the wire values: Foundation, kept out of
+        // KeychainServiceWire, whose clients link FoundationEssentials only (issue 37).
+        .target(name: "KeychainServiceWireDictionaries", dependencies: ["KeychainServiceWire"]),
         // The keychain service: one process serving several users' keychains, each configured by value.
         // KeychainAudit, KeychainLinux: the one access log the service writes for every front end.
-        .target(name: "KeychainServiceCore", dependencies: ["KeychainServiceWire", "KeychainEngine", "KeychainVocabulary", "KeychainAudit", "KeychainLinux",
+        .target(name: "KeychainServiceCore", dependencies: ["KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainEngine", "KeychainVocabulary", "KeychainAudit", "KeychainLinux",
                                                             .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "KeychainServicesPortable",
             dependencies: [
                 "KeychainEngine",
                 "KeychainServiceWire",
+                "KeychainServiceWireDictionaries",
                 // The status table; FailureReport (the edge records each call's cause); access-control policies.
                 "KeychainVocabulary",
                 // SecKey: EC and RSA keys, signatures, encryption and key agreement.
@@ -292,7 +296,7 @@ let package = Package(
                                                              .product(name: "Crypto", package: "swift-crypto")]),
         // Identity and key calls, embedded and through the service, for the service tests.
         .executableTarget(name: "keychainkit-service-probe", dependencies: ["KeychainServices"], path: "Tests/Support/ServiceProbe"),
-        .testTarget(name: "KeychainServiceTests", dependencies: ["KeychainServiceWire", "KeychainServiceCore", "KeychainEngine", "KeychainVocabulary",
+        .testTarget(name: "KeychainServiceTests", dependencies: ["KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainServiceCore", "KeychainEngine", "KeychainVocabulary",
                                                                 "KeychainTestSupport", "RequiredToolSupport", "PseudoTerminalSupport", "keychainctl",
                                                                 "keychainkit-service-probe"]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),

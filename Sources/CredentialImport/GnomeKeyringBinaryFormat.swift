@@ -1,6 +1,10 @@
 import Crypto
 import CryptoExtras
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 
 /// gnome-keyring's encrypted keyring file, as gnome-keyring's `gkm-secret-binary.c` writes it

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// gnome-keyring's keyring files (`~/.local/share/keyrings/<id>.keyring`): the encrypted binary
 /// format or the password-less text format, told apart by the binary format's magic bytes.
@@ -24,7 +29,7 @@ package enum GnomeKeyringFile {
 
     /// The collection id of a keyring file: its name without `.keyring`.
     package static func identifier(ofPath path: String) -> String {
-        let name = (path as NSString).lastPathComponent
+        let name = PathName.lastComponent(of: path)
         return name.hasSuffix(".keyring") ? String(name.dropLast(".keyring".count)) : name
     }
 
@@ -33,7 +38,7 @@ package enum GnomeKeyringFile {
     package static func defaultAlias(inDirectory directory: String) -> String? {
         guard let data = FileManager.default.contents(atPath: directory + "/default"),
               let text = String(data: data, encoding: .utf8) else { return nil }
-        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = text.trimmingWhitespaceAndNewlines()
         return id.isEmpty ? nil : id
     }
 }

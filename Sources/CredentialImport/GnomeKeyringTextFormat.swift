@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 
 /// gnome-keyring's password-less keyring file (`gkm-secret-textual.c`): a GLib key file.
@@ -55,7 +59,7 @@ enum GnomeKeyringTextFormat {
             guard !groups.isEmpty else { throw damaged(number, "a key before the first [group]") }
             guard let equals = trimmed.firstIndex(of: UInt8(ascii: "=")),
                   let key = String(data: Data(trimmed[trimmed.startIndex..<equals]), encoding: .utf8)?
-                    .trimmingCharacters(in: .whitespaces) else {
+                    .trimmingWhitespace() else {
                 throw damaged(number, "a line that is neither [group], key=value nor a comment")
             }
             var value = Data(trimmed[trimmed.index(after: equals)...])
@@ -88,7 +92,7 @@ enum GnomeKeyringTextFormat {
             if let raw = group.values["secret"] {
                 secret = raw
             } else if let hex = group.values["binary-secret"] {
-                guard let bytes = HexEncoding.bytes(String(decoding: hex, as: UTF8.self).trimmingCharacters(in: .whitespaces)) else {
+                guard let bytes = HexEncoding.bytes(String(decoding: hex, as: UTF8.self).trimmingWhitespace()) else {
                     throw damaged(group.line, "item [\(group.name)] has a binary-secret that is not hex")
                 }
                 secret = bytes

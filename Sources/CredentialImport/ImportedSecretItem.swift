@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One Secret Service item read from another secret store's file: what `keychainctl
 /// import-credentials` stores in a collection of the Secret Service provider.

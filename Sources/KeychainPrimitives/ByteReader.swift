@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads big-endian integers, fixed-size runs and length-prefixed fields from bytes, throwing the
 /// caller's own error instead of reading past the end: every binary format the keychain and its

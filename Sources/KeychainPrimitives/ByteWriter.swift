@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes bytes and big-endian integers one after another into a buffer sized for them in advance
 /// (item payloads, associated data, blind-index messages: the hot paths that compute their size

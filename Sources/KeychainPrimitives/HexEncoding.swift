@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Hexadecimal text of bytes and back: names built from a keychain's identity (its rollback anchor
 /// file, its kernel keyring entries), sync device and circle ids, Secret Service item ids.

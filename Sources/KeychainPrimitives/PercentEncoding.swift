@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `%XX` escaping, as URLs (RFC 3986 §2.1), D-Bus addresses and the Assuan protocol of pinentry
 /// use it: a byte written as `%` and two hexadecimal digits.

@@ -1,5 +1,16 @@
 #if os(Linux)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The one way KeychainKit starts a program (git, pinentry, the TPM tools) and the one way its test
 /// support does: `posix_spawn` of an absolute path with an argument array (never a shell), an empty

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 import KeychainVocabulary
 
 /// The service's half of sending `kSecAttrAccessControl` in results: the engine puts an

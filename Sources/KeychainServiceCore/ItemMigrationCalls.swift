@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 import KeychainVocabulary
 
 /// The service's half of a migration between the embedded mode and the service

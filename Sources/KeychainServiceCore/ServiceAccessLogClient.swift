@@ -2,6 +2,7 @@ import Foundation
 import KeychainAudit
 import KeychainEngine
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 import KeychainVocabulary
 
 /// `keychainctl access-log` through the keychain service: the service reads and verifies the

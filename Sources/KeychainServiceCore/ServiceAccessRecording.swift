@@ -3,6 +3,7 @@ import KeychainAudit
 import KeychainEngine
 import KeychainLinux
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 
 /// What the service records of one SecItem call in the caller's access log: each secret read
 /// (a `SecItemCopyMatching` that returns data) and each write, with the item's names (never its

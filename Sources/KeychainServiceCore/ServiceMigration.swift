@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 import KeychainVocabulary
 
 /// Moves a user's keychain between the embedded mode (a file of the user's) and the keychain

@@ -2,6 +2,7 @@ import Foundation
 import KeychainAudit
 import KeychainEngine
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 import KeychainVocabulary
 
 /// Answers one decoded request from an identified caller: its keychain (by uid), its access

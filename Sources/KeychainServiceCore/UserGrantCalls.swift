@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 import KeychainVocabulary
 
 /// `keychainctl app grant|revoke|list` in the service: a user grants a program (an executable or a

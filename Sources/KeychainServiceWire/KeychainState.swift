@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The service's answer to ``ServiceRequest/Operation/keychainStatus``: whether the caller's login
 /// keychain is unlocked and has a password, and its auto-lock interval, as a result dictionary of

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Exchanges with the keychain service: a request and its reply, on a connection this process
 /// keeps open to the service and reuses (``ServiceConnectionPool``: one per thread at a time, a

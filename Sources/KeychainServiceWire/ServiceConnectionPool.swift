@@ -1,4 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeychainPrimitives
+import Synchronization
 
 /// The connections a client process keeps open to one keychain service socket, reused across
 /// calls: the service identifies a caller once per connection (its executable's digest, every
@@ -25,7 +38,7 @@ package final class ServiceConnectionPool: @unchecked Sendable {
 
     /// The pool of the socket at `path` (one per path and process).
     package static func pool(for path: String) -> ServiceConnectionPool {
-        poolsLock.withLock {
+        pools.withLock { pools in
             if let pool = pools[path] { return pool }
             let pool = ServiceConnectionPool(socketPath: path)
             pools[path] = pool
@@ -33,12 +46,11 @@ package final class ServiceConnectionPool: @unchecked Sendable {
         }
     }
 
-    private static let poolsLock = NSLock()
-    nonisolated(unsafe) private static var pools: [String: ServiceConnectionPool] = [:]
+    private static let pools = Mutex<[String: ServiceConnectionPool]>([:])
 
     /// The socket's path.
     package let socketPath: String
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     // Guarded by `condition`.
     private var idle: [(descriptor: Int32, lastUsed: Double)] = []
     private var openCount = 0

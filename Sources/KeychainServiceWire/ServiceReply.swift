@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The service's answer to one ``ServiceRequest``: the `OSStatus`, the reason of a failure
 /// (words only, never a secret), how many matching items a read had to leave out, and the result.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One call sent to the keychain service: the operation, what the caller asks to be entitled to
 /// (checked by the service against the caller's verified identity, never trusted), and the

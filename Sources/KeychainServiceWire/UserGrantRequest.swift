@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The entries of the grant and consent calls (``ServiceRequest/Operation/grantApplication``,
 /// ``ServiceRequest/Operation/revokeApplication``, ``ServiceRequest/Operation/listApplicationGrants``,

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 
 /// The strict reader of ``WireEncoding``'s bytes: an unknown tag, a count larger than the bytes

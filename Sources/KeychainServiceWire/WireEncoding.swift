@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 
 /// The byte form of ``WireValue``: a one-byte tag, then the value. Strings and data are

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // `dump()`, `Mirror(reflecting:)` and the default `String(describing:)` walk a value's mirror,
 // which for `Data` lists every byte. Requests and replies carry secrets as data — an item's

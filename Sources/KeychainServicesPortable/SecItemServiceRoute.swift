@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 import KeychainVocabulary
 
 /// The seam between Apple's four SecItem functions and the keychain service: when

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 import KeychainVocabulary
 
 /// The user's own grants in the keychain service (`keychainctl app grant|revoke|list`): sent to the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What `SecAccessControlCreateWithFlags` describes: a protection class plus constraint flags,
 /// validated by Apple's rules. Stored with the item (inside its encrypted payload).

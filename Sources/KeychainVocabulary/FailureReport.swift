@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What the last Keychain Services call on this thread knew about its failure beyond the
 /// `OSStatus` Apple's C API returns: the store's error (its reason and fix) and how many matching

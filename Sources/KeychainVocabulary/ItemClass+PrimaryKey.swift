@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension ItemClass {
     /// The bytes that identify an item of this class with `attributes`: "pk" ‖ field(class) ‖ for

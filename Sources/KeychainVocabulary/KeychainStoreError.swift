@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a store operation failed: the `OSStatus` Apple returns in the same situation, the
 /// precise reason (with what it concerns: a path, a mode, an item's name, a size), and the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One item that may leave this device (marked synchronizable, in a class that is not
 /// ThisDeviceOnly): a live item (decrypted) or a deletion.

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainServiceWire
+import KeychainServiceWireDictionaries
 import Testing
 
 /// The service's wire format, as a hostile peer would feed it: every refusal is a thrown

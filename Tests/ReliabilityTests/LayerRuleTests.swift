@@ -9,7 +9,12 @@ import Testing
 struct LayerRuleTests {
     /// Modules that are not an API: `package` access only.
     static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
-                                     "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceCore"]
+                                     "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainServiceCore"]
+    /// Modules that import FoundationEssentials, never Foundation, so that a tool linking only
+    /// modules of this list links no FoundationInternationalization and no ICU data (issue 37): each
+    /// file imports Foundation only in the `#else` of `#if canImport(FoundationEssentials)`
+    /// (docs/CONTRIBUTING.md, "FoundationEssentials only").
+    static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",
@@ -37,9 +42,10 @@ struct LayerRuleTests {
         // Apple's names over the engine, and what Linux needs beyond them.
         // The keychain service: its wire format (what clients and the service share), and the service.
         "KeychainServiceWire": ["KeychainPrimitives"],
+        "KeychainServiceWireDictionaries": ["KeychainServiceWire"],
         // The service also keeps each user's access log (KeychainAudit) and names callers' process chains (KeychainLinux).
-        "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainAudit", "KeychainLinux"],
-        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire"],
+        "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainAudit", "KeychainLinux"],
+        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries"],
         "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable"],
         "KeychainServices": ["KeychainServicesPortable"],
         // Above Apple's API.
@@ -129,7 +135,7 @@ struct LayerRuleTests {
     @Test func theSourceTreeIsFound() throws {
         let modules = try Self.allModules()
         #expect(modules.contains("KeychainStore"), "no Sources/ at \(Self.sources.path)")
-        for module in Self.packageOnlyModules + Self.modulesAboveAppleAPI {
+        for module in Self.packageOnlyModules + Self.modulesAboveAppleAPI + Self.essentialsOnlyModules {
             #expect(modules.contains(module), "Sources/\(module) is gone: update this list")
         }
     }
@@ -153,13 +159,117 @@ struct LayerRuleTests {
         #expect(offenders.isEmpty, "use #if KEYCHAINKIT_REIMPLEMENTED (Package.swift's reimplementedDefine) or the os() of the dependency's condition: \(offenders)")
     }
 
+    /// One `#if`/`#elseif`/`#else` branch a line is in: the `#if`'s condition and the branch's own
+    /// (nil in the `#else`).
+    struct ConditionalBranch: Equatable {
+        var opening: String
+        var current: String?
+    }
+
+    /// Each line of `lines` (code lines of one or more files, in order) with the innermost
+    /// conditional-compilation branch it is in, nil at a file's top level.
+    static func innermostBranches(of lines: [(location: String, text: String)]) -> [(location: String, text: String, branch: ConditionalBranch?)] {
+        var result: [(String, String, ConditionalBranch?)] = []
+        var stack: [ConditionalBranch] = []
+        var file: Substring = ""
+        for line in lines {
+            let lineFile = Self.file(of: line.location)
+            if lineFile != file { stack = []; file = lineFile }
+            let words = line.text.split(separator: " ", maxSplits: 1)
+            let condition = words.count > 1 ? String(words[1].prefix { $0 != "/" }).trimmingCharacters(in: .whitespaces) : ""
+            switch words.first {
+            case "#if": stack.append(ConditionalBranch(opening: condition, current: condition))
+            case "#elseif" where !stack.isEmpty: stack[stack.count - 1].current = condition
+            case "#else" where !stack.isEmpty: stack[stack.count - 1].current = nil
+            case "#endif": _ = stack.popLast()
+            default: break
+            }
+            result.append((line.location, line.text, stack.last))
+        }
+        return result
+    }
+
+    /// The lines of `lines` that import Foundation other than in the `#else` of
+    /// `#if canImport(FoundationEssentials)`, or import one of the modules above FoundationEssentials
+    /// (FoundationInternationalization, FoundationNetworking, FoundationXML) at all.
+    static func foundationImports(in lines: [(location: String, text: String)]) throws -> [String] {
+        let statement = try Regex(#"^((@\w+(\([^)]*\))?|package|internal|public)\s+)*import\s+((struct|class|enum|protocol|func|var|let|typealias)\s+)?(Foundation\w*)(?!\w)"#)
+        let fallback = ConditionalBranch(opening: "canImport(FoundationEssentials)", current: nil)
+        return innermostBranches(of: lines).filter { line in
+            guard let match = line.text.firstMatch(of: statement), let module = match.output[6].substring else { return false }
+            return module == "Foundation" ? line.branch != fallback : module != "FoundationEssentials"
+        }.map { "\($0.location): \($0.text)" }
+    }
+
+    /// The lines of `lines` that import the C library (Glibc, Musl, Darwin, Android) other than in
+    /// the branch of a `#if`/`#elseif canImport(` that module `)` (the convention's ladder).
+    static func cLibraryImportsOutsideTheLadder(in lines: [(location: String, text: String)]) throws -> [String] {
+        let statement = try Regex(#"^((@\w+(\([^)]*\))?|package|internal|public)\s+)*import\s+((struct|class|enum|protocol|func|var|let|typealias)\s+)?(Glibc|Musl|Darwin|Android)(?!\w)"#)
+        return innermostBranches(of: lines).filter { line in
+            guard let match = line.text.firstMatch(of: statement), let module = match.output[6].substring else { return false }
+            return line.branch?.current != "canImport(\(module))"
+        }.map { "\($0.location): \($0.text)" }
+    }
+
+    @Test func essentialsOnlyModulesImportFoundationOnlyAsTheFallback() throws {
+        var offenders: [String] = []
+        for module in Self.essentialsOnlyModules {
+            offenders += try Self.foundationImports(in: Self.codeLines(of: module))
+        }
+        #expect(offenders.isEmpty, """
+            these modules are FoundationEssentials only (issue 37: any `import Foundation` in a module a tool links brings \
+            in FoundationInternationalization and 34 MB of ICU data): write `#if canImport(FoundationEssentials)` \
+            `import FoundationEssentials` `#else` `import Foundation` `#endif` (docs/CONTRIBUTING.md, \
+            "FoundationEssentials only"): \(offenders)
+            """)
+    }
+
+    @Test func theFoundationRuleRefusesAPlainImportAndAllowsTheFallback() throws {
+        func lines(_ texts: [String]) -> [(location: String, text: String)] {
+            texts.enumerated().map { ("M/File.swift:\($0.offset + 1)", $0.element) }
+        }
+        let convention = ["#if canImport(FoundationEssentials)", "import FoundationEssentials", "#else", "import Foundation", "#endif"]
+        #expect(try Self.foundationImports(in: lines(convention)).isEmpty)
+        #expect(try Self.foundationImports(in: lines(["import Foundation"])) == ["M/File.swift:1: import Foundation"])
+        #expect(try Self.foundationImports(in: lines(["@preconcurrency import Foundation"])).count == 1)
+        #expect(try Self.foundationImports(in: lines(["import struct Foundation.Date"])).count == 1)
+        #expect(try Self.foundationImports(in: lines(["import Foundation  // for Data"])).count == 1)
+        #expect(try Self.foundationImports(in: lines(["#if os(Linux)", "import Foundation", "#endif"])).count == 1)
+        // The Essentials branch itself, and after the ladder's #endif.
+        #expect(try Self.foundationImports(in: lines(["#if canImport(FoundationEssentials)", "import Foundation", "#endif"])).count == 1)
+        #expect(try Self.foundationImports(in: lines(convention + ["import Foundation"])).count == 1)
+        #expect(try Self.foundationImports(in: lines(["#if canImport(FoundationEssentials)", "import FoundationEssentials", "#else",
+                                                      "import FoundationNetworking", "#endif"])).count == 1)
+    }
+
     @Test func noFileImportsTheCLibraryByName() throws {
-        let ladder = try Regex(#"^import (Glibc|Musl|Darwin|Android)\b"#)
         var offenders: [String] = []
         for module in try Self.allModules() {
-            offenders += try Self.codeLines(of: module).filter { $0.text.contains(ladder) }.map { "\($0.location): \($0.text)" }
+            offenders += try Self.cLibraryImportsOutsideTheLadder(in: Self.codeLines(of: module))
         }
-        #expect(offenders.isEmpty, "import Foundation instead (it re-exports the platform's C library): \(offenders)")
+        #expect(offenders.isEmpty, """
+            import Foundation (it re-exports the platform's C library) or, in a FoundationEssentials-only module, \
+            the C-library ladder after FoundationEssentials: `#if canImport(Glibc)` `import Glibc` \
+            `#elseif canImport(Musl)` `import Musl` `#elseif canImport(Darwin)` `import Darwin` `#endif` \
+            (docs/CONTRIBUTING.md, "FoundationEssentials only"): \(offenders)
+            """)
+    }
+
+    @Test func theCLibraryRuleAllowsTheLadderOnly() throws {
+        func lines(_ texts: [String]) -> [(location: String, text: String)] {
+            texts.enumerated().map { ("M/File.swift:\($0.offset + 1)", $0.element) }
+        }
+        let ladder = ["#if canImport(Glibc)", "import Glibc", "#elseif canImport(Musl)", "import Musl",
+                      "#elseif canImport(Darwin)", "import Darwin", "#endif"]
+        #expect(try Self.cLibraryImportsOutsideTheLadder(in: lines(ladder)).isEmpty)
+        #expect(try Self.cLibraryImportsOutsideTheLadder(in: lines(["import Glibc"])) == ["M/File.swift:1: import Glibc"])
+        #expect(try Self.cLibraryImportsOutsideTheLadder(in: lines(["import func Glibc.open"])).count == 1)
+        #expect(try Self.cLibraryImportsOutsideTheLadder(in: lines(["#if os(Linux)", "import Glibc", "#endif"])).count == 1)
+        // Each branch imports its own library only.
+        #expect(try Self.cLibraryImportsOutsideTheLadder(in: lines(["#if canImport(Glibc)", "import Darwin", "#endif"])).count == 1)
+        #expect(try Self.cLibraryImportsOutsideTheLadder(in: lines(["#if canImport(Glibc)", "#else", "import Glibc", "#endif"])).count == 1)
+        // A ladder nested in another condition.
+        #expect(try Self.cLibraryImportsOutsideTheLadder(in: lines(["#if os(Linux)"] + ladder + ["#endif"])).isEmpty)
     }
 
     /// The modules above Apple's API that change the engine's settings, which is why they import

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Argon2 version 0x13 (RFC 9106): Argon2d, Argon2i and Argon2id, the key derivation functions of
 /// KDBX 4 databases (KeePassXC's default is Argon2d). Written from the RFC, on ``BLAKE2b``; checked

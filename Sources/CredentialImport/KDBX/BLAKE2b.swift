@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// BLAKE2b (RFC 7693), unkeyed, with a digest of 1 to 64 bytes: the hash Argon2 (RFC 9106) is
 /// built on. Neither swift-crypto nor the OpenSSL of Debian 12 offers a variable-length BLAKE2b.

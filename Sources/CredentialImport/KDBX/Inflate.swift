@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decompression of gzip (RFC 1952) members holding DEFLATE data (RFC 1951): KDBX payloads are
 /// gzip-compressed by default, and Foundation on Linux has no decompressor. Bounded: output beyond

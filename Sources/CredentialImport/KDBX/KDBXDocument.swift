@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// The entries of a KDBX 4 database's XML. A small reader of its own rather than FoundationXML,
 /// which would make keychainctl depend on libxml2 at run time; KeePass's XML has no DTD, no CDATA
@@ -125,7 +130,7 @@ struct KDBXDocument {
 
     }
 
-    private static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+    private static func hex(_ data: Data) -> String { HexEncoding.string(data) }
 }
 
 /// The tokens of an XML document: start tags (with attributes), end tags and text (entities
@@ -164,7 +169,7 @@ struct KDBXXMLTokens {
             try skip(past: ">")
             var inside = Array(bytes[start..<(offset - 1)])
             if inside.first == UInt8(ascii: "/") {
-                return .end(String(decoding: inside.dropFirst(), as: UTF8.self).trimmingCharacters(in: .whitespaces))
+                return .end(String(decoding: inside.dropFirst(), as: UTF8.self).trimmingWhitespace())
             }
             let selfClosing = inside.last == UInt8(ascii: "/")
             if selfClosing { inside.removeLast() }
@@ -197,7 +202,7 @@ struct KDBXXMLTokens {
         var attributes: [String: String] = [:]
         var rest = text[nameEnd...]
         while let equals = rest.firstIndex(of: "=") {
-            let key = rest[..<equals].trimmingCharacters(in: .whitespaces)
+            let key = rest[..<equals].trimmingWhitespace()
             let afterEquals = rest[rest.index(after: equals)...].drop { $0.isWhitespace }
             guard let quote = afterEquals.first, quote == "\"" || quote == "'" else { throw KDBXDocument.Malformed(description: "an unquoted attribute") }
             let valueStart = afterEquals.index(after: afterEquals.startIndex)

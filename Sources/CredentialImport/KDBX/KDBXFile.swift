@@ -1,6 +1,11 @@
 import Crypto
 import CryptoExtras
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// Reads a KeePass/KeePassXC database in the KDBX 4 format (as documented by KeePass,
 /// keepass.info/help/kb/kdbx_4.html, and implemented by KeePassXC) into one collection of items:
@@ -210,7 +215,7 @@ package enum KDBXFile {
 
     private static func littleEndian(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * $0)) } }
 
-    private static func uuidString(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    private static func uuidString(_ bytes: [UInt8]) -> String { HexEncoding.string(bytes) }
 }
 
 /// Little-endian reading of a byte buffer, every read bounded by what is there (nil past the end).
@@ -294,8 +299,8 @@ enum KDBXKeyFile {
     }
 
     private static func element(_ name: String, in text: String) -> String? {
-        guard let open = text.range(of: "<\(name)"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex),
-              let contentStart = text.range(of: ">", range: open.upperBound..<close.lowerBound) else { return nil }
+        guard let open = text.firstRange(of: "<\(name)"), let close = text[open.upperBound...].firstRange(of: "</\(name)>"),
+              let contentStart = text[open.upperBound..<close.lowerBound].firstRange(of: ">") else { return nil }
         return String(text[contentStart.upperBound..<close.lowerBound])
     }
 

@@ -1,6 +1,10 @@
 import Crypto
 import CryptoExtras
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 
 /// KWallet's wallet files (`~/.local/share/kwalletd/<name>.kwl`, with the key-derivation salt in
@@ -45,7 +49,7 @@ package enum KWalletFile {
     /// The wallet's name: the file's name without `.kwl`, with kwalletd's `;XX` escapes (for
     /// characters a file name could not hold) decoded.
     package static func walletName(ofPath path: String) -> String {
-        var name = (path as NSString).lastPathComponent
+        var name = PathName.lastComponent(of: path)
         if name.hasSuffix(".kwl") { name.removeLast(4) }
         var bytes: [UInt8] = []
         var utf8 = Array(name.utf8)[...]
@@ -186,7 +190,7 @@ package enum KWalletFile {
                     var inner = QtDataStream(value, damaged: damaged)
                     let map = try inner.stringMap()
                     do {
-                        secret = try JSONSerialization.data(withJSONObject: map, options: [.sortedKeys, .withoutEscapingSlashes])
+                        secret = try KWalletMapSecret.json(map)
                     } catch {
                         throw damaged
                     }

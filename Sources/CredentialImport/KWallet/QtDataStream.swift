@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 
 /// The values of Qt's `QDataStream` (its default, big-endian form) that KWallet's files hold:

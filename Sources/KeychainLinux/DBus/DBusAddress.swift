@@ -1,5 +1,9 @@
 import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a D-Bus bus listens: the Unix-socket addresses of the specification
 /// (`unix:path=…` and `unix:abstract=…`, alternatives separated by `;`).

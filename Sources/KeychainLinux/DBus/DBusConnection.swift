@@ -1,5 +1,17 @@
 import KeychainPrimitives
+import Synchronization
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A client connection to a D-Bus message bus: SASL `EXTERNAL` authentication (the peer
 /// credentials of the Unix socket), `Hello`, method calls that wait for their reply, and signals.
@@ -14,9 +26,8 @@ import Foundation
 /// Closed when released.
 package final class DBusConnection: @unchecked Sendable {
     private let socket: UnixStreamSocket
-    private var nextSerial: UInt32 = 1
-    /// Guards `nextSerial` and the socket's write side.
-    private let writeLock = NSLock()
+    /// The next message's serial number; its lock also guards the socket's write side.
+    private let nextSerial = Mutex<UInt32>(1)
     private var buffer: [UInt8] = []
     /// Signals that arrived while a call waited for its reply, oldest first.
     private var queuedSignals: [DBusMessage] = []
@@ -144,13 +155,13 @@ package final class DBusConnection: @unchecked Sendable {
     /// Writes `message` with the next serial number, which it returns.
     @discardableResult
     private func write(_ message: DBusMessage, deadline: Deadline) throws(DBusFailure) -> UInt32 {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        let serial = nextSerial
-        nextSerial &+= 1
-        if nextSerial == 0 { nextSerial = 1 }
-        try socket.write(message.encoded(serial: serial), deadline: deadline)
-        return serial
+        try nextSerial.withLock { next throws(DBusFailure) -> UInt32 in
+            let serial = next
+            next &+= 1
+            if next == 0 { next = 1 }
+            try socket.write(message.encoded(serial: serial), deadline: deadline)
+            return serial
+        }
     }
 
     /// Answers the method call `call` with `body` (nothing when the caller asked for no reply).

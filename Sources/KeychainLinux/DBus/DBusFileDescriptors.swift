@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The Unix file descriptors one received message carries (`SCM_RIGHTS`), owned by it: they are
 /// closed when the last copy of the message is released, so a descriptor a peer sends with a call

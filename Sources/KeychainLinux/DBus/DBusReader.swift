@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Unmarshals D-Bus values, guided by their signatures, in the byte order a message declares.
 /// Every length is checked against the bytes present, nesting is bounded, and so is the number of

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Marshals D-Bus values in little-endian byte order, aligning each value to its type's boundary
 /// relative to the start of the buffer (a message's header and its body each start 8-aligned).

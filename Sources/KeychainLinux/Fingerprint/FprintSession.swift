@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One conversation with fprintd (`net.reactivated.Fprint`) about its default fingerprint reader,
 /// on a connection of its own: fprintd ties a claimed device to the connection that claimed it,

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The answer to a three-button pinentry question (``Pinentry/choose(title:description:ok:notOK:cancel:)``).
 package enum PinentryChoice: Sendable, Equatable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Pinentry {
     /// Asks a yes/no question (`CONFIRM`) with `description` and button labels `yes` and `no`:

@@ -1,5 +1,9 @@
 import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a pinentry exchange did not produce a password.
 package enum PinentryFailure: Error, Equatable {
