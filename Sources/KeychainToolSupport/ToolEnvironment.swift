@@ -97,6 +97,12 @@ package struct ToolEnvironment: Sendable {
         KeychainToolSettings.unlockingVariableNames
     }
 
+    /// The default keychain's path (`SecKeychainCopyDefault`'s): where the tool's SecItem calls
+    /// read and write when the keychain service is not in use.
+    package var defaultKeychainPath: String {
+        settings.registry.defaultKeychainPath
+    }
+
     /// Whether SecItem calls go to the keychain service (`KEYCHAINKIT_SERVICE_SOCKET` is set).
     package var usesKeychainService: Bool {
         settings.usesKeychainService

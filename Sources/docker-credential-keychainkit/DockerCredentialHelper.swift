@@ -1,6 +1,5 @@
 import InternetCredentials
 import Foundation
-import KeychainServices
 import KeychainToolSupport
 
 /// Docker's credential-helper protocol: `store` reads the JSON credentials, `get` and `erase` read

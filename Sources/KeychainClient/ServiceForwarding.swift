@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The D-Bus client the Secret Service provider is serving on this thread, for the SecItem calls
 /// it makes meanwhile: when set (and the keychain service is in use), each call is sent as a
