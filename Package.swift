@@ -288,7 +288,9 @@ let package = Package(
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
                                                                   "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                                                                   // BiometryTests: the refusal reasons and access-control policies they check.
-                                                                  "KeychainVocabulary"],
+                                                                  "KeychainVocabulary",
+                                                                  // KeychainClientTests: the tools' SecItem calls against Apple's API.
+                                                                  .target(name: "KeychainClient", condition: .when(platforms: reimplementedPlatforms))],
                     // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).
                     exclude: ["Golden"],
                     // IdentityTransactionTests: the store's fault-injection seam (IOSeam), in debug builds.

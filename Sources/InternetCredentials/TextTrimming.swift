@@ -1,14 +1,14 @@
 /// Trimming of white space at both ends of a text, as Foundation's `trimmingCharacters(in:)`
 /// with `.whitespacesAndNewlines` or `.whitespaces` does it, without CharacterSet (not in
-/// FoundationEssentials, issue 37).
-enum TextTrimming {
+/// FoundationEssentials, issue 37). Shared with the Docker helper, which reads Docker's server URLs.
+package enum TextTrimming {
     /// `text` without leading and trailing white space and line breaks (Unicode's White_Space).
-    static func trimmingWhitespaceAndNewlines<Text: StringProtocol>(_ text: Text) -> String {
+    package static func trimmingWhitespaceAndNewlines<Text: StringProtocol>(_ text: Text) -> String {
         trimming(text) { $0.properties.isWhitespace }
     }
 
     /// `text` without leading and trailing spaces and tabs (white space that does not break a line).
-    static func trimmingWhitespace<Text: StringProtocol>(_ text: Text) -> String {
+    package static func trimmingWhitespace<Text: StringProtocol>(_ text: Text) -> String {
         trimming(text) { $0.properties.isWhitespace && !isLineBreak($0) }
     }
 

@@ -1,4 +1,3 @@
-import Foundation
 
 #if !KEYCHAINKIT_REIMPLEMENTED
 /// Process configuration for the command-line tools. On Apple platforms the Security framework

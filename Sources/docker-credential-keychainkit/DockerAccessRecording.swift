@@ -1,5 +1,9 @@
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainToolSupport
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
@@ -58,7 +62,7 @@ enum DockerAccessRecording {
             let path = DockerCredentialHelper.environment.defaultKeychainPath
             guard FileManager.default.fileExists(atPath: path) else { return }
             try AccessLog(keychainAt: path, settings: try DockerCredentialHelper.environment.accessLogSettings()).prepare()
-        } catch let error as AccessLogError {
+        } catch {
             throw Failure(message: "nothing was stored because the access could not be logged: " + AccessLogFailure.describe(error))
         }
         #endif

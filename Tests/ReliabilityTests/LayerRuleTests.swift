@@ -162,9 +162,45 @@ struct LayerRuleTests {
         let ladder = try Regex(#"^import (Glibc|Musl|Darwin|Android)\b"#)
         var offenders: [String] = []
         for module in try Self.allModules() {
-            offenders += try Self.codeLines(of: module).filter { $0.text.contains(ladder) }.map { "\($0.location): \($0.text)" }
+            let lines = try Self.codeLines(of: module)
+            for (index, line) in lines.enumerated() {
+                guard let match = line.text.firstMatch(of: ladder), let library = match.output[1].substring else { continue }
+                // The FoundationEssentials convention's ladder names each library under its own canImport
+                // (FoundationEssentials does not re-export the C library).
+                let guarded = index > 0 && Self.file(of: lines[index - 1].location) == Self.file(of: line.location)
+                    && ["#if canImport(\(library))", "#elseif canImport(\(library))"].contains(lines[index - 1].text)
+                if !guarded { offenders.append("\(line.location): \(line.text)") }
+            }
         }
-        #expect(offenders.isEmpty, "import Foundation instead (it re-exports the platform's C library): \(offenders)")
+        #expect(offenders.isEmpty, """
+            import Foundation instead (it re-exports the platform's C library), or, under FoundationEssentials, \
+            the canImport ladder (Glibc, Musl, Darwin): \(offenders)
+            """)
+    }
+
+    /// The tools' modules that must not bring Foundation (and its 34 MB of ICU data) into the
+    /// Docker helper and keychainctl (issue 37): FoundationEssentials only, Foundation as the
+    /// fallback where FoundationEssentials does not exist.
+    static let essentialsOnlyToolModules = ["KeychainClient", "InternetCredentials", "KeychainToolSupport", "docker-credential-keychainkit"]
+
+    @Test func theToolModulesImportFoundationEssentialsOnly() throws {
+        let foundationImport = try Regex(#"^((@\w+(\([^)]*\))?|package|internal|public)\s+)*import\s+(Foundation|FoundationNetworking|FoundationXML|FoundationInternationalization)\s*$"#)
+        let ladder = ["#if canImport(FoundationEssentials)", "import FoundationEssentials", "#else"]
+        var offenders: [String] = []
+        for module in Self.essentialsOnlyToolModules {
+            let lines = try Self.codeLines(of: module)
+            #expect(!lines.isEmpty, "Sources/\(module) has no Swift file: update essentialsOnlyToolModules")
+            for (index, line) in lines.enumerated() where line.text.contains(foundationImport) {
+                let before = lines[max(0, index - 3)..<index]
+                let inLadder = line.text == "import Foundation" && before.count == 3
+                    && before.allSatisfy { Self.file(of: $0.location) == Self.file(of: line.location) } && before.map(\.text) == ladder
+                if !inLadder { offenders.append("\(line.location): \(line.text)") }
+            }
+        }
+        #expect(offenders.isEmpty, """
+            import FoundationEssentials (#if canImport(FoundationEssentials) … #else import Foundation #endif): \
+            Foundation links its ICU data into the tools (issue 37): \(offenders)
+            """)
     }
 
     /// The modules above Apple's API that change the engine's settings, which is why they import
