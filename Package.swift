@@ -98,12 +98,19 @@ let package = Package(
         // KeychainAudit, KeychainLinux: the one access log the service writes for every front end.
         .target(name: "KeychainServiceCore", dependencies: ["KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainEngine", "KeychainVocabulary", "KeychainAudit", "KeychainLinux",
                                                             .product(name: "Crypto", package: "swift-crypto")]),
+        // Apple's four SecItem calls on Swift dictionaries, for the tools: the one place that routes
+        // a call to the keychain service or the embedded engine (Apple's API bridges onto it), the
+        // process's registry, Apple's status messages. FoundationEssentials only (issue 37).
+        // KeychainServiceWireDictionaries: the SecItem dictionaries' wire form (still Foundation: NSNumber).
+        .target(name: "KeychainClient", dependencies: ["KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainVocabulary"]),
         .target(
             name: "KeychainServicesPortable",
             dependencies: [
                 "KeychainEngine",
                 "KeychainServiceWire",
                 "KeychainServiceWireDictionaries",
+                // The routing of SecItem calls (service or embedded), the registry, the status messages.
+                "KeychainClient",
                 // The status table; FailureReport (the edge records each call's cause); access-control policies.
                 "KeychainVocabulary",
                 // SecKey: EC and RSA keys, signatures, encryption and key agreement.
@@ -154,6 +161,8 @@ let package = Package(
                 // KeychainPromptProgram: the keychain's own pinentry, for the unlock prompts.
                 "KeychainToolSupport",
                 "KeychainPrimitives",  // HexEncoding for item ids
+                // ServiceForwarding: the D-Bus client each forwarded SecItem call is made for.
+                "KeychainClient",
                 // Internet-password attributes shared with the git and Docker helpers.
                 "InternetCredentials",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -161,7 +170,8 @@ let package = Package(
             ]
         ),
         // The access log: an encrypted, MAC-chained record of who read or wrote which item.
-        .target(name: "KeychainAudit", dependencies: ["KeychainLinux", "KeychainServices",
+        // Its key item through KeychainClient's SecItem calls (no CF layer in the tools, issue 37).
+        .target(name: "KeychainAudit", dependencies: ["KeychainLinux", "KeychainClient", "KeychainVocabulary",
                                                       .product(name: "Crypto", package: "swift-crypto")]),
         // The system OpenSSL, for TLS to etcd (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
@@ -175,11 +185,13 @@ let package = Package(
         .target(
             name: "InternetCredentials",
             dependencies: [
-                "KeychainServices",
+                // The SecItem calls: Apple's Security on Apple platforms; elsewhere KeychainClient's, on
+                // Swift dictionaries (with the reason behind a failed status, and the status table).
+                .target(name: "KeychainServices", condition: .when(platforms: applePlatforms)),
+                .target(name: "KeychainClient", condition: .when(platforms: reimplementedPlatforms)),
+                .target(name: "KeychainVocabulary", condition: .when(platforms: reimplementedPlatforms)),
                 // InternetProtocolSchemes: the one table of protocol names (URL scheme ↔ kSecAttrProtocol).
                 "KeychainPrimitives",
-                // The reason behind a failed status (KeychainFailureDetails), shown by the tools.
-                .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
             ],
             swiftSettings: [reimplementedDefine]
         ),
@@ -188,9 +200,9 @@ let package = Package(
         // application may change, so it reaches the engine here rather than through the extras.
         .target(
             name: "KeychainToolSupport",
-            dependencies: [.target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
-                           .target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
-                           .target(name: "KeychainServicesPortable", condition: .when(platforms: reimplementedPlatforms)),
+            // KeychainClient: the process's registry and the reason behind a failed status.
+            dependencies: [.target(name: "KeychainEngine", condition: .when(platforms: reimplementedPlatforms)),
+                           .target(name: "KeychainClient", condition: .when(platforms: reimplementedPlatforms)),
                            .target(name: "KeychainAudit", condition: .when(platforms: [.linux]))],
             swiftSettings: [reimplementedDefine]
         ),
@@ -222,6 +234,8 @@ let package = Package(
                 .target(name: "KeychainServiceCore", condition: .when(platforms: [.linux])),
                 // The consent challenge the service sends, shown on the terminal (ConsentTerminal).
                 .target(name: "KeychainServiceWire", condition: .when(platforms: [.linux])),
+                // ServiceConsent: where ConsentTerminal installs its prompter.
+                .target(name: "KeychainClient", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // import/export: PEM keys and SHA-1 certificate hashes.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -230,8 +244,10 @@ let package = Package(
             swiftSettings: [reimplementedDefine],
             linkerSettings: shippedToolLinkerSettings
         ),
+        // No KeychainServices: its keychain calls go through InternetCredentials (KeychainClient on
+        // Linux), so Apple's CF-typed layer is not linked (issue 37; LayerRuleTests checks it).
         .executableTarget(name: "docker-credential-keychainkit", dependencies: [
-            "KeychainServices", "InternetCredentials", "KeychainToolSupport",
+            "InternetCredentials", "KeychainToolSupport",
             // The access log: the helper records each credential it hands out, stores or erases.
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
         ], linkerSettings: shippedToolLinkerSettings),
@@ -277,7 +293,9 @@ let package = Package(
                                                                   "PseudoTerminalSupport", "PrivateBusSupport", "RequiredToolSupport",
                                                                   "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                                                                   // BiometryTests: the refusal reasons and access-control policies they check.
-                                                                  "KeychainVocabulary"],
+                                                                  "KeychainVocabulary",
+                                                                  // KeychainClientTests: the tools' SecItem calls against Apple's API.
+                                                                  .target(name: "KeychainClient", condition: .when(platforms: reimplementedPlatforms))],
                     // Keychain files written by an earlier build, read by GoldenKeychainTests (not resources: read from the source tree).
                     exclude: ["Golden"],
                     // IdentityTransactionTests: the store's fault-injection seam (IOSeam), in debug builds.

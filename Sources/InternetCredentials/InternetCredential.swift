@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An internet password as git and Docker see it: protocol, host, port, path, user name, secret.
 /// Stored as a `kSecClassInternetPassword` item (server, port, path, protocol code, account).

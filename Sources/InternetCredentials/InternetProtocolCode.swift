@@ -1,4 +1,3 @@
-import Foundation
 import KeychainPrimitives
 
 /// Maps URL schemes (`https`, as git and Docker name protocols) to the four-character codes of
@@ -19,6 +18,6 @@ package enum InternetProtocolCode {
 
     /// The scheme for a code (`htps` → `https`), or the code without its padding if none is known.
     package static func scheme(for code: String) -> String {
-        InternetProtocolSchemes.scheme(forCode: code) ?? code.trimmingCharacters(in: .whitespaces)
+        InternetProtocolSchemes.scheme(forCode: code) ?? TextTrimming.trimmingWhitespace(code)
     }
 }

@@ -1,13 +1,7 @@
-import Foundation
-import KeychainServices
-#if KEYCHAINKIT_REIMPLEMENTED
-import KeychainServicesExtras
-#endif
-
 /// A Keychain Services call that did not succeed: the function, its `OSStatus` and Apple's message.
 package struct KeychainCallError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The `OSStatus` the call returned.
-    package let status: OSStatus
+    package let status: Int32
     /// The Keychain Services function that returned it (`SecItemAdd`, …).
     package let function: String
     /// The cause and the fix, when the keychain knew more than the status says (Linux:
@@ -16,19 +10,15 @@ package struct KeychainCallError: Error, Sendable, Equatable, CustomStringConver
 
     /// An error for `status` returned by `function`, just now on this thread (its reason is read
     /// from the keychain's record of that call).
-    package init(_ status: OSStatus, in function: String) {
+    package init(_ status: Int32, in function: String) {
         self.status = status
         self.function = function
-        #if KEYCHAINKIT_REIMPLEMENTED
-        self.reason = KeychainFailureDetails.reason(for: status)
-        #else
-        self.reason = nil
-        #endif
+        self.reason = KeychainItemCalls.failureReason(for: status)
     }
 
     /// Apple's message for the status (`SecCopyErrorMessageString`).
     package var appleMessage: String {
-        SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "OSStatus \(status)"
+        KeychainItemCalls.message(for: status)
     }
 
     /// What the tools print: the cause and its fix first when the keychain knew them, then Apple's
@@ -46,7 +36,7 @@ package struct KeychainCallError: Error, Sendable, Equatable, CustomStringConver
 
     /// `text` without ``inapplicableAdvice``.
     static func withoutInapplicableAdvice(_ text: String) -> String {
-        inapplicableAdvice.reduce(text) { $0.replacingOccurrences(of: $1, with: "") }
+        inapplicableAdvice.reduce(text) { $0.replacing($1, with: "") }
     }
 
     /// The exit status `security(1)` uses: the low byte of the `OSStatus` (44 not found, …).
@@ -57,6 +47,6 @@ package struct KeychainCallError: Error, Sendable, Equatable, CustomStringConver
 }
 
 /// Throws a `KeychainCallError` unless `status` is `errSecSuccess`.
-func check(_ status: OSStatus, _ function: String) throws(KeychainCallError) {
-    guard status == errSecSuccess else { throw KeychainCallError(status, in: function) }
+func check(_ status: Int32, _ function: String) throws(KeychainCallError) {
+    guard status == KeychainItemStatus.success else { throw KeychainCallError(status, in: function) }
 }

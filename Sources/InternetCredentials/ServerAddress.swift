@@ -1,4 +1,3 @@
-import Foundation
 
 /// Splits the server addresses git and Docker pass around into host, port, path and scheme.
 package enum ServerAddress {
@@ -22,9 +21,9 @@ package enum ServerAddress {
     /// Without a scheme, `https` is assumed (as Docker's own helpers do). The path keeps its
     /// leading slash; nil when there is none (or it is just `/`). Nil for an empty host.
     package static func parseURL(_ url: String) -> (scheme: String, host: String, port: Int?, path: String?)? {
-        var rest = Substring(url.trimmingCharacters(in: .whitespacesAndNewlines))
+        var rest = Substring(TextTrimming.trimmingWhitespaceAndNewlines(url))
         var scheme = "https"
-        if let range = rest.range(of: "://") {
+        if let range = rest.firstRange(of: "://") {
             scheme = rest[..<range.lowerBound].lowercased()
             rest = rest[range.upperBound...]
         }

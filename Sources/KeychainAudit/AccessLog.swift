@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import KeychainLinux
-import KeychainServices
+import KeychainClient
 
 /// The access log of one keychain file: every secret read and every write, recorded before the
 /// secret is handed out or the write reported, encrypted and chained so that an edited, removed,
@@ -39,14 +39,14 @@ package final class AccessLog: AccessEventRecorder {
     /// the log's key and checkpoint: listings for people and for Secret Service clients leave it
     /// out, so the key is never handed out as a secret (it would let its reader forge entries).
     package static func isLogKeyItem(_ attributes: [String: Any]) -> Bool {
-        attributes[kSecAttrAccessGroup as String] as? String == AccessLogVault.accessGroup
+        attributes[SecItemKey.accessGroup] as? String == AccessLogVault.accessGroup
     }
 
     /// Whether a query names the log's key item by its service: `find-generic-password -s` with
     /// that name finds nothing rather than the key.
     package static func namesLogKeyItem(_ query: [String: Any]) -> Bool {
-        query[kSecAttrService as String] as? String == AccessLogVault.service
-            || query[kSecAttrAccessGroup as String] as? String == AccessLogVault.accessGroup
+        query[SecItemKey.service] as? String == AccessLogVault.service
+            || query[SecItemKey.accessGroup] as? String == AccessLogVault.accessGroup
     }
 
     /// Debug builds: whether a writer kills itself mid-append (``AccessLogSettings/killsWriterMidAppend``).
@@ -66,7 +66,7 @@ package final class AccessLog: AccessEventRecorder {
     /// The vault of the log's keychain.
     func openVault() throws(AccessLogError) -> AccessLogVault {
         if let keyItems { return AccessLogVault(keychainPath: files.keychainPath, items: keyItems) }
-        return try AccessLogVault(keychainPath: files.keychainPath)
+        return AccessLogVault(keychainPath: files.keychainPath)
     }
 
     /// The log of the keychain at `keychainPath`, rotated and tested as `settings` say.

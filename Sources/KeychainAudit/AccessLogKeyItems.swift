@@ -1,9 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainServices
+#endif
+import KeychainClient
 
 /// Where an access log keeps its key item: three SecItem-shaped calls on the keychain the log is
-/// about. A process logging its own keychain uses the Apple edge on that keychain file
-/// (``appleEdge(keychain:)``); the keychain service, which serves each user's keychain through an
+/// about. A process logging its own keychain uses KeychainClient's calls on that keychain file
+/// (``client(keychainPath:)``); the keychain service, which serves each user's keychain through an
 /// engine of its own (never through the process's Apple edge), passes calls on that engine.
 ///
 /// The dictionaries carry Apple's keys as strings and never a keychain reference: each
@@ -25,27 +29,16 @@ package struct AccessLogKeyItems: Sendable {
         self.update = update
     }
 
-    /// The calls of this process's Apple edge on `keychain` (`kSecUseKeychain`).
-    static func appleEdge(keychain: SecKeychain) -> AccessLogKeyItems {
-        // A SecKeychain is an immutable handle (a path and a registry): safe to use from any thread.
-        nonisolated(unsafe) let keychain = keychain
+    /// This process's SecItem calls (KeychainClient: the keychain service, or the embedded
+    /// engine) on the keychain file at `keychainPath` (Apple's `kSecUseKeychain`).
+    static func client(keychainPath: String) -> AccessLogKeyItems {
+        let keychain = KeychainClient.Keychain.file(path: keychainPath)
         return AccessLogKeyItems(
             copyData: { query in
-                var query = query
-                query[kSecUseKeychain as String] = keychain
-                var result: CFTypeRef?
-                let status = SecItemCopyMatching(query as CFDictionary, &result)
+                let (status, result) = KeychainClient.copyMatching(query, in: keychain)
                 return (status, result as? Data)
             },
-            add: { attributes in
-                var attributes = attributes
-                attributes[kSecUseKeychain as String] = keychain
-                return SecItemAdd(attributes as CFDictionary, nil)
-            },
-            update: { query, changes in
-                var query = query
-                query[kSecUseKeychain as String] = keychain
-                return SecItemUpdate(query as CFDictionary, changes as CFDictionary)
-            })
+            add: { attributes in KeychainClient.add(attributes, in: keychain).status },
+            update: { query, changes in KeychainClient.update(query, changes, in: keychain) })
     }
 }

@@ -1,6 +1,11 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainServices
+#endif
+import KeychainClient
+import KeychainVocabulary
 
 /// The log's key and the checkpoint of its chain, kept as one generic-password item of the
 /// keychain the log is about, so they are under that keychain's protection:
@@ -36,15 +41,10 @@ struct AccessLogVault {
     let items: AccessLogKeyItems
     let keychainPath: String
 
-    /// Opens the keychain at `keychainPath` (which must exist: a log is about a keychain) through
-    /// this process's Apple edge.
-    init(keychainPath: String) throws(AccessLogError) {
-        var handle: SecKeychain?
-        let status = SecKeychainOpen(keychainPath, &handle)
-        guard status == errSecSuccess, let handle else {
-            throw .keychain(status: status, operation: "SecKeychainOpen", keychain: keychainPath)
-        }
-        self.init(keychainPath: keychainPath, items: .appleEdge(keychain: handle))
+    /// The vault of the keychain at `keychainPath` (which must exist: a log is about a keychain),
+    /// reached through this process's SecItem calls (KeychainClient).
+    init(keychainPath: String) {
+        self.init(keychainPath: keychainPath, items: .client(keychainPath: keychainPath))
     }
 
     /// The vault of the keychain at `keychainPath`, reached through `items`.
@@ -54,19 +54,19 @@ struct AccessLogVault {
     }
 
     private var itemQuery: [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Self.service,
-         kSecAttrAccount as String: Self.account, kSecAttrAccessGroup as String: Self.accessGroup]
+        [SecItemKey.itemClass: SecItemKey.genericPassword, SecItemKey.service: Self.service,
+         SecItemKey.account: Self.account, SecItemKey.accessGroup: Self.accessGroup]
     }
 
     /// The key and checkpoint, or nil when the keychain has none (no log yet).
     func load() throws(AccessLogError) -> (key: SymmetricKey, checkpoint: Checkpoint)? {
         var query = itemQuery
-        query[kSecReturnData as String] = true
+        query[SecItemKey.returnData] = true
         let (status, result) = items.copyData(query)
-        if status == errSecItemNotFound { return nil }
+        if status == KeychainStatus.itemNotFound.rawValue { return nil }
         try check(status, "SecItemCopyMatching")
         guard let data = result, data.count == Self.encodedSize, data.first == Self.formatVersion else {
-            throw .keychain(status: errSecDecode, operation: "reading the log key item", keychain: keychainPath)
+            throw .keychain(status: KeychainStatus.decode.rawValue, operation: "reading the log key item", keychain: keychainPath)
         }
         let start = data.startIndex
         let key = SymmetricKey(data: data[start + 1..<start + 33])
@@ -80,17 +80,17 @@ struct AccessLogVault {
     func create() throws(AccessLogError) -> SymmetricKey {
         let key = SymmetricKey(size: .bits256)
         var item = itemQuery
-        item[kSecValueData as String] = Self.encode(key: key, checkpoint: .empty)
-        item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
-        item[kSecAttrLabel as String] = "KeychainKit access log key (keychainctl access-log)"
-        item[kSecAttrIsInvisible as String] = true
+        item[SecItemKey.valueData] = Self.encode(key: key, checkpoint: .empty)
+        item[SecItemKey.accessible] = SecItemKey.accessibleAfterFirstUnlockThisDeviceOnly
+        item[SecItemKey.label] = "KeychainKit access log key (keychainctl access-log)"
+        item[SecItemKey.isInvisible] = true
         try check(items.add(item), "SecItemAdd")
         return key
     }
 
     /// Records `checkpoint` (one keychain transaction, durable when it returns).
     func save(key: SymmetricKey, checkpoint: Checkpoint) throws(AccessLogError) {
-        let changes = [kSecValueData as String: Self.encode(key: key, checkpoint: checkpoint)]
+        let changes = [SecItemKey.valueData: Self.encode(key: key, checkpoint: checkpoint)]
         try check(items.update(itemQuery, changes), "SecItemUpdate")
     }
 
@@ -103,9 +103,9 @@ struct AccessLogVault {
         return data
     }
 
-    private func check(_ status: OSStatus, _ operation: String) throws(AccessLogError) {
-        guard status != errSecSuccess else { return }
-        if status == errSecInteractionNotAllowed { throw .keychainLocked(keychain: keychainPath) }
+    private func check(_ status: Int32, _ operation: String) throws(AccessLogError) {
+        guard status != KeychainStatus.success.rawValue else { return }
+        if status == KeychainStatus.interactionNotAllowed.rawValue { throw .keychainLocked(keychain: keychainPath) }
         throw .keychain(status: status, operation: operation, keychain: keychainPath)
     }
 }

@@ -1,8 +1,9 @@
 // The Security framework's result codes (Apple's SecBase.h, first enumeration), with the
 // names and values Swift sees on Apple platforms: each is a read-only global `OSStatus`.
-// Their human-readable texts live in SecBase+Messages.swift.
+// Their human-readable texts live in KeychainClient's KeychainStatusMessages, which the tools share.
 // The values the keychain itself returns come from `KeychainStatus`, the one table of them.
 
+import KeychainClient
 import KeychainVocabulary
 
 /// Apple: `SecCopyErrorMessageString(_:_:)`. Returns the one-line English text that Apple's
@@ -13,10 +14,7 @@ import KeychainVocabulary
 /// `reserved` is ignored, as on Apple platforms; pass `nil`.
 @discardableResult
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-    if let message = secErrorMessages[status] {
-        return message as NSString
-    }
-    return "OSStatus \(status)" as NSString
+    KeychainStatusMessages.message(for: status) as NSString
 }
 
 /// Apple: `errSecSuccess` (0). The call succeeded.

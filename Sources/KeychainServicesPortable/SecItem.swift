@@ -1,13 +1,12 @@
 import Foundation
+import KeychainClient
 import KeychainEngine
 
 /// Apple: `SecItemAdd`. Adds an item to the default keychain (or the one under `kSecUseKeychain`).
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    if let routed = SecItemServiceRoute.add(attributes, result) { return routed }
-    return SecItemCall.withEngine(attributes, creatingKeychain: true) { engine, query in
-        guard query.namesAppleObjects else { return SecItemCall.deliver(engine.add(query.dictionary), keyReturn: nil, into: result) }
-        var dictionary = query.dictionary
+    SecItemCall.run(.add, attributes, result: result) { engine, dictionary, _ in
+        var dictionary = dictionary
         if let identity = dictionary[kSecValueRef as String] as? SecIdentity {
             let (status, value) = IdentityItems.add(identity, dictionary, engine: engine)
             if status == errSecSuccess, let value { result?.pointee = SecItemCall.bridge(value) }
@@ -26,12 +25,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// SecKey, SecCertificate or SecIdentity in `query` selects the item it denotes.
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    if let routed = SecItemServiceRoute.copyMatching(query, result) { return routed }
-    return SecItemCall.withEngine(query) { engine, query in
-        guard query.namesAppleObjects else {
-            return SecItemCall.deliver(engine.copyMatching(query.dictionary), keyReturn: nil, into: result)
-        }
-        var dictionary = query.dictionary
+    SecItemCall.run(.copyMatching, query, result: result) { engine, dictionary, _ in
+        var dictionary = dictionary
         if IdentityItems.isIdentityRequest(dictionary) {
             let (status, value) = IdentityItems.copyMatching(dictionary, engine: engine)
             if status == errSecSuccess { result?.pointee = SecItemCall.bridge(value) }
@@ -51,11 +46,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// selects the item it denotes; an identity query updates the certificate and the private key.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    if let routed = SecItemServiceRoute.update(query, attributesToUpdate) { return routed }
-    return SecItemCall.withEngine(query) { engine, query in
-        guard let changes = SecItemCall.dictionary(attributesToUpdate)?.dictionary else { return errSecParam }
-        guard query.namesAppleObjects else { return SecItemCall.report(engine.updateOutcome(query.dictionary, changes)) }
-        var dictionary = query.dictionary
+    SecItemCall.run(.update, query, changes: attributesToUpdate, result: nil) { engine, dictionary, changes in
+        var dictionary = dictionary
         if IdentityItems.isIdentityRequest(dictionary) { return IdentityItems.update(dictionary, changes, engine: engine) }
         let expansion = ValueRefQuery.expand(&dictionary)
         guard expansion == errSecSuccess else { return expansion }
@@ -68,10 +60,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// certificate still uses it, the private key.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    if let routed = SecItemServiceRoute.delete(query) { return routed }
-    return SecItemCall.withEngine(query) { engine, query in
-        guard query.namesAppleObjects else { return SecItemCall.report(engine.deleteOutcome(query.dictionary)) }
-        var dictionary = query.dictionary
+    SecItemCall.run(.delete, query, result: nil) { engine, dictionary, _ in
+        var dictionary = dictionary
         if IdentityItems.isIdentityRequest(dictionary) { return IdentityItems.delete(dictionary, engine: engine) }
         let expansion = ValueRefQuery.expand(&dictionary)
         guard expansion == errSecSuccess else { return expansion }

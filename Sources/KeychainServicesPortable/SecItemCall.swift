@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainEngine
 import KeychainVocabulary
 
@@ -33,21 +34,37 @@ enum SecItemCall {
         static let matchSearchList = "m_SearchList"
     }
 
-    /// Converts the CF dictionary, picks the keychain (`kSecUseKeychain`, the first of
-    /// `kSecMatchSearchList`, else the default), and runs `body` with an engine for it. Only a
-    /// call that stores (`creatingKeychain`, SecItemAdd) creates the default keychain if it is
-    /// missing; reads, updates and deletes never create a file or a directory.
-    static func withEngine(_ cfDictionary: CFDictionary, creatingKeychain: Bool = false,
-                           _ body: (SecItemEngine, Query) -> OSStatus) -> OSStatus {
+    /// Runs one of the four calls: converts the CF dictionaries, picks the keychain
+    /// (`kSecUseKeychain`, the first of `kSecMatchSearchList`, else the default), and sends the
+    /// call where ``ItemCallRoute`` (KeychainClient) says. A call on plain dictionaries (the
+    /// password classes) takes KeychainClient's path whole; one that names Apple objects (keys,
+    /// certificates, identities, item references) is prepared here: through the service by
+    /// ``SecItemServiceRoute``, embedded by `objects` with an engine for the keychain. Only an
+    /// add creates the default keychain if it is missing; reads, updates and deletes never
+    /// create a file or a directory.
+    static func run(_ operation: ItemOperation, _ cfQuery: CFDictionary, changes cfChanges: CFDictionary? = nil,
+                    result: UnsafeMutablePointer<CFTypeRef?>?,
+                    objects: (SecItemEngine, [String: Any], [String: Any]) -> OSStatus) -> OSStatus {
         FailureReport.beginCall()
-        guard var query = dictionary(cfDictionary) else {
+        guard var query = dictionary(cfQuery), let changes = cfChanges.map(dictionary) ?? Query(dictionary: [:]) else {
             return reportedStatus(KeychainLifecycle.apple.refuseCall("the dictionary's keys must be strings"))
         }
-        do {
-            let keychain = query.selectsKeychain ? Self.keychain(for: &query.dictionary) : .defaultKeychain
-            return body(try KeychainLifecycle.apple.itemEngine(keychain, creatingDefault: creatingKeychain), query)
-        } catch {
-            return reportedStatus(error)
+        let keychain = query.selectsKeychain ? Self.keychain(for: &query.dictionary) : .defaultKeychain
+        guard query.namesAppleObjects else {
+            return deliver(ItemEdge.apple.perform(operation, query.dictionary, changes: changes.dictionary, in: keychain),
+                           keyReturn: nil, into: result)
+        }
+        switch ItemCallRoute.current {
+        case .service(let socketPath):
+            return SecItemServiceRoute.objectCall(operation, query.dictionary, changes: changes.dictionary, in: keychain,
+                                                  result: result, socketPath: socketPath)
+        case .embedded:
+            do {
+                let engine = try KeychainLifecycle.apple.itemEngine(keychain, creatingDefault: operation == .add)
+                return objects(engine, query.dictionary, changes.dictionary)
+            } catch {
+                return reportedStatus(error)
+            }
         }
     }
 
@@ -112,9 +129,7 @@ enum SecItemCall {
     /// the failure's reason and the count of unreadable items a read left out
     /// (`KeychainFailureDetails` reads them).
     static func report(_ outcome: SecItemResult) -> OSStatus {
-        if let failure = outcome.failure { FailureReport.fail(failure) }
-        FailureReport.skippedUnreadable(outcome.unreadableItems, first: outcome.firstUnreadableItem)
-        return outcome.status
+        KeychainClient.report(outcome)
     }
 
     /// The engine's result as the CF object Apple returns (`NSData`, `NSDictionary`, `NSArray`).

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainEngine
 import KeychainVocabulary  // FailureReport: the edge records a call's cause
 
@@ -19,14 +20,16 @@ public final class SecKeychain: Hashable, @unchecked Sendable, CustomStringConve
 }
 
 extension KeychainLifecycle {
-    /// The service behind Apple's C API, with `SecAccessControl` objects in item results. Apple's
-    /// functions are process-wide, so this edge owns the process's one registry: its configuration
-    /// is read once from the environment (`KEYCHAINKIT_*`), and its keychains are checkpointed at
-    /// exit. Nothing below the edge reads it; the tools, the Secret Service provider and sync are
-    /// handed it (or a registry of their own) by their entry points.
-    package static let apple = KeychainLifecycle(
-        registry: KeychainRegistry(checkpointsAtExit: true, readConfiguration: KeychainConfiguration.fromProcessEnvironment),
-        accessControlObject: { SecAccessControl($0) })
+    /// The service behind Apple's C API, with `SecAccessControl` objects in item results, on the
+    /// process's one registry (``ProcessKeychains``: read once from the environment,
+    /// `KEYCHAINKIT_*`, checkpointed at exit), which KeychainClient's calls share.
+    package static let apple = ItemEdge.apple.lifecycle
+}
+
+extension ItemEdge {
+    /// The edge of Apple's C API over the process's registry (``ProcessKeychains``, shared with
+    /// KeychainClient): `SecAccessControl` objects in item results.
+    package static let apple = ItemEdge(accessControlObject: { SecAccessControl($0) })
 }
 
 /// Runs a lifecycle call and returns its status (`errSecSuccess`, or the refusal's), with the

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainEngine
 import KeychainServiceWire
 import KeychainVocabulary
@@ -12,7 +13,7 @@ import KeychainVocabulary
 package enum SecKeychainServiceRoute {
     /// The service's socket when a call on `path` (nil: the default keychain) goes to the service.
     package static func socket(for path: String?) -> String? {
-        guard let socket = SecItemServiceRoute.socketPath else { return nil }
+        guard let socket = ItemCallRoute.socketPath else { return nil }
         guard let path else { return socket }
         return KeychainLifecycle.apple.resolve(path) == KeychainLifecycle.apple.defaultKeychainPath ? socket : nil
     }

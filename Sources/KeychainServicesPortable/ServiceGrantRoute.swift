@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainEngine
 import KeychainServiceWire
 import KeychainServiceWireDictionaries
@@ -62,7 +63,7 @@ package enum ServiceGrantRoute {
     }
 
     private static func call(_ operation: ServiceRequest.Operation, _ entries: [WireEntry]) throws(KeychainCallFailure) -> ServiceReply {
-        guard let socket = SecItemServiceRoute.socketPath else {
+        guard let socket = ItemCallRoute.socketPath else {
             let failure = KeychainStoreError.notAvailable("grants are kept by the keychain service, and this program uses the embedded "
                                                           + "keychain: set \(KeychainVariable.serviceSocket) to the service's socket")
             throw KeychainCallFailure(status: failure.osStatus, failure: failure)

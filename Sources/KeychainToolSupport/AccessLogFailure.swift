@@ -1,15 +1,15 @@
-#if KEYCHAINKIT_REIMPLEMENTED && os(Linux)  // mirrors the conditions on the KeychainServicesExtras and KeychainAudit dependencies
+#if KEYCHAINKIT_REIMPLEMENTED && os(Linux)  // mirrors the conditions on the KeychainClient and KeychainAudit dependencies
 import KeychainAudit
-import KeychainServicesExtras
+import KeychainClient
 
 /// What the tools print when the access log cannot record: the log says which keychain call
 /// failed; the keychain knows why (a device key that is not the keychain's own, a refused
 /// `KEYCHAINKIT_REQUIRE`, a loose file) and how to fix it. Read right after the failure, on the
-/// same thread (`KeychainFailureDetails`).
+/// same thread (`KeychainClient.failureReason(for:)`).
 package enum AccessLogFailure {
     /// One line: the cause and the fix when the keychain knew them, else the log's own description.
     package static func describe(_ error: AccessLogError) -> String {
-        guard case .keychain(let status, _, let keychain) = error, let reason = KeychainFailureDetails.reason(for: status) else {
+        guard case .keychain(let status, _, let keychain) = error, let reason = KeychainClient.failureReason(for: status) else {
             return error.description
         }
         return "the access log of \(keychain) cannot be written: \(reason)"

@@ -1,9 +1,9 @@
-#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the conditions on the KeychainEngine and KeychainServicesPortable dependencies
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the conditions on the KeychainEngine and KeychainClient dependencies
 // The tools' policy: it changes the engine's settings (access groups, key derivation), which an
 // application never may, so it lives with the tools and reaches the engine itself, instead of
 // hiding in the Apple-shaped extras every application links.
+import KeychainClient
 import KeychainEngine
-import KeychainServicesPortable
 
 /// Settings for this package's command-line tools (`keychainctl`, the git and Docker helpers),
 /// which manage the keychain as its owner rather than as one application, on the registry they are
@@ -21,10 +21,10 @@ package struct KeychainToolSettings: Sendable {
         self.registry = registry
     }
 
-    /// The settings of this process's Apple C edge (`KeychainLifecycle.apple`): the registry the
-    /// tool's SecItem and SecKeychain calls work on. For the tools' entry points, once.
+    /// The settings of this process's keychains (KeychainClient's ``ProcessKeychains``): the
+    /// registry the tool's SecItem and SecKeychain calls work on, through either edge. For the tools' entry points, once.
     package static func ofThisProcess() -> KeychainToolSettings {
-        KeychainToolSettings(registry: KeychainLifecycle.apple.registry)
+        KeychainToolSettings(registry: ProcessKeychains.registry)
     }
 
     /// Lets the registry's callers see the items of every access group, as `security(1)` does.

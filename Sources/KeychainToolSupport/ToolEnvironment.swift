@@ -1,4 +1,3 @@
-import Foundation
 
 #if !KEYCHAINKIT_REIMPLEMENTED
 /// Process configuration for the command-line tools. On Apple platforms the Security framework
@@ -95,6 +94,12 @@ package struct ToolEnvironment: Sendable {
     /// `KEYCHAINKIT_ETCD_PASSWORD`), which `keychainctl exec` withholds from its program.
     package var unlockingVariableNames: Set<String> {
         KeychainToolSettings.unlockingVariableNames
+    }
+
+    /// The default keychain's path (`SecKeychainCopyDefault`'s): where the tool's SecItem calls
+    /// read and write when the keychain service is not in use.
+    package var defaultKeychainPath: String {
+        settings.registry.defaultKeychainPath
     }
 
     /// Whether SecItem calls go to the keychain service (`KEYCHAINKIT_SERVICE_SOCKET` is set).

@@ -1,6 +1,9 @@
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainServices
+#endif
 import KeychainToolSupport
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
@@ -37,7 +40,7 @@ enum DockerAccessRecording {
         case .delete: "the credential was erased, but the access log could not record it: "
         }
         do {
-            let log = AccessLog(keychainAt: try defaultKeychainPath(), settings: try DockerCredentialHelper.environment.accessLogSettings())
+            let log = AccessLog(keychainAt: DockerCredentialHelper.environment.defaultKeychainPath, settings: try DockerCredentialHelper.environment.accessLogSettings())
             let item = AccessEvent.Item(label: credential.label, service: credential.host, account: credential.account)
             try log.recordOwnAccess(operation == .read ? .read : operation == .update ? .update : .delete, items: [item],
                                     channel: .dockerCredentialHelper)
@@ -56,24 +59,12 @@ enum DockerAccessRecording {
     static func prepareToRecord() throws {
         #if os(Linux)
         do {
-            let path = try defaultKeychainPath()
+            let path = DockerCredentialHelper.environment.defaultKeychainPath
             guard FileManager.default.fileExists(atPath: path) else { return }
             try AccessLog(keychainAt: path, settings: try DockerCredentialHelper.environment.accessLogSettings()).prepare()
-        } catch let error as AccessLogError {
+        } catch {
             throw Failure(message: "nothing was stored because the access could not be logged: " + AccessLogFailure.describe(error))
         }
         #endif
-    }
-
-    /// The default keychain's path (where `InternetCredentialStore` reads and writes).
-    private static func defaultKeychainPath() throws -> String {
-        var keychain: SecKeychain?
-        let status = SecKeychainCopyDefault(&keychain)
-        guard status == errSecSuccess, let keychain else { throw KeychainCallError(status, in: "SecKeychainCopyDefault") }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        var length = UInt32(buffer.count)
-        let found = SecKeychainGetPath(keychain, &length, &buffer)
-        guard found == errSecSuccess else { throw KeychainCallError(found, in: "SecKeychainGetPath") }
-        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,6 +1,9 @@
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainServices
+#endif
 import KeychainToolSupport
 
 /// Docker's credential-helper protocol: `store` reads the JSON credentials, `get` and `erase` read
@@ -60,11 +63,11 @@ enum DockerCredentialHelper {
         } catch {
             throw HelperFailure(message: "invalid credentials JSON on standard input")
         }
-        guard !credentials.ServerURL.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard !TextTrimming.trimmingWhitespaceAndNewlines(credentials.ServerURL).isEmpty else {
             throw HelperFailure(message: DockerHelperMessage.missingServerURL)
         }
         guard !credentials.Username.isEmpty else { throw HelperFailure(message: DockerHelperMessage.missingUsername) }
-        let server = credentials.ServerURL.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = TextTrimming.trimmingWhitespaceAndNewlines(credentials.ServerURL)
         let address = try parse(server)
         // A keychain that cannot log refuses here, before the old credential is deleted.
         try DockerAccessRecording.prepareToRecord()
@@ -111,7 +114,7 @@ enum DockerCredentialHelper {
 
     /// The server URL from `get`/`erase` input (the whole input, trimmed).
     private static func serverURL(_ input: Data) throws -> String {
-        let server = String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = TextTrimming.trimmingWhitespaceAndNewlines(String(decoding: input, as: UTF8.self))
         guard !server.isEmpty else { throw HelperFailure(message: DockerHelperMessage.missingServerURL) }
         return server
     }

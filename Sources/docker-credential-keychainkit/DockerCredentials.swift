@@ -1,4 +1,3 @@
-import Foundation
 import KeychainToolSupport
 
 /// The JSON object of Docker's credential-helper protocol (`store` input, `get` output).

@@ -9,12 +9,13 @@ import Testing
 struct LayerRuleTests {
     /// Modules that are not an API: `package` access only.
     static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
-                                     "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainServiceCore"]
+                                     "KeychainClient", "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainServiceCore"]
     /// Modules that import FoundationEssentials, never Foundation, so that a tool linking only
     /// modules of this list links no FoundationInternationalization and no ICU data (issue 37): each
     /// file imports Foundation only in the `#else` of `#if canImport(FoundationEssentials)`
     /// (docs/CONTRIBUTING.md, "FoundationEssentials only").
-    static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire"]
+    static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire",
+                                        "KeychainClient", "InternetCredentials", "KeychainToolSupport", "docker-credential-keychainkit"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",
@@ -45,21 +46,26 @@ struct LayerRuleTests {
         "KeychainServiceWireDictionaries": ["KeychainServiceWire"],
         // The service also keeps each user's access log (KeychainAudit) and names callers' process chains (KeychainLinux).
         "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainAudit", "KeychainLinux"],
-        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries"],
+        // Apple's SecItem calls on Swift dictionaries for the tools, and the one routing of them
+        // (service or embedded) that Apple's CF-typed API bridges onto.
+        "KeychainClient": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries"],
+        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainClient"],
         "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable"],
         "KeychainServices": ["KeychainServicesPortable"],
         // Above Apple's API.
         "KeychainKit": ["KeychainPrimitives", "KeychainServices", "KeychainServicesExtras"],
         "KeychainKitTesting": ["KeychainVocabulary", "KeychainEngine", "KeychainKit"],
-        "KeychainAudit": ["KeychainLinux", "KeychainServices"],
-        "InternetCredentials": ["KeychainPrimitives", "KeychainServices", "KeychainServicesExtras"],
-        "KeychainToolSupport": ["KeychainServicesExtras", "KeychainEngine", "KeychainServicesPortable", "KeychainAudit"],
+        // The tools' modules reach the keychain through KeychainClient on Linux (no CF layer, issue 37).
+        "KeychainAudit": ["KeychainLinux", "KeychainClient", "KeychainVocabulary"],
+        "InternetCredentials": ["KeychainPrimitives", "KeychainServices", "KeychainClient", "KeychainVocabulary"],
+        "KeychainToolSupport": ["KeychainEngine", "KeychainClient", "KeychainAudit"],
         "SecretService": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainAudit",
-                          "KeychainToolSupport", "InternetCredentials"],
+                          "KeychainToolSupport", "InternetCredentials", "KeychainClient"],
         // The programs.
         "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync", "KeychainServiceCore",
-                        "KeychainServiceWire", "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService"],
-        "docker-credential-keychainkit": ["KeychainServices", "KeychainAudit", "InternetCredentials", "KeychainToolSupport"],
+                        "KeychainServiceWire", "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService",
+                        "KeychainClient"],
+        "docker-credential-keychainkit": ["KeychainAudit", "InternetCredentials", "KeychainToolSupport"],
         "keychainkit-demo": ["KeychainKit"],
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
         "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
@@ -326,8 +332,9 @@ struct LayerRuleTests {
             """)
     }
 
-    /// The one file that makes the process's registry: Apple's C edge (`KeychainLifecycle.apple`).
-    static let processRegistryOwner = "KeychainServicesPortable/SecKeychain.swift"
+    /// The one file that makes the process's registry (KeychainClient's `ProcessKeychains`, which
+    /// Apple's C edge, `KeychainLifecycle.apple`, and KeychainClient's calls share).
+    static let processRegistryOwner = "KeychainClient/ProcessKeychains.swift"
 
     @Test func onlyTheAppleEdgeOwnsTheProcessConfiguration() throws {
         let processWide = try Regex(#"\bfromProcessEnvironment\b|\bKeychainRegistry\.shared\b|static\s+(let|var)\s+\w+\s*=\s*KeychainRegistry\("#)
@@ -345,7 +352,7 @@ struct LayerRuleTests {
         }
         #expect(ownerLines == 1, "\(Self.processRegistryOwner) no longer makes the process's registry: update this rule")
         #expect(offenders.isEmpty, """
-            only the Apple edge (KeychainLifecycle.apple) owns the process's registry; take a KeychainRegistry (or \
+            only ProcessKeychains (KeychainClient) owns the process's registry; take a KeychainRegistry (or \
             KeychainToolSettings, ToolEnvironment) as a parameter instead: \(offenders)
             """)
     }
@@ -485,6 +492,40 @@ struct LayerRuleTests {
         }
         #expect(!targets.filter { $0.value.kind == "testTarget" }.isEmpty, "Package.swift declares no test target")
         #expect(offenders.isEmpty, "declare these in the test target's dependencies in Package.swift: \(offenders.sorted())")
+    }
+
+    /// What the Docker helper must not link on Linux (issue 37): Apple's CF-typed API, whose
+    /// CFDictionary, CFString constants and objects keep Foundation (and ICU's data) in the binary.
+    static let cfLayer: Set<String> = ["KeychainServices", "KeychainServicesPortable", "KeychainServicesExtras"]
+
+    @Test func theDockerHelperLinksNoCFLayerOnLinux() throws {
+        let manifest = try Self.manifest()
+        #expect(manifest.targets["docker-credential-keychainkit"] != nil, "Package.swift declares no docker-credential-keychainkit")
+        let closure = manifest.linuxClosure(of: "docker-credential-keychainkit")
+        #expect(closure.contains("KeychainClient"), "the Docker helper reaches the keychain through KeychainClient: \(closure.sorted())")
+        #expect(closure.isDisjoint(with: Self.cfLayer), """
+            the Docker helper links Apple's CF-typed API on Linux through \(closure.intersection(Self.cfLayer).sorted()): \
+            use KeychainClient (#if KEYCHAINKIT_REIMPLEMENTED) in the modules it links
+            """)
+    }
+
+    @Test func theLinuxClosureLeavesOutApplePlatformDependencies() throws {
+        let manifest = try PackageManifest(text: #"""
+            let package = Package(
+                name: "Sample",
+                targets: [
+                    .target(name: "Bottom"),
+                    .target(name: "Wrapper", dependencies: [.target(name: "Bottom", condition: .when(platforms: applePlatforms))]),
+                    .target(name: "Client", dependencies: ["Bottom"]),
+                    .target(name: "Middle", dependencies: [.target(name: "Wrapper", condition: .when(platforms: [.macOS])),
+                                                           .target(name: "Client", condition: .when(platforms: reimplementedPlatforms))]),
+                    .executableTarget(name: "tool", dependencies: ["Middle", .target(name: "Linux", condition: .when(platforms: [.linux]))]),
+                    .target(name: "Linux"),
+                ]
+            )
+            """#)
+        #expect(manifest.linuxClosure(of: "tool") == ["Middle", "Client", "Bottom", "Linux"])
+        #expect(manifest.targets["Middle"]?.dependencies == ["Wrapper", "Client"])
     }
 
     @Test func theManifestReaderSeesDeclarationsNotComments() throws {

@@ -12,6 +12,17 @@ struct PackageManifest {
         var directory: String
         /// The package's own targets among its dependencies (conditional ones included).
         var dependencies: Set<String>
+        /// Those of ``dependencies`` built on Linux: without a condition, or with one that names
+        /// Linux (`.linux`, `reimplementedPlatforms`).
+        var linuxDependencies: Set<String>
+
+        /// A target; `linuxDependencies` nil: all of `dependencies`.
+        init(kind: String, directory: String, dependencies: Set<String>, linuxDependencies: Set<String>? = nil) {
+            self.kind = kind
+            self.directory = directory
+            self.dependencies = dependencies
+            self.linuxDependencies = linuxDependencies ?? dependencies
+        }
     }
 
     /// The targets by name.
@@ -33,7 +44,7 @@ struct PackageManifest {
         guard let list = code.matches(of: try Regex(#"(?m)^\s*targets:\s*\["#)).last else {
             throw Unreadable(description: "no `targets: [` argument in \(path)")
         }
-        var declared: [(name: String, kind: String, path: String?, dependencies: [String])] = []
+        var declared: [(name: String, kind: String, path: String?, dependencies: [String], linuxDependencies: [String])] = []
         for element in Self.topLevelElements(of: Array(code[list.range.upperBound...])) {
             let text = String(element).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { continue }
@@ -43,22 +54,40 @@ struct PackageManifest {
             }
             let directory = text.firstMatch(of: try Regex(#"path:\s*"([^"]+)""#))?.output[1].substring
             var dependencies: [String] = []
+            var linuxDependencies: [String] = []
             if let start = text.firstMatch(of: try Regex(#"dependencies:\s*\["#)) {
-                let list = Self.bracketed(Array(text[start.range.upperBound...]))
-                // Another package's products are not targets of this one.
-                let ownReferences = list.replacing(try Regex(#"\.product\([^)]*\)"#), with: "")
-                dependencies = ownReferences.matches(of: try Regex(#""([^"]+)""#)).compactMap { $0.output[1].substring.map(String.init) }
+                for element in Self.topLevelElements(of: Array(text[start.range.upperBound...])) {
+                    // Another package's products are not targets of this one.
+                    let ownReference = element.replacing(try Regex(#"\.product\([^)]*\)"#), with: "")
+                    guard let name = ownReference.firstMatch(of: try Regex(#""([^"]+)""#))?.output[1].substring.map(String.init) else { continue }
+                    dependencies.append(name)
+                    if !ownReference.contains("condition:") || ownReference.contains(".linux") || ownReference.contains("reimplementedPlatforms") {
+                        linuxDependencies.append(name)
+                    }
+                }
             }
-            declared.append((String(name), String(kind), directory.map(String.init), dependencies))
+            declared.append((String(name), String(kind), directory.map(String.init), dependencies, linuxDependencies))
         }
         let names = Set(declared.map(\.name))
         var targets: [String: Target] = [:]
         for target in declared {
             let directory = target.path ?? ((target.kind == "testTarget" ? "Tests/" : "Sources/") + target.name)
             targets[target.name] = Target(kind: target.kind, directory: directory,
-                                          dependencies: Set(target.dependencies).intersection(names))
+                                          dependencies: Set(target.dependencies).intersection(names),
+                                          linuxDependencies: Set(target.linuxDependencies).intersection(names))
         }
         self.targets = targets
+    }
+
+    /// The package's own targets `target` links on Linux, directly or through others (itself excluded).
+    func linuxClosure(of target: String) -> Set<String> {
+        var found: Set<String> = []
+        var pending = Array(targets[target]?.linuxDependencies ?? [])
+        while let next = pending.popLast() {
+            guard found.insert(next).inserted else { continue }
+            pending += targets[next]?.linuxDependencies ?? []
+        }
+        return found
     }
 
     /// `code` without its `//` comments (string literals kept: a URL is not a comment).

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainAudit
+import KeychainClient
 import KeychainServices
 import KeychainServicesExtras
 

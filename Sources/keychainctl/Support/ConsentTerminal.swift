@@ -1,5 +1,6 @@
 #if os(Linux)  // the keychain service is Linux's
 import Foundation
+import KeychainClient
 import KeychainServiceWire
 import KeychainServices
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainEngine
 import KeychainServiceWire
 import KeychainVocabulary
@@ -6,9 +10,9 @@ import KeychainVocabulary
 /// One call to the keychain service that is not a SecItem call (the login keychain's lifecycle,
 /// the user's grants): sent on a connection of its own, with an unanswered or refused call turned
 /// into a ``KeychainCallFailure`` that names the cause and the fix.
-enum ServiceKeychainCall {
+package enum ServiceKeychainCall {
     /// The service's successful reply to `operation` with `query`, sent to `socket`.
-    static func reply(to operation: ServiceRequest.Operation, _ query: [WireEntry], socket: String) throws(KeychainCallFailure) -> ServiceReply {
+    package static func reply(to operation: ServiceRequest.Operation, _ query: [WireEntry], socket: String) throws(KeychainCallFailure) -> ServiceReply {
         let request = ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [], query: query)
         let reply: ServiceReply
         do {

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Synchronization
 
 /// The D-Bus client the Secret Service provider is serving on this thread, for the SecItem calls
 /// it makes meanwhile: when set (and the keychain service is in use), each call is sent as a
@@ -24,18 +29,17 @@ package enum ServiceForwarding {
     /// The client the calls on this thread (or task) are made for; nil: the process's own calls.
     @TaskLocal package static var client: Client?
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var installedPrompter: ServiceConsent.Prompter?
+    private static let installedPrompter = Mutex<ServiceConsent.Prompter?>(nil)
 
     /// Installs how the provider asks its user when the service needs the user's answer for a
     /// forwarded call (a client not trusted by an item): the service composes the text, and the
     /// answer carries the keychain password, which the service checks.
     package static func install(prompter: @escaping ServiceConsent.Prompter) {
-        lock.withLock { installedPrompter = prompter }
+        installedPrompter.withLock { $0 = prompter }
     }
 
     /// The prompter for forwarded calls, or nil: the service then refuses what needs the user.
     package static var prompter: ServiceConsent.Prompter? {
-        lock.withLock { installedPrompter }
+        installedPrompter.withLock { $0 }
     }
 }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Synchronization
 import KeychainServiceWire
 
 /// How a client of the keychain service puts the service's consent prompt before its user. A
@@ -29,16 +34,15 @@ package enum ServiceConsent {
     /// for a terminal.
     package typealias PrompterSource = @Sendable () -> Prompter?
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var source: PrompterSource?
+    private static let source = Mutex<PrompterSource?>(nil)
 
     /// Installs how this process finds its prompter (keychainctl: its controlling terminal).
     package static func install(_ source: @escaping PrompterSource) {
-        lock.withLock { self.source = source }
+        self.source.withLock { $0 = source }
     }
 
     /// The prompter this process can use now, or nil (it cannot ask its user).
     package static var prompter: Prompter? {
-        lock.withLock { source }?()
+        source.withLock { $0 }?()
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainEngine
 import KeychainServiceWire
 import KeychainVocabulary
@@ -8,9 +12,9 @@ import KeychainVocabulary
 /// the service makes it a policy again. One whose flags ask for the user (presence, biometry,
 /// passcode, an application password, private key usage) is refused with
 /// `errSecUnimplemented` and the reason: the service cannot ask the user at each use yet.
-enum AccessControlRequest {
+package enum AccessControlRequest {
     /// Replaces the access control in `dictionary` by its wire form; the refusal when it cannot go.
-    static func encode(_ dictionary: inout [String: Any]) -> KeychainStoreError? {
+    package static func encode(_ dictionary: inout [String: Any]) -> KeychainStoreError? {
         guard let value = dictionary[ServiceAccessControl.attributeKey] else { return nil }
         guard let policy = (value as? AccessControlConvertible)?.accessControlPolicy else {
             return .invalidParameter("kSecAttrAccessControl must be a SecAccessControl")
