@@ -40,6 +40,12 @@ struct AccessLogKillTests {
             for index in 0..<5 {
                 #expect(reads.contains("kill \(index)"), "no read entry for item \(index) after the kill: \(reads)")
             }
+
+            // Started again on the same files, the provider continues the chain after the kill.
+            try harness.restartProvider()
+            #expect(try harness.secretTool(["lookup", "kk", "kill-log", "n", "0"]).stdoutBytes == "secret 0".bytes)
+            let after = try harness.keychainctl(["access-log", "--json"])
+            #expect(after.status == 0 && after.stdout.split(separator: "\n").count > log.stdout.split(separator: "\n").count, "\(after)")
         }
     }
 }
