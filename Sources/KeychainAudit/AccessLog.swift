@@ -140,6 +140,8 @@ package final class AccessLog: AccessEventRecorder {
     struct Writer {
         let vault: AccessLogVault
         let key: SymmetricKey
+        /// The lock file and current file, kept open between appends.
+        let descriptors: LogDescriptors
         fileprivate(set) var head: Head
         fileprivate(set) var file: FileIdentity
         /// The checkpoint the keychain holds, as far as this writer knows.
@@ -165,25 +167,30 @@ package final class AccessLog: AccessEventRecorder {
     /// the current file and must find the checkpoint there or at the end of `.1`), and otherwise
     /// left behind for ``writeCheckpoint(writer:)``.
     func append(_ newContents: [AccessLogEntry.Content], writer: inout Writer?, checkpointing: Bool) throws(AccessLogError) {
-        let lock = try LogIO.lock(files.lockPath, LOCK_EX)
-        defer { close(lock) }
+        // A writer's descriptors stay open between its appends; a first append opens them.
+        let descriptors: LogDescriptors
+        if let kept = writer?.descriptors {
+            descriptors = kept
+        } else {
+            descriptors = try LogDescriptors(lockPath: files.lockPath)
+        }
+        try descriptors.lock(LOCK_EX)
+        defer { descriptors.unlock() }
         let path = files.currentPath
         var current: Writer
         var descriptor: Int32
-        if let known = writer, let opened = try openIfPresent(path) {
+        if let known = writer, let opened = try descriptors.currentFile(path) {
             descriptor = opened
             if try !isUnchanged(opened, since: known) {
-                close(opened)
                 writer = nil
-                (current, descriptor) = try startWriting()
+                (current, descriptor) = try startWriting(descriptors)
             } else {
                 current = known
             }
         } else {
             writer = nil
-            (current, descriptor) = try startWriting()
+            (current, descriptor) = try startWriting(descriptors)
         }
-        defer { close(descriptor) }
         var head = current.head
 
         var contents: [AccessLogEntry.Content] = []
@@ -200,15 +207,16 @@ package final class AccessLog: AccessEventRecorder {
         var created = head.end == 0
         if head.end > 0 && head.end + bytes.count > files.maximumFileSize {
             try rotate()
-            close(descriptor)
             descriptor = try LogIO.open(path, flags: O_RDWR, create: true)
+            descriptors.keepCurrent(descriptor)
             head.end = 0
             created = true
         } else if head.discardedBytes > 0 {
             try LogIO.truncate(descriptor, to: head.end, path: path)
         }
         try write(bytes, to: descriptor, at: head.end, path: path)
-        try LogIO.sync(descriptor, path: path)
+        // The entries and the file's new size are on disk before the secret may leave.
+        try LogIO.syncData(descriptor, path: path)
         if created { try LogIO.syncDirectory(files.directoryPath) }
         current.head = Head(sequence: sequence, tag: tag, end: head.end + bytes.count, discardedBytes: 0)
         current.file = try identity(of: descriptor)
@@ -224,13 +232,12 @@ package final class AccessLog: AccessEventRecorder {
     /// and `writer` is dropped (its next append reads the log again).
     func writeCheckpoint(writer: inout Writer?) throws(AccessLogError) {
         guard var current = writer, current.checkpointIsBehind else { return }
-        let lock = try LogIO.lock(files.lockPath, LOCK_EX)
-        defer { close(lock) }
-        guard let descriptor = try openIfPresent(files.currentPath) else {
+        try current.descriptors.lock(LOCK_EX)
+        defer { current.descriptors.unlock() }
+        guard let descriptor = try current.descriptors.currentFile(files.currentPath) else {
             writer = nil
             return
         }
-        defer { close(descriptor) }
         guard try isUnchanged(descriptor, since: current) else {
             writer = nil
             return
@@ -242,7 +249,7 @@ package final class AccessLog: AccessEventRecorder {
 
     /// A writer for the log as it is: key and checkpoint read from the keychain (a new key for a new
     /// log), then the current file opened (created if missing) and verified from the checkpoint on.
-    private func startWriting() throws(AccessLogError) -> (Writer, descriptor: Int32) {
+    private func startWriting(_ descriptors: LogDescriptors) throws(AccessLogError) -> (Writer, descriptor: Int32) {
         let vault = try openVault()
         let key: SymmetricKey, checkpoint: AccessLogVault.Checkpoint
         if let loaded = try vault.load() {
@@ -253,24 +260,11 @@ package final class AccessLog: AccessEventRecorder {
             (key, checkpoint) = (try vault.create(), .empty)
         }
         let descriptor = try LogIO.open(files.currentPath, flags: O_RDWR, create: true)
-        do throws(AccessLogError) {
-            let writer = Writer(vault: vault, key: key, head: try head(of: descriptor, key: key, checkpoint: checkpoint),
-                                file: try identity(of: descriptor), checkpointed: checkpoint)
-            return (writer, descriptor)
-        } catch {
-            close(descriptor)
-            throw error
-        }
-    }
-
-    /// The current file opened for writing, or nil when it does not exist (a rotation by another
-    /// process that has not written yet, or the log removed).
-    private func openIfPresent(_ path: String) throws(AccessLogError) -> Int32? {
-        do throws(AccessLogError) {
-            return try LogIO.open(path, flags: O_RDWR)
-        } catch .io(_, _, let code) where code == ENOENT {
-            return nil
-        }
+        descriptors.keepCurrent(descriptor)  // closed with them
+        let writer = Writer(vault: vault, key: key, descriptors: descriptors,
+                            head: try head(of: descriptor, key: key, checkpoint: checkpoint),
+                            file: try identity(of: descriptor), checkpointed: checkpoint)
+        return (writer, descriptor)
     }
 
     /// Whether the current file is the one `writer` appended to, ending with its newest entry.

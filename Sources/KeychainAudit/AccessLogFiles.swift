@@ -140,6 +140,14 @@ enum LogIO {
         guard fsync(descriptor) == 0 else { throw .io(path: path, operation: "fsync", errno: errno) }
     }
 
+    /// `fdatasync`: what was written, and the file size it grew to, survive a crash before the
+    /// caller goes on; the times (`mtime`, `ctime`), which reading the log does not need, are left
+    /// to the next `fsync` of the file system. What an append needs, one journal flush cheaper
+    /// than `fsync` where the file system can tell the two apart.
+    static func syncData(_ descriptor: Int32, path: String) throws(AccessLogError) {
+        guard fdatasync(descriptor) == 0 else { throw .io(path: path, operation: "fdatasync", errno: errno) }
+    }
+
     /// Makes a directory's entries (created or renamed files) durable.
     static func syncDirectory(_ path: String) throws(AccessLogError) {
         let descriptor = try open(path, flags: O_RDONLY | O_DIRECTORY)
@@ -155,6 +163,95 @@ enum LogIO {
     /// Renames `from` to `to` (replacing it), if `from` exists.
     static func renameIfPresent(_ from: String, to: String) throws(AccessLogError) {
         if rename(from, to) != 0 && errno != ENOENT { throw .io(path: from, operation: "rename", errno: errno) }
+    }
+}
+
+/// The descriptors a writer keeps open between its appends (``AccessLogGroupCommit`` keeps one
+/// writer for the life of the provider): the lock file's, so that an append takes the lock without
+/// opening the file, and the current log file's, so that it is not opened, checked and closed again
+/// at every append. Both are closed when the writer is dropped.
+///
+/// Another process may remove or rotate the files meanwhile: the lock is taken on the file the lock
+/// path names *after* the lock is held (a removed lock file is opened again, so the lock always
+/// excludes the other writers), and the current file's descriptor is used only while the current
+/// path still names its file.
+final class LogDescriptors {
+    private let lockPath: String
+    private var lockDescriptor: Int32
+    /// The current file's descriptor, once opened.
+    private var currentDescriptor: Int32?
+
+    /// Opens (creating 0600 if needed) the lock file at `lockPath`.
+    init(lockPath: String) throws(AccessLogError) {
+        self.lockPath = lockPath
+        lockDescriptor = try LogIO.open(lockPath, flags: O_RDWR, create: true)
+    }
+
+    deinit {
+        close(lockDescriptor)
+        if let currentDescriptor { close(currentDescriptor) }
+    }
+
+    /// Takes `operation` (`LOCK_EX`, `LOCK_SH`) on the lock file the path names now, waiting for other holders.
+    func lock(_ operation: Int32) throws(AccessLogError) {
+        while true {
+            while flock(lockDescriptor, operation) != 0 {
+                guard errno == EINTR else { throw .io(path: lockPath, operation: "flock", errno: errno) }
+            }
+            if try Self.identity(of: lockDescriptor, path: lockPath) == Self.identity(atPath: lockPath) { return }
+            // The lock file was removed or replaced while it was kept: a lock on the old one excludes nobody.
+            let reopened = try LogIO.open(lockPath, flags: O_RDWR, create: true)
+            close(lockDescriptor)
+            lockDescriptor = reopened
+        }
+    }
+
+    /// Releases the lock.
+    func unlock() {
+        // Closing the descriptor would release it too; an unlock failure leaves nothing behind that
+        // the process's end (or the next lock) would not clear.
+        while flock(lockDescriptor, LOCK_UN) != 0 && errno == EINTR {}
+    }
+
+    /// The current file at `path`: the kept descriptor while the path still names its file, else
+    /// the path opened afresh (and kept); nil when no file is there.
+    func currentFile(_ path: String) throws(AccessLogError) -> Int32? {
+        if let currentDescriptor {
+            if let named = try Self.identity(atPath: path), named == (try Self.identity(of: currentDescriptor, path: path)) {
+                return currentDescriptor
+            }
+            close(currentDescriptor)
+            self.currentDescriptor = nil
+        }
+        let opened = systemOpen(path, O_RDWR | O_CLOEXEC)
+        if opened < 0 {
+            if errno == ENOENT { return nil }
+            throw .io(path: path, operation: "open", errno: errno)
+        }
+        currentDescriptor = opened
+        return opened
+    }
+
+    /// Keeps `descriptor` as the current file's (a file just created), closing the one kept before.
+    func keepCurrent(_ descriptor: Int32) {
+        if let currentDescriptor, currentDescriptor != descriptor { close(currentDescriptor) }
+        currentDescriptor = descriptor
+    }
+
+    private static func identity(of descriptor: Int32, path: String) throws(AccessLogError) -> [UInt64] {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .io(path: path, operation: "fstat", errno: errno) }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+
+    /// Device and inode of the file `path` names, or nil when there is none.
+    private static func identity(atPath path: String) throws(AccessLogError) -> [UInt64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw .io(path: path, operation: "stat", errno: errno)
+        }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
     }
 }
 

@@ -13,11 +13,18 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
     private let lock = NSLock()
     private var logs: [String: AccessLogGroupCommit] = [:]  // guarded by `lock`
 
+    /// How each log reaches its key item, by keychain path (nil: this process's Apple edge).
+    private let keyItems: (@Sendable (String) -> AccessLogKeyItems)?
+
     /// Routes events without a keychain to the log of `defaultKeychainPath`; each log is made with
     /// `settings`, or, when the configuration was refused, every record fails with that error.
-    package init(defaultKeychainPath: String, settings: Result<AccessLogSettings, AccessLogError>) {
+    /// `keyItems` gives the calls through which the log of a keychain reaches its key item (the
+    /// provider passes its store's, so that the checkpoint's writes count as the store's own).
+    package init(defaultKeychainPath: String, settings: Result<AccessLogSettings, AccessLogError>,
+                 keyItems: (@Sendable (String) -> AccessLogKeyItems)? = nil) {
         self.defaultKeychainPath = defaultKeychainPath
         self.settings = settings
+        self.keyItems = keyItems
     }
 
     /// Records `event` in its keychain's log, durably, or throws ``AccessLogError``.
@@ -56,7 +63,10 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
         lock.lock()
         defer { lock.unlock() }
         if let log = logs[keychainPath] { return log }
-        let log = AccessLogGroupCommit(log: AccessLog(keychainAt: keychainPath, settings: try settings.get()))
+        let settings = try settings.get()
+        let files = AccessLogFiles(keychainPath: keychainPath, maximumFileSize: settings.maximumFileSize, rotatedFiles: settings.rotatedFiles)
+        let log = AccessLogGroupCommit(log: AccessLog(files: files, killsWriterMidAppend: settings.killsWriterMidAppend,
+                                                      keyItems: keyItems?(keychainPath)))
         logs[keychainPath] = log
         return log
     }

@@ -140,6 +140,30 @@ struct AccessLogGroupCommitTests {
             #expect(Self.labels(try AccessLog(files: log.files).read()) == ["provider-1", "other-process", "provider-2"])
         }
     }
+
+    @Test("the files a long-lived writer keeps open are rotated and removed by others: its next appends follow the paths")
+    func keptFilesReplacedElsewhere() throws {
+        try Self.withLog { log in
+            let caller = try ProcessLineage.current()
+            let group = AccessLogGroupCommit(log: log, checkpointDelay: 60)
+            try group.record(Self.event("kept-1", caller: caller))
+            // Another writer whose limit rotates the file at every append: the provider's open
+            // descriptor now names `.1`, and a new current file is there.
+            let rotating = AccessLog(files: AccessLogFiles(keychainPath: log.files.keychainPath, maximumFileSize: 1, rotatedFiles: 4))
+            try rotating.record(Self.event("rotated-away", caller: caller))
+            try group.record(Self.event("kept-2", caller: caller))
+            #expect(Self.labels(try AccessLog(files: log.files).read()) == ["kept-1", "rotated-away", "kept-2"])
+            #expect(access(log.files.rotatedPath(1), F_OK) == 0, "kept-1 was rotated out of the current file")
+
+            // The lock file removed (as a tidy-up script might): the next append locks the file the path names again.
+            let lockPath = log.files.keychainPath + ".access-log.lock"
+            try #require(unlink(lockPath) == 0)
+            try group.record(Self.event("kept-3", caller: caller))
+            #expect(access(lockPath, F_OK) == 0, "the lock file is there again for the other writers")
+            try group.flush()
+            #expect(Self.labels(try AccessLog(files: log.files).read()) == ["kept-1", "rotated-away", "kept-2", "kept-3"])
+        }
+    }
 }
 
 /// Values appended from several threads.

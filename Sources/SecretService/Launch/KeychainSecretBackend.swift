@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAudit
 import KeychainServices
 
 /// The daemon's backend on the keychain: ``SecretStore`` for collections and items,
@@ -23,6 +24,14 @@ package final class KeychainSecretBackend: SecretServiceBackend {
 
     /// Whether the keychain service holds the keychain (it then decides and logs every item call).
     package var isServedByKeychainService: Bool { store.isServedByKeychainService }
+
+    /// For ``KeychainAccessLogs``: the calls through which the provider's access log of a keychain
+    /// (by path) reaches its key item, made through the store, so that the log's checkpoint keeps
+    /// the search index current (``SecretStore/accessLogKeyItems(forKeychainAt:)``).
+    package var accessLogKeyItems: @Sendable (String) -> AccessLogKeyItems {
+        let store = self.store
+        return { store.accessLogKeyItems(forKeychainAt: $0) }
+    }
 
     package func collectionNames() throws(DBusError) -> [String] {
         store.collectionIDs().map(\.rawValue)

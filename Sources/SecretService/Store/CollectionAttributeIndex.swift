@@ -8,11 +8,17 @@ import Foundation
 /// when the collection is locked, so no attribute stays in memory while it is locked. Kept in step
 /// with the keychain file, which other processes share (``SecretStore/indexedItems(of:calls:)``):
 /// - the provider's own writes update their item's entry at once;
-/// - a commit by anyone moves the file's ``KeychainFileStamp``; the next search then lists the
-///   persistent references (no decryption) and reads only the items that appeared;
-/// - an item changed in place by another process keeps its reference, so it is caught by
-///   checking each match's attributes against the keychain before it is returned, and by a full
-///   read when the file changed and the last one is older than ``fullReadInterval``.
+/// - on a keychain file of the provider's own, the keychain's change mark
+///   (`SecKeychainCopyChangeMark`) tells the provider's own commits (its writes, the access log's
+///   checkpoint) from everyone else's: while nobody else committed, every entry is the keychain's
+///   and is answered as it is (``mark``), with no item decrypted; a commit by anyone else (or by
+///   this process outside the store) makes the next use read every item again;
+/// - on the keychain service's keychain, which has no mark here, a commit by anyone moves the
+///   file's ``KeychainFileStamp``; the next search then lists the persistent references (no
+///   decryption) and reads only the items that appeared; an item changed in place by another
+///   process keeps its reference, so it is caught by checking each match's attributes against the
+///   keychain before it is returned, and by a full read when the file changed and the last one is
+///   older than ``fullReadInterval``.
 struct CollectionAttributeIndex {
     /// One item of the collection.
     struct Entry {
@@ -21,6 +27,24 @@ struct CollectionAttributeIndex {
         /// Its Secret Service attributes; nil for an item that is never a client's (the access
         /// log's key, the per-application access record), kept so it is not read again.
         let attributes: [String: String]?
+        /// Its label, creation and modification dates (what `Properties.GetAll` of the item
+        /// answers with the attributes); nil for an item that is never a client's.
+        let info: SecretItemInfo?
+
+        /// An item that is never a client's.
+        init(hidden id: SecretItemID) {
+            self.id = id
+            attributes = nil
+            info = nil
+        }
+
+        /// A client's item, from its keychain attributes.
+        init(id: SecretItemID, item: [String: Any]) {
+            self.id = id
+            let info = SecretStore.info(of: item)
+            attributes = info.attributes
+            self.info = info
+        }
     }
 
     /// The longest time a changed file goes without a full read: bounds how long an item changed
@@ -46,17 +70,29 @@ struct CollectionAttributeIndex {
     private var postings: [Pair: Set<Data>] = [:]
     /// The file's stamp when the entries were last brought in step.
     var stamp: KeychainFileStamp
+    /// The keychain's change mark at which every entry was known to be the keychain's (nil: the
+    /// keychain has none, or it is not known): while the keychain's mark is still this one, the
+    /// entries are answered as they are.
+    var mark: Data?
     /// When the last full read happened.
     let fullReadDate: Date
 
-    /// An index from a full read: the items' keychain attributes, with each item's persistent reference.
-    init(fullRead items: [[String: Any]], stamp: KeychainFileStamp, at date: Date) {
+    /// An index from a full read: the items' keychain attributes, with each item's persistent
+    /// reference; `mark` is the keychain's change mark read before the items were.
+    init(fullRead items: [[String: Any]], stamp: KeychainFileStamp, mark: Data?, at date: Date) {
         self.stamp = stamp
+        self.mark = mark
         fullReadDate = date
         for item in items {
             guard let id = SecretStore.itemID(item) else { continue }
-            set(id.persistentReference, Entry(id: id, attributes: AttributeMapping.decode(item).attributes))
+            set(id.persistentReference, Entry(id: id, item: item))
         }
+    }
+
+    /// Whether every entry is the keychain's as of `mark` (the keychain's mark now).
+    func isCurrent(at mark: Data?) -> Bool {
+        guard let mark, let known = self.mark else { return false }
+        return known == mark
     }
 
     /// The references the index holds.

@@ -21,9 +21,12 @@ struct KeychainCalls {
     let keychain: SecKeychain
     /// Whether the keychain service holds this keychain (the calls are then forwarded to it).
     let isServedByKeychainService: Bool
+    /// Where the items these calls decrypt are counted (nil: not counted).
+    let readCount: KeychainItemReadCount?
 
-    init(path: String) throws(SecretServiceError) {
+    init(path: String, readCount: KeychainItemReadCount? = nil) throws(SecretServiceError) {
         self.path = path
+        self.readCount = readCount
         var handle: SecKeychain?
         let status = SecKeychainOpen(path, &handle)
         guard status == errSecSuccess, let handle else { throw Self.error(status) }
@@ -74,7 +77,18 @@ struct KeychainCalls {
                 items.append(attributes)
             }
         }
+        readCount?.count(decrypted: items.count)
         return items
+    }
+
+    /// The keychain's change mark (`SecKeychainCopyChangeMark`): equal marks, nothing committed in
+    /// between; nil for a keychain held by the keychain service, which has none here.
+    func changeMark() throws(SecretServiceError) -> Data? {
+        var mark: CFData?
+        let status = SecKeychainCopyChangeMark(keychain, &mark)
+        if status == errSecUnimplemented { return nil }
+        guard status == errSecSuccess, let mark else { throw error(status == errSecSuccess ? errSecInternal : status) }
+        return Data(copyingBytesOf: mark)
     }
 
     /// The passwords of the class and primary key `natural` names (an internet password's account,
@@ -105,6 +119,7 @@ struct KeychainCalls {
             guard !ApplicationAccessStore.isRecord(attributes) else { continue }
             items.append(attributes)
         }
+        readCount?.count(decrypted: items.count)
         return items
     }
 
@@ -154,6 +169,7 @@ struct KeychainCalls {
         ]
         let status = itemCall { SecItemCopyMatching(query as CFDictionary, &result) }
         guard status == errSecSuccess, var attributes = result as? [String: Any] else { throw error(status) }
+        readCount?.count(decrypted: 1)
         // The class is the reference's first four bytes (Apple's persistent-reference form).
         attributes[kSecClass as String] = String(decoding: reference.prefix(4), as: UTF8.self)
         return attributes
@@ -172,6 +188,7 @@ struct KeychainCalls {
         let status = itemCall { SecItemCopyMatching(query as CFDictionary, &result) }
         guard status == errSecSuccess, var attributes = result as? [String: Any],
               let data = attributes[kSecValueData as String] as? NSData else { throw error(status == errSecSuccess ? errSecInternal : status) }
+        readCount?.count(decrypted: 1)
         attributes[kSecValueData as String] = nil
         attributes[kSecClass as String] = String(decoding: reference.prefix(4), as: UTF8.self)
         // Not `as? Data`: Foundation builds that `Data` a byte at a time (`Data(copyingBytesOf:)`).

@@ -50,7 +50,9 @@ extension SecretStore {
             guard !(try lockedState(ref.collection)) else { throw .isLocked }
             let cached = accessRecordCache.removeValue(forKey: ref.collection)
             let itemID = ref.item.rawValue
-            let done = try accessStore(ref.collection).changeList(of: itemID, change)
+            // One of the store's own writes: the search index stays current across it.
+            let store = try accessStore(ref.collection)
+            let done = try ownWrite(in: ref.collection, store.calls) { () throws(SecretServiceError) in try store.changeList(of: itemID, change) }
             guard var cached, cached.listsInside == nil else { return }
             if !done.written {
                 cached.lists[itemID] = .some(done.list)

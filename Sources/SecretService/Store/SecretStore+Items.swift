@@ -45,12 +45,15 @@ extension SecretStore {
     /// - Throws: `isLocked` while its collection is locked; `noSuchObject` for an unknown item.
     package func item(_ ref: SecretItemRef) throws(SecretServiceError) -> SecretItemInfo {
         try locked { () throws(SecretServiceError) -> SecretItemInfo in
-            let item = try attributes(ref)
-            let decoded = AttributeMapping.decode(item)
-            return SecretItemInfo(label: AttributeMapping.text(item[kSecAttrLabel as String]) ?? "",
-                                  attributes: decoded.attributes,
-                                  created: item[kSecAttrCreationDate as String] as? Date ?? Date(timeIntervalSince1970: 0),
-                                  modified: item[kSecAttrModificationDate as String] as? Date ?? Date(timeIntervalSince1970: 0))
+            let reference = try checkedReference(ref)
+            // From the collection's index while nobody else committed since it was read (what a
+            // lookup's `GetAll` after its `SearchItems` finds): the item is not decrypted again.
+            if let index = try currentIndex(of: ref.collection, calls: try keychain(ref.collection)) {
+                // A current index holds every item a client may see; anything else is hidden or gone.
+                guard let info = index.entries[reference]?.info else { throw .noSuchObject }
+                return info
+            }
+            return Self.info(of: try attributes(ref))
         }
     }
 
@@ -100,19 +103,23 @@ extension SecretStore {
                 var changes = try Self.slotChanges(for: existing.itemClass, attributes: attributes, contentType: secret.contentType)
                 changes[kSecAttrLabel as String] = label
                 changes[kSecValueData as String] = Data(secret.bytes)
-                try calls.update(reference, changes)
+                try ownWrite(in: collection, calls) { () throws(SecretServiceError) in try calls.update(reference, changes) }
                 try touch(collection)
                 let ref = SecretItemRef(collection: collection, item: existing.item)
                 noteWrite(to: ref)
                 return ref
             }
-            var reference: Data
-            do throws(SecretServiceError) {
-                guard let natural else { throw .alreadyExists }
-                reference = try calls.add(natural, label: label, secret: Data(secret.bytes))
-            } catch .alreadyExists {
+            let reference = try ownWrite(in: collection, calls) { () throws(SecretServiceError) -> Data in
+                if let natural {
+                    // A Result, not a typed `catch .alreadyExists` that rethrows the rest (Swift 6.3 crashes on that in a closure).
+                    switch Result(catching: { () throws(SecretServiceError) -> Data in try calls.add(natural, label: label, secret: Data(secret.bytes)) }) {
+                    case .success(let reference): return reference
+                    case .failure(.alreadyExists): break  // the slot is taken: the collision-free one
+                    case .failure(let error): throw error
+                    }
+                }
                 let fallback = try AttributeMapping.fallback(attributes, contentType: secret.contentType)
-                reference = try calls.add(fallback, label: label, secret: Data(secret.bytes))
+                return try calls.add(fallback, label: label, secret: Data(secret.bytes))
             }
             try touch(collection)
             let ref = SecretItemRef(collection: collection, item: SecretItemID(persistentReference: reference))
@@ -134,7 +141,8 @@ extension SecretStore {
             } else if decoded.isStored || secret.contentType != decoded.contentType {
                 changes[kSecAttrGeneric as String] = try AttributeMapping.encode(.init(attributes: decoded.attributes, contentType: secret.contentType))
             }
-            try keychain(ref.collection).update(ref.item.persistentReference, changes)
+            let calls = try keychain(ref.collection)
+            try ownWrite(in: ref.collection, calls) { () throws(SecretServiceError) in try calls.update(ref.item.persistentReference, changes) }
             try touch(ref.collection)
             noteWrite(to: ref)
         }
@@ -144,7 +152,10 @@ extension SecretStore {
     package func setLabel(_ label: String, of ref: SecretItemRef) throws(SecretServiceError) {
         try locked { () throws(SecretServiceError) in
             _ = try attributes(ref)
-            try keychain(ref.collection).update(ref.item.persistentReference, [kSecAttrLabel as String: label])
+            let calls = try keychain(ref.collection)
+            try ownWrite(in: ref.collection, calls) { () throws(SecretServiceError) in
+                try calls.update(ref.item.persistentReference, [kSecAttrLabel as String: label])
+            }
             try touch(ref.collection)
             noteWrite(to: ref)
         }
@@ -162,32 +173,35 @@ extension SecretStore {
             let decoded = AttributeMapping.decode(item)
             let calls = try keychain(ref.collection)
             let reference = ref.item.persistentReference
-            if item[kSecClass as String] as? String == kSecClassInternetPassword as String {
-                guard var internet = AttributeMapping.internetAttributes(attributes, contentType: decoded.contentType) else {
-                    throw .notSupported("these attributes on an item stored as an internet password")
-                }
-                internet[kSecClass as String] = nil
-                // Absent port and path are cleared, not kept from before.
-                internet[kSecAttrPort as String] = internet[kSecAttrPort as String] ?? 0
-                internet[kSecAttrPath as String] = internet[kSecAttrPath as String] ?? ""
-                try calls.update(reference, internet)
-            } else {
-                var changes = try Self.slotChanges(for: kSecClassGenericPassword as String, attributes: attributes, contentType: decoded.contentType)
-                // Without service and username the item leaves a keychainctl-visible slot for
-                // the collision-free one (keychainctl would otherwise show attributes it no longer has).
-                if changes[kSecAttrService as String] == nil,
-                   AttributeMapping.text(item[kSecAttrService as String]) != AttributeMapping.fallbackService {
-                    let fallback = try AttributeMapping.fallback(attributes, contentType: decoded.contentType)
-                    changes[kSecAttrService as String] = fallback[kSecAttrService as String]
-                    changes[kSecAttrAccount as String] = fallback[kSecAttrAccount as String]
-                }
-                do throws(SecretServiceError) {
-                    try calls.update(reference, changes)
-                } catch .alreadyExists {
-                    let fallback = try AttributeMapping.fallback(attributes, contentType: decoded.contentType)
-                    changes[kSecAttrService as String] = fallback[kSecAttrService as String]
-                    changes[kSecAttrAccount as String] = fallback[kSecAttrAccount as String]
-                    try calls.update(reference, changes)
+            try ownWrite(in: ref.collection, calls) { () throws(SecretServiceError) in
+                if item[kSecClass as String] as? String == kSecClassInternetPassword as String {
+                    guard var internet = AttributeMapping.internetAttributes(attributes, contentType: decoded.contentType) else {
+                        throw .notSupported("these attributes on an item stored as an internet password")
+                    }
+                    internet[kSecClass as String] = nil
+                    // Absent port and path are cleared, not kept from before.
+                    internet[kSecAttrPort as String] = internet[kSecAttrPort as String] ?? 0
+                    internet[kSecAttrPath as String] = internet[kSecAttrPath as String] ?? ""
+                    try calls.update(reference, internet)
+                } else {
+                    var changes = try Self.slotChanges(for: kSecClassGenericPassword as String, attributes: attributes, contentType: decoded.contentType)
+                    // Without service and username the item leaves a keychainctl-visible slot for
+                    // the collision-free one (keychainctl would otherwise show attributes it no longer has).
+                    if changes[kSecAttrService as String] == nil,
+                       AttributeMapping.text(item[kSecAttrService as String]) != AttributeMapping.fallbackService {
+                        let fallback = try AttributeMapping.fallback(attributes, contentType: decoded.contentType)
+                        changes[kSecAttrService as String] = fallback[kSecAttrService as String]
+                        changes[kSecAttrAccount as String] = fallback[kSecAttrAccount as String]
+                    }
+                    switch Result(catching: { () throws(SecretServiceError) in try calls.update(reference, changes) }) {
+                    case .success: break
+                    case .failure(.alreadyExists):
+                        let fallback = try AttributeMapping.fallback(attributes, contentType: decoded.contentType)
+                        changes[kSecAttrService as String] = fallback[kSecAttrService as String]
+                        changes[kSecAttrAccount as String] = fallback[kSecAttrAccount as String]
+                        try calls.update(reference, changes)
+                    case .failure(let error): throw error
+                    }
                 }
             }
             try touch(ref.collection)
@@ -200,7 +214,8 @@ extension SecretStore {
         try locked { () throws(SecretServiceError) in
             guard !(try lockedState(ref.collection)) else { throw .isLocked }
             _ = try attributes(ref)  // An item of a client's, not the access record.
-            try keychain(ref.collection).delete(ref.item.persistentReference)
+            let calls = try keychain(ref.collection)
+            try ownWrite(in: ref.collection, calls) { () throws(SecretServiceError) in try calls.delete(ref.item.persistentReference) }
             try touch(ref.collection)
             noteWrite(to: ref)
         }
@@ -243,6 +258,11 @@ extension SecretStore {
         var index = try indexedItems(of: collection, calls: calls)
         defer { attributeIndexes[collection] = index }
         for reference in index.matches(attributes) {
+            if index.mark != nil {
+                // Nobody else committed since the entries were read: they are the keychain's.
+                guard let known = index.entries[reference], known.attributes == attributes else { continue }
+                return (known.id, String(decoding: reference.prefix(4), as: UTF8.self))
+            }
             guard let current = try entry(reference, calls) else {
                 index.remove([reference])
                 continue

@@ -40,6 +40,8 @@ package final class SecretStore: @unchecked Sendable {
     var accessRecordCache: [SecretCollectionID: CachedAccessRecord] = [:]
     /// The keychain writes made for per-application access (what tests count).
     package let applicationAccessWrites = ApplicationAccessWriteCount()
+    /// The items decrypted and the full reads made (what tests count).
+    package let itemReads = KeychainItemReadCount()
 
     /// Whether the `login` collection is the user's keychain held by the keychain service (every
     /// item call is then forwarded to it for the D-Bus client being served).
@@ -127,7 +129,7 @@ package final class SecretStore: @unchecked Sendable {
         guard let record = metadata.collections[collection.rawValue] else { throw .noSuchObject }
         let path = record.file.map { directory + "/" + $0 } ?? loginPath
         if let cached = handles[path] { return cached }
-        let calls = try KeychainCalls(path: path)
+        let calls = try KeychainCalls(path: path, readCount: itemReads)
         handles[path] = calls
         return calls
     }

@@ -42,7 +42,9 @@ struct SecretServiceCommand: ParsableCommand {
             // setting fails each record (and so each access), as the logs are opened on demand.
             let accessLogs: KeychainAccessLogs? = try backend.isServedByKeychainService ? nil
                 : KeychainAccessLogs(defaultKeychainPath: backend.keychainPath(of: "login"),
-                                     settings: Result { () throws(AccessLogError) in try Keychainctl.environment.accessLogSettings() })
+                                     settings: Result { () throws(AccessLogError) in try Keychainctl.environment.accessLogSettings() },
+                                     // The checkpoint's writes go through the store: its search index stays current.
+                                     keyItems: backend.accessLogKeyItems)
             // The logs' checkpoints are brought up to their newest entries when the provider stops.
             defer {
                 do {

@@ -1,0 +1,51 @@
+import Foundation
+import SecretServiceHarness
+import Testing
+
+/// The attacker's view of the provider's access log: a secret a client received is in the log on
+/// disk even when the provider is SIGKILLed the moment it handed the secret out — before the
+/// keychain's deferred checkpoint caught up, with no chance to flush anything. (The entry is
+/// written and synced before the secret leaves; the kill only shows it was not left in memory.)
+@Suite("Access log: every secret handed out is logged on disk before the provider dies", .integration,
+       .tags(.external, .dbus, .gnomeKeyring, .python))
+struct AccessLogKillTests {
+    @Test("secretstorage reads 5 secrets, the provider is SIGKILLed at once: 5 read entries, the log verifies")
+    func entriesSurviveKill() async throws {
+        try await withProvider(.keychainKit) { harness in
+            for index in 0..<5 {
+                let stored = try harness.secretTool(["store", "--label=kill \(index)", "kk", "kill-log", "n", "\(index)"],
+                                                    stdin: "secret \(index)".bytes)
+                try #require(stored.status == 0, "\(stored)")
+            }
+            // One process reads every secret; the provider is killed as soon as it has them all.
+            let read = try harness.python("""
+                import secretstorage
+                bus = secretstorage.dbus_init()
+                collection = secretstorage.get_default_collection(bus)
+                for index in range(5):
+                    item = next(collection.search_items({"kk": "kill-log", "n": str(index)}))
+                    print(item.get_secret().decode())
+                """)
+            try harness.killProvider()
+            #expect(read.status == 0 && read.stdout == (0..<5).map { "secret \($0)\n" }.joined(), "\(read)")
+
+            // Read and verified by keychainctl, as a user would after the crash.
+            let log = try harness.keychainctl(["access-log", "--json"])
+            #expect(log.status == 0, "\(log)")
+            let reads = try log.stdout.split(separator: "\n").compactMap { line -> String? in
+                let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                guard entry["channel"] as? String == "secret-service", entry["operation"] as? String == "read" else { return nil }
+                return (entry["item"] as? [String: Any])?["label"] as? String
+            }
+            for index in 0..<5 {
+                #expect(reads.contains("kill \(index)"), "no read entry for item \(index) after the kill: \(reads)")
+            }
+
+            // Started again on the same files, the provider continues the chain after the kill.
+            try harness.restartProvider()
+            #expect(try harness.secretTool(["lookup", "kk", "kill-log", "n", "0"]).stdoutBytes == "secret 0".bytes)
+            let after = try harness.keychainctl(["access-log", "--json"])
+            #expect(after.status == 0 && after.stdout.split(separator: "\n").count > log.stdout.split(separator: "\n").count, "\(after)")
+        }
+    }
+}
