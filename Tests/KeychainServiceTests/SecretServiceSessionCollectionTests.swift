@@ -45,5 +45,11 @@ struct SecretServiceSessionCollectionTests {
         // through the service (no call of its own logged there).
         let own = try ServiceAccessLogTests.log(fixture, as: fixture.alice).entries.filter { $0["application"] as? String == fixture.program }
         #expect(own.isEmpty, "\(own)")
+
+        // With the keychain locked (the policy then unreadable), the creator still reads its session item.
+        let lock = try fixture.run(as: fixture.alice, [fixture.program, "lock-keychain"])
+        #expect(lock.status == 0, "\(lock.error)")
+        let whileLocked = try secretTool(creator, ["lookup"] + Self.attributes)
+        #expect(whileLocked.status == 0 && whileLocked.output == "session-secret", "\(whileLocked.output) \(whileLocked.error)\n\(session.providerLog)")
     }
 }

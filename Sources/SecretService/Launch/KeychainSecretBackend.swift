@@ -162,6 +162,8 @@ package final class KeychainSecretBackend: SecretServiceBackend {
             do {
                 named = try SecretServicePolicyRoute.policy(socket: socket)
             } catch {
+                // Locked: the caller decides as it does for a locked keychain (the session collection asks).
+                if error.status == errSecInteractionNotAllowed { throw .isLocked("the keychain is locked: \(error)") }
                 throw .failed("the per-application policy could not be read from the keychain service, so nothing was decided: \(error)")
             }
             guard let policy = ApplicationAccessPolicy(rawValue: named) else {
