@@ -155,6 +155,11 @@ write("FuzzServiceWire", "reply-ok", [1] + list(struct.pack('>iI', 0, 0)) + [0, 
 write("FuzzServiceWire", "reply-failure", [1] + list(struct.pack('>iI', -34018, 0)) + [1] + wfield(b"not granted") + [0])
 write("FuzzServiceWire", "value-nested", warray([warray([wdict({"r": wdouble(0.25)})])]))
 write("FuzzServiceWire", "request-change-password", wrequest(9, {"password": wdata(b"old"), "newPassword": wdata(b"new")}))
+write("FuzzServiceWire", "request-read-secret-service-access", wrequest(60, {}))
+write("FuzzServiceWire", "request-change-secret-service-access", wrequest(61, {"password": wdata(b"pw"), "action": wstring("trust"),
+                                                                               "item": wstring("67656e70"), "executable": wstring("/usr/bin/secret-tool")}))
+write("FuzzServiceWire", "request-answer-consent", wrequest(43, {"nonce": wdata(bytes(32)), "password": wdata(b"pw"), "always": wbool(True)}))
+write("FuzzServiceWire", "request-deny-consent", wrequest(43, {"nonce": wdata(bytes(32)), "deny": wbool(True)}))
 write("FuzzServiceWire", "request-set-settings", wrequest(10, {"lockInterval": wint(300), "lockOnSleep": wbool(False)}))
 write("FuzzServiceWire", "reply-keychain-state", [1] + list(struct.pack('>iI', 0, 0)) + [0, 1] + wdict({"hasPassword": wbool(True),
       "lockInterval": wint(600), "unlocked": wbool(False)}))

@@ -86,8 +86,16 @@ package enum ServiceItemCall {
         var reply: ServiceReply
         do {
             reply = try ServiceClient.send(request, to: socketPath) { first in
-                guard let prompter, first.status == UserGrantRequest.interactionRequiredStatus, let challenge = ConsentChallenge(first.result),
-                      var answer = prompter(challenge) else { return nil }
+                guard let prompter, first.status == UserGrantRequest.interactionRequiredStatus,
+                      let challenge = ConsentChallenge(first.result) else { return nil }
+                guard var answer = prompter(challenge) else {
+                    // The user denied a D-Bus client's access at the provider's prompt: the service
+                    // is told at once, and logs the denial under the client then.
+                    guard forwarding != nil else { return nil }
+                    return ServiceRequest(operation: .answerConsent, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                                          query: [WireEntry(key: UserGrantRequest.nonceKey, value: .data(challenge.nonce)),
+                                                  WireEntry(key: UserGrantRequest.denyKey, value: .bool(true))])
+                }
                 defer { answer.password.resetBytes(in: 0..<answer.password.count) }
                 return ServiceRequest(operation: .answerConsent, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
                                       query: [WireEntry(key: UserGrantRequest.nonceKey, value: .data(challenge.nonce)),

@@ -178,6 +178,13 @@ final class ServiceRequestHandler: Sendable {
             return ServiceReply(status: KeychainStatus.authFailed.rawValue,
                                 failureReason: "no such consent prompt on this connection (answered, expired or never asked): nothing was read")
         }
+        if fields[UserGrantRequest.denyKey] as? Bool == true {
+            // The user denied it at the prompt: a forwarded call's denial is logged now, under the
+            // client, not when the next request or the connection's end finds the challenge unanswered.
+            if let forwarded = pending.forwarded { logUnanswered(forwarded) }
+            return ServiceReply(status: KeychainStatus.userCanceled.rawValue,
+                                failureReason: "you denied the program access to that item: nothing was done")
+        }
         if let forwarded = pending.forwarded {
             return answerForwarded(request, to: pending, forwarded, from: peer)
         }

@@ -27,6 +27,9 @@ package enum UserGrantRequest {
     package static let nonceKey = "nonce"
     /// Whether the user chose "Always allow", a boolean (answer only).
     package static let alwaysKey = "always"
+    /// Whether the user denied it at the prompt, a boolean (answer only): the answer then carries
+    /// no password, and the service logs the denial at once.
+    package static let denyKey = "deny"
 
     /// The query entry a client adds to a read when it can ask its user for consent (a boolean,
     /// true). The service removes it before the read; without it, a read that needs consent is
@@ -60,8 +63,13 @@ package enum UserGrantRequest {
             allowed = [:]
             required = []
         case .answerConsent:
-            allowed = [passwordKey: isData, nonceKey: isData, alwaysKey: isBool]
-            required = [passwordKey, nonceKey]
+            allowed = [passwordKey: isData, nonceKey: isData, alwaysKey: isBool, denyKey: isBool]
+            // A denial proves nothing and carries nothing out: it needs no password (and sends none).
+            let denies = query.contains { $0.key == denyKey && $0.value == .bool(true) }
+            if denies, query.contains(where: { $0.key == passwordKey || $0.key == alwaysKey }) {
+                throw .malformed("\(operation): a denial carries no password and no always")
+            }
+            required = denies ? [nonceKey] : [passwordKey, nonceKey]
         default:
             return
         }

@@ -212,6 +212,26 @@ struct SecretServiceDecisionTests {
         #expect(confirmed.count == 1 && confirmed.allSatisfy { $0["provider"] as? String == fixture.program }, "\(logged)")
     }
 
+    @Test("Deny at the provider's prompt is logged by the service when the answer arrives, under the client")
+    func denyLoggedAtOnce() throws {
+        let (fixture, other) = try Self.prepared()
+        defer { fixture.stop() }
+        let deny = try Self.pinentry(fixture, name: "deny", choice: "deny", password: Self.password)
+        let session = try SecretServiceRoutingTests.Session(fixture, as: fixture.alice, provider: fixture.program,
+                                                           environment: ["KEYCHAINKIT_PINENTRY": deny.path])
+        defer { session.stop() }
+        try Self.storeAsCreator(fixture, session)
+        let refused = try Self.secretTool(fixture, session, tool: other, ["lookup"] + Self.attributes)
+        #expect(refused.status != 0 && !refused.output.contains("decided-secret"), "\(refused.output) \(refused.error)")
+        #expect((try String(contentsOfFile: deny.marker, encoding: .utf8)).contains("asked"), "no prompt: \(session.providerLog)")
+        // Nothing else reached the provider's connection since (no request, not closed): the
+        // denial is in the log already.
+        let logged = try Self.itemEntries(fixture)
+        let denied = Self.entries(logged, of: other, "denied-by-user")
+        #expect(denied.count == 1 && denied.allSatisfy { $0["provider"] as? String == fixture.program }, "\(logged)\n\(fixture.log)")
+        #expect(Self.entries(logged, of: other, "confirmed-once").isEmpty && Self.entries(logged, of: other, "trusted").isEmpty)
+    }
+
     @Test("Always allow with the keychain password puts the client on the item's list: no prompt next time")
     func alwaysAllow() throws {
         let (fixture, other) = try Self.prepared()

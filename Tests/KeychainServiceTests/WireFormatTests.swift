@@ -163,6 +163,32 @@ struct WireFormatTests {
         }
     }
 
+    @Test("a consent answer: a nonce and the password (always optional), or a nonce and a denial without password or always")
+    func consentAnswers() throws {
+        func request(_ entries: [(String, WireValue)]) -> ServiceRequest {
+            ServiceRequest(operation: .answerConsent, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                           query: entries.map { WireEntry(key: $0.0, value: $0.1) })
+        }
+        let nonce = (UserGrantRequest.nonceKey, WireValue.data(Data(repeating: 7, count: 32)))
+        let password = (UserGrantRequest.passwordKey, WireValue.data(Data("pw".utf8)))
+        let always = (UserGrantRequest.alwaysKey, WireValue.bool(true))
+        let deny = (UserGrantRequest.denyKey, WireValue.bool(true))
+        for accepted in [request([nonce, password]), request([nonce, password, always]), request([nonce, deny]),
+                         request([nonce, password, (UserGrantRequest.denyKey, .bool(false))])] {
+            #expect(try ServiceRequest.decode(accepted.encoded()) == accepted)
+        }
+        let refused: [(String, ServiceRequest)] = [
+            ("a denial without its nonce", request([deny])),
+            ("a denial with a password", request([nonce, deny, password])),
+            ("a denial that also always allows", request([nonce, deny, always])),
+            ("a denial as text", request([nonce, (UserGrantRequest.denyKey, .string("yes"))])),
+            ("no denial and no password", request([nonce, (UserGrantRequest.denyKey, .bool(false))])),
+        ]
+        for (name, request) in refused {
+            #expect(throws: WireFailure.self, "\(name)") { try ServiceRequest.decode(request.encoded()) }
+        }
+    }
+
     @Test("a per-application access call: a read takes nothing; a change its password (data), a known action and its strings; nothing else")
     func secretServiceAccessCalls() throws {
         func request(_ operation: ServiceRequest.Operation, _ entries: [(String, WireValue)], changes: [WireEntry] = []) -> ServiceRequest {

@@ -16,6 +16,7 @@ func fuzzServiceWire(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
             fatalError("a decoded request does not survive re-encoding")
         }
         if request.operation != .update && !request.changes.isEmpty { fatalError("changes accepted on \(request.operation)") }
+        checkAccessAndConsentEntries(request)
     }
     if let reply = try? ServiceReply.decode(input) {
         guard let again = try? ServiceReply.decode(reply.encoded()), again.encoded() == reply.encoded() else {
@@ -39,6 +40,47 @@ func fuzzServiceWire(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
         fatalError("a frame larger than the cap or than the bytes sent was accepted")
     }
     return 0
+}
+
+/// The Secret Service access calls and consent answers the decoder lets through: a read of the
+/// access (op 60) carries nothing; a change (op 61) its password as data, a known action, a known
+/// policy and item and executable as strings only; a consent answer (op 43) a nonce, and either the
+/// password or a denial with neither password nor always.
+func checkAccessAndConsentEntries(_ request: ServiceRequest) {
+    let fields = Dictionary(request.query.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    switch request.operation {
+    case .readSecretServiceAccess:
+        if !request.query.isEmpty { fatalError("a read of the Secret Service's access with entries was accepted") }
+    case .changeSecretServiceAccess:
+        guard case .data? = fields[SecretServiceAccessRequest.passwordKey],
+              case .string(let action)? = fields[SecretServiceAccessRequest.actionKey],
+              [SecretServiceAccessRequest.trust, SecretServiceAccessRequest.untrust, SecretServiceAccessRequest.setPolicy].contains(action) else {
+            fatalError("a change of the Secret Service's access without its password or a known action was accepted")
+        }
+        for entry in request.query {
+            switch (entry.key, entry.value) {
+            case (SecretServiceAccessRequest.passwordKey, .data), (SecretServiceAccessRequest.actionKey, .string),
+                 (SecretServiceAccessRequest.itemKey, .string), (SecretServiceAccessRequest.executableKey, .string):
+                continue
+            case (SecretServiceAccessRequest.policyKey, .string(let policy)) where ["allow", "confirm", "deny"].contains(policy):
+                continue
+            default:
+                fatalError("a change of the Secret Service's access took \(entry.key) of that type or value")
+            }
+        }
+    case .answerConsent:
+        guard case .data? = fields[UserGrantRequest.nonceKey] else { fatalError("a consent answer without its nonce was accepted") }
+        if fields[UserGrantRequest.denyKey] == .bool(true) {
+            if fields[UserGrantRequest.passwordKey] != nil || fields[UserGrantRequest.alwaysKey] != nil {
+                fatalError("a denial carrying a password or always was accepted")
+            }
+        } else if case .data? = fields[UserGrantRequest.passwordKey] {
+        } else {
+            fatalError("a consent answer that is no denial and carries no password was accepted")
+        }
+    default:
+        break
+    }
 }
 
 extension WireValue {

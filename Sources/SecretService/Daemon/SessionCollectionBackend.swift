@@ -6,9 +6,10 @@ import Foundation
 /// (an alias is saved to disk, the collection is not).
 ///
 /// Per-application access: the items' lists live with the items (in memory); the policy is the
-/// login keychain's, or `confirm` while the login keychain is locked (its policy cannot be read
-/// then, and nothing looser may be assumed). Accesses are recorded in the login keychain's access
-/// log (``keychainPath(of:)`` names its file).
+/// login keychain's — with the keychain service, the one the service keeps for the user — or
+/// `confirm` while the login keychain is locked (its policy cannot be read then, and nothing looser
+/// may be assumed). Accesses are recorded in the login keychain's access log (``keychainPath(of:)``
+/// names its file).
 package final class SessionCollectionBackend: SecretServiceBackend {
     private let base: any SecretServiceBackend
     private let session = SessionCollection()

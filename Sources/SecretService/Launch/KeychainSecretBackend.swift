@@ -159,8 +159,28 @@ package final class KeychainSecretBackend: SecretServiceBackend {
         return (TransferCoding(session: opened.session), opened.output)
     }
 
+    /// With the keychain service, the service decides every call on the keychain's items itself
+    /// (their lists are its own): what the provider still decides (the in-memory `session`
+    /// collection, ``SessionCollectionBackend``) follows the policy the service keeps for the user,
+    /// with no lists. The provider's old hidden records are not read: that read would be a client's
+    /// call the service decides (and may ask the user about), and the user sets the policy in the
+    /// service now (`keychainctl app-access policy`).
     package func applicationAccessRecord(of collection: String, items: [String]) throws(DBusError) -> ApplicationAccessRecord {
-        try mapped { () throws(SecretServiceError) in try store.applicationAccessRecord(of: try Self.collectionID(collection), items: items) }
+        if let socket = SecKeychainServiceRoute.socket(for: try keychainPath(of: collection)) {
+            let named: String
+            do {
+                named = try SecretServicePolicyRoute.policy(socket: socket)
+            } catch {
+                // Locked: the caller decides as it does for a locked keychain (the session collection asks).
+                if error.status == errSecInteractionNotAllowed { throw .isLocked("the keychain is locked: \(error)") }
+                throw .failed("the per-application policy could not be read from the keychain service, so nothing was decided: \(error)")
+            }
+            guard let policy = ApplicationAccessPolicy(rawValue: named) else {
+                throw .failed("the keychain service named the per-application policy \(named), which this provider does not know")
+            }
+            return ApplicationAccessRecord(policy: policy, items: [:])
+        }
+        return try mapped { () throws(SecretServiceError) in try store.applicationAccessRecord(of: try Self.collectionID(collection), items: items) }
     }
 
     package func changeApplicationList(of address: SecretItemAddress, _ change: @escaping (inout ItemApplicationList?) -> Void) throws(DBusError) {
