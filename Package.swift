@@ -248,6 +248,8 @@ let package = Package(
         // Linux), so Apple's CF-typed layer is not linked (issue 37; LayerRuleTests checks it).
         .executableTarget(name: "docker-credential-keychainkit", dependencies: [
             "InternetCredentials", "KeychainToolSupport",
+            // Whitespace trimming without Foundation's CharacterSet (Docker's server URLs).
+            "KeychainPrimitives",
             // The access log: the helper records each credential it hands out, stores or erases.
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
         ], linkerSettings: shippedToolLinkerSettings),

@@ -18,6 +18,6 @@ package enum InternetProtocolCode {
 
     /// The scheme for a code (`htps` → `https`), or the code without its padding if none is known.
     package static func scheme(for code: String) -> String {
-        InternetProtocolSchemes.scheme(forCode: code) ?? TextTrimming.trimmingWhitespace(code)
+        InternetProtocolSchemes.scheme(forCode: code) ?? code.trimmingWhitespace()
     }
 }

@@ -1,3 +1,4 @@
+import KeychainPrimitives
 
 /// Splits the server addresses git and Docker pass around into host, port, path and scheme.
 package enum ServerAddress {
@@ -21,7 +22,7 @@ package enum ServerAddress {
     /// Without a scheme, `https` is assumed (as Docker's own helpers do). The path keeps its
     /// leading slash; nil when there is none (or it is just `/`). Nil for an empty host.
     package static func parseURL(_ url: String) -> (scheme: String, host: String, port: Int?, path: String?)? {
-        var rest = Substring(TextTrimming.trimmingWhitespaceAndNewlines(url))
+        var rest = Substring(url.trimmingWhitespaceAndNewlines())
         var scheme = "https"
         if let range = rest.firstRange(of: "://") {
             scheme = rest[..<range.lowerBound].lowercased()

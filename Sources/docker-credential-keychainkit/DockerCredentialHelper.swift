@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import KeychainPrimitives
 import KeychainToolSupport
 
 /// Docker's credential-helper protocol: `store` reads the JSON credentials, `get` and `erase` read
@@ -63,11 +64,11 @@ enum DockerCredentialHelper {
         } catch {
             throw HelperFailure(message: "invalid credentials JSON on standard input")
         }
-        guard !TextTrimming.trimmingWhitespaceAndNewlines(credentials.ServerURL).isEmpty else {
+        guard !credentials.ServerURL.trimmingWhitespaceAndNewlines().isEmpty else {
             throw HelperFailure(message: DockerHelperMessage.missingServerURL)
         }
         guard !credentials.Username.isEmpty else { throw HelperFailure(message: DockerHelperMessage.missingUsername) }
-        let server = TextTrimming.trimmingWhitespaceAndNewlines(credentials.ServerURL)
+        let server = credentials.ServerURL.trimmingWhitespaceAndNewlines()
         let address = try parse(server)
         // A keychain that cannot log refuses here, before the old credential is deleted.
         try DockerAccessRecording.prepareToRecord()
@@ -114,7 +115,7 @@ enum DockerCredentialHelper {
 
     /// The server URL from `get`/`erase` input (the whole input, trimmed).
     private static func serverURL(_ input: Data) throws -> String {
-        let server = TextTrimming.trimmingWhitespaceAndNewlines(String(decoding: input, as: UTF8.self))
+        let server = String(decoding: input, as: UTF8.self).trimmingWhitespaceAndNewlines()
         guard !server.isEmpty else { throw HelperFailure(message: DockerHelperMessage.missingServerURL) }
         return server
     }

@@ -65,7 +65,7 @@ struct LayerRuleTests {
         "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync", "KeychainServiceCore",
                         "KeychainServiceWire", "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService",
                         "KeychainClient"],
-        "docker-credential-keychainkit": ["KeychainAudit", "InternetCredentials", "KeychainToolSupport"],
+        "docker-credential-keychainkit": ["KeychainAudit", "InternetCredentials", "KeychainToolSupport", "KeychainPrimitives"],
         "keychainkit-demo": ["KeychainKit"],
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
         "keychainkit-audit-bench": ["KeychainLinux", "KeychainServices", "KeychainAudit"],
