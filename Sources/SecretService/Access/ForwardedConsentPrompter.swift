@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainServices
 
 /// How the provider puts the keychain service's question before its user when the service cannot
