@@ -156,7 +156,9 @@ struct LayerRuleTests {
     @Test func noFileImportsTheCLibraryByName() throws {
         let ladder = try Regex(#"^import (Glibc|Musl|Darwin|Android)\b"#)
         var offenders: [String] = []
-        for module in try Self.allModules() {
+        // A module on FoundationEssentials imports its C library through the canImport ladder
+        // (Essentials does not re-export it): essentialsOnlyStorageModulesImportFoundationOnlyAsTheFallback checks it.
+        for module in try Self.allModules() where !Self.essentialsOnlyStorageModules.contains(module) {
             offenders += try Self.codeLines(of: module).filter { $0.text.contains(ladder) }.map { "\($0.location): \($0.text)" }
         }
         #expect(offenders.isEmpty, "import Foundation instead (it re-exports the platform's C library): \(offenders)")

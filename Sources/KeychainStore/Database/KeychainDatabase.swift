@@ -71,7 +71,7 @@ package final class KeychainDatabase: @unchecked Sendable {
     let connection: SQLiteConnection
     /// Serialises calls on the connection. Recursive so that the calls of one ``atomically(_:)``
     /// body (made on the thread that holds it) run inside its transaction.
-    let lock = RecursiveLock()
+    let lock = ThreadLock(recursive: true)
     /// How many ``transaction(changesKeyHierarchy:_:)`` calls are running on this thread's call
     /// (more than one only inside ``atomically(_:)``): an inner one joins the outer transaction.
     private var transactionDepth = 0
