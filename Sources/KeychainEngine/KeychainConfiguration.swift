@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainPrimitives
 import KeychainStore
 import KeychainVocabulary
@@ -106,7 +117,7 @@ package struct KeychainConfiguration: Sendable {
         /// `XDG_…_HOME` when it is an absolute path (the XDG spec ignores relative ones), else `~/fallback`.
         func xdgDirectory(_ name: String, fallback: String) -> String {
             environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil }
-                ?? ((setting("HOME") ?? NSHomeDirectory()) + "/" + fallback)
+                ?? ((setting("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/" + fallback)
         }
         defaultKeychainPath = setting(KeychainVariable.keychain).map(KeychainLocation.absolute)
             ?? xdgDirectory("XDG_DATA_HOME", fallback: ".local/share") + "/keychainkit/login.keychain-db"
@@ -117,10 +128,10 @@ package struct KeychainConfiguration: Sendable {
             deviceKeyPath = KeychainLocation.absolute(explicit)
             earlierDeviceKeyPaths = []
         } else {
-            let primary = (accountHome ?? setting("HOME") ?? NSHomeDirectory()) + stateFolder
+            let primary = (accountHome ?? setting("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path) + stateFolder
             var earlier: [String] = []
             for candidate in [xdgDirectory("XDG_STATE_HOME", fallback: ".local/state") + "/keychainkit/device.key",
-                              (setting("HOME") ?? NSHomeDirectory()) + stateFolder]
+                              (setting("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path) + stateFolder]
             where candidate != primary && !earlier.contains(candidate) {
                 earlier.append(candidate)
             }

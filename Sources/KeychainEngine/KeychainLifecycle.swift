@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainStore
 import KeychainVocabulary
 
@@ -323,7 +334,7 @@ package final class KeychainLifecycle: Sendable {
 /// settings does, which ``KeychainRegistry/settingsGeneration`` reports; the session's unlock,
 /// which can change at any moment, is still followed at every call.
 private final class DefaultItemEngineCache: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var cached: (generation: UInt64, engine: SecItemEngine)?
 
     func engine(registry: KeychainRegistry, creatingKeychain: Bool,

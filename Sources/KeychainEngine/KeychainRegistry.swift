@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainStore
 import KeychainVocabulary
 
@@ -22,7 +33,7 @@ package enum KeychainLocation {
 /// (`KeychainLifecycle.apple` in KeychainServicesPortable) owns the process's registry, read from
 /// the environment; the keychain service, tests and tools make their own.
 package final class KeychainRegistry: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var databases: [String: KeychainDatabase] = [:]
     /// Keychains whose unlock in this process is the session's (published or adopted).
     private var sessionBackedPaths: Set<String> = []
@@ -322,7 +333,7 @@ package final class KeychainRegistry: @unchecked Sendable {
 /// The registries whose keychains are checkpointed when the process exits: one `atexit` handler
 /// (a C function pointer, which captures nothing) walks the registries registered here.
 private enum ExitCheckpoint {
-    private static let lock = NSLock()
+    private static let lock = ThreadLock()
     nonisolated(unsafe) private static var registries: [ObjectIdentifier: KeychainRegistry] = [:]
 
     static func register(_ registry: KeychainRegistry) {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 /// Persistent references in Apple's current form: 20 bytes, the 4 ASCII bytes of the item class

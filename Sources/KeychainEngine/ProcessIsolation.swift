@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Which mode keeps this process's keychain calls, and what the system adds to it: the facts
 /// `SecKeychainCopyStorageSecurity` (and `keychainctl show-keychain-info --security`) report so a
@@ -31,9 +42,31 @@ package enum ProcessIsolation {
     /// its descendants; 2: only with `CAP_SYS_PTRACE`; 3: never), or nil when the kernel has no
     /// Yama (then any process of a user may attach to any other of that user, as with 0).
     package static func ptraceScope(file: String = "/proc/sys/kernel/yama/ptrace_scope") -> Int? {
-        guard let handle = FileHandle(forReadingAtPath: file) else { return nil }
-        defer { handle.closeFile() }
-        return Int(String(decoding: handle.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        guard let bytes = contents(of: file) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self).unicodeScalars
+        // Foundation's `.whitespacesAndNewlines`, trimmed at both ends.
+        let isSpace: (Unicode.Scalar) -> Bool = { $0.properties.isWhitespace }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return nil }
+        return Int(String(text[first...last]))
+    }
+
+    /// The whole of a small file (a /proc or /sys setting), read to its end; nil when it cannot
+    /// be opened or read.
+    private static func contents(of path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            bytes += buffer[..<count]
+        }
     }
 
     /// What `scope` (``ptraceScope(file:)``) means for the service's trust in a program it verified.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainStore
 import KeychainVocabulary
 
@@ -65,7 +69,10 @@ struct ResultBuilder {
             switch value {
             case .string(let text): dictionary[name] = text
             case .data(let data): dictionary[name] = data
-            case .number(let number): dictionary[name] = NSNumber(value: number)
+            // `as AnyObject` is Foundation's bridge when Foundation is linked: the same
+            // `NSNumber(value:)` Apple's callers read (`as? Int`, `as? NSNumber`), made without
+            // this module importing Foundation (see ``BridgedNumber``).
+            case .number(let number): dictionary[name] = number as AnyObject
             case .date(let date): dictionary[name] = date
             }
         }

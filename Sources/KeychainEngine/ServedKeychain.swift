@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainStore
 import KeychainVocabulary
 
@@ -45,7 +49,7 @@ extension KeychainConfiguration {
                                             KeychainVariable.deviceKeyFile: deviceKeyPath,
                                             KeychainVariable.sessionKeyring: "off",
                                             KeychainVariable.serviceSocket: "off",
-                                            "HOME": (keychainPath as NSString).deletingLastPathComponent],
+                                            "HOME": FilePaths.deletingLastComponent(keychainPath)],
                               authenticator: authenticator)
     }
 }

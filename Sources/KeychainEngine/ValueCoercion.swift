@@ -1,19 +1,26 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainStore
 import KeychainVocabulary
 
 /// Reads the loosely typed values of a query dictionary — Swift values (`true`, `Int`, `String`,
 /// `Data`) or their Foundation bridges (`NSNumber`, `NSString`, `NSData`) — as Apple's parser
 /// would. Never force-casts: a value of the wrong type is `errSecParam`.
+///
+/// Foundation's text, data, date and UUID objects convert by the runtime's bridging casts
+/// (`as? String`), which need no import; numbers and null are read through ``BridgedNumber`` and
+/// ``BridgedNull``, which the module importing Foundation conforms them to.
 enum ValueCoercion {
     /// A CFBoolean: a Swift `Bool`, or an `NSNumber` created from one. A number 1 is not a boolean.
     static func boolean(_ value: Any) -> Bool? {
         if type(of: value) == Bool.self { return value as? Bool }
         // On Linux every NSNumber casts to Bool, so the number's own type decides: CFBoolean
         // values are created from a Bool and report the C type `c` (or `B`).
-        guard let number = value as? NSNumber else { return nil }
-        let cType = String(cString: number.objCType)
-        return cType == "c" || cType == "B" ? number.boolValue : nil
+        guard let number = value as? any BridgedNumber else { return nil }
+        return number.isBoolean ? number.boolValue : nil
     }
 
     /// Whether the value is `NSNull` (`kCFNull`), which no key accepts.
@@ -22,7 +29,7 @@ enum ValueCoercion {
     /// a Swift `String` or `Data` to a new Foundation object to compare its class, which cost
     /// 2,000 instructions per query key.
     static func isNull(_ value: Any) -> Bool {
-        type(of: value) is NSNull.Type
+        type(of: value) is any BridgedNull.Type
     }
 
     /// Any integer-like value (numbers and booleans); nil for text, data and other types.
@@ -35,12 +42,23 @@ enum ValueCoercion {
         case let number as UInt32: return Int64(number)
         case let number as UInt: return Int64(exactly: number)
         case let number as UInt64: return Int64(exactly: number)
-        case let number as NSNumber:
-            let double = number.doubleValue
-            guard double.rounded() == double, let exact = Int64(exactly: double) else { return nil }
-            return exact
+        case let number as any BridgedNumber: return integer(exactly: number.doubleValue)
+        // The Swift values Foundation bridges to an `NSNumber` (which this method read as one).
+        case let number as Bool: return number ? 1 : 0
+        case let number as Double: return integer(exactly: number)
+        case let number as Float: return integer(exactly: Double(number))
+        case let number as Int8: return Int64(number)
+        case let number as Int16: return Int64(number)
+        case let number as UInt8: return Int64(number)
+        case let number as UInt16: return Int64(number)
         default: return nil
         }
+    }
+
+    /// `double` when it is a whole number an `Int64` holds.
+    private static func integer(exactly double: Double) -> Int64? {
+        guard double.rounded() == double, let exact = Int64(exactly: double) else { return nil }
+        return exact
     }
 
     /// Text (Swift `String` or `NSString`).

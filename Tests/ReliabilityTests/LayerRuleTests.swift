@@ -15,7 +15,8 @@ struct LayerRuleTests {
     /// file imports Foundation only in the `#else` of `#if canImport(FoundationEssentials)`
     /// (docs/CONTRIBUTING.md, "FoundationEssentials only").
     static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire",
-                                        "KeychainClient", "InternetCredentials", "KeychainToolSupport", "docker-credential-keychainkit"]
+                                        "KeychainStore", "KeychainEngine", "KeychainClient", "InternetCredentials", "KeychainToolSupport",
+                                        "docker-credential-keychainkit"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How to reach the user for a password: a pinentry program (the standard Linux secret prompt:
 /// `pinentry-tty`, `pinentry-curses`, `pinentry-gnome3`) and the terminal it should use.

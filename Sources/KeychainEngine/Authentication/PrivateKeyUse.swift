@@ -4,7 +4,11 @@
 // (`copyMatching(_:deferringPrivateKeyUsage:)`), and the key reference built from them calls
 // `authorizePrivateKeyUse` before every signature, decryption and key exchange.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 extension AccessControlPolicy {

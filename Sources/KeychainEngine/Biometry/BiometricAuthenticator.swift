@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Fingerprint authentication through fprintd (`net.reactivated.Fprint` on the system D-Bus),
 /// the Linux counterpart of Touch ID. Every call opens its own connection and closes it, and

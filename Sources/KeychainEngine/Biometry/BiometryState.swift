@@ -1,5 +1,16 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What fprintd reports about the caller's fingerprints: the reader, the enrolled fingers, and
 /// their digest, the "domain state" that `.biometryCurrentSet` items are bound to.

@@ -1,5 +1,9 @@
 #if !os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainLinux dependency in Package.swift
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 /// The operating-system services the engine's policies use, where the Linux integration is not

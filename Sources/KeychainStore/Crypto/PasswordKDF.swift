@@ -1,7 +1,12 @@
 import KeychainPrimitives
 import Crypto
 import CryptoExtras
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Synchronization
 import KeychainVocabulary
 import KeychainItemCodec
 
@@ -122,15 +127,14 @@ package struct PasswordKDF: Sendable, Equatable {
 /// The process's one calibration result (see `PasswordKDF.calibratedOncePerProcess()`).
 private final class CalibrationCache: @unchecked Sendable {
     static let shared = CalibrationCache()
-    private let lock = NSLock()
-    private var cached: UInt8?
+    private let cached = Mutex<UInt8?>(nil)
 
     func logN(_ calibrate: () throws(KeychainStoreError) -> UInt8) throws(KeychainStoreError) -> UInt8 {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached { return cached }
-        let chosen = try calibrate()
-        cached = chosen
-        return chosen
+        try cached.withLock { cached throws(KeychainStoreError) -> UInt8 in
+            if let cached { return cached }
+            let chosen = try calibrate()
+            cached = chosen
+            return chosen
+        }
     }
 }

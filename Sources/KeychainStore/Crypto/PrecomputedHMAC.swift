@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// HMAC-SHA256 (RFC 2104) under one fixed key, from SHA-256 states that have already absorbed
 /// the key's inner and outer pad blocks. A MAC is then a copy of each state, the message through

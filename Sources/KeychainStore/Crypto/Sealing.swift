@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 /// AES-256-GCM with a random 96-bit nonce per message, stored as nonce ‖ ciphertext ‖ tag.

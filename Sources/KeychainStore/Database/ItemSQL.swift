@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Synchronization
 import KeychainVocabulary
 
 /// The SQL text of the `items` statements, built from `Schema`'s names once instead of at every
@@ -115,14 +120,14 @@ enum ItemSQL {
     /// `SELECT` texts by shape. A keychain sees a handful of shapes; the cache stops growing at
     /// `selectCacheLimit` (beyond that, texts are built per call, as before).
     nonisolated(unsafe) private static var selectCache: [SelectShape: String] = [:]
-    private static let selectCacheLock = NSLock()
+    private static let selectCacheLock = Mutex(())
     private static let selectCacheLimit = 128
 
     /// The `SELECT` of item rows for `shape`, arguments in the order the shape's fields are listed.
     static func select(_ shape: SelectShape) -> String {
-        if let cached = selectCacheLock.withLock({ selectCache[shape] }) { return cached }
+        if let cached = selectCacheLock.withLock({ _ in selectCache[shape] }) { return cached }
         let text = selectText(shape)
-        selectCacheLock.withLock {
+        selectCacheLock.withLock { _ in
             if selectCache.count < selectCacheLimit { selectCache[shape] = text }
         }
         return text

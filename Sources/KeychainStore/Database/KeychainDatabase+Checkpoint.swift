@@ -1,5 +1,9 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 /// How big the write-ahead log may grow, and how it is emptied.
@@ -46,7 +50,7 @@ extension KeychainDatabase {
     @discardableResult
     package func checkpointAndTruncateLog(waitingAtMost milliseconds: Int32) throws(KeychainStoreError) -> Bool {
         guard path != ":memory:" else { return true }
-        guard lock.try() else { return false }
+        guard lock.tryLock() else { return false }
         defer { lock.unlock() }
         guard !connection.isInTransaction else { return false }  // an abandoned transaction: the next call discards it
         connection.setBusyTimeout(milliseconds: milliseconds)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension KeychainDatabase {
     /// Whether the `…ThisDeviceOnly` classes can be used here: the device key this keychain was

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 // Sync's own state in the keychain (``SyncableKeychain``): generic passwords of this device only,

@@ -1,6 +1,18 @@
 import KeychainPrimitives
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
 import KeychainVocabulary
 import KeychainItemCodec
 
@@ -59,7 +71,7 @@ package final class KeychainDatabase: @unchecked Sendable {
     let connection: SQLiteConnection
     /// Serialises calls on the connection. Recursive so that the calls of one ``atomically(_:)``
     /// body (made on the thread that holds it) run inside its transaction.
-    let lock = NSRecursiveLock()
+    let lock = ThreadLock(recursive: true)
     /// How many ``transaction(changesKeyHierarchy:_:)`` calls are running on this thread's call
     /// (more than one only inside ``atomically(_:)``): an inner one joins the outer transaction.
     private var transactionDepth = 0
@@ -113,7 +125,7 @@ package final class KeychainDatabase: @unchecked Sendable {
     /// Opens the keychain file at `path`, creating it (with `password`, or none) if missing.
     /// A password given for an existing keychain unlocks it.
     package static func open(path: String, password: Data?, options: Options) throws(KeychainStoreError) -> KeychainDatabase {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePaths.deletingLastComponent(path)
         let exists = try SecureFile.validateExisting(path)
         var deviceKey = DeviceKeySource.given(nil, path: nil)
         if !exists {
@@ -533,11 +545,11 @@ package final class KeychainDatabase: @unchecked Sendable {
     /// closing one would delete its `-wal` and `-shm` files *by name* — by then the companions of
     /// whatever keychain the path names now — and checkpoint into them.
     private enum AbandonedConnections {
-        private static let lock = NSLock()
+        private static let lock = Mutex(())
         nonisolated(unsafe) private static var connections: [SQLiteConnection] = []
 
         static func keep(_ connection: SQLiteConnection) {
-            lock.withLock { connections.append(connection) }
+            lock.withLock { _ in connections.append(connection) }
         }
     }
 

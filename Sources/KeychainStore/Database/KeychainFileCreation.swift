@@ -1,5 +1,16 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainVocabulary
 
 /// Creating a new keychain file so that the path never names an incomplete one: the schema and
@@ -28,7 +39,7 @@ enum KeychainFileCreation {
             // replay its pages into the new file. They are removed before anyone opens it.
             for suffix in ["-wal", "-shm"] { _ = unlink(path + suffix) }
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePaths.deletingLastComponent(path)
         let directoryFD = IOSeam.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directoryFD >= 0 else { throw SecureFile.failure(errno, "cannot open \(directory)") }
         defer { IOSeam.close(directoryFD) }

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainVocabulary
 
 /// File-system rules for everything the keychain keeps on disk: directories 0700, files 0600
@@ -16,7 +27,7 @@ enum SecureFile {
     /// and an existing leaf that fails ``validateDirectory(_:)``.
     static func ensureDirectory(_ directory: String) throws(KeychainStoreError) {
         if try validateDirectory(directory) { return }
-        let parent = (directory as NSString).deletingLastPathComponent
+        let parent = FilePaths.deletingLastComponent(directory)
         if !parent.isEmpty, parent != directory, parent != "/" {
             var parentInfo = stat()
             if IOSeam.stat(parent, &parentInfo) != 0 { try ensureDirectory(parent) }
@@ -180,7 +191,7 @@ enum SecureFile {
     /// are on disk, so a concurrent reader never sees a half-written file, and a process that
     /// loses the race keeps the winner's file.
     static func writeNew(_ bytes: Data, to path: String) throws(KeychainStoreError) {
-        try ensureDirectory((path as NSString).deletingLastPathComponent)
+        try ensureDirectory(FilePaths.deletingLastComponent(path))
         let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0 ... .max))"
         let fd = IOSeam.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd < 0 { throw failure(errno, "cannot create \(temporary)") }
@@ -204,7 +215,7 @@ enum SecureFile {
         // link(2) never replaces an existing file: whoever links first wins.
         if link(temporary, path) != 0, errno != EEXIST { throw failure(errno, "cannot create \(path)") }
         // The new name must survive a power loss too: ThisDeviceOnly keys are wrapped under it.
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePaths.deletingLastComponent(path)
         let directoryFD = IOSeam.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directoryFD >= 0 else { throw failure(errno, "cannot open \(directory)") }
         defer { IOSeam.close(directoryFD) }

@@ -1,5 +1,9 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The failure of one SQLite call, with SQLite's extended result code kept for mapping to an
 /// OSStatus. The message is SQLite's own text about the statement, never bound values.

@@ -1,6 +1,17 @@
 #if KEYCHAINKIT_FAULT_INJECTION
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The one file operation SQLite's replaceable system-call table does not cover is `fsync`
 /// (the unix VFS calls `fsync`/`fdatasync` directly). This wrapper VFS closes that gap for tests:

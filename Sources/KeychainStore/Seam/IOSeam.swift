@@ -1,5 +1,16 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The single seam through which the keychain reaches the outside world: every SQLite C call
 /// `SQLiteConnection` makes, every file-system call `SecureFile` makes, and — once a test installs
