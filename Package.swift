@@ -92,7 +92,7 @@ let package = Package(
         // The keychain service's wire format, shared by its clients and the service.
         .target(name: "KeychainServiceWire", dependencies: ["KeychainPrimitives"]),
         // SecItem dictionaries (`[String: Any]`, NSNumber) and the wire values: Foundation, kept out of
-        // KeychainServiceWire, whose clients link FoundationEssentials only (issue 37).
+        // KeychainServiceWire, whose clients link FoundationEssentials only.
         .target(name: "KeychainServiceWireDictionaries", dependencies: ["KeychainServiceWire"]),
         // The keychain service: one process serving several users' keychains, each configured by value.
         // KeychainAudit, KeychainLinux: the one access log the service writes for every front end.
@@ -100,7 +100,7 @@ let package = Package(
                                                             .product(name: "Crypto", package: "swift-crypto")]),
         // Apple's four SecItem calls on Swift dictionaries, for the tools: the one place that routes
         // a call to the keychain service or the embedded engine (Apple's API bridges onto it), the
-        // process's registry, Apple's status messages. FoundationEssentials only (issue 37).
+        // process's registry, Apple's status messages. FoundationEssentials only.
         // KeychainServiceWireDictionaries: the SecItem dictionaries' wire form (still Foundation: NSNumber).
         .target(name: "KeychainClient", dependencies: ["KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainVocabulary"]),
         .target(
@@ -170,7 +170,7 @@ let package = Package(
             ]
         ),
         // The access log: an encrypted, MAC-chained record of who read or wrote which item.
-        // Its key item through KeychainClient's SecItem calls (no CF layer in the tools, issue 37).
+        // Its key item through KeychainClient's SecItem calls (no CF layer in the tools).
         .target(name: "KeychainAudit", dependencies: ["KeychainLinux", "KeychainClient", "KeychainVocabulary",
                                                       .product(name: "Crypto", package: "swift-crypto")]),
         // The system OpenSSL, for TLS to etcd (Debian: libssl-dev).
@@ -245,7 +245,7 @@ let package = Package(
             linkerSettings: shippedToolLinkerSettings
         ),
         // No KeychainServices: its keychain calls go through InternetCredentials (KeychainClient on
-        // Linux), so Apple's CF-typed layer is not linked (issue 37; LayerRuleTests checks it).
+        // Linux), so Apple's CF-typed layer is not linked (LayerRuleTests checks it).
         .executableTarget(name: "docker-credential-keychainkit", dependencies: [
             "InternetCredentials", "KeychainToolSupport",
             // Whitespace trimming without Foundation's CharacterSet (Docker's server URLs).

@@ -3,7 +3,7 @@ import Foundation
 import KeychainServiceWire
 
 /// The SecItem layer's loosely typed values (`Any`, `NSNumber`) and their wire form: kept out of
-/// KeychainServiceWire so that a client speaking wire values links no Foundation (issue 37).
+/// KeychainServiceWire so that a client speaking wire values links no Foundation.
 extension WireValue {
     /// The wire form of a Swift value as the SecItem layer holds them (`String`, `Data`, `Bool`,
     /// `NSNumber`, `Date`, arrays and string-keyed dictionaries of these), or nil for anything else.

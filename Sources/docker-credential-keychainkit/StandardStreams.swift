@@ -12,7 +12,7 @@ import Darwin
 #endif
 
 /// The helper's standard input and output as bytes, on the descriptors (FileHandle is not in
-/// FoundationEssentials, issue 37).
+/// FoundationEssentials).
 enum StandardStreams {
     /// Standard input that could not be read, named with the system's reason.
     struct ReadFailure: Error {

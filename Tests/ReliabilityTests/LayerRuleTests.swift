@@ -11,9 +11,9 @@ struct LayerRuleTests {
     static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
                                      "KeychainClient", "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainServiceCore"]
     /// Modules that import FoundationEssentials, never Foundation, so that a tool linking only
-    /// modules of this list links no FoundationInternationalization and no ICU data (issue 37): each
+    /// modules of this list links no FoundationInternationalization and no ICU data: each
     /// file imports Foundation only in the `#else` of `#if canImport(FoundationEssentials)`
-    /// (docs/CONTRIBUTING.md, "FoundationEssentials only").
+    /// (CONTRIBUTING.md, "FoundationEssentials only").
     static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire",
                                         "KeychainStore", "KeychainEngine", "KeychainClient", "InternetCredentials", "KeychainToolSupport",
                                         "docker-credential-keychainkit"]
@@ -56,7 +56,7 @@ struct LayerRuleTests {
         // Above Apple's API.
         "KeychainKit": ["KeychainPrimitives", "KeychainServices", "KeychainServicesExtras"],
         "KeychainKitTesting": ["KeychainVocabulary", "KeychainEngine", "KeychainKit"],
-        // The tools' modules reach the keychain through KeychainClient on Linux (no CF layer, issue 37).
+        // The tools' modules reach the keychain through KeychainClient on Linux (no CF layer).
         "KeychainAudit": ["KeychainLinux", "KeychainClient", "KeychainVocabulary"],
         "InternetCredentials": ["KeychainPrimitives", "KeychainServices", "KeychainClient", "KeychainVocabulary"],
         "KeychainToolSupport": ["KeychainEngine", "KeychainClient", "KeychainAudit"],
@@ -224,9 +224,9 @@ struct LayerRuleTests {
             offenders += try Self.foundationImports(in: Self.codeLines(of: module))
         }
         #expect(offenders.isEmpty, """
-            these modules are FoundationEssentials only (issue 37: any `import Foundation` in a module a tool links brings \
+            these modules are FoundationEssentials only (any `import Foundation` in a module a tool links brings \
             in FoundationInternationalization and 34 MB of ICU data): write `#if canImport(FoundationEssentials)` \
-            `import FoundationEssentials` `#else` `import Foundation` `#endif` (docs/CONTRIBUTING.md, \
+            `import FoundationEssentials` `#else` `import Foundation` `#endif` (CONTRIBUTING.md, \
             "FoundationEssentials only"): \(offenders)
             """)
     }
@@ -258,7 +258,7 @@ struct LayerRuleTests {
             import Foundation (it re-exports the platform's C library) or, in a FoundationEssentials-only module, \
             the C-library ladder after FoundationEssentials: `#if canImport(Glibc)` `import Glibc` \
             `#elseif canImport(Musl)` `import Musl` `#elseif canImport(Darwin)` `import Darwin` `#endif` \
-            (docs/CONTRIBUTING.md, "FoundationEssentials only"): \(offenders)
+            (CONTRIBUTING.md, "FoundationEssentials only"): \(offenders)
             """)
     }
 
@@ -495,7 +495,7 @@ struct LayerRuleTests {
         #expect(offenders.isEmpty, "declare these in the test target's dependencies in Package.swift: \(offenders.sorted())")
     }
 
-    /// What the Docker helper must not link on Linux (issue 37): Apple's CF-typed API, whose
+    /// What the Docker helper must not link on Linux: Apple's CF-typed API, whose
     /// CFDictionary, CFString constants and objects keep Foundation (and ICU's data) in the binary.
     static let cfLayer: Set<String> = ["KeychainServices", "KeychainServicesPortable", "KeychainServicesExtras"]
 

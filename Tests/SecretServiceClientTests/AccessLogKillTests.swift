@@ -6,8 +6,8 @@ import Testing
 /// disk even when the provider is SIGKILLed the moment it handed the secret out — before the
 /// keychain's deferred checkpoint caught up, with no chance to flush anything. (The entry is
 /// written and synced before the secret leaves; the kill only shows it was not left in memory.)
-@Suite("Access log: every secret handed out is logged on disk before the provider dies", .integration,
-       .tags(.external, .dbus, .gnomeKeyring, .python))
+@Suite("Access log: every secret handed out is logged on disk before the provider dies",
+       .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct AccessLogKillTests {
     @Test("secretstorage reads 5 secrets, the provider is SIGKILLed at once: 5 read entries, the log verifies")
     func entriesSurviveKill() async throws {

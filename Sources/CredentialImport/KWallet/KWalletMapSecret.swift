@@ -1,4 +1,4 @@
-// The one use of Foundation left in CredentialImport (issue 37): JSONSerialization orders the keys
+// The one use of Foundation left in CredentialImport: JSONSerialization orders the keys
 // of `.sortedKeys` by a case-insensitive, numeric, locale comparison (ICU), which FoundationEssentials'
 // JSONEncoder does not (it sorts by code point), so a map imported before and after a move to
 // FoundationEssentials would be stored as different bytes.
