@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The entries of the calls on the Secret Service's per-application access the service keeps
 /// (``ServiceRequest/Operation/readSecretServiceAccess``,
