@@ -91,9 +91,9 @@ let package = Package(
         .target(name: "KeychainLinux", dependencies: ["KeychainPrimitives"]),
         // The keychain service's wire format, shared by its clients and the service.
         .target(name: "KeychainServiceWire", dependencies: ["KeychainPrimitives"]),
-        // SecItem dictionaries (`[String: Any]`, NSNumber) and the wire values: Foundation, kept out of
-        // KeychainServiceWire, whose clients link FoundationEssentials only.
-        .target(name: "KeychainServiceWireDictionaries", dependencies: ["KeychainServiceWire"]),
+        // SecItem dictionaries (`[String: Any]`, NSNumber) and the wire values, kept out of KeychainServiceWire.
+        // FoundationEssentials only: KeychainVocabulary's BridgedNumber reads NSNumber.
+        .target(name: "KeychainServiceWireDictionaries", dependencies: ["KeychainServiceWire", "KeychainVocabulary"]),
         // The keychain service: one process serving several users' keychains, each configured by value.
         // KeychainAudit, KeychainLinux: the one access log the service writes for every front end.
         .target(name: "KeychainServiceCore", dependencies: ["KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainEngine", "KeychainVocabulary", "KeychainAudit", "KeychainLinux",
@@ -101,7 +101,7 @@ let package = Package(
         // Apple's four SecItem calls on Swift dictionaries, for the tools: the one place that routes
         // a call to the keychain service or the embedded engine (Apple's API bridges onto it), the
         // process's registry, Apple's status messages. FoundationEssentials only.
-        // KeychainServiceWireDictionaries: the SecItem dictionaries' wire form (still Foundation: NSNumber).
+        // KeychainServiceWireDictionaries: the SecItem dictionaries' wire form.
         .target(name: "KeychainClient", dependencies: ["KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainVocabulary"]),
         .target(
             name: "KeychainServicesPortable",
@@ -171,7 +171,7 @@ let package = Package(
         ),
         // The access log: an encrypted, MAC-chained record of who read or wrote which item.
         // Its key item through KeychainClient's SecItem calls (no CF layer in the tools).
-        .target(name: "KeychainAudit", dependencies: ["KeychainLinux", "KeychainClient", "KeychainVocabulary",
+        .target(name: "KeychainAudit", dependencies: ["KeychainPrimitives", "KeychainLinux", "KeychainClient", "KeychainVocabulary",
                                                       .product(name: "Crypto", package: "swift-crypto")]),
         // The system OpenSSL, for TLS to etcd (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),

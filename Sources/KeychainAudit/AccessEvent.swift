@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainLinux
 
 /// One access to a secret, as the access log records it: who (the caller's executable and its

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Walks log files entry by entry, checking each entry's tag and its link to the entry before,
 /// and where the keychain's checkpoint falls. The reader runs it over every file; a writer that

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension AccessLogEntry {
     /// The entry's content in the form the log encrypts (JSON), for the keychain service to hand a

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainLinux
 
 /// One entry of the access log, as it is encrypted into the log file: an access, or the notice a

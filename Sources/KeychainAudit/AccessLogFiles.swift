@@ -1,4 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+// FilePaths: NSString's path methods, which FoundationEssentials lacks.
+import KeychainPrimitives
 
 /// Where a keychain's access log lives and how far it may grow.
 ///
@@ -60,7 +73,7 @@ package struct AccessLogFiles: Sendable, Equatable {
     }
 
     /// The directory holding the log, for fsync after renames and creations.
-    var directoryPath: String { (keychainPath as NSString).deletingLastPathComponent }
+    var directoryPath: String { FilePaths.deletingLastComponent(keychainPath) }
 }
 
 /// The POSIX calls the log makes, each turning a failure into ``AccessLogError/io(path:operation:errno:)``.
@@ -256,7 +269,7 @@ final class LogDescriptors {
 }
 
 /// The C library's `open(2)`, which the `open` method above hides inside the type (a file-level
-/// name instead of `Glibc.open`, so the file builds against any C library Foundation re-exports).
+/// name instead of `Glibc.open`, so the file builds against whichever C library it imports).
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
     open(path, flags, mode)
 }

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The on-disk form of one log entry: a short clear header (which entry it is, which entry it
 /// follows) and the entry's content encrypted with AES-256-GCM under the log key, the header

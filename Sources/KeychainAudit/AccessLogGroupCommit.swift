@@ -1,5 +1,11 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+// ThreadCondition: NSCondition, which FoundationEssentials lacks.
+import KeychainPrimitives
 
 /// Group commit of one access log for a long-lived process that records many reads (the Secret
 /// Service provider): readers that record at the same time share one append — one `flock`, one
@@ -28,7 +34,7 @@ package final class AccessLogGroupCommit: AccessEventRecorder, @unchecked Sendab
     /// How long the checkpoint may stay behind (0: updated with every append, as ``AccessLog`` does).
     package let checkpointDelay: TimeInterval
 
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     // Everything below is guarded by `condition`.
     /// Entries waiting for an append, with their tickets.
     private var waiting: [(ticket: UInt64, event: AccessEvent)] = []

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How an access log rotates and, in debug builds, whether its writer is killed mid-append; the
 /// process's configuration supplies them (the tools read `KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`,

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Synchronization
 
 /// The recorder for a process that serves several keychains (the Secret Service provider: one
 /// keychain file per collection): each event goes to the ``AccessLog`` of the keychain it names
@@ -10,8 +15,8 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
     package let defaultKeychainPath: String
     /// Every log's settings, or why the configuration has none (then every record fails with it).
     private let settings: Result<AccessLogSettings, AccessLogError>
-    private let lock = NSLock()
-    private var logs: [String: AccessLogGroupCommit] = [:]  // guarded by `lock`
+    /// Each keychain's log, made on first use.
+    private let logs = Mutex<[String: AccessLogGroupCommit]>([:])
 
     /// How each log reaches its key item, by keychain path (nil: this process's Apple edge).
     private let keyItems: (@Sendable (String) -> AccessLogKeyItems)?
@@ -47,7 +52,7 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
     /// Brings every log's checkpoint up to its newest entry (the process is stopping); throws the
     /// first failure after trying every log.
     package func flush() throws(AccessLogError) {
-        let all = lock.withLock { Array(logs.values) }
+        let all = logs.withLock { Array($0.values) }
         var failure: AccessLogError?
         for log in all {
             do throws(AccessLogError) {
@@ -60,14 +65,14 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
     }
 
     private func log(for keychainPath: String) throws(AccessLogError) -> AccessLogGroupCommit {
-        lock.lock()
-        defer { lock.unlock() }
-        if let log = logs[keychainPath] { return log }
-        let settings = try settings.get()
-        let files = AccessLogFiles(keychainPath: keychainPath, maximumFileSize: settings.maximumFileSize, rotatedFiles: settings.rotatedFiles)
-        let log = AccessLogGroupCommit(log: AccessLog(files: files, killsWriterMidAppend: settings.killsWriterMidAppend,
-                                                      keyItems: keyItems?(keychainPath)))
-        logs[keychainPath] = log
-        return log
+        try logs.withLock { logs throws(AccessLogError) -> AccessLogGroupCommit in
+            if let log = logs[keychainPath] { return log }
+            let settings = try settings.get()
+            let files = AccessLogFiles(keychainPath: keychainPath, maximumFileSize: settings.maximumFileSize, rotatedFiles: settings.rotatedFiles)
+            let log = AccessLogGroupCommit(log: AccessLog(files: files, killsWriterMidAppend: settings.killsWriterMidAppend,
+                                                          keyItems: keyItems?(keychainPath)))
+            logs[keychainPath] = log
+            return log
+        }
     }
 }

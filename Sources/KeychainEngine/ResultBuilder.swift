@@ -71,8 +71,9 @@ struct ResultBuilder {
             case .data(let data): dictionary[name] = data
             // `as AnyObject` is Foundation's bridge when Foundation is linked: the same
             // `NSNumber(value:)` Apple's callers read (`as? Int`, `as? NSNumber`), made without
-            // this module importing Foundation (see ``BridgedNumber``).
-            case .number(let number): dictionary[name] = number as AnyObject
+            // this module importing Foundation (see ``BridgedNumber``). An `Int`, so that a
+            // process without Foundation reads it with the same `as? Int`.
+            case .number(let number): dictionary[name] = Int(truncatingIfNeeded: number) as AnyObject
             case .date(let date): dictionary[name] = date
             }
         }

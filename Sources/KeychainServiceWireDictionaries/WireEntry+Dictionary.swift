@@ -1,5 +1,8 @@
-// Foundation: NSNumber, the number type of SecItem dictionaries, which FoundationEssentials lacks.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainServiceWire
 
 /// The SecItem layer's string-keyed dictionaries and their wire entries.

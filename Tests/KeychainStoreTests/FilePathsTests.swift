@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import KeychainPrimitives
 import KeychainStore
 
 /// `FilePaths.deletingLastComponent` stands in for `NSString.deletingLastPathComponent` in the

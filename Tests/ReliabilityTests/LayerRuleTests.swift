@@ -16,7 +16,7 @@ struct LayerRuleTests {
     /// (CONTRIBUTING.md, "FoundationEssentials only").
     static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire",
                                         "KeychainStore", "KeychainEngine", "KeychainClient", "InternetCredentials", "KeychainToolSupport",
-                                        "docker-credential-keychainkit"]
+                                        "KeychainServiceWireDictionaries", "KeychainAudit", "docker-credential-keychainkit"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",
@@ -44,7 +44,7 @@ struct LayerRuleTests {
         // Apple's names over the engine, and what Linux needs beyond them.
         // The keychain service: its wire format (what clients and the service share), and the service.
         "KeychainServiceWire": ["KeychainPrimitives"],
-        "KeychainServiceWireDictionaries": ["KeychainServiceWire"],
+        "KeychainServiceWireDictionaries": ["KeychainServiceWire", "KeychainVocabulary"],
         // The service also keeps each user's access log (KeychainAudit) and names callers' process chains (KeychainLinux).
         "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainAudit", "KeychainLinux"],
         // Apple's SecItem calls on Swift dictionaries for the tools, and the one routing of them
@@ -57,7 +57,7 @@ struct LayerRuleTests {
         "KeychainKit": ["KeychainPrimitives", "KeychainServices", "KeychainServicesExtras"],
         "KeychainKitTesting": ["KeychainVocabulary", "KeychainEngine", "KeychainKit"],
         // The tools' modules reach the keychain through KeychainClient on Linux (no CF layer).
-        "KeychainAudit": ["KeychainLinux", "KeychainClient", "KeychainVocabulary"],
+        "KeychainAudit": ["KeychainPrimitives", "KeychainLinux", "KeychainClient", "KeychainVocabulary"],
         "InternetCredentials": ["KeychainPrimitives", "KeychainServices", "KeychainClient", "KeychainVocabulary"],
         "KeychainToolSupport": ["KeychainEngine", "KeychainClient", "KeychainAudit"],
         "SecretService": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainAudit",

@@ -11,6 +11,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import KeychainPrimitives
 import KeychainVocabulary
 
 /// Creating a new keychain file so that the path never names an incomplete one: the schema and

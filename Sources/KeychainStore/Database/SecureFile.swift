@@ -10,6 +10,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import KeychainPrimitives
 import KeychainVocabulary
 
 /// File-system rules for everything the keychain keeps on disk: directories 0700, files 0600
