@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import KeychainServiceWire
-// BridgedNumber: Foundation's NSNumber, read without importing Foundation (issue 37).
+// BridgedNumber: Foundation's NSNumber, read without importing Foundation.
 import KeychainVocabulary
 
 /// The SecItem dictionary form of an item's access control (`kSecAttrAccessControl` in a result).
