@@ -160,7 +160,7 @@ extension SecretStore {
         } catch .noSuchObject {
             return nil
         }
-        guard !AccessLog.isLogKeyItem(item), !ApplicationAccessStore.isRecord(item) else { return .init(hidden: id) }
+        guard !Self.isBookkeeping(item) else { return .init(hidden: id) }
         return .init(id: id, item: item)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAudit
 import KeychainServices
 
 extension SecretStore {
@@ -65,7 +66,7 @@ extension SecretStore {
             // is found and decrypted once.
             let reference = try checkedReference(ref)
             let item = try keychain(ref.collection).attributesAndData(of: reference)
-            guard !ApplicationAccessStore.isRecord(item.attributes) else { throw .noSuchObject }
+            guard !Self.isBookkeeping(item.attributes) else { throw .noSuchObject }
             return SecretValue(bytes: Array(item.data), contentType: AttributeMapping.decode(item.attributes).contentType)
         }
     }
@@ -76,7 +77,7 @@ extension SecretStore {
         try locked { () throws(SecretServiceError) in
             let reference = try checkedReference(ref)
             let item = try keychain(ref.collection).attributesAndData(of: reference)
-            guard !ApplicationAccessStore.isRecord(item.attributes) else { throw .noSuchObject }
+            guard !Self.isBookkeeping(item.attributes) else { throw .noSuchObject }
             let decoded = AttributeMapping.decode(item.attributes)
             return (SecretValue(bytes: Array(item.data), contentType: decoded.contentType),
                     AttributeMapping.text(item.attributes[kSecAttrLabel as String]) ?? "", decoded.attributes)
@@ -227,8 +228,15 @@ extension SecretStore {
     /// The per-application access record is not an item to clients: `noSuchObject`.
     func attributes(_ ref: SecretItemRef) throws(SecretServiceError) -> [String: Any] {
         let item = try keychain(ref.collection).attributes(of: try checkedReference(ref))
-        guard !ApplicationAccessStore.isRecord(item) else { throw .noSuchObject }
+        guard !Self.isBookkeeping(item) else { throw .noSuchObject }
         return item
+    }
+
+    /// Whether an item (its attributes) is the provider's own bookkeeping, which no client may
+    /// read even by naming its path: a per-application access record, or the access log's key
+    /// item, with which a program could forge the log of its own reads.
+    static func isBookkeeping(_ attributes: [String: Any]) -> Bool {
+        ApplicationAccessStore.isRecord(attributes) || AccessLog.isLogKeyItem(attributes)
     }
 
     /// An item's persistent reference, once its collection is known to be unlocked (`isLocked`
