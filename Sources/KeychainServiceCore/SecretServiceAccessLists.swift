@@ -92,11 +92,6 @@ final class SecretServiceAccessLists: @unchecked Sendable {
     /// Writes `record` whole to a temporary file beside the real one, flushes it and renames it
     /// over the real one, so a crash leaves the old record or the new one, never half of either.
     private func store(_ record: Record, for uid: UInt32) throws(Failure) {
-        let directory = stateDirectory + "/\(uid)"
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw Failure(description: "cannot create \(directory): \(String(cString: strerror(errno)))")
-        }
-        let file = path(of: uid), temporary = file + ".new"
         let bytes: Data
         do {
             let encoder = JSONEncoder()
@@ -105,20 +100,10 @@ final class SecretServiceAccessLists: @unchecked Sendable {
         } catch {
             throw Failure(description: "cannot encode the per-application access: \(error)")
         }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw Failure(description: "cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == bytes.count, synced, rename(temporary, file) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw Failure(description: "cannot store the per-application access in \(file): \(reason)")
-        }
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            _ = fsync(directoryDescriptor)  // the rename itself reaches the disk
-            close(directoryDescriptor)
+        do {
+            try StateFileReplacement.replace(path(of: uid), in: stateDirectory + "/\(uid)", with: bytes)
+        } catch {
+            throw Failure(description: "the per-application access was not changed: \(error)")
         }
     }
 }
