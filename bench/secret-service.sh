@@ -3,7 +3,8 @@
 # run, each provider on its own private D-Bus bus, measured interleaved (A, B, A, B, …).
 #
 #   bash bench/secret-service.sh   (env: RUNS=100, BULK_RUNS=5, ITEMS=1000, LARGE=10000 to add a provider with
-#                                   that many items, KEYCHAINCTL=path, OUT=file.md, SKIP_BUILD=1)
+#                                   that many items, SYNC_COMPARE=0 to leave out the second KeychainKit provider
+#                                   that syncs its access log on every read, KEYCHAINCTL=path, OUT=file.md, SKIP_BUILD=1)
 #
 # Builds keychainctl in release (.build-bench, as bench/run.sh does) unless KEYCHAINCTL is given or
 # SKIP_BUILD=1, then runs bench/secret_service_bench.py with Debian's /usr/bin/python3 (it has

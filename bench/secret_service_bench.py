@@ -7,6 +7,9 @@ machine noise hits both alike. Each store is filled with ITEMS items (default 10
 secretstorage process (label "bench N", attributes kk-bench-set=all, service=kk-fill,
 username=user-N), plus the looked-up item (service=kk-bench, username=alice).
 With LARGE=10000 a third provider, KeychainKit with that many items, is measured for lookups too.
+With SYNC_COMPARE=1 (the default) a second KeychainKit provider runs with KEYCHAINKIT_ACCESS_LOG_SYNC_MS=0
+(every read's access-log entry synced before its secret leaves) beside the default one (synced
+within 10 ms), so the access log's two durability designs are measured in the same run.
 
 Measured per provider, interleaved:
   secret-tool lookup     (RUNS rounds) the whole process (fork + exec + D-Bus connect +
@@ -16,8 +19,12 @@ Measured per provider, interleaved:
   get_secret, all items  (BULK_RUNS rounds) Item.GetSecret of every filled item, one call after
                          another, in a long-lived secretstorage process; reported per item
   secret-tool store      (BULK_RUNS rounds) of a new item (attributes never used before), whole process
-  secret-tool search     (BULK_RUNS rounds) --all kk-bench-set all: every filled item with its
-                         secret and attributes, whole process
+  secret-tool search     (BULK_RUNS rounds) --all --unlock kk-bench-set all: every filled item with
+                         its secret and attributes, whole process
+  search --all, python   (BULK_RUNS rounds) what `secret-tool search --all` asks, made by one new
+                         Python process (jeepney through secretstorage): OpenSession, SearchItems,
+                         one GetSecrets of every item found, Properties.GetAll of each, every secret
+                         decrypted; whole process (the interpreter's start-up included, alike for all)
 Secrets go to the clients on stdin only. Every process started here is killed by its pid at exit.
 """
 import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
@@ -26,6 +33,7 @@ RUNS = int(os.environ.get("RUNS", "100"))
 BULK_RUNS = int(os.environ.get("BULK_RUNS", "5"))
 ITEMS = int(os.environ.get("ITEMS", "1000"))
 LARGE = int(os.environ.get("LARGE", "0"))
+SYNC_COMPARE = os.environ.get("SYNC_COMPARE", "1") == "1"
 KEYCHAINCTL = os.environ.get("KEYCHAINCTL", "")
 OUT = os.environ.get("OUT", "")
 PY = "/usr/bin/python3"
@@ -78,8 +86,37 @@ for line in sys.stdin:
 """
 
 
+# `secret-tool search --all` made by hand: one GetSecrets of every item found, the properties of each.
+SEARCH_ALL = """
+import sys, secretstorage
+from jeepney import Properties
+from secretstorage.defines import SS_PATH, SS_PREFIX
+from secretstorage.util import DBusAddressWrapper, SERVICE_IFACE, open_session
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+connection = secretstorage.dbus_init()
+session = open_session(connection)
+service = DBusAddressWrapper(SS_PATH, SERVICE_IFACE, connection)
+unlocked, locked = service.call("SearchItems", "a{ss}", {"kk-bench-set": "all"})
+secrets, = service.call("GetSecrets", "aoo", unlocked, session.object_path)
+found = 0
+for path in unlocked:
+    item = DBusAddressWrapper(path, SS_PREFIX + "Item", connection)
+    properties, = item.send_and_get_reply(Properties(item).get_all())
+    secret = secrets[path]
+    if session.encrypted:
+        decryptor = Cipher(algorithms.AES(session.aes_key), modes.CBC(bytes(secret[1]))).decryptor()
+        padded = decryptor.update(bytes(secret[2])) + decryptor.finalize()
+        value = padded[:-padded[-1]]
+    else:
+        value = bytes(secret[2])
+    if value.startswith(b"fill-secret-") and "Attributes" in properties:
+        found += 1
+print(found)
+"""
+
+
 class Provider:
-    def __init__(self, name, items):
+    def __init__(self, name, items, extra_env=None):
         self.name = name
         self.items = items
         self.stores = 0
@@ -93,6 +130,7 @@ class Provider:
             "KEYCHAINKIT_KEYCHAIN": self.dir + "/keychains/login.keychain-db",
             "KEYCHAINKIT_DEVICE_KEY_FILE": self.dir + "/state/device.key",
         }
+        self.env.update(extra_env or {})
         for sub in ("home", "run", "data", "config", "cache"):
             os.makedirs(self.dir + "/" + sub, mode=0o700)
         with open(self.dir + "/bus.conf", "w") as f:
@@ -193,12 +231,21 @@ class Provider:
 
     def secret_tool_search_all(self):
         start = time.perf_counter()
-        run = subprocess.run(["/usr/bin/secret-tool", "search", "--all", "kk-bench-set", "all"], env=self.env, capture_output=True)
+        run = subprocess.run(["/usr/bin/secret-tool", "search", "--all", "--unlock", "kk-bench-set", "all"], env=self.env, capture_output=True)
         elapsed = time.perf_counter() - start
         found = (run.stdout + run.stderr).count(b"fill-secret-")
         if run.returncode != 0 or found != self.items:
             raise RuntimeError("%s: secret-tool search --all found %d of %d items (status %d: %s)" % (
                 self.name, found, self.items, run.returncode, run.stderr.decode(errors="replace").strip()[-200:]))
+        return elapsed
+
+    def python_search_all(self):
+        start = time.perf_counter()
+        run = subprocess.run([PY, "-c", SEARCH_ALL], env=self.env, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        if run.returncode != 0 or run.stdout.strip() != str(self.items):
+            raise RuntimeError("%s: search --all (python) found %s of %d items: %s" % (
+                self.name, run.stdout.strip() or "none", self.items, run.stderr.strip()[-200:]))
         return elapsed
 
     def secret_tool_lookup(self):
@@ -249,6 +296,8 @@ def ratio(samples, name, base, kind):
 
 def main():
     providers = [Provider("gnome-keyring", ITEMS), Provider("KeychainKit", ITEMS)]
+    if SYNC_COMPARE:
+        providers.append(Provider("KeychainKit, sync every read", ITEMS, {"KEYCHAINKIT_ACCESS_LOG_SYNC_MS": "0"}))
     if LARGE:
         providers.append(Provider("KeychainKit, %d items" % LARGE, LARGE))
     try:
@@ -277,17 +326,18 @@ def main():
                 add(p, "get_all", p.get_all)
                 add(p, "store", p.secret_tool_store)
                 add(p, "search", p.secret_tool_search_all)
+                add(p, "search_py", p.python_search_all)
         base = "gnome-keyring"
         lines = ["| provider | items | `secret-tool lookup` median / p90 | `keyring.get_password` median / p90 | "
                  "`get_secret`, every item, per item, median / p90 | `secret-tool store` (new item) median / p90 | "
-                 "`secret-tool search --all` (every item) median / p90 |",
-                 "|---|---:|---|---|---|---|---|"]
+                 "`secret-tool search --all --unlock` (every item) median / p90 | search --all in Python (every item) median / p90 |",
+                 "|---|---:|---|---|---|---|---|---|"]
         for p in providers:
             if p.error is not None:
-                lines.append("| %s | %d | not measured: %s | | | | |" % (p.name, p.items, p.error.replace("|", "/")))
+                lines.append("| %s | %d | not measured: %s | | | | | |" % (p.name, p.items, p.error.replace("|", "/")))
                 continue
             cells = []
-            for kind in ("lookup", "keyring", "get_all", "store", "search"):
+            for kind in ("lookup", "keyring", "get_all", "store", "search", "search_py"):
                 if (p.name, kind) not in samples:
                     cells.append(("failed: " + failures[(p.name, kind)].replace("|", "/")) if (p.name, kind) in failures else "—")
                     continue

@@ -20,8 +20,10 @@ import KeychainClient
 ///
 /// Several processes (the Secret Service provider, `keychainctl` commands) append at once: each
 /// append holds an exclusive `flock` on the log's lock file, so entries never interleave. An append
-/// is durable when ``record(_:)`` returns: the entry is written and `fsync`ed, then the keychain's
-/// checkpoint (the newest entry's number and tag) is updated in one keychain transaction.
+/// is durable when ``record(_:)`` returns: the entry is written and `fdatasync`ed, then the keychain's
+/// checkpoint (the newest entry's number and tag) is updated in one keychain transaction. A
+/// long-lived writer (``AccessLogGroupCommit``) may instead leave the `fdatasync` to within a
+/// bound after the `write`; the checkpoint never vouches for an entry that is not synced.
 ///
 /// A writer killed mid-append leaves an incomplete entry after the last checkpointed one; a reader
 /// reports it, and the next writer cuts it off and records that it did (an
@@ -164,6 +166,8 @@ package final class AccessLog: AccessEventRecorder {
         }
         /// Whether the keychain's checkpoint is behind the newest entry this writer appended.
         var checkpointIsBehind: Bool { checkpointed != checkpoint }
+        /// Whether entries this writer wrote are not yet synced (``syncWrittenEntries(writer:)``).
+        var hasUnsyncedEntries: Bool { descriptors.hasUnsyncedWrites }
     }
 
     /// Device and inode of the current file: a rotation by another process makes another file current.
@@ -172,12 +176,19 @@ package final class AccessLog: AccessEventRecorder {
         let inode: UInt64
     }
 
-    /// Appends `newContents` (written and `fsync`ed when it returns), continuing from `writer` when
-    /// the log is as it left it. With `checkpointing`, the keychain's checkpoint is then updated;
-    /// without it, only when the append started a new file (a rotation: another writer walks only
-    /// the current file and must find the checkpoint there or at the end of `.1`), and otherwise
-    /// left behind for ``writeCheckpoint(writer:)``.
-    func append(_ newContents: [AccessLogEntry.Content], writer: inout Writer?, checkpointing: Bool) throws(AccessLogError) {
+    /// Appends `newContents` (written, and with `syncing` also `fdatasync`ed, when it returns),
+    /// continuing from `writer` when the log is as it left it. With `checkpointing`, the keychain's
+    /// checkpoint is then updated; without it, only when the append started a new file (a rotation:
+    /// another writer walks only the current file and must find the checkpoint there or at the end
+    /// of `.1`), and otherwise left behind for ``writeCheckpoint(writer:)``.
+    ///
+    /// Without `syncing`, the entries are in the kernel's page cache when this returns (a SIGKILL of
+    /// the process loses none of them; a crash of the machine may) and `writer` has unsynced entries
+    /// until ``syncWrittenEntries(writer:)``. A checkpoint or a new file syncs at once: the keychain's
+    /// checkpoint must never vouch for an entry a crash could still take away (the log would then
+    /// read as cut off), and a rotated file is complete on disk before the next one starts.
+    func append(_ newContents: [AccessLogEntry.Content], writer: inout Writer?, checkpointing: Bool,
+                syncing: Bool = true) throws(AccessLogError) {
         // A writer's descriptors stay open between its appends; a first append opens them.
         let descriptors: LogDescriptors
         if let kept = writer?.descriptors {
@@ -217,17 +228,27 @@ package final class AccessLog: AccessEventRecorder {
 
         var created = head.end == 0
         if head.end > 0 && head.end + bytes.count > files.maximumFileSize {
+            // The file rotated out holds every entry written to it, on disk, before the next one starts.
+            try descriptors.syncPending(path: path)
             try rotate()
             descriptor = try LogIO.open(path, flags: O_RDWR, create: true)
-            descriptors.keepCurrent(descriptor)
+            try descriptors.keepCurrent(descriptor, path: path)
             head.end = 0
             created = true
         } else if head.discardedBytes > 0 {
             try LogIO.truncate(descriptor, to: head.end, path: path)
         }
         try write(bytes, to: descriptor, at: head.end, path: path)
-        // The entries and the file's new size are on disk before the secret may leave.
-        try LogIO.syncData(descriptor, path: path)
+        if syncing || checkpointing || created {
+            // The entries and the file's new size are on disk before the secret may leave (and
+            // before a checkpoint vouches for them).
+            try LogIO.syncData(descriptor, path: path)
+            descriptors.markSynced()
+        } else {
+            // In the page cache: the process may die now and lose nothing; the group commit syncs
+            // within its bound.
+            descriptors.markUnsynced()
+        }
         if created { try LogIO.syncDirectory(files.directoryPath) }
         current.head = Head(sequence: sequence, tag: tag, end: head.end + bytes.count, discardedBytes: 0)
         current.file = try identity(of: descriptor)
@@ -245,6 +266,8 @@ package final class AccessLog: AccessEventRecorder {
         guard var current = writer, current.checkpointIsBehind else { return }
         try current.descriptors.lock(LOCK_EX)
         defer { current.descriptors.unlock() }
+        // The checkpoint vouches only for entries on disk.
+        try current.descriptors.syncPending(path: files.currentPath)
         guard let descriptor = try current.descriptors.currentFile(files.currentPath) else {
             writer = nil
             return
@@ -256,6 +279,13 @@ package final class AccessLog: AccessEventRecorder {
         try current.vault.save(key: current.key, checkpoint: current.checkpoint)
         current.checkpointed = current.checkpoint
         writer = current
+    }
+
+    /// Syncs (`fdatasync`) the entries `writer` wrote without a sync, if any: the group commit's
+    /// bounded durability. The file is synced through the writer's kept descriptor, so entries
+    /// in a file another process has since rotated are synced too.
+    func syncWrittenEntries(writer: Writer?) throws(AccessLogError) {
+        try writer?.descriptors.syncPending(path: files.currentPath)
     }
 
     /// A writer for the log as it is: key and checkpoint read from the keychain (a new key for a new
@@ -271,7 +301,7 @@ package final class AccessLog: AccessEventRecorder {
             (key, checkpoint) = (try vault.create(), .empty)
         }
         let descriptor = try LogIO.open(files.currentPath, flags: O_RDWR, create: true)
-        descriptors.keepCurrent(descriptor)  // closed with them
+        try descriptors.keepCurrent(descriptor, path: files.currentPath)  // closed with them
         let writer = Writer(vault: vault, key: key, descriptors: descriptors,
                             head: try head(of: descriptor, key: key, checkpoint: checkpoint),
                             file: try identity(of: descriptor), checkpointed: checkpoint)

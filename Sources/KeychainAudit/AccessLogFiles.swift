@@ -188,11 +188,16 @@ enum LogIO {
 /// path names *after* the lock is held (a removed lock file is opened again, so the lock always
 /// excludes the other writers), and the current file's descriptor is used only while the current
 /// path still names its file.
+///
+/// Entries written without a sync (the group commit's bounded durability) are synced before the
+/// descriptor they were written through is closed or replaced, so no entry misses its sync.
 final class LogDescriptors {
     private let lockPath: String
     private var lockDescriptor: Int32
     /// The current file's descriptor, once opened.
     private var currentDescriptor: Int32?
+    /// Whether entries were written through ``currentDescriptor`` since its last `fdatasync`.
+    private(set) var hasUnsyncedWrites = false
 
     /// Opens (creating 0600 if needed) the lock file at `lockPath`.
     init(lockPath: String) throws(AccessLogError) {
@@ -202,7 +207,27 @@ final class LogDescriptors {
 
     deinit {
         close(lockDescriptor)
-        if let currentDescriptor { close(currentDescriptor) }
+        if let currentDescriptor {
+            // A writer dropped after a failure (already reported to its caller) may still have
+            // entries in the page cache: sync them on the way out; there is no caller left to
+            // report a failure to, and the process's own end would not sync them either.
+            if hasUnsyncedWrites { fdatasync(currentDescriptor) }
+            close(currentDescriptor)
+        }
+    }
+
+    /// Records that entries were written through the current descriptor without a sync.
+    func markUnsynced() { hasUnsyncedWrites = true }
+
+    /// Records that the current descriptor's file was just synced.
+    func markSynced() { hasUnsyncedWrites = false }
+
+    /// `fdatasync`s the current descriptor if entries were written through it without a sync;
+    /// `path` names it in an error.
+    func syncPending(path: String) throws(AccessLogError) {
+        guard hasUnsyncedWrites, let currentDescriptor else { return }
+        try LogIO.syncData(currentDescriptor, path: path)
+        hasUnsyncedWrites = false
     }
 
     /// Takes `operation` (`LOCK_EX`, `LOCK_SH`) on the lock file the path names now, waiting for other holders.
@@ -233,6 +258,8 @@ final class LogDescriptors {
             if let named = try Self.identity(atPath: path), named == (try Self.identity(of: currentDescriptor, path: path)) {
                 return currentDescriptor
             }
+            // Another process rotated or removed the file: what this writer put in it is synced first.
+            try syncPending(path: path)
             close(currentDescriptor)
             self.currentDescriptor = nil
         }
@@ -245,9 +272,19 @@ final class LogDescriptors {
         return opened
     }
 
-    /// Keeps `descriptor` as the current file's (a file just created), closing the one kept before.
-    func keepCurrent(_ descriptor: Int32) {
-        if let currentDescriptor, currentDescriptor != descriptor { close(currentDescriptor) }
+    /// Keeps `descriptor` as the current file's (a file just created), closing the one kept before
+    /// once what was written through it is synced (`path` names it in an error; `descriptor` is
+    /// closed then).
+    func keepCurrent(_ descriptor: Int32, path: String) throws(AccessLogError) {
+        if let currentDescriptor, currentDescriptor != descriptor {
+            do throws(AccessLogError) {
+                try syncPending(path: path)
+            } catch {
+                close(descriptor)
+                throw error
+            }
+            close(currentDescriptor)
+        }
         currentDescriptor = descriptor
     }
 

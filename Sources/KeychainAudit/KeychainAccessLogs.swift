@@ -8,8 +8,9 @@ import Synchronization
 /// The recorder for a process that serves several keychains (the Secret Service provider: one
 /// keychain file per collection): each event goes to the ``AccessLog`` of the keychain it names
 /// (``AccessEvent/keychainPath``), else of the default keychain. One ``AccessLogGroupCommit`` per
-/// keychain, made on first use and kept: concurrent reads share one durable append, and the
-/// keychain's checkpoint follows within ``AccessLogGroupCommit/defaultCheckpointDelay``.
+/// keychain, made on first use and kept: concurrent reads share one append, each entry is synced
+/// within ``AccessLogSettings/syncBound``, and the keychain's checkpoint follows within
+/// ``AccessLogGroupCommit/defaultCheckpointDelay``.
 package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable {
     /// The keychain of events that name none (the provider's login collection).
     package let defaultKeychainPath: String
@@ -32,7 +33,7 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
         self.keyItems = keyItems
     }
 
-    /// Records `event` in its keychain's log, durably, or throws ``AccessLogError``.
+    /// Records `event` in its keychain's log (synced as ``AccessLogSettings/syncBound`` says), or throws ``AccessLogError``.
     package func record(_ event: AccessEvent) throws {
         try log(for: event.keychainPath ?? defaultKeychainPath).record(event)
     }
@@ -49,7 +50,8 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
         for path in order { try log(for: path).record(byKeychain[path] ?? []) }
     }
 
-    /// Brings every log's checkpoint up to its newest entry (the process is stopping); throws the
+    /// Syncs every log's entries and brings its checkpoint up to its newest entry (the process is
+    /// stopping); throws the
     /// first failure after trying every log.
     package func flush() throws(AccessLogError) {
         let all = logs.withLock { Array($0.values) }
@@ -70,7 +72,8 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
             let settings = try settings.get()
             let files = AccessLogFiles(keychainPath: keychainPath, maximumFileSize: settings.maximumFileSize, rotatedFiles: settings.rotatedFiles)
             let log = AccessLogGroupCommit(log: AccessLog(files: files, killsWriterMidAppend: settings.killsWriterMidAppend,
-                                                          keyItems: keyItems?(keychainPath)))
+                                                          keyItems: keyItems?(keychainPath)),
+                                           syncBound: settings.syncBound)
             logs[keychainPath] = log
             return log
         }

@@ -42,6 +42,7 @@ import KeychainVocabulary
 /// | `KEYCHAINKIT_PINENTRY`, `KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, `DISPLAY`, `WAYLAND_DISPLAY`, `PATH` | ``authenticator``'s pinentry (fprintd's bus is `DBUS_SYSTEM_BUS_ADDRESS`, read by the D-Bus client) |
 /// | `KEYCHAINKIT_TESTING_KDF` | ``testingKDFRequested`` (`1`: keychainctl's cheap key derivation, test suites only) |
 /// | `KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`, `KEYCHAINKIT_ACCESS_LOG_FILES` | ``accessLog`` (rotation limits) |
+/// | `KEYCHAINKIT_ACCESS_LOG_SYNC_MS` | ``accessLog`` (the Secret Service provider's sync bound; `0`: every read synced) |
 /// | `KEYCHAINKIT_ACCESS_LOG_TEST_KILL` | ``accessLog`` (`1`: debug builds' killed-writer hook, test suites only) |
 /// | `KEYCHAINKIT_ETCD_PASSWORD` | ``etcdPassword`` (`keychainctl sync` with an etcd user) |
 package struct KeychainConfiguration: Sendable {
@@ -106,7 +107,7 @@ package struct KeychainConfiguration: Sendable {
         KeychainVariable.sessionKeyring, "CREDENTIALS_DIRECTORY", KeychainVariable.require, KeychainVariable.serviceSocket,
         KeychainVariable.pinentry, KeychainVariable.pinentryTerminal, "GPG_TTY", "DISPLAY", "WAYLAND_DISPLAY", "PATH",
         KeychainVariable.testingKDF, KeychainVariable.accessLogMaximumBytes, KeychainVariable.accessLogFiles,
-        KeychainVariable.accessLogTestKill, KeychainVariable.etcdPassword,
+        KeychainVariable.accessLogTestKill, KeychainVariable.accessLogSyncMilliseconds, KeychainVariable.etcdPassword,
     ]
 
     /// The configuration `environment` describes, with `authenticator` for prompts; `accountHome`
@@ -155,7 +156,9 @@ package struct KeychainConfiguration: Sendable {
                                    expected: "a size in bytes of at least 4096"),
             rotatedFiles: .read(KeychainVariable.accessLogFiles, from: environment, in: 1...100,
                                 expected: "a number of files from 1 to 100"),
-            killsWriterMidAppend: environment[KeychainVariable.accessLogTestKill] == "1")
+            killsWriterMidAppend: environment[KeychainVariable.accessLogTestKill] == "1",
+            syncBoundMilliseconds: .read(KeychainVariable.accessLogSyncMilliseconds, from: environment, in: 0...60_000,
+                                         expected: "a number of milliseconds from 0 to 60000"))
         etcdPassword = environment[KeychainVariable.etcdPassword].map(ConfiguredSecret.init)
     }
 
@@ -225,6 +228,8 @@ package enum KeychainVariable {
     package static let accessLogFiles = "KEYCHAINKIT_ACCESS_LOG_FILES"
     /// `1`: a writer kills itself mid-append (debug builds, test suites only).
     package static let accessLogTestKill = "KEYCHAINKIT_ACCESS_LOG_TEST_KILL"
+    /// How many milliseconds a long-lived process may leave an access-log entry before syncing it (0: every read).
+    package static let accessLogSyncMilliseconds = "KEYCHAINKIT_ACCESS_LOG_SYNC_MS"
     /// An etcd user's password.
     package static let etcdPassword = "KEYCHAINKIT_ETCD_PASSWORD"
 }
@@ -239,6 +244,9 @@ package struct AccessLogConfiguration: Sendable, Equatable {
     /// Debug builds only, for the killed-writer tests (`KEYCHAINKIT_ACCESS_LOG_TEST_KILL=1`): a
     /// writer writes half of its entries and SIGKILLs itself.
     package var killsWriterMidAppend: Bool
+    /// How long the Secret Service provider may leave an entry it wrote before syncing it
+    /// (`KEYCHAINKIT_ACCESS_LOG_SYNC_MS`, 0–60000; 0: synced before each secret leaves).
+    package var syncBoundMilliseconds: NumberSetting
 }
 
 /// A whole-number setting as the environment gives it.

@@ -114,7 +114,7 @@ package struct ToolEnvironment: Sendable {
 
     #if os(Linux)
     /// The access log's settings from the configuration (`KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`,
-    /// `KEYCHAINKIT_ACCESS_LOG_FILES`, `KEYCHAINKIT_ACCESS_LOG_TEST_KILL`), or
+    /// `KEYCHAINKIT_ACCESS_LOG_FILES`, `KEYCHAINKIT_ACCESS_LOG_SYNC_MS`, `KEYCHAINKIT_ACCESS_LOG_TEST_KILL`), or
     /// ``AccessLogError/invalidSetting(name:value:expected:)`` naming a value the log cannot use.
     package func accessLogSettings() throws(AccessLogError) -> AccessLogSettings {
         let configured = settings.accessLog
@@ -128,7 +128,9 @@ package struct ToolEnvironment: Sendable {
         return AccessLogSettings(
             maximumFileSize: try number(configured.maximumFileSize, default: AccessLogFiles.defaultMaximumFileSize),
             rotatedFiles: try number(configured.rotatedFiles, default: AccessLogFiles.defaultRotatedFiles),
-            killsWriterMidAppend: configured.killsWriterMidAppend)
+            killsWriterMidAppend: configured.killsWriterMidAppend,
+            syncBound: Double(try number(configured.syncBoundMilliseconds,
+                                         default: Int(AccessLogGroupCommit.defaultSyncBound * 1000))) / 1000)
     }
     #endif
 }

@@ -135,10 +135,13 @@ struct ConfigurationTests {
             #expect(!Self.configuration(["KEYCHAINKIT_TESTING_KDF": value]).testingKDFRequested, "\(value)")
         }
         let unset = Self.configuration([:]).accessLog
-        #expect(unset == AccessLogConfiguration(maximumFileSize: .unset, rotatedFiles: .unset, killsWriterMidAppend: false))
+        #expect(unset == AccessLogConfiguration(maximumFileSize: .unset, rotatedFiles: .unset, killsWriterMidAppend: false,
+                                                syncBoundMilliseconds: .unset))
         let set = Self.configuration(["KEYCHAINKIT_ACCESS_LOG_MAX_BYTES": "4096", "KEYCHAINKIT_ACCESS_LOG_FILES": "100",
-                                      "KEYCHAINKIT_ACCESS_LOG_TEST_KILL": "1"]).accessLog
-        #expect(set == AccessLogConfiguration(maximumFileSize: .value(4096), rotatedFiles: .value(100), killsWriterMidAppend: true))
+                                      "KEYCHAINKIT_ACCESS_LOG_TEST_KILL": "1", "KEYCHAINKIT_ACCESS_LOG_SYNC_MS": "0"]).accessLog
+        #expect(set == AccessLogConfiguration(maximumFileSize: .value(4096), rotatedFiles: .value(100), killsWriterMidAppend: true,
+                                              syncBoundMilliseconds: .value(0)))
+        #expect(Self.configuration(["KEYCHAINKIT_ACCESS_LOG_SYNC_MS": "60000"]).accessLog.syncBoundMilliseconds == .value(60_000))
         let empty = Self.configuration(["KEYCHAINKIT_ACCESS_LOG_MAX_BYTES": "", "KEYCHAINKIT_ACCESS_LOG_FILES": ""]).accessLog
         #expect(empty.maximumFileSize == .unset && empty.rotatedFiles == .unset)
         // The adversary's values: below, above, negative, overflowing, not a number, padded.
@@ -149,6 +152,10 @@ struct ConfigurationTests {
         for value in ["0", "101", "-1", "two"] {
             #expect(Self.configuration(["KEYCHAINKIT_ACCESS_LOG_FILES": value]).accessLog.rotatedFiles
                     == .refused(name: "KEYCHAINKIT_ACCESS_LOG_FILES", value: value, expected: "a number of files from 1 to 100"))
+        }
+        for value in ["-1", "60001", "10ms", "1.5"] {
+            #expect(Self.configuration(["KEYCHAINKIT_ACCESS_LOG_SYNC_MS": value]).accessLog.syncBoundMilliseconds
+                    == .refused(name: "KEYCHAINKIT_ACCESS_LOG_SYNC_MS", value: value, expected: "a number of milliseconds from 0 to 60000"))
         }
         #expect(Self.configuration(["KEYCHAINKIT_ACCESS_LOG_TEST_KILL": "true"]).accessLog.killsWriterMidAppend == false)
     }
