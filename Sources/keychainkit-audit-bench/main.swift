@@ -10,7 +10,8 @@ import KeychainServices
 // With a third argument THREADS, it instead compares the Secret Service provider's designs: THREADS
 // readers each recording ROUNDS reads at once, through (1) one durable append and checkpoint per read,
 // (2) group commit with the checkpoint per append, (3) group commit with the checkpoint deferred by
-// up to 1 s (what the provider uses); per read latency and reads per second of each.
+// up to 1 s and every append synced, (4) the same with the sync within 10 ms (what the provider
+// uses); per read latency and reads per second of each.
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 || arguments.count == 4, let rounds = Int(arguments[2]), rounds > 0,
