@@ -362,7 +362,7 @@ struct AccessLogTests {
         }
     }
 
-    @Test("a rotation limit that is not a number or out of range refuses every access it would log, naming the variable and the fix")
+    @Test("a rotation limit or sync bound that is not a number or out of range refuses every access it would log, naming the variable and the fix")
     func refusedLimits() throws {
         try withSandbox { (sandbox) throws in
             try Self.add(sandbox, service: "svc", account: "acct", secret: "pw-not-shown")
@@ -371,7 +371,9 @@ struct AccessLogTests {
                             ("KEYCHAINKIT_ACCESS_LOG_MAX_BYTES", "4 MiB", "a size in bytes of at least 4096"),
                             ("KEYCHAINKIT_ACCESS_LOG_MAX_BYTES", "99999999999999999999999", "a size in bytes of at least 4096"),
                             ("KEYCHAINKIT_ACCESS_LOG_FILES", "0", "a number of files from 1 to 100"),
-                            ("KEYCHAINKIT_ACCESS_LOG_FILES", "101", "a number of files from 1 to 100")]
+                            ("KEYCHAINKIT_ACCESS_LOG_FILES", "101", "a number of files from 1 to 100"),
+                            ("KEYCHAINKIT_ACCESS_LOG_SYNC_MS", "10ms", "a number of milliseconds from 0 to 60000"),
+                            ("KEYCHAINKIT_ACCESS_LOG_SYNC_MS", "60001", "a number of milliseconds from 0 to 60000")]
             for (name, value, expected) in refusals {
                 let refused = try Self.read(sandbox, service: "svc", environment: [name: value])
                 #expect(refused.status != 0, "\(name)=\(value) was accepted")
