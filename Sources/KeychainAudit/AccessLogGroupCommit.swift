@@ -90,6 +90,15 @@ package final class AccessLogGroupCommit: AccessEventRecorder, @unchecked Sendab
         return writer?.hasUnsyncedEntries == true
     }
 
+    /// Whether the keychain's checkpoint is behind the newest entry this process appended (at most
+    /// ``checkpointDelay`` long). Waits for an append or sync under way to finish.
+    package var checkpointIsBehind: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while isWriting { condition.wait() }
+        return writer?.checkpointIsBehind == true
+    }
+
     /// Records `event` (in an append shared with the readers recording at the same time; on disk now
     /// or within ``syncBound``), or throws ``AccessLogError``; the caller must not hand out the secret then.
     package func record(_ event: AccessEvent) throws {

@@ -97,21 +97,26 @@ struct AccessLogGroupCommitTests {
             let caller = try ProcessLineage.current()
             let group = AccessLogGroupCommit(log: log, checkpointDelay: 0.2)
             for read in 0..<3 { try group.record(Self.event("r\(read)", caller: caller)) }
-            // Wait for the deferred checkpoint (0.2 s). The bound is generous, not a timing claim:
-            // on a loaded machine the checkpoint's thread may be scheduled seconds late.
+            // Wait for the deferred checkpoint (0.2 s), without touching the file meanwhile (a
+            // checkpoint finding the file cut short would rightly not vouch for it). The bound is
+            // generous, not a timing claim: on a loaded machine the checkpoint's thread may be
+            // scheduled seconds late.
             let path = log.files.currentPath
             let full = try Data(contentsOf: URL(fileURLWithPath: path))
-            var refused = false
-            for _ in 0..<300 where !refused {
+            var caughtUp = false
+            for _ in 0..<300 where !caughtUp {
                 Thread.sleep(forTimeInterval: 0.1)
-                try full.prefix(full.count - 1).write(to: URL(fileURLWithPath: path))
-                do {
-                    _ = try AccessLog(files: log.files).read()
-                } catch AccessLogError.altered {
-                    refused = true
-                }
-                try full.write(to: URL(fileURLWithPath: path))
+                caughtUp = !group.checkpointIsBehind
             }
+            #expect(caughtUp, "the checkpoint never caught up without a flush")
+            try full.prefix(full.count - 1).write(to: URL(fileURLWithPath: path))
+            var refused = false
+            do {
+                _ = try AccessLog(files: log.files).read()
+            } catch AccessLogError.altered {
+                refused = true
+            }
+            try full.write(to: URL(fileURLWithPath: path))
             #expect(refused, "a log cut short is refused once the checkpoint caught up")
 
             // flush: the checkpoint vouches for the newest entry at once.
