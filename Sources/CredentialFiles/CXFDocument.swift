@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import KeychainPrimitives
 
 /// One login, note or both, as the Credential Exchange Format carries it and a keychain keeps it:
 /// a `basic-auth` credential (user name, password), the URLs of the item's scope, a `note`.

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// ``SyncTransport`` over etcd: a circle's record `name` is the etcd key
 /// `/keychainkit/v2/<circle id>/<name>`, a version token is the key's mod revision (decimal), and a

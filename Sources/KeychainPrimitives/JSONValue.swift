@@ -1,12 +1,12 @@
-/// A JSON value (RFC 8259) as a file holds it, for the credential files that are JSON (Docker's
-/// `config.json`, CXF documents): an object keeps its members in the file's order, a number its
-/// literal text (a 40-digit or `1e999` number is kept as written, never rounded), and each value
-/// the byte range it was read from, so that a file can be edited in place
-/// (``DockerConfigParser/removingSecrets(_:file:)`` changes only the bytes it must).
+/// A JSON value (RFC 8259) as a text holds it, for JSON whose members are not all known here
+/// (Docker's `config.json`, CXF documents, etcd's JSON gateway): an object keeps its members in
+/// the text's order, a number its literal text (a 40-digit or `1e999` number is kept as written,
+/// never rounded), and each value the byte range it was read from, so that a user's file can be
+/// edited in place (CredentialFiles' Docker rewrite changes only the bytes it must).
 ///
-/// Foundation's `JSONSerialization` answers with untyped dictionaries that forget the order, and
-/// FoundationEssentials has no `JSONSerialization`; its `JSONDecoder` needs a type for every
-/// member, while these files carry settings nobody here knows.
+/// It replaces Foundation's `JSONSerialization`, which FoundationEssentials lacks, and which
+/// answers with untyped dictionaries that forget the order; `JSONDecoder` needs a type for every
+/// member.
 package struct JSONValue: Sendable, Equatable {
     /// What the value is.
     package enum Kind: Sendable, Equatable {
@@ -75,6 +75,12 @@ package struct JSONValue: Sendable, Equatable {
     /// A string's text; nil for any other value.
     package var string: String? {
         if case .string(let text) = kind { return text }
+        return nil
+    }
+
+    /// The value of `true` or `false`; nil for any other value.
+    package var bool: Bool? {
+        if case .bool(let flag) = kind { return flag }
         return nil
     }
 

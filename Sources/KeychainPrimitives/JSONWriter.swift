@@ -1,9 +1,15 @@
-/// Writes a ``JSONValue`` as pretty-printed JSON in the layout Foundation's `JSONSerialization`
-/// writes with `.prettyPrinted` and `.withoutEscapingSlashes` (two spaces a level, `"key" : value`),
-/// members in the value's order: the files `keychainctl export --format cxf` wrote before
-/// CredentialFiles left Foundation come out byte for byte the same (CredentialFilesTests checks
-/// it against Foundation).
+/// Writes a ``JSONValue`` as JSON, members in the value's order, in the layouts of Foundation's
+/// `JSONSerialization` with `.withoutEscapingSlashes`: compact, or `.prettyPrinted` (two spaces a
+/// level, `"key" : value`), so that what was written with Foundation comes out byte for byte the
+/// same (JSONParserTests checks it against Foundation).
 package enum JSONWriter {
+    /// `value` as UTF-8 text without white space.
+    package static func compact(_ value: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        write(value, indent: nil, into: &output)
+        return output
+    }
+
     /// `value` as UTF-8 text, without a final line end.
     package static func prettyPrinted(_ value: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
@@ -11,8 +17,12 @@ package enum JSONWriter {
         return output
     }
 
-    private static func write(_ value: JSONValue, indent: Int, into output: inout [UInt8]) {
+    /// Writes `value` pretty-printed at `indent` levels, or compact when `indent` is nil.
+    private static func write(_ value: JSONValue, indent: Int?, into output: inout [UInt8]) {
+        let level = indent ?? 0
+        let next = indent.map { $0 + 1 }
         func newLine(_ level: Int) {
+            guard indent != nil else { return }
             output.append(UInt8(ascii: "\n"))
             output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
         }
@@ -21,24 +31,24 @@ package enum JSONWriter {
             output.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                newLine(indent + 1)
+                newLine(level + 1)
                 writeString(member.key, into: &output)
-                output.append(contentsOf: " : ".utf8)
-                write(member.value, indent: indent + 1, into: &output)
+                output.append(contentsOf: (indent == nil ? ":" : " : ").utf8)
+                write(member.value, indent: next, into: &output)
             }
-            if members.isEmpty { output.append(UInt8(ascii: "\n")) }
-            newLine(indent)
+            if members.isEmpty && indent != nil { output.append(UInt8(ascii: "\n")) }
+            newLine(level)
             output.append(UInt8(ascii: "}"))
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                newLine(indent + 1)
-                write(element, indent: indent + 1, into: &output)
+                newLine(level + 1)
+                write(element, indent: next, into: &output)
             }
             // Foundation leaves an empty line inside an empty array or object.
-            if elements.isEmpty { output.append(UInt8(ascii: "\n")) }
-            newLine(indent)
+            if elements.isEmpty && indent != nil { output.append(UInt8(ascii: "\n")) }
+            newLine(level)
             output.append(UInt8(ascii: "]"))
         case .string(let text):
             writeString(text, into: &output)

@@ -1,8 +1,8 @@
-import CredentialFiles
+import KeychainPrimitives
 import Foundation
 import Testing
 
-/// The JSON reader the Docker configuration and CXF documents share: values, order, literal
+/// The JSON reader and writer the Docker configuration, CXF documents and etcd's JSON gateway share: values, order, literal
 /// numbers and byte ranges, and the texts it refuses, each with its line and cause.
 @Suite("JSON reader")
 struct JSONParserTests {
@@ -86,7 +86,7 @@ struct JSONParserTests {
         #expect(deeper?.reason.contains("nested more than") == true)
     }
 
-    @Test("the writer's layout is Foundation's JSONSerialization .prettyPrinted, .sortedKeys, .withoutEscapingSlashes")
+    @Test("the writer's layouts are Foundation's JSONSerialization (.prettyPrinted or compact, .sortedKeys, .withoutEscapingSlashes)")
     func writerMatchesFoundation() throws {
         let value = JSONValue.object([
             ("accounts", .array([.object([("collections", .array([])), ("email", .string("")), ("id", .string("AQ")),
@@ -111,5 +111,8 @@ struct JSONParserTests {
         let ours = Data(JSONWriter.prettyPrinted(value))
         #expect(ours == foundation, "\(String(decoding: ours, as: UTF8.self))\n---\n\(String(decoding: foundation, as: UTF8.self))")
         #expect(Self.stripped(try JSONParser.parse(Array(ours))) == value, "what it writes reads back")
+        let compact = Data(JSONWriter.compact(value))
+        let foundationCompact = try JSONSerialization.data(withJSONObject: foundationObject(value), options: [.sortedKeys, .withoutEscapingSlashes])
+        #expect(compact == foundationCompact, "\(String(decoding: compact, as: UTF8.self))\n---\n\(String(decoding: foundationCompact, as: UTF8.self))")
     }
 }

@@ -11,10 +11,10 @@ package struct JSONSyntaxError: Error, Sendable, Equatable {
 /// an optional UTF-8 byte order mark, nothing else. Stricter than the RFC where ambiguity would
 /// let a file mean two things: an object may not have the same key twice (which of the two a
 /// reader keeps differs between readers), and strings must be UTF-8 without lone surrogates.
-/// Nesting is limited to ``maximumDepth`` levels, so a hostile file cannot exhaust the stack.
+/// Nesting is limited to ``maximumDepth`` levels, so a hostile text cannot exhaust the stack.
 package enum JSONParser {
-    /// The deepest nesting of objects and arrays accepted. Docker configurations and CXF documents
-    /// nest fewer than ten levels.
+    /// The deepest nesting of objects and arrays accepted. Docker configurations, CXF documents and
+    /// etcd's answers nest fewer than ten levels.
     package static let maximumDepth = 100
 
     /// The value `bytes` hold.
