@@ -5,13 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One epoch's key bundle for one member, stored as `wraps/<epoch>/<member id>/<signer id>`: sealed to the
 /// member's X25519 key with HPKE (Base mode: X25519, HKDF-SHA256, ChaCha20-Poly1305) and signed

@@ -3,8 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeychainPrimitives
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,6 +10,8 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import KeychainPrimitives
+import Synchronization
 
 /// One key in etcd, as a range or a watch returns it.
 package struct EtcdKeyValue: Sendable, Equatable {

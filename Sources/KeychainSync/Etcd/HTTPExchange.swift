@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Bounds on what one response may make the client hold in memory. A server (or anyone on the
 /// path of a plain-HTTP endpoint) that goes past one gets a ``EtcdError/badResponse(_:)`` naming

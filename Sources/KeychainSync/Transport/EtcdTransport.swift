@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// ``SyncTransport`` over etcd: a circle's record `name` is the etcd key
 /// `/keychainkit/v2/<circle id>/<name>`, a version token is the key's mod revision (decimal), and a

@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What the file-syncing tools people use (Syncthing, Dropbox, Nextcloud/ownCloud) leave in a
 /// folder besides its files: their own bookkeeping and half-written downloads, which a reader

@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import KeychainPrimitives
 
 /// A git remote URL as the user gave it (any form git accepts: `ssh://`, `user@host:path`,
