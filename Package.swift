@@ -206,7 +206,7 @@ let package = Package(
                            .target(name: "KeychainAudit", condition: .when(platforms: [.linux]))],
             swiftSettings: [reimplementedDefine]
         ),
-        // Readers of plain-text credential files (netrc, git, Docker, gh, .env); Foundation only.
+        // Readers of plain-text credential files (netrc, git, Docker, gh, .env, CXF); FoundationEssentials only.
         .target(name: "CredentialFiles", dependencies: ["KeychainPrimitives"]),
         // Readers of other secret stores' files for `keychainctl import-credentials` (gnome-keyring
         // keyrings, browser password exports): decryption with swift-crypto, nothing stored here.
@@ -268,6 +268,8 @@ let package = Package(
                                                               "RequiredToolSupport"]),
         .testTarget(name: "KeychainPrimitivesTests", dependencies: ["KeychainPrimitives"]),
         // The readers of other secret stores' files, on bytes (the real files: keychainctlTests, SecretServiceClientTests).
+        // The plain-text credential files' readers on bytes, and the JSON they share (the files through keychainctl: keychainctlTests).
+        .testTarget(name: "CredentialFilesTests", dependencies: ["CredentialFiles"]),
         .testTarget(name: "CredentialImportTests", dependencies: ["CredentialImport", "RequiredToolSupport", .product(name: "Crypto", package: "swift-crypto")]),
         // SecItem semantics through SecItem* only (builds against Apple's Security too).
         .testTarget(name: "SecItemParityTests", dependencies: ["KeychainServices"]),

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// The password exports of Chromium/Chrome (Settings → Passwords → Export: `name,url,username,
 /// password` and, in newer versions, `note`) and Firefox (about:logins → Export: `url,username,
@@ -20,7 +25,7 @@ public enum BrowserPasswordCSVParser {
         }
         let rows = try records(text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text, file: file)
         guard let header = rows.first else { throw CredentialFileError(file: file, line: 1, reason: "empty file: no header row") }
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let names = header.fields.map { $0.trimmingWhitespace().lowercased() }
         var column: [String: Int] = [:]
         for (index, name) in names.enumerated() where column[name] == nil { column[name] = index }
         let missing = requiredColumns.filter { column[$0] == nil }
@@ -38,9 +43,9 @@ public enum BrowserPasswordCSVParser {
                                           reason: "\(row.fields.count) fields where the header has \(names.count) (an unbalanced quote?)")
             }
             func field(_ name: String) -> String? { column[name].map { row.fields[$0] } }
-            let url = (field("url") ?? "").trimmingCharacters(in: .whitespaces)
+            let url = (field("url") ?? "").trimmingWhitespace()
             guard let location = location(of: url) else {
-                let scheme = url.range(of: "://").map { String(url[..<$0.lowerBound]) }
+                let scheme = url.firstRange(of: "://").map { String(url[..<$0.lowerBound]) }
                 leftovers.append("line \(row.line): " + (scheme.map { "a credential for \($0)://, not a web site" } ?? "no web URL"))
                 continue
             }

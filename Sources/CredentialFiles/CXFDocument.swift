@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// One login, note or both, as the Credential Exchange Format carries it and a keychain keeps it:
 /// a `basic-auth` credential (user name, password), the URLs of the item's scope, a `note`.
@@ -75,32 +80,41 @@ public enum CXFDocument {
         return ParsedCredentialFile(credentials: credentials, leftovers: leftovers)
     }
 
-    /// A CXF 1.0 document of one account holding `logins`.
+    /// A CXF 1.0 document of one account holding `logins`, pretty-printed with its members in
+    /// alphabetical order.
     public static func export(_ logins: [ExchangedLogin], exporterRpId: String, exporterDisplayName: String, at now: Date) throws -> Data {
-        var items: [[String: Any]] = []
+        var items: [JSONValue] = []
         for login in logins {
-            var credentials: [[String: Any]] = []
+            var credentials: [JSONValue] = []
             if login.username != nil || login.password != nil {
-                var basic: [String: Any] = ["type": "basic-auth"]
-                if let username = login.username { basic["username"] = field("string", username) }
-                if let password = login.password { basic["password"] = field("concealed-string", password) }
-                credentials.append(basic)
+                var basic: [(String, JSONValue)] = [("type", .string("basic-auth"))]
+                if let username = login.username { basic.append(("username", field("string", username))) }
+                if let password = login.password { basic.append(("password", field("concealed-string", password))) }
+                credentials.append(object(basic))
             }
-            if let note = login.note { credentials.append(["type": "note", "content": field("string", note)]) }
-            var item: [String: Any] = ["id": randomID(), "title": login.title, "credentials": credentials]
-            if let created = login.created { item["creationAt"] = UInt64(max(0, created.timeIntervalSince1970)) }
-            if let modified = login.modified { item["modifiedAt"] = UInt64(max(0, modified.timeIntervalSince1970)) }
-            if !login.urls.isEmpty { item["scope"] = ["urls": login.urls, "androidApps": [Any]()] }
-            items.append(item)
+            if let note = login.note { credentials.append(object([("type", .string("note")), ("content", field("string", note))])) }
+            var item: [(String, JSONValue)] = [("id", .string(randomID())), ("title", .string(login.title)), ("credentials", .array(credentials))]
+            if let created = login.created { item.append(("creationAt", .integer(UInt64(max(0, created.timeIntervalSince1970))))) }
+            if let modified = login.modified { item.append(("modifiedAt", .integer(UInt64(max(0, modified.timeIntervalSince1970))))) }
+            if !login.urls.isEmpty { item.append(("scope", object([("urls", .array(login.urls.map(JSONValue.string))), ("androidApps", .array([]))]))) }
+            items.append(object(item))
         }
-        let header: [String: Any] = [
-            "version": ["major": 1, "minor": 0],
-            "exporterRpId": exporterRpId,
-            "exporterDisplayName": exporterDisplayName,
-            "timestamp": UInt64(now.timeIntervalSince1970),
-            "accounts": [["id": randomID(), "username": "", "email": "", "collections": [Any](), "items": items]],
-        ]
-        return try JSONSerialization.data(withJSONObject: header, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let header = object([
+            ("version", object([("major", .integer(1)), ("minor", .integer(0))])),
+            ("exporterRpId", .string(exporterRpId)),
+            ("exporterDisplayName", .string(exporterDisplayName)),
+            ("timestamp", .integer(UInt64(now.timeIntervalSince1970))),
+            ("accounts", .array([object([("id", .string(randomID())), ("username", .string("")), ("email", .string("")),
+                                         ("collections", .array([])), ("items", .array(items))])])),
+        ])
+        return Data(JSONWriter.prettyPrinted(header))
+    }
+
+    /// An object of `members` in the order of their names. CXF's member names are ASCII words
+    /// that start with a lower-case letter, so this order (by code point) is also the
+    /// case-insensitive order Foundation's `.sortedKeys` gave.
+    private static func object(_ members: [(String, JSONValue)]) -> JSONValue {
+        .object(members.sorted { $0.0 < $1.0 })
     }
 
     /// The logins and notes of a CXF document.
@@ -110,40 +124,44 @@ public enum CXFDocument {
         func fail(_ why: String) -> CredentialFileError {
             CredentialFileError(file: file, line: 1, reason: "not a CXF document: \(why)")
         }
-        let object: Any
+        let header: JSONValue
         do {
-            object = try JSONSerialization.jsonObject(with: content)
+            header = try JSONParser.parse([UInt8](content))
         } catch {
-            throw fail("not JSON")
+            throw CredentialFileError(file: file, line: error.line, reason: "not a CXF document: not JSON: \(error.reason)")
         }
-        guard let header = object as? [String: Any] else { throw fail("the top level is not an object") }
-        guard let version = header["version"] as? [String: Any], let major = version["major"] as? Int, version["minor"] is Int else {
+        guard header.members != nil else { throw fail("the top level is not an object") }
+        guard let version = header["version"], version.members != nil, let major = version["major"]?.integer, version["minor"]?.integer != nil else {
             throw fail("no version {major, minor}")
         }
         guard major == 1 else {
             throw CredentialFileError(file: file, line: 1, reason: "CXF version \(major).x; this reader knows 1.x")
         }
-        for member in ["exporterRpId", "exporterDisplayName"] where !(header[member] is String) { throw fail("no \(member)") }
-        guard header["timestamp"] is NSNumber else { throw fail("no timestamp") }
-        guard let accounts = header["accounts"] as? [[String: Any]] else { throw fail("no accounts list") }
+        for member in ["exporterRpId", "exporterDisplayName"] where header[member]?.string == nil { throw fail("no \(member)") }
+        guard header["timestamp"]?.isNumber == true else { throw fail("no timestamp") }
+        guard let accounts = header["accounts"]?.elements, accounts.allSatisfy({ $0.members != nil }) else { throw fail("no accounts list") }
         var contents = Contents(logins: [], skipped: [:])
         for (accountIndex, account) in accounts.enumerated() {
-            guard account["id"] is String, account["username"] is String, account["email"] is String,
-                  account["collections"] is [Any], let items = account["items"] as? [[String: Any]] else {
+            guard account["id"]?.string != nil, account["username"]?.string != nil, account["email"]?.string != nil,
+                  account["collections"]?.elements != nil, let items = account["items"]?.elements, items.allSatisfy({ $0.members != nil }) else {
                 throw fail("account \(accountIndex) lacks id, username, email, collections or items")
             }
             for (itemIndex, item) in items.enumerated() {
                 let place = "account \(accountIndex) item \(itemIndex)"
-                guard item["id"] is String, let title = item["title"] as? String, let credentials = item["credentials"] as? [[String: Any]] else {
+                guard item["id"]?.string != nil, let title = item["title"]?.string, let credentials = item["credentials"]?.elements,
+                      credentials.allSatisfy({ $0.members != nil }) else {
                     throw fail("\(place) lacks id, title or credentials")
                 }
                 var login = ExchangedLogin(title: title)
-                login.created = (item["creationAt"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
-                login.modified = (item["modifiedAt"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
-                if let scope = item["scope"] as? [String: Any] { login.urls = scope["urls"] as? [String] ?? [] }
+                login.created = try time(item["creationAt"], "creationAt", of: place, fail)
+                login.modified = try time(item["modifiedAt"], "modifiedAt", of: place, fail)
+                if let scope = item["scope"], scope.members != nil {
+                    let urls = scope["urls"]?.elements?.compactMap(\.string)
+                    login.urls = urls?.count == scope["urls"]?.elements?.count ? urls ?? [] : []
+                }
                 var kept = false
                 for credential in credentials {
-                    guard let type = credential["type"] as? String else { throw fail("\(place) has a credential without type") }
+                    guard let type = credential["type"]?.string else { throw fail("\(place) has a credential without type") }
                     switch type {
                     case "basic-auth" where login.username == nil && login.password == nil:
                         login.username = try value(credential["username"], of: place, fail)
@@ -163,24 +181,39 @@ public enum CXFDocument {
         return contents
     }
 
+    /// A time member's date (seconds since 1970); nil when absent or not a number.
+    /// - Throws: when the number is beyond any `Double` (`1e400`).
+    private static func time(_ member: JSONValue?, _ name: String, of place: String,
+                             _ fail: (String) -> CredentialFileError) throws(CredentialFileError) -> Date? {
+        guard let seconds = member?.double else { return nil }
+        guard seconds.isFinite else { throw fail("\(place): \(name) is not a time in seconds") }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
     /// An editable field's string value (nil when the field is absent).
-    private static func value(_ field: Any?, of place: String, _ fail: (String) -> CredentialFileError) throws(CredentialFileError) -> String? {
+    private static func value(_ field: JSONValue?, of place: String, _ fail: (String) -> CredentialFileError) throws(CredentialFileError) -> String? {
         guard let field else { return nil }
-        guard let dictionary = field as? [String: Any], dictionary["fieldType"] is String, let value = dictionary["value"] as? String else {
+        guard field.members != nil, field["fieldType"]?.string != nil, let value = field["value"]?.string else {
             throw fail("\(place): an editable field without fieldType and a string value")
         }
         return value
     }
 
-    private static func field(_ type: String, _ value: String) -> [String: Any] {
-        ["fieldType": type, "value": value]
+    private static func field(_ type: String, _ value: String) -> JSONValue {
+        object([("fieldType", .string(type)), ("value", .string(value))])
     }
 
     /// 16 random bytes, base64url without padding (CXF ids are opaque, at most 64 bytes).
     private static func randomID() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return String(Data(bytes).base64EncodedString().compactMap { character -> Character? in
+            switch character {
+            case "+": return "-"
+            case "/": return "_"
+            case "=": return nil
+            default: return character
+            }
+        })
     }
 }

@@ -1,5 +1,9 @@
-import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// The plain-text credential files `keychainctl import-credentials` reads.
 public enum CredentialFileFormat: String, Sendable, CaseIterable {
@@ -21,7 +25,7 @@ public enum CredentialFileFormat: String, Sendable, CaseIterable {
     /// The format a file's name says, or nil: `.netrc`/`_netrc`, `.git-credentials`,
     /// `config.json`, `hosts.yml`, `.env`/`*.env`/`.env.*`, `*.csv`, `*.cxf`.
     public static func fromFileName(_ path: String) -> CredentialFileFormat? {
-        let name = (path as NSString).lastPathComponent
+        let name = PathName.lastComponent(of: path)
         switch name {
         case ".netrc", "_netrc", "netrc": return .netrc
         case ".git-credentials", "git-credentials": return .gitCredentials

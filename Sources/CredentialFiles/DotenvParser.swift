@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// A `.env` file as Docker Compose, python-dotenv and most loaders read it: `NAME=value` lines,
 /// optionally `export NAME=value`; values plain (trailing ` # comment` dropped, spaces trimmed),
@@ -20,7 +25,7 @@ public enum DotenvParser {
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("export ") || line.hasPrefix("export\t") { line = line.dropFirst(7).drop(while: { $0 == " " || $0 == "\t" }) }
             guard let equals = line.firstIndex(of: "=") else { throw fail("not a NAME=value line") }
-            let name = String(line[..<equals]).trimmingCharacters(in: .whitespaces)
+            let name = String(line[..<equals]).trimmingWhitespace()
             guard isVariableName(name) else { throw fail("the variable name is not letters, digits and _ (not starting with a digit)") }
             if let earlier = firstLine[name] { throw fail("\(name) is set again (first at line \(earlier)); keep one") }
             firstLine[name] = number
@@ -47,8 +52,8 @@ public enum DotenvParser {
                 }
             } else {
                 var plain = rest
-                if let comment = plain.range(of: " #") ?? plain.range(of: "\t#") { plain = plain[..<comment.lowerBound] }
-                value = String(plain).trimmingCharacters(in: .whitespaces)
+                if let comment = plain.firstRange(of: " #") ?? plain.firstRange(of: "\t#") { plain = plain[..<comment.lowerBound] }
+                value = String(plain).trimmingWhitespace()
             }
             credentials.append(PlainTextCredential(location: .generic(service: service), account: name,
                                                    secret: Data(value.utf8), line: number))

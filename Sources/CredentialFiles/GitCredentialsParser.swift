@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// `~/.git-credentials` as git's `store` helper writes it: one URL a line,
 /// `scheme://user:password@host[:port][/path]`, user and password percent-encoded. Each line
@@ -11,7 +16,7 @@ public enum GitCredentialsParser {
         var credentials: [PlainTextCredential] = []
         for (offset, line) in try SourceText.lines(content, file: file).enumerated() {
             let number = offset + 1
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingWhitespace()
             if trimmed.isEmpty { continue }
             credentials.append(try credential(Substring(trimmed), line: number, file: file))
         }
@@ -20,7 +25,7 @@ public enum GitCredentialsParser {
 
     private static func credential(_ url: Substring, line: Int, file: String) throws(CredentialFileError) -> PlainTextCredential {
         func fail(_ reason: String) -> CredentialFileError { CredentialFileError(file: file, line: line, reason: reason) }
-        guard let schemeEnd = url.range(of: "://") else { throw fail("not a URL (expected scheme://user:password@host)") }
+        guard let schemeEnd = url.firstRange(of: "://") else { throw fail("not a URL (expected scheme://user:password@host)") }
         let scheme = url[..<schemeEnd.lowerBound].lowercased()
         guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
             throw fail("the URL's scheme is not valid")

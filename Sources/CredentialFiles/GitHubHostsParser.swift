@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// GitHub CLI's `hosts.yml` (`~/.config/gh/hosts.yml`), which `gh auth login` writes when it finds
 /// no keyring: per host an `oauth_token` and `user`, and (gh 2.40 and later) a `users` map with
@@ -127,7 +132,7 @@ public enum GitHubHostsParser {
             guard rest.hasPrefix(":") else { throw fail("expected \":\" after a quoted key") }
         } else {
             guard let colon = rest.firstIndex(where: { $0 == ":" }) else { throw fail("not a key: value line") }
-            key = String(rest[..<colon]).trimmingCharacters(in: .whitespaces)
+            key = String(rest[..<colon]).trimmingWhitespace()
             rest = rest[colon...]
         }
         rest = rest.dropFirst()  // the colon
@@ -145,8 +150,8 @@ public enum GitHubHostsParser {
             return (key, text)
         }
         var plain = rest
-        if let comment = plain.range(of: " #") { plain = plain[..<comment.lowerBound] }
-        return (key, String(plain).trimmingCharacters(in: .whitespaces))
+        if let comment = plain.firstRange(of: " #") { plain = plain[..<comment.lowerBound] }
+        return (key, String(plain).trimmingWhitespace())
     }
 
     /// A single-quoted (`''` is a quote) or double-quoted (`\"`, `\\`, `\n`, `\t`) scalar on one line.

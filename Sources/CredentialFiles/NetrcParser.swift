@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `~/.netrc` as curl and inetutils read it: whitespace-separated tokens `machine <host>`,
 /// `login <user>`, `password <secret>`, `account <value>`, `default`, and `macdef <name>`

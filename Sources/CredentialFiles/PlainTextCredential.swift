@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One credential found in a plain-text file that a tool wrote (`~/.netrc`, `~/.git-credentials`,
 /// Docker's `config.json`, GitHub CLI's `hosts.yml`, a `.env` file), ready to become a keychain item.

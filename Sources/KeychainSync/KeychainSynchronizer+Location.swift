@@ -1,5 +1,9 @@
 import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension KeychainSynchronizer {
     /// Records that the circle's records now live at `location` (the same records moved to

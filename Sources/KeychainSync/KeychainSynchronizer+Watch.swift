@@ -1,5 +1,16 @@
 import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension KeychainSynchronizer {
     /// Keeps synchronizing until `shouldContinue` returns false: a pass, then a wait for the

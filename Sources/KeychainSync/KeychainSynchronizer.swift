@@ -1,6 +1,10 @@
 import KeychainPrimitives
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 /// Opens the transport a circle's records live on: its location as the user gave it and the

@@ -55,6 +55,14 @@ struct KWalletFormatTests {
         #expect(byKey["blob"]?.attributes["kwallet:type"] == "binary")
     }
 
+    @Test("a map's secret: compact JSON, keys in code-point order (upper case first), slashes and non-ASCII as they are")
+    func mapSecretLayout() throws {
+        let map = ["alpha": "a/b", "Zeta": "z", "é": "\"quoted\"\n", "10": "ten", "9": "nine"]
+        let json = try KWalletMapSecret.json(map)
+        #expect(String(decoding: json, as: UTF8.self) == #"{"10":"ten","9":"nine","Zeta":"z","alpha":"a/b","é":"\"quoted\"\n"}"#)
+        #expect(try JSONSerialization.jsonObject(with: json) as? [String: String] == map)
+    }
+
     @Test("a wrong password, a missing salt or another salt: refused, naming the cause")
     func wrongPassword() {
         #expect(throws: CredentialImportError.self) { try Self.read(password: Data("kk-wallet-tesT".utf8)) }

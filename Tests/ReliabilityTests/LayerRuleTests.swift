@@ -16,7 +16,8 @@ struct LayerRuleTests {
     /// (CONTRIBUTING.md, "FoundationEssentials only").
     static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire",
                                         "KeychainStore", "KeychainEngine", "KeychainClient", "InternetCredentials", "KeychainToolSupport",
-                                        "KeychainServiceWireDictionaries", "KeychainAudit", "docker-credential-keychainkit"]
+                                        "KeychainServiceWireDictionaries", "KeychainAudit", "docker-credential-keychainkit",
+                                        "CredentialFiles", "CredentialImport", "KeychainSync"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",

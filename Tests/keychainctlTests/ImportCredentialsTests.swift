@@ -284,12 +284,11 @@ struct ImportCredentialsTests {
                 ("g/.git-credentials", "https://u:fine@a.example\nhttps://no-password-host.example\n", 2, "fine"),
                 ("d/config.json", "{\n  \"auths\": {\n    \"r.example\": {\"auth\": \"\(Data("nocolon".utf8).base64EncodedString())\"}\n  }\n}\n", 3, "nocolon"),
                 ("j/config.json", "{\n  \"auths\": {\n    \"r.example\": {\"auth\": \"eA==\"}\n  \n  \"x\": 1\n}\n", 5, "eA=="),
-                // Cut short: the JSON reader names no place ("unexpected end of file"): the last line that is not blank.
+                // Cut short: the last line that is not blank, where something is missing.
                 ("t/config.json", "{\n  \"auths\": {\n    \"r.example\": {\"auth\": \"dTpjdXRzaG9ydA==\"\n\n", 3, "dTpjdXRzaG9ydA=="),
-                // A `\u` escape cut short: Foundation fails at the end of the file with LF ends but at the
-                // escape with CRLF ends (four bytes on); both name the same line.
-                ("u/config.json", "\n\n\n{\"\\ut\n]", 5, "\\ut"),
-                ("u2/config.json", "\r\n\r\n\r\n{\"\\ut\r\n]", 5, "\\ut"),
+                // A `\u` escape cut short: the line of the escape, whichever line ends the file has.
+                ("u/config.json", "\n\n\n{\"\\ut\n]", 4, "\\ut"),
+                ("u2/config.json", "\r\n\r\n\r\n{\"\\ut\r\n]", 4, "\\ut"),
                 ("h/hosts.yml", "github.com:\n    oauth_token: gho_tab\n\tuser: x\n", 3, "gho_tab"),
                 ("h2/hosts.yml", "github.com:\n    - oauth_token: gho_list\n", 2, "gho_list"),
                 ("e/.env", "GOOD=fine-value\nBAD LINE WITHOUT EQUALS\n", 2, "fine-value"),
@@ -308,6 +307,29 @@ struct ImportCredentialsTests {
                 expectNoSecrets(run, [malformed.secret, "goodsecret"])
                 #expect(try sandbox.keychainctl(["find-internet-password", "-s", "valid.example"]).status == 44, "\(malformed.name): half-imported")
                 #expect(FileManager.default.fileExists(atPath: file))
+            }
+        }
+    }
+
+    @Test("hostile config.json files under --remove-source: refused with file and line, nothing stored, the file byte for byte as it was")
+    func hostileDockerConfigs() throws {
+        try withSandbox { (sandbox) throws in
+            let auth = Data("hostile:hidden-secret".utf8).base64EncodedString()
+            let cases: [(name: String, content: Data, line: Int)] = [
+                // Which of two "auth" members counts differs between readers: one could be stored, the other left.
+                ("dup/config.json", Data("{\"auths\": {\"r.example\": {\n\"auth\": \"\",\n\"auth\": \"\(auth)\"}}}\n".utf8), 3),
+                ("deep/config.json", Data("{\"auths\": {\"r.example\": {\"auth\": \"\(auth)\"}},\n\"x\": \(String(repeating: "[", count: 20_000))}\n".utf8), 2),
+                ("utf8/config.json", Data("{\"auths\": {\"r.example\": {\"auth\": \"\(auth)\"}},\n\"x\": \"".utf8) + Data([0xC0, 0xAF]) + Data("\"}\n".utf8), 2),
+            ]
+            for hostile in cases {
+                let file = try write(sandbox, hostile.name, "")
+                try hostile.content.write(to: URL(fileURLWithPath: file))
+                let run = try sandbox.keychainctl(["import-credentials", file, "--apply", "--remove-source"])
+                #expect(run.status == 1 && run.stderr.contains("\(file):\(hostile.line): "), "\(hostile.name): \(run.stderr)")
+                #expect(run.stderr.contains("Nothing was stored."), "\(hostile.name): \(run.stderr)")
+                expectNoSecrets(run, ["hidden-secret", auth])
+                #expect(FileManager.default.contents(atPath: file) == hostile.content, "\(hostile.name): the file was changed")
+                #expect(try sandbox.keychainctl(["find-internet-password", "-s", "r.example"]).status == 44, "\(hostile.name): stored")
             }
         }
     }

@@ -1,6 +1,10 @@
 import KeychainPrimitives
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a person carries from a member to a new device: the circle's identity and its join
 /// secret, as one line of text — `kkc2-<circle id, 32 hex digits>-<secret, 64 hex digits>`.
@@ -32,7 +36,7 @@ package struct CircleCode: Sendable, Equatable {
 
     /// Parses the text form; surrounding white space is ignored.
     package init(text: String) throws(SyncError) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         if trimmed.hasPrefix(Self.legacyPrefix) { throw .legacyCircle }
         guard trimmed.hasPrefix(Self.prefix) else { throw .invalidCircleCode }
         let parts = trimmed.dropFirst(Self.prefix.count).split(separator: "-")

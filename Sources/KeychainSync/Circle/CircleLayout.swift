@@ -1,5 +1,9 @@
 import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The names of a circle's records on its transport (see ``SyncTransport``):
 /// `roster/<epoch>` (the signed member list of each epoch, 10 digits),
@@ -10,12 +14,18 @@ enum CircleLayout {
     static let rosterPrefix = "roster/"
     static let itemsPrefix = "items/"
 
-    static func roster(_ epoch: UInt32) -> String { rosterPrefix + String(format: "%010u", epoch) }
+    static func roster(_ epoch: UInt32) -> String { rosterPrefix + epochName(epoch) }
     /// Where `signer` leaves `deviceID`'s wrap of `epoch`: one place per signer, so two members
     /// changing the membership at once do not overwrite each other's wraps (readers take the wrap
     /// of the member who signed the list).
     static func wrap(_ epoch: UInt32, _ deviceID: Data, signer: Data) -> String {
-        "wraps/" + String(format: "%010u", epoch) + "/" + HexEncoding.string(deviceID) + "/" + HexEncoding.string(signer)
+        "wraps/" + epochName(epoch) + "/" + HexEncoding.string(deviceID) + "/" + HexEncoding.string(signer)
+    }
+    /// An epoch as 10 decimal digits with leading zeros (every `UInt32` fits), so that names sort
+    /// in epoch order.
+    static func epochName(_ epoch: UInt32) -> String {
+        let digits = String(epoch)
+        return String(repeating: "0", count: 10 - digits.count) + digits
     }
     static let requestPrefix = "requests/"
     static func request(_ deviceID: Data) -> String { requestPrefix + HexEncoding.string(deviceID) }
@@ -31,7 +41,7 @@ enum CircleLayout {
 
     /// A device id given by a person: 32 hex digits in either case.
     static func deviceID(_ text: String) throws(SyncError) -> Data {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         guard trimmed.count == 32, let id = HexEncoding.bytes(trimmed) else { throw .invalidDeviceID(text) }
         return id
     }

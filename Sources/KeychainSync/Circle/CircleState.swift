@@ -1,6 +1,10 @@
 import KeychainPrimitives
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 /// What one device remembers about its circle, kept in its own keychain as a

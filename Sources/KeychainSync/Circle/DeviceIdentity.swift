@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A device's syncing identity: an Ed25519 signing key pair (signs member lists, key wraps and
 /// records) and an X25519 key-agreement pair (receives key wraps). The private halves never leave

@@ -1,6 +1,10 @@
 import KeychainPrimitives
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a person carries from the sponsor back to the joining device: a digest of the member list
 /// the sponsor signed to add it, shown by `sync sponsor` and typed into `sync confirm` —

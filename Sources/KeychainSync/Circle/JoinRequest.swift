@@ -1,6 +1,10 @@
 import KeychainPrimitives
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A new device's request to be sponsored, stored as `requests/<device id>`: its public keys,
 /// signed with its own signing key (it holds the private half) and authenticated with the circle

@@ -1,6 +1,10 @@
 import KeychainPrimitives
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 /// The circle's keys for one epoch: the epoch's secret (every class key of the epoch derives from

@@ -1,6 +1,10 @@
 import KeychainPrimitives
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One epoch's key bundle for one member, stored as `wraps/<epoch>/<member id>/<signer id>`: sealed to the
 /// member's X25519 key with HPKE (Base mode: X25519, HKDF-SHA256, ChaCha20-Poly1305) and signed

@@ -1,5 +1,9 @@
 import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The circle's signed member list (the trusted-device list) at one epoch, stored as
 /// `roster/<epoch>`. Every change of membership (a sponsored join, a removal) is a new roster with

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 
 /// AES-256-GCM with associated data, and the small binary helpers the sync formats share.

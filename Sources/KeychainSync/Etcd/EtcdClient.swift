@@ -1,4 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeychainPrimitives
+import Synchronization
 
 /// One key in etcd, as a range or a watch returns it.
 package struct EtcdKeyValue: Sendable, Equatable {
@@ -34,9 +47,8 @@ package final class EtcdClient: @unchecked Sendable {
     private let credentials: EtcdConnection.Credentials?
     private let timeout: Duration
     private let limits: HTTPLimits
-    private let lock = NSLock()
-    private var preferred = 0
-    private var token: String?
+    /// The endpoint that answered last and the auth token held, shared by the calling threads.
+    private let state = Mutex<(preferred: Int, token: String?)>((0, nil))
 
     /// A client for `connection`. Checks the settings and reads the CA and client certificate files
     /// now, so a mistake there is reported before any network call.
@@ -76,22 +88,22 @@ package final class EtcdClient: @unchecked Sendable {
 
     /// Every key starting with `prefix`, in key order, and the store's revision at that moment.
     package func range(prefix: Data) throws(EtcdError) -> (keyValues: [EtcdKeyValue], revision: Int64) {
-        let response = try call("/v3/kv/range", ["key": prefix.base64EncodedString(),
-                                                 "range_end": Self.prefixEnd(prefix).base64EncodedString()])
-        let keyValues = try (response["kvs"] as? [[String: Any]] ?? []).map { entry throws(EtcdError) in try Self.keyValue(entry) }
+        let response = try call("/v3/kv/range", .object([("key", .string(prefix.base64EncodedString())),
+                                                         ("range_end", .string(Self.prefixEnd(prefix).base64EncodedString()))]))
+        let keyValues = try Self.objects(response["kvs"]).map { entry throws(EtcdError) in try Self.keyValue(entry) }
         return (keyValues, try Self.revision(response))
     }
 
     /// The value at `key`, if any.
     package func get(_ key: Data) throws(EtcdError) -> EtcdKeyValue? {
-        let response = try call("/v3/kv/range", ["key": key.base64EncodedString()])
-        return try (response["kvs"] as? [[String: Any]])?.first.map { entry throws(EtcdError) in try Self.keyValue(entry) }
+        let response = try call("/v3/kv/range", .object([("key", .string(key.base64EncodedString()))]))
+        return try Self.objects(response["kvs"]).first.map { entry throws(EtcdError) in try Self.keyValue(entry) }
     }
 
     /// Writes `value` at `key` unconditionally; returns the new revision.
     @discardableResult
     package func put(_ key: Data, _ value: Data) throws(EtcdError) -> Int64 {
-        try Self.revision(try call("/v3/kv/put", ["key": key.base64EncodedString(), "value": value.base64EncodedString()]))
+        try Self.revision(try call("/v3/kv/put", .object([("key", .string(key.base64EncodedString())), ("value", .string(value.base64EncodedString()))])))
     }
 
     /// Writes `value` at `key` only if the key's last change is still `expectedModRevision`
@@ -99,21 +111,26 @@ package final class EtcdClient: @unchecked Sendable {
     /// keeps two devices from overwriting each other's acknowledged writes.
     package func compareAndPut(_ key: Data, _ value: Data, expectedModRevision: Int64) throws(EtcdError) -> Bool {
         let encodedKey = key.base64EncodedString()
-        let response = try call("/v3/kv/txn", [
-            "compare": [["target": "MOD", "key": encodedKey, "mod_revision": String(expectedModRevision), "result": "EQUAL"]],
-            "success": [["request_put": ["key": encodedKey, "value": value.base64EncodedString()]]],
-        ])
-        return response["succeeded"] as? Bool ?? false
+        let response = try call("/v3/kv/txn", .object([
+            ("compare", .array([Self.modRevisionEquals(encodedKey, expectedModRevision)])),
+            ("success", .array([.object([("request_put", .object([("key", .string(encodedKey)), ("value", .string(value.base64EncodedString()))]))])])),
+        ]))
+        return response["succeeded"]?.bool ?? false
     }
 
     /// Deletes `key` only if its last change is still `expectedModRevision`. Returns whether it did.
     package func compareAndDelete(_ key: Data, expectedModRevision: Int64) throws(EtcdError) -> Bool {
         let encodedKey = key.base64EncodedString()
-        let response = try call("/v3/kv/txn", [
-            "compare": [["target": "MOD", "key": encodedKey, "mod_revision": String(expectedModRevision), "result": "EQUAL"]],
-            "success": [["request_delete_range": ["key": encodedKey]]],
-        ])
-        return response["succeeded"] as? Bool ?? false
+        let response = try call("/v3/kv/txn", .object([
+            ("compare", .array([Self.modRevisionEquals(encodedKey, expectedModRevision)])),
+            ("success", .array([.object([("request_delete_range", .object([("key", .string(encodedKey))]))])])),
+        ]))
+        return response["succeeded"]?.bool ?? false
+    }
+
+    /// A transaction's comparison: the key's last change is `revision` (0: the key does not exist).
+    private static func modRevisionEquals(_ encodedKey: String, _ revision: Int64) -> JSONValue {
+        .object([("target", .string("MOD")), ("key", .string(encodedKey)), ("mod_revision", .string(String(revision))), ("result", .string("EQUAL"))])
     }
 
     // MARK: Watch
@@ -123,11 +140,11 @@ package final class EtcdClient: @unchecked Sendable {
     /// the connection fails, for the caller to reconnect (with backoff) from the last revision seen.
     package func watch(prefix: Data, startRevision: Int64, deadline: ContinuousClock.Instant,
                       onEvents: ([EtcdEvent], Int64) -> Bool) throws(EtcdError) {
-        let request: [String: Any] = ["create_request": [
-            "key": prefix.base64EncodedString(), "range_end": Self.prefixEnd(prefix).base64EncodedString(),
-            "start_revision": String(startRevision),
-        ]]
-        let body = try Self.json(request)
+        let request = JSONValue.object([("create_request", .object([
+            ("key", .string(prefix.base64EncodedString())), ("range_end", .string(Self.prefixEnd(prefix).base64EncodedString())),
+            ("start_revision", .string(String(startRevision))),
+        ]))])
+        let body = Self.json(request)
         var renewedToken = false
         while true {
             let authorization = try currentToken()
@@ -194,14 +211,14 @@ package final class EtcdClient: @unchecked Sendable {
         let giveUp = ContinuousClock.now + timeout * 3
         var reasons: [String] = []
         while true {
-            let start = lock.withLock { preferred }
+            let start = state.withLock { $0.preferred }
             reasons.removeAll()
             for offset in 0..<endpoints.count {
                 let index = (start + offset) % endpoints.count
                 let endpoint = endpoints[index]
                 do {
                     let result = try body(HTTPExchange(endpoint: endpoint, tls: tls, timeout: timeout, limits: limits))
-                    lock.withLock { preferred = index }
+                    state.withLock { $0.preferred = index }
                     return result
                 } catch .unavailable(let reason) {
                     reasons.append("\(endpoint): \(reason)")
@@ -215,8 +232,8 @@ package final class EtcdClient: @unchecked Sendable {
         throw .unavailable(reasons.joined(separator: "; "))
     }
 
-    private func call(_ path: String, _ request: [String: Any]) throws(EtcdError) -> [String: Any] {
-        let body = try Self.json(request)
+    private func call(_ path: String, _ request: JSONValue) throws(EtcdError) -> JSONValue {
+        let body = Self.json(request)
         var renewedToken = false
         while true {
             let authorization = try currentToken()
@@ -249,9 +266,9 @@ package final class EtcdClient: @unchecked Sendable {
     /// The token to send (authenticating first when there is none), or nil without credentials.
     private func currentToken() throws(EtcdError) -> String? {
         guard let credentials else { return nil }
-        if let token = lock.withLock({ token }) { return token }
-        let request = ["name": credentials.user, "password": credentials.password]
-        let (status, body) = try post("/v3/auth/authenticate", body: try Self.json(request), authorization: nil)
+        if let token = state.withLock({ $0.token }) { return token }
+        let request = JSONValue.object([("name", .string(credentials.user)), ("password", .string(credentials.password))])
+        let (status, body) = try post("/v3/auth/authenticate", body: Self.json(request), authorization: nil)
         guard status == 200 else {
             let message = Self.errorMessage(body)
             if message.contains("authentication failed") {
@@ -264,18 +281,18 @@ package final class EtcdClient: @unchecked Sendable {
         }
         let object = try Self.jsonObject(body)
         // The token goes into a header: printable ASCII only, so a server cannot inject header lines.
-        guard let token = object["token"] as? String, (1...4096).contains(token.utf8.count),
+        guard let token = object["token"]?.string, (1...4096).contains(token.utf8.count),
               token.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
         else { throw .badResponse("an authentication answer without a usable token") }
-        lock.withLock { self.token = token }
+        state.withLock { $0.token = token }
         return token
     }
 
     /// The token held now (for tests: it changes when an expired one is replaced).
-    var heldToken: String? { lock.withLock { token } }
+    var heldToken: String? { state.withLock { $0.token } }
 
     private func forgetToken(_ expired: String?) {
-        lock.withLock { if token == expired { token = nil } }
+        state.withLock { if $0.token == expired { $0.token = nil } }
     }
 
     /// An error answer as an ``EtcdError`` that says what to do.
@@ -307,8 +324,8 @@ package final class EtcdClient: @unchecked Sendable {
     static func errorMessage(_ body: Data) -> String {
         var text = String(decoding: body.prefix(512), as: UTF8.self)  // a plain-text body (Go's http.Error)
         do {
-            let object = try JSONSerialization.jsonObject(with: body) as? [String: Any]
-            if let message = (object?["message"] as? String) ?? (object?["error"] as? String) { text = message }
+            let object = try JSONParser.parse([UInt8](body))
+            if let message = object["message"]?.string ?? object["error"]?.string { text = message }
         } catch {
             // Not JSON: the plain text above is the message.
         }
@@ -318,26 +335,29 @@ package final class EtcdClient: @unchecked Sendable {
     /// `text` as at most 200 printable ASCII characters.
     static func printable(_ text: String) -> String {
         let printable = text.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? Character($0) : " " }
-        return String(String(printable).trimmingCharacters(in: .whitespaces).prefix(200))
+        return String(String(printable).trimmingWhitespace().prefix(200))
     }
 
-    private static func jsonObject(_ data: Data) throws(EtcdError) -> [String: Any] {
-        let object: Any
+    private static func jsonObject(_ data: Data) throws(EtcdError) -> JSONValue {
+        let object: JSONValue
         do {
-            object = try JSONSerialization.jsonObject(with: data)
+            object = try JSONParser.parse([UInt8](data))
         } catch {
             throw .badResponse("a body that is not JSON")
         }
-        guard let dictionary = object as? [String: Any] else { throw .badResponse("a body that is not a JSON object") }
-        return dictionary
+        guard object.members != nil else { throw .badResponse("a body that is not a JSON object") }
+        return object
     }
 
-    private static func json(_ object: [String: Any]) throws(EtcdError) -> Data {
-        do {
-            return try JSONSerialization.data(withJSONObject: object)
-        } catch {
-            throw .badResponse("a request that cannot be encoded")
-        }
+    /// The objects of an array member (missing, not an array, or with an element that is not an
+    /// object: none).
+    private static func objects(_ value: JSONValue?) -> [JSONValue] {
+        guard let elements = value?.elements, elements.allSatisfy({ $0.members != nil }) else { return [] }
+        return elements
+    }
+
+    private static func json(_ object: JSONValue) -> Data {
+        Data(JSONWriter.compact(object))
     }
 
     /// The end of the range of keys starting with `prefix`: the prefix with its last byte below
@@ -354,30 +374,30 @@ package final class EtcdClient: @unchecked Sendable {
         return Data([0])
     }
 
-    private static func revision(_ response: [String: Any]) throws(EtcdError) -> Int64 {
-        guard let header = response["header"] as? [String: Any], let text = header["revision"] as? String,
+    private static func revision(_ response: JSONValue) throws(EtcdError) -> Int64 {
+        guard let header = response["header"], let text = header["revision"]?.string,
               let revision = Int64(text)
         else { throw .badResponse("no revision in the response") }
         return revision
     }
 
-    private static func keyValue(_ entry: [String: Any]) throws(EtcdError) -> EtcdKeyValue {
-        guard let keyText = entry["key"] as? String, let key = Data(base64Encoded: keyText) else {
+    private static func keyValue(_ entry: JSONValue) throws(EtcdError) -> EtcdKeyValue {
+        guard let keyText = entry["key"]?.string, let key = Data(base64Encoded: keyText) else {
             throw .badResponse("a key that is not base64")
         }
-        let value = (entry["value"] as? String).flatMap { Data(base64Encoded: $0) } ?? Data()
-        let modRevision = (entry["mod_revision"] as? String).flatMap { Int64($0) } ?? 0
+        let value = entry["value"]?.string.flatMap { Data(base64Encoded: $0) } ?? Data()
+        let modRevision = entry["mod_revision"]?.string.flatMap { Int64($0) } ?? 0
         return EtcdKeyValue(key: key, value: value, modRevision: modRevision)
     }
 
     private static func watchEvents(_ line: Data) throws(EtcdError) -> ([EtcdEvent], Int64) {
         let object = try jsonObject(line)
-        if let error = object["error"] as? [String: Any] {
-            throw .badResponse("watch error \(error["http_code"] ?? "")")
+        if let error = object["error"], error.members != nil {
+            throw .badResponse("watch error \(httpCode(error["http_code"]))")
         }
-        guard let result = object["result"] as? [String: Any] else { return ([], 0) }
-        if result["canceled"] as? Bool == true {
-            let reason = printable(result["cancel_reason"] as? String ?? "")
+        guard let result = object["result"], result.members != nil else { return ([], 0) }
+        if result["canceled"]?.bool == true {
+            let reason = printable(result["cancel_reason"]?.string ?? "")
             if reason.contains("invalid auth token") { throw .refused(expiredToken) }
             if reason.contains("permission denied") {
                 throw .refused("the etcd user has no permission to watch this prefix: grant its role read on the keychainkit prefix")
@@ -387,10 +407,19 @@ package final class EtcdClient: @unchecked Sendable {
         // Progress messages may come without a header; a revision is needed only with events.
         let revision = result["header"] == nil ? 0 : try revision(result)
         var events: [EtcdEvent] = []
-        for event in result["events"] as? [[String: Any]] ?? [] {
-            guard let kv = event["kv"] as? [String: Any] else { continue }
-            events.append(EtcdEvent(keyValue: try keyValue(kv), isDelete: (event["type"] as? String) == "DELETE"))
+        for event in objects(result["events"]) {
+            guard let kv = event["kv"], kv.members != nil else { continue }
+            events.append(EtcdEvent(keyValue: try keyValue(kv), isDelete: event["type"]?.string == "DELETE"))
         }
         return (events, revision)
+    }
+
+    /// A watch error's `http_code` as shown: a number or string as written, printable, else nothing.
+    private static func httpCode(_ value: JSONValue?) -> String {
+        switch value?.kind {
+        case .number(let literal): return printable(literal)
+        case .string(let text): return printable(text)
+        default: return ""
+        }
     }
 }

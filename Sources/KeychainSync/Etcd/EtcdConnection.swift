@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How to reach an etcd cluster and prove who we are: its endpoints, the CA its server
 /// certificates must chain to, an optional client certificate, optional etcd user credentials, and

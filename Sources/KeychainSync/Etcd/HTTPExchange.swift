@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Bounds on what one response may make the client hold in memory. A server (or anyone on the
 /// path of a plain-HTTP endpoint) that goes past one gets a ``EtcdError/badResponse(_:)`` naming
@@ -204,7 +208,7 @@ struct ResponseReader {
             let line = String(decoding: lineBytes, as: UTF8.self)
             guard let colon = line.firstIndex(of: ":") else { throw .badResponse("a header line without a colon") }
             let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
             switch name {
             case "transfer-encoding":
                 guard value.lowercased() == "chunked" else { throw .badResponse("an unsupported Transfer-Encoding") }
@@ -225,7 +229,7 @@ struct ResponseReader {
     mutating func readChunk() throws(EtcdError) -> Data? {
         let sizeLine = String(decoding: try readLine("a chunk-size line"), as: UTF8.self)
         let sizeText = (sizeLine.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            .trimmingCharacters(in: .whitespaces)
+            .trimmingWhitespace()
         guard !sizeText.isEmpty, sizeText.utf8.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }) else {
             throw .badResponse("a bad chunk size")
         }

@@ -1,5 +1,16 @@
 import COpenSSL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The TLS settings every connection of one client shares (an OpenSSL `SSL_CTX`): TLS 1.2 or
 /// later, the server verified against the named CA file only, and the client certificate when one

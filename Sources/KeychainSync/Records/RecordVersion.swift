@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Which of two writes of one item is newer: the later modification (or deletion) time, and for
 /// equal times the larger device id — a total order every device computes the same way, so

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainVocabulary
 
 // The name a record has on the transport: a keyed digest of the item's identity (class and

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// ``SyncTransport`` over etcd: a circle's record `name` is the etcd key
 /// `/keychainkit/v2/<circle id>/<name>`, a version token is the key's mod revision (decimal), and a

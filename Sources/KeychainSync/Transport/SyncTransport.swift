@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A place where devices of a circle leave records for each other: named byte strings, nothing
 /// more. etcd, a git remote and a shared folder are transports.

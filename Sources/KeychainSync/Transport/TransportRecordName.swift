@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// The record-name rules of ``SyncTransport``, checked by every transport on the way in (a name
 /// the protocol asks for) and on the way out (a file a git remote or a shared folder holds, which
@@ -49,7 +54,7 @@ package enum TransportRecordName {
             if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") {
                 shown.unicodeScalars.append(UnicodeScalar(byte))
             } else {
-                shown += String(format: "\\x%02x", byte)
+                shown += "\\x" + HexEncoding.string([byte])
             }
         }
         return name.utf8.count > 300 ? shown + "…" : shown

@@ -1,6 +1,18 @@
 import KeychainPrimitives
+import Synchronization
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Records as files in a folder that a file-syncing tool (Syncthing, a cloud drive's client) or a
 /// network file system shares between the devices: `items/3fa2…` is the file `items/3fa2…` below
@@ -43,10 +55,13 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
     private let pollInterval: Duration
     private let maximumRecordBytes: Int
     private let maximumDepth = 8
-    private let state = NSLock()
-    private var lastSkipped: [SyncTransportSkippedEntry] = []
-    /// Conflict copies the last listing returned: record name → (file path in the folder, digest).
-    private var listedConflictCopies: [String: [(path: String, digest: String)]] = [:]
+    /// What the last listing found, for the calls that follow it.
+    private struct ListingState {
+        var lastSkipped: [SyncTransportSkippedEntry] = []
+        /// Conflict copies the last listing returned: record name → (file path in the folder, digest).
+        var listedConflictCopies: [String: [(path: String, digest: String)]] = [:]
+    }
+    private let state = Mutex(ListingState())
 
     /// A transport on the folder at `path`. With `create`, the folder and its marker are made if
     /// missing (the first device); otherwise the marker must already be there (a joining device
@@ -66,7 +81,7 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
 
     /// Entries of the last listing that were not records, with why.
     package var skippedEntries: [SyncTransportSkippedEntry] {
-        state.withLock { lastSkipped }
+        state.withLock { $0.lastSkipped }
     }
 
     // MARK: SyncTransport
@@ -121,10 +136,10 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
                 records.append(SyncTransportRecord(name: name, bytes: candidate.bytes, version: candidate.version))
             }
         }
-        state.withLock {
-            lastSkipped = scan.skipped
-            for key in listedConflictCopies.keys where key.hasPrefix(prefix) { listedConflictCopies.removeValue(forKey: key) }
-            listedConflictCopies.merge(copies) { _, new in new }
+        state.withLock { state in
+            state.lastSkipped = scan.skipped
+            for key in state.listedConflictCopies.keys where key.hasPrefix(prefix) { state.listedConflictCopies.removeValue(forKey: key) }
+            state.listedConflictCopies.merge(copies) { _, new in new }
         }
         return SyncTransportListing(records: records.sorted { ($0.name, $0.version) < ($1.name, $1.version) }, unread: unread,
                                     resumeAfter: selection.resumeAfter)
@@ -194,7 +209,7 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
         let before = try fingerprint(prefix: prefix)
         while ContinuousClock.now < deadline {
             let pause = min(pollInterval, ContinuousClock.now.duration(to: deadline))
-            if pause > .zero { Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18) }
+            BlockingSleep.sleep(for: pause)
             if try fingerprint(prefix: prefix) != before { return true }
         }
         return false
@@ -296,9 +311,9 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
     }
 
     private func removeMergedConflictCopy(of name: String, version: String, root: FolderDirectory.Handle) throws(FolderDirectory.Failure) {
-        let copies = state.withLock {
-            let matching = (listedConflictCopies[name] ?? []).filter { $0.digest == version }
-            listedConflictCopies[name]?.removeAll { $0.digest == version }
+        let copies = state.withLock { state in
+            let matching = (state.listedConflictCopies[name] ?? []).filter { $0.digest == version }
+            state.listedConflictCopies[name]?.removeAll { $0.digest == version }
             return matching
         }
         for copy in copies {
@@ -339,7 +354,7 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: location, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .refused("cannot create the sync folder \(location): \(error.localizedDescription)")
+            throw .refused("cannot create the sync folder \(location): \(String(describing: error))")
         }
         do {
             let root = try FolderDirectory.openRoot(location)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the file-syncing tools people use (Syncthing, Dropbox, Nextcloud/ownCloud) leave in a
 /// folder besides its files: their own bookkeeping and half-written downloads, which a reader

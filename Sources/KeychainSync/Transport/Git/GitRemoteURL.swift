@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 
 /// A git remote URL as the user gave it (any form git accepts: `ssh://`, `user@host:path`,
@@ -25,7 +29,7 @@ struct GitRemoteURL: Sendable {
     var isLocal: Bool { Self.isLocal(raw) }
 
     init(_ raw: String) throws(SyncTransportError) {
-        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        let trimmed = raw.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .refused("no git remote given: pass its URL (ssh://host/path.git, https://…, file:///path)") }
         guard !trimmed.contains(where: { $0.isNewline || $0 == "\0" }) else {
             throw .refused("the git remote URL contains a line break: give one URL")
@@ -42,7 +46,7 @@ struct GitRemoteURL: Sendable {
     /// `url` without the user-info of an http(s) URL, and that user name and password.
     private static func splitCredential(_ url: String) throws(SyncTransportError) -> (String, (username: String, password: String)?) {
         let lowered = url.lowercased()
-        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://"), let schemeEnd = url.range(of: "://") else { return (url, nil) }
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://"), let schemeEnd = url.firstRange(of: "://") else { return (url, nil) }
         let rest = url[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return (url, nil) }
@@ -76,7 +80,7 @@ struct GitRemoteURL: Sendable {
     static func redact(_ text: String) -> String {
         var result = ""
         var rest = Substring(text)
-        while let schemeEnd = rest.range(of: "://") {
+        while let schemeEnd = rest.firstRange(of: "://") {
             result += rest[..<schemeEnd.upperBound]
             rest = rest[schemeEnd.upperBound...]
             let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0.isWhitespace || $0 == "'" || $0 == "\"" }) ?? rest.endIndex

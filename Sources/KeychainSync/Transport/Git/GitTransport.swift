@@ -1,5 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainPrimitives
+import Synchronization
 
 /// Records as files in a git repository, on one branch of a remote the user already has (any URL
 /// git accepts), driven through the real `git` binary so that the user's ssh keys and agent,
@@ -56,12 +68,15 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     private let maximumRecordBytes: Int
     private let maximumFetchBytes: Int
     private let maximumPushAttempts: Int
-    private let state = NSLock()
-    private var cache: Snapshot?
-    /// Record bytes by blob id: content-addressed, so valid across commits; after a fetch only
-    /// the blobs that changed are read. Holds only the blobs of the last listed head.
-    private var contents: [String: Data] = [:]
-    private var lastSkipped: [SyncTransportSkippedEntry] = []
+    /// What the transport keeps between calls.
+    private struct HeldState {
+        var cache: Snapshot?
+        /// Record bytes by blob id: content-addressed, so valid across commits; after a fetch only
+        /// the blobs that changed are read. Holds only the blobs of the last listed head.
+        var contents: [String: Data] = [:]
+        var lastSkipped: [SyncTransportSkippedEntry] = []
+    }
+    private let state = Mutex(HeldState())
 
     /// The fixed identity and message of every commit (see the type's documentation).
     static let identity = "keychainkit <keychainkit@invalid>"
@@ -135,7 +150,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     /// Entries of the last listed tree that were not records (bad names, links, submodules,
     /// oversized files), with why.
     package var skippedEntries: [SyncTransportSkippedEntry] {
-        state.withLock { lastSkipped }
+        state.withLock { $0.lastSkipped }
     }
 
     // MARK: SyncTransport
@@ -199,7 +214,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
                 switch try push(commit, over: base.commit) {
                 case .pushed:
                     try updateRef(Self.seenRef, to: commit, from: base.commit)
-                    state.withLock { cache = nil }
+                    state.withLock { $0.cache = nil }
                     return
                 case .behind:
                     guard let head = try fetchAndAccept(deadline: .now + networkTimeout) else {
@@ -227,7 +242,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
             }
             if try fingerprint(prefix: prefix) != before { return true }
             let pause = min(pollInterval, ContinuousClock.now.duration(to: deadline))
-            if pause > .zero { Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18) }
+            BlockingSleep.sleep(for: pause)
         }
         return false
     }
@@ -243,7 +258,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
             } else {
                 try deleteRef(Self.seenRef)
             }
-            state.withLock { cache = nil }
+            state.withLock { $0.cache = nil }
         }
     }
 
@@ -297,7 +312,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw .refused("cannot list \(directory) to remove a partial fetch: \(error.localizedDescription)")
+            throw .refused("cannot list \(directory) to remove a partial fetch: \(String(describing: error))")
         }
         for name in names where name.hasPrefix("tmp_") {
             guard unlink(directory + "/" + name) == 0 || errno == ENOENT else {
@@ -379,7 +394,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
 
     /// The records of `commit` (cached per commit), skipping what is not a record.
     private func snapshot(at commit: String?) throws(SyncTransportError) -> Snapshot {
-        if let cached = state.withLock({ cache }), cached.commit == commit { return cached }
+        if let cached = state.withLock({ $0.cache }), cached.commit == commit { return cached }
         guard let commit else { return Snapshot(commit: nil, blobs: [:]) }
         let listing = try run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit], deadline: .now + networkTimeout)
         guard listing.succeeded else { throw .malformed("git ls-tree \(commit.prefix(12)) failed: \(Self.lastLines(listing.errorText))") }
@@ -406,9 +421,9 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         }
         let snapshot = Snapshot(commit: commit, blobs: Dictionary(wanted.map { ($0.name, $0.blob) }, uniquingKeysWith: { first, _ in first }),
                                 sizes: Dictionary(wanted.map { ($0.name, $0.size) }, uniquingKeysWith: { first, _ in first }))
-        state.withLock {
-            cache = snapshot
-            lastSkipped = skipped
+        state.withLock { state in
+            state.cache = snapshot
+            state.lastSkipped = skipped
         }
         return snapshot
     }
@@ -416,7 +431,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     /// The records `blobs` names (name → blob id), in name order, reading only blobs not already
     /// held; with `keepingOnly`, the held contents are then trimmed to those blobs.
     private func records(_ blobs: [String: String], keepingOnly kept: Set<String>?) throws(SyncTransportError) -> [SyncTransportRecord] {
-        let held = state.withLock { contents }
+        let held = state.withLock { $0.contents }
         let missing = Set(blobs.values).subtracting(held.keys)
         let loaded = try self.blobs(Array(missing))
         var all = held.merging(loaded) { old, _ in old }
@@ -426,7 +441,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
             result.append(SyncTransportRecord(name: name, bytes: bytes, version: blob))
         }
         if let kept { all = all.filter { kept.contains($0.key) } }
-        state.withLock { contents = all }
+        state.withLock { $0.contents = all }
         return result
     }
 
@@ -466,13 +481,13 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     private func resolve(_ ref: String) throws(SyncTransportError) -> String? {
         let outcome = try run(["rev-parse", "--verify", "--quiet", "\(ref)^{commit}"], deadline: .now + networkTimeout)
         guard outcome.succeeded else { return nil }
-        return String(decoding: outcome.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: outcome.output, as: UTF8.self).trimmingWhitespaceAndNewlines()
     }
 
     private func treeID(of commit: String) throws(SyncTransportError) -> String {
         let outcome = try run(["rev-parse", "--verify", "\(commit)^{tree}"], deadline: .now + networkTimeout)
         guard outcome.succeeded else { throw .malformed("commit \(commit.prefix(12)) has no tree in \(repositoryPath)") }
-        return String(decoding: outcome.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: outcome.output, as: UTF8.self).trimmingWhitespaceAndNewlines()
     }
 
     private func isAncestor(_ ancestor: String, of descendant: String) throws(SyncTransportError) -> Bool {
@@ -525,7 +540,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
     private static func lastLines(_ text: String) -> String {
         let advice = ["Please make sure you have the correct access rights", "and the repository exists."]
         let lines = GitRemoteURL.redact(text).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingWhitespace() }
             .filter { line in !line.isEmpty && !advice.contains(line) }
         return lines.suffix(3).joined(separator: " / ")
     }
@@ -548,7 +563,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: repositoryPath, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .refused("cannot create the private clone \(repositoryPath): \(error.localizedDescription)")
+            throw .refused("cannot create the private clone \(repositoryPath): \(String(describing: error))")
         }
         let outcome = try run(["init", "--quiet", "--bare", "--template=", repositoryPath], deadline: .now + networkTimeout)
         guard outcome.succeeded else { throw .refused("git init \(repositoryPath) failed: \(Self.lastLines(outcome.errorText))") }
@@ -585,7 +600,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
 
     /// `text` in single quotes for `sh`.
     static func shellQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// The variables the credential helper below reads a URL's user name and password from.
