@@ -17,6 +17,14 @@ let reimplementedDefine: SwiftSetting = .define("KEYCHAINKIT_REIMPLEMENTED", .wh
 let shippedToolLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux], configuration: .release)),
 ]
+/// The Docker helper's release link also leaves out the dynamic symbol table the toolchain exports
+/// from every static executable (`-export-dynamic`): 1.1 MB, and nothing loads symbols from the
+/// helper. Swift's crash backtracer names frames from `.symtab` and DWARF (in the binary or a
+/// separate debug file through `.gnu_debuglink`), never from that table (docs/PERFORMANCE.md,
+/// "Binary size").
+let dockerHelperLinkerSettings: [LinkerSetting] = shippedToolLinkerSettings + [
+    .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release)),
+]
 
 let package = Package(
     name: "KeychainKit",
@@ -252,7 +260,7 @@ let package = Package(
             "KeychainPrimitives",
             // The access log: the helper records each credential it hands out, stores or erases.
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
-        ], linkerSettings: shippedToolLinkerSettings),
+        ], linkerSettings: dockerHelperLinkerSettings),
         // The reliability suite's writer, reader and stress processes (they torture the store itself).
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "KeychainTestSupport"]),
         // Test support: temporary keychains, torture values, built products, the process registry's setup.

@@ -156,6 +156,7 @@ write("FuzzServiceWire", "reply-failure", [1] + list(struct.pack('>iI', -34018, 
 write("FuzzServiceWire", "value-nested", warray([warray([wdict({"r": wdouble(0.25)})])]))
 write("FuzzServiceWire", "request-change-password", wrequest(9, {"password": wdata(b"old"), "newPassword": wdata(b"new")}))
 write("FuzzServiceWire", "request-read-secret-service-access", wrequest(60, {}))
+write("FuzzServiceWire", "request-read-secret-service-policy", wrequest(62, {}))
 write("FuzzServiceWire", "request-change-secret-service-access", wrequest(61, {"password": wdata(b"pw"), "action": wstring("trust"),
                                                                                "item": wstring("67656e70"), "executable": wstring("/usr/bin/secret-tool")}))
 write("FuzzServiceWire", "request-answer-consent", wrequest(43, {"nonce": wdata(bytes(32)), "password": wdata(b"pw"), "always": wbool(True)}))

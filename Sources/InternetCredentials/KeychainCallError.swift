@@ -1,3 +1,5 @@
+import KeychainPrimitives
+
 /// A Keychain Services call that did not succeed: the function, its `OSStatus` and Apple's message.
 package struct KeychainCallError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The `OSStatus` the call returned.
@@ -36,7 +38,7 @@ package struct KeychainCallError: Error, Sendable, Equatable, CustomStringConver
 
     /// `text` without ``inapplicableAdvice``.
     static func withoutInapplicableAdvice(_ text: String) -> String {
-        inapplicableAdvice.reduce(text) { $0.replacing($1, with: "") }
+        inapplicableAdvice.reduce(text) { $0.removingText($1) }
     }
 
     /// The exit status `security(1)` uses: the low byte of the `OSStatus` (44 not found, …).

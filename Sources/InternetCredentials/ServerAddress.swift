@@ -24,7 +24,7 @@ package enum ServerAddress {
     package static func parseURL(_ url: String) -> (scheme: String, host: String, port: Int?, path: String?)? {
         var rest = Substring(url.trimmingWhitespaceAndNewlines())
         var scheme = "https"
-        if let range = rest.firstRange(of: "://") {
+        if let range = rest.firstRange(ofText: "://") {
             scheme = rest[..<range.lowerBound].lowercased()
             rest = rest[range.upperBound...]
         }

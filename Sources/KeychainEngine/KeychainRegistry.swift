@@ -10,6 +10,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import KeychainPrimitives
 import KeychainStore
 import KeychainVocabulary
 

@@ -50,7 +50,7 @@ enum LoginKeychainCalls {
                 try lifecycle.setAutoLockSeconds(Int(seconds), keychain.keychainPath)
             case .add, .copyMatching, .update, .delete, .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent,
                  .importItems, .exportItems, .readAccessLog, .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete,
-                 .readSecretServiceAccess, .changeSecretServiceAccess:
+                 .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy:
                 return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "not a keychain call")
             }
             return ServiceReply(status: 0)

@@ -38,26 +38,33 @@ package struct ServiceMigration {
     private let embedded: ServedKeychain
     private let socketPath: String
     private let mapping: AccessGroupMapping
+    private let isSecretServiceItem: ([String: Any]) -> Bool
 
     /// The most bytes of items one import request carries (a frame holds at most 1 MiB).
     static let batchBytes = 768 * 1024
 
     /// A migration between the embedded keychain at `embeddedPath` (nil: the embedded default)
-    /// and the service at `socketPath`, under `configuration` (the process's), regrouped by `mapping`.
-    package init(configuration: KeychainConfiguration, embeddedPath: String?, socketPath: String, mapping: AccessGroupMapping) {
+    /// and the service at `socketPath`, under `configuration` (the process's), regrouped by
+    /// `mapping`; `isSecretServiceItem` tells the Secret Service provider's items (its stored
+    /// form, which the provider knows) from keychainctl's own in keychainctl's group.
+    package init(configuration: KeychainConfiguration, embeddedPath: String?, socketPath: String, mapping: AccessGroupMapping,
+                 isSecretServiceItem: @escaping ([String: Any]) -> Bool) {
         self.embeddedPath = KeychainLocation.absolute(embeddedPath ?? configuration.defaultKeychainPath)
         embedded = ServedKeychain(keychainPath: self.embeddedPath, deviceKeyPath: configuration.deviceKeyPath,
                                   authenticator: OwnerAuthenticator(pinentry: nil))
         if configuration.testingKDFRequested { embedded.registry.useTestingKDF(true) }
         self.socketPath = socketPath
         self.mapping = mapping
+        self.isSecretServiceItem = isSecretServiceItem
     }
 
     /// The migration `configuration` (the tool's, read once by its entry point) describes: its
     /// embedded keychain (`embeddedPath`, else the embedded default), the service its
     /// `KEYCHAINKIT_SERVICE_SOCKET` (or the installed default) names, and `pairs` (`NAME=PROGRAM`)
-    /// with this tool's own group mapped to this tool.
-    package static func of(_ configuration: KeychainConfiguration, embeddedPath: String?, pairs: [String]) throws(Failure) -> ServiceMigration {
+    /// with this tool's own group mapped to this tool, and the Secret Service provider's items
+    /// (`isSecretServiceItem`) in it to the Secret Service's group.
+    package static func of(_ configuration: KeychainConfiguration, embeddedPath: String?, pairs: [String],
+                           isSecretServiceItem: @escaping ([String: Any]) -> Bool) throws(Failure) -> ServiceMigration {
         guard let socketPath = configuration.serviceSocketPath else {
             throw Failure(status: KeychainStatus.notAvailable.rawValue,
                           description: "no keychain service: install it (sudo keychainctl service install) or set KEYCHAINKIT_SERVICE_SOCKET to its socket")
@@ -72,7 +79,8 @@ package struct ServiceMigration {
         } catch {
             throw Failure(status: nil, description: error.description)
         }
-        return ServiceMigration(configuration: configuration, embeddedPath: embeddedPath, socketPath: socketPath, mapping: mapping)
+        return ServiceMigration(configuration: configuration, embeddedPath: embeddedPath, socketPath: socketPath, mapping: mapping,
+                                isSecretServiceItem: isSecretServiceItem)
     }
 
     /// This process's executable as the kernel names it (what the service calls this program).
@@ -101,7 +109,7 @@ package struct ServiceMigration {
         var batches: [[WireValue]] = [[]]
         var bytes = 0
         for var item in items {
-            item["agrp"] = mapping.serviceGroups[MigratedItems.accessGroup(of: item)]
+            item["agrp"] = mapping.serviceGroup(of: MigratedItems.accessGroup(of: item), isSecretServiceItem: isSecretServiceItem(item))
             guard let wire = WireValue(item) else {
                 throw Failure(status: KeychainStatus.unimplemented.rawValue,
                               description: "an item\(MigratedItems.name(of: item)) holds a value that cannot be sent to the service; nothing was moved")

@@ -17,6 +17,11 @@ extension ServiceRequestHandler {
             case .readSecretServiceAccess:
                 let record = try accessRecord(of: peer.uid)
                 return ServiceReply(status: 0, result: Self.wireValue(record, items: try secretServiceItems(of: peer.uid)))
+            case .readSecretServicePolicy:
+                try requireUnlockedKeychain(of: peer.uid)
+                let policy = try accessRecord(of: peer.uid).policy
+                return ServiceReply(status: 0, result: .dictionary([WireEntry(key: SecretServiceAccessRequest.policyKey,
+                                                                              value: .string(policy.rawValue))]))
             case .changeSecretServiceAccess:
                 var password = fields[SecretServiceAccessRequest.passwordKey] as? Data ?? Data()
                 defer { password.resetBytes(in: 0..<password.count) }
@@ -37,6 +42,25 @@ extension ServiceRequestHandler {
             }
         } catch {
             return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
+        }
+    }
+
+    /// Refuses (`errSecInteractionNotAllowed`) while the user's keychain is locked, as the read of
+    /// the whole access, which lists the items, is refused then: the provider's own decisions (its
+    /// `session` collection) fall back to asking while the keychain is locked, as in the embedded
+    /// mode, where the policy is in the keychain. No keychain yet: nothing is locked.
+    private func requireUnlockedKeychain(of uid: UInt32) throws(KeychainStoreError) {
+        let keychain: ServedKeychain
+        do { keychain = try keychains.keychain(of: uid, creating: false) } catch { return }
+        let isLocked: Bool
+        do {
+            isLocked = try KeychainLifecycle(registry: keychain.registry).existingKeychain(keychain.keychainPath).isLocked
+        } catch {
+            throw error.failure ?? KeychainStoreError(.notAvailable("your keychain's state cannot be read (status \(error.status))"),
+                                                      status: KeychainStatus(rawValue: error.status))
+        }
+        if isLocked {
+            throw KeychainStoreError(.notAvailable("your keychain is locked"), status: .interactionNotAllowed)
         }
     }
 

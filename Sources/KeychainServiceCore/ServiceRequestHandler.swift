@@ -291,7 +291,7 @@ final class ServiceRequestHandler: Sendable {
             case .delete: outcome = engine.deleteOutcome(query)
             case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .changePassword, .setSettings,
                  .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent, .importItems, .exportItems, .readAccessLog,
-                 .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete, .readSecretServiceAccess, .changeSecretServiceAccess:
+                 .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete, .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
             return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain, forwardedBy: provider,

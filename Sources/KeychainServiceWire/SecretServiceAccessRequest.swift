@@ -7,8 +7,9 @@ import Foundation
 /// The entries of the calls on the Secret Service's per-application access the service keeps
 /// (``ServiceRequest/Operation/readSecretServiceAccess``,
 /// ``ServiceRequest/Operation/changeSecretServiceAccess``: `keychainctl app-access` with the
-/// keychain service), and the strict check of which each may hold. A change carries the keychain
-/// password, which the service verifies itself.
+/// keychain service; ``ServiceRequest/Operation/readSecretServicePolicy``: the provider), and the
+/// strict check of which each may hold. A change carries the keychain password, which the service
+/// verifies itself.
 package enum SecretServiceAccessRequest {
     /// The keychain password, as data (change only, required).
     package static let passwordKey = ServiceRequest.passwordKey
@@ -18,7 +19,8 @@ package enum SecretServiceAccessRequest {
     package static let itemKey = "item"
     /// The application's executable (or script) path, a string.
     package static let executableKey = "executable"
-    /// The policy for applications not on an item's list, a string: `allow`, `confirm` or `deny`.
+    /// The policy for applications not on an item's list, a string: `allow`, `confirm` or `deny`
+    /// (a change's, and in the reply to either read).
     package static let policyKey = "policy"
     /// The reply's items (an array of dictionaries with ``itemKey``, ``labelKey``, ``serviceKey``,
     /// ``accountKey``, ``creatorKey`` and ``trustedKey``).
@@ -45,7 +47,7 @@ package enum SecretServiceAccessRequest {
     /// required entry.
     static func check(_ operation: ServiceRequest.Operation, _ query: [WireEntry]) throws(WireFailure) {
         switch operation {
-        case .readSecretServiceAccess:
+        case .readSecretServiceAccess, .readSecretServicePolicy:
             guard query.isEmpty else { throw .malformed("\(operation) takes no entries") }
         case .changeSecretServiceAccess:
             var present: Set<String> = []

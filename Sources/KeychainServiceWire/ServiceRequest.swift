@@ -59,6 +59,9 @@ package struct ServiceRequest: Equatable, Sendable {
         case readSecretServiceAccess = 60
         /// A change of that access (trust, untrust, policy), proved with the keychain password.
         case changeSecretServiceAccess = 61
+        /// The policy of that access alone (``SecretServiceAccessRequest/policyKey``), without the
+        /// items: what the provider needs for the decisions it makes itself (its `session` collection).
+        case readSecretServicePolicy = 62
 
         /// Whether this is a call on the keychain itself rather than on its items.
         package var isKeychainCall: Bool { (Self.unlockKeychain.rawValue..<Self.grantApplication.rawValue).contains(rawValue) }
@@ -67,7 +70,9 @@ package struct ServiceRequest: Equatable, Sendable {
         package var isGrantOrConsentCall: Bool { (Self.grantApplication.rawValue..<50).contains(rawValue) }
 
         /// Whether this is a call on the Secret Service's per-application access.
-        package var isSecretServiceAccessCall: Bool { self == .readSecretServiceAccess || self == .changeSecretServiceAccess }
+        package var isSecretServiceAccessCall: Bool {
+            self == .readSecretServiceAccess || self == .changeSecretServiceAccess || self == .readSecretServicePolicy
+        }
 
         /// For a call forwarded for a D-Bus client, the SecItem function it makes; nil for any other call.
         package var forwardedItemOperation: Operation? {

@@ -13,10 +13,33 @@ struct AccessGroupMappingTests {
         #expect(mapping.serviceGroups == ["com.example.app": "/usr/bin/app", "keychainctl": "/usr/bin/keychainctl"])
         #expect(mapping.unmapped(["keychainctl", "com.example.app", "other", "another", "other"]) == ["another", "other"])
         #expect(mapping.unmappedServiceGroups(["/usr/bin/app", "/usr/bin/stranger"]) == ["/usr/bin/stranger"])
-        #expect(try mapping.embeddedGroups() == ["/usr/bin/app": "com.example.app", "/usr/bin/keychainctl": "keychainctl"])
+        #expect(try mapping.embeddedGroups() == ["/usr/bin/app": "com.example.app", "/usr/bin/keychainctl": "keychainctl",
+                                                 "org.freedesktop.secrets": "keychainctl"])
         // The user may send keychainctl's own group elsewhere.
         let moved = try AccessGroupMapping(pairs: ["keychainctl=/usr/bin/other"], ownGroup: "keychainctl", ownProgram: "/usr/bin/keychainctl")
         #expect(moved.serviceGroups == ["keychainctl": "/usr/bin/other"])
+    }
+
+    @Test("the Secret Service provider's items of keychainctl's group go to the Secret Service's group and back; look-alikes elsewhere stay")
+    func secretServiceItems() throws {
+        let mapping = try AccessGroupMapping(pairs: ["com.example.app=/usr/bin/app"], ownGroup: "keychainctl", ownProgram: "/usr/bin/keychainctl")
+        #expect(mapping.serviceGroup(of: "keychainctl", isSecretServiceItem: true) == ServiceRequest.secretServiceAccessGroup)
+        #expect(mapping.serviceGroup(of: "keychainctl", isSecretServiceItem: false) == "/usr/bin/keychainctl")
+        // An application's item in the provider's form is the application's: never the Secret Service's.
+        #expect(mapping.serviceGroup(of: "com.example.app", isSecretServiceItem: true) == "/usr/bin/app")
+        #expect(mapping.serviceGroup(of: "unnamed", isSecretServiceItem: true) == nil)
+        // Also when keychainctl's own group is sent elsewhere, its provider items follow the provider.
+        let moved = try AccessGroupMapping(pairs: ["keychainctl=/usr/bin/other"], ownGroup: "keychainctl", ownProgram: "/usr/bin/keychainctl")
+        #expect(moved.serviceGroup(of: "keychainctl", isSecretServiceItem: true) == ServiceRequest.secretServiceAccessGroup)
+        #expect(try moved.embeddedGroups()[ServiceRequest.secretServiceAccessGroup] == "keychainctl")
+        // On the way out the Secret Service's group is never unnamed.
+        #expect(mapping.unmappedServiceGroups([ServiceRequest.secretServiceAccessGroup, "/usr/bin/app"]).isEmpty)
+        // No pair may send a group into the Secret Service's, where every client the user allows reads.
+        for pairs in [["com.example.app=org.freedesktop.secrets"], ["keychainctl=org.freedesktop.secrets"]] {
+            #expect(throws: AccessGroupMapping.Failure.self, "\(pairs)") {
+                try AccessGroupMapping(pairs: pairs, ownGroup: "keychainctl", ownProgram: "/usr/bin/keychainctl")
+            }
+        }
     }
 
     @Test("every group (*), a malformed pair, a group named twice and two groups on one program (way back) are refused")

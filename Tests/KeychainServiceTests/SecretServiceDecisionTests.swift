@@ -126,23 +126,12 @@ struct SecretServiceDecisionTests {
         defer { fixture.stop() }
         let python = try RequiredTool.python3.require()
         // A program of Alice's sends an "allowed" answer and a trust change straight to the service.
-        let forge = ServiceClientScripts.pythonWireEncoding + #"""
-            kind = sys.argv[1]
-            if kind == 'answer':
-                code, query = 43, {'nonce': data(os.urandom(32)), 'password': data(b'guess'), 'always': boolean(True)}
+        let forge = ServiceClientScripts.pythonOneRequest + #"""
+            if sys.argv[1] == 'answer':
+                send_request(43, {'nonce': data(os.urandom(32)), 'password': data(b'guess'), 'always': boolean(True)})
             else:
-                code, query = 61, {'password': data(b'guess'), 'action': string('trust'), 'item': string(sys.argv[2]),
-                                   'executable': string(sys.argv[3])}
-            payload = bytes([1, code, 0]) + struct.pack('>I', 0) + entries(query) + entries({})
-            connection = socket.socket(socket.AF_UNIX)
-            connection.connect(os.environ['KEYCHAINKIT_SERVICE_SOCKET'])
-            connection.sendall(struct.pack('>I', len(payload)) + payload)
-            reply = b''
-            while len(reply) < 9:
-                more = connection.recv(64)
-                if not more: break
-                reply += more
-            print(struct.unpack('>i', reply[5:9])[0] if len(reply) >= 9 else 'closed')
+                send_request(61, {'password': data(b'guess'), 'action': string('trust'), 'item': string(sys.argv[2]),
+                                  'executable': string(sys.argv[3])})
             """#
         let script = fixture.base + "/bin/forge.py"
         try fixture.write(forge, to: script, owner: nil, mode: 0o644)

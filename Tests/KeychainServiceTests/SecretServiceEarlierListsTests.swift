@@ -11,20 +11,9 @@ import Testing
        .integration, .tags(.external, .dbus), .serialized, .enabled(if: getuid() == 0, "creates users: run as root"))
 struct SecretServiceEarlierListsTests {
     /// Adds one generic password claiming the Secret Service's group (argv: account, JSON secret).
-    static let planter = ServiceClientScripts.pythonWireEncoding + #"""
-        query = {'class': string('genp'), 'svce': string('org.keychainkit.SecretService.ApplicationAccess'),
-                 'acct': string(sys.argv[1]), 'v_Data': data(sys.argv[2].encode())}
-        groups = struct.pack('>I', 1) + field(b'org.freedesktop.secrets')
-        payload = bytes([1, 1, 0]) + groups + entries(query) + entries({})
-        connection = socket.socket(socket.AF_UNIX)
-        connection.connect(os.environ['KEYCHAINKIT_SERVICE_SOCKET'])
-        connection.sendall(struct.pack('>I', len(payload)) + payload)
-        reply = b''
-        while len(reply) < 9:
-            more = connection.recv(64)
-            if not more: break
-            reply += more
-        print(struct.unpack('>i', reply[5:9])[0] if len(reply) >= 9 else 'closed')
+    static let planter = ServiceClientScripts.pythonOneRequest + #"""
+        send_request(1, {'class': string('genp'), 'svce': string('org.keychainkit.SecretService.ApplicationAccess'),
+                         'acct': string(sys.argv[1]), 'v_Data': data(sys.argv[2].encode())}, groups=['org.freedesktop.secrets'])
         """#
 
     @Test("a planted record (policy allow, a client on the item's list) written into the Secret Service's group lets nothing through")

@@ -178,22 +178,11 @@ struct SecretServiceRoutingTests {
         let alice = fixture.alice
         // A forwarded read (operation 51) for the script's parent, a process of Alice's named with
         // its true start time (so only the check of the forwarder refuses it), sent by a Python script.
-        let script = ServiceClientScripts.pythonWireEncoding + #"""
-            def integer(v): return b'\x04' + struct.pack('>q', v)
+        let script = ServiceClientScripts.pythonOneRequest + #"""
             parent = os.getppid()
             with open('/proc/%d/stat' % parent) as stat: started = int(stat.read().rsplit(')', 1)[1].split()[19])
-            query = {'class': string('genp'), 'r_Data': boolean(True), 'forwardedPid': integer(parent),
-                     'forwardedStartTime': integer(started)}
-            payload = bytes([1, 51, 0]) + struct.pack('>I', 0) + entries(query) + entries({})
-            connection = socket.socket(socket.AF_UNIX)
-            connection.connect(os.environ['KEYCHAINKIT_SERVICE_SOCKET'])
-            connection.sendall(struct.pack('>I', len(payload)) + payload)
-            reply = b''
-            while len(reply) < 9:
-                more = connection.recv(64)
-                if not more: break
-                reply += more
-            print(struct.unpack('>i', reply[5:9])[0] if len(reply) >= 9 else 'closed')
+            send_request(51, {'class': string('genp'), 'r_Data': boolean(True), 'forwardedPid': integer(parent),
+                              'forwardedStartTime': integer(started)})
             """#
         let path = fixture.base + "/forward.py"
         try fixture.write(script, to: path, owner: nil, mode: 0o644)

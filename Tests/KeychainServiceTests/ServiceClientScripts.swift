@@ -5,17 +5,38 @@ import Foundation
 /// and a flooder that holds many connections open.
 enum ServiceClientScripts {
     /// The start of every Python client of the service: its imports and the wire format's
-    /// encoders of a field, a string, data, a boolean and a dictionary's entries.
+    /// encoders of a field, a string, data, a boolean, an integer and a dictionary's entries.
     static let pythonWireEncoding = #"""
         import os, socket, struct, sys
         def field(b): return struct.pack('>I', len(b)) + b
         def string(t): return b'\x01' + field(t.encode())
         def data(b): return b'\x02' + field(b)
         def boolean(v): return b'\x03' + bytes([1 if v else 0])
+        def integer(v): return b'\x04' + struct.pack('>q', v)
         def entries(d):
             out = struct.pack('>I', len(d))
             for k in sorted(d): out += field(k.encode()) + d[k]
             return out
+        """# + "\n"
+
+    /// The hostile wire client the attack tests extend with their own payload: the encoders above
+    /// and `send_request(code, query, groups=())`, which sends one request (operation `code`, no
+    /// application identifier claimed, the access groups `groups`, the entries `query`, no
+    /// changes) on a connection of its own to `KEYCHAINKIT_SERVICE_SOCKET` and prints the reply's
+    /// status, or `closed` when the service closed the connection unanswered.
+    static let pythonOneRequest = pythonWireEncoding + #"""
+        def send_request(code, query, groups=()):
+            claimed = struct.pack('>I', len(groups)) + b''.join(field(group.encode()) for group in groups)
+            payload = bytes([1, code, 0]) + claimed + entries(query) + entries({})
+            connection = socket.socket(socket.AF_UNIX)
+            connection.connect(os.environ['KEYCHAINKIT_SERVICE_SOCKET'])
+            connection.sendall(struct.pack('>I', len(payload)) + payload)
+            reply = b''
+            while len(reply) < 9:
+                more = connection.recv(64)
+                if not more: break
+                reply += more
+            print(struct.unpack('>i', reply[5:9])[0] if len(reply) >= 9 else 'closed')
         """# + "\n"
 
     /// `python3 -I client.py add|find GROUP [SECRET]`: one SecItem call on the generic password

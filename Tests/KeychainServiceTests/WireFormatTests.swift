@@ -189,7 +189,7 @@ struct WireFormatTests {
         }
     }
 
-    @Test("a per-application access call: a read takes nothing; a change its password (data), a known action and its strings; nothing else")
+    @Test("a per-application access call: a read (of everything or the policy alone) takes nothing; a change its password (data), a known action and its strings; nothing else")
     func secretServiceAccessCalls() throws {
         func request(_ operation: ServiceRequest.Operation, _ entries: [(String, WireValue)], changes: [WireEntry] = []) -> ServiceRequest {
             ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
@@ -201,6 +201,7 @@ struct WireFormatTests {
         let executable = (SecretServiceAccessRequest.executableKey, WireValue.string("/usr/bin/secret-tool"))
         let accepted = [
             request(.readSecretServiceAccess, []),
+            request(.readSecretServicePolicy, []),
             request(.changeSecretServiceAccess, [password, trust, item, executable]),
             request(.changeSecretServiceAccess, [password, (SecretServiceAccessRequest.actionKey, .string("policy")),
                                                  (SecretServiceAccessRequest.policyKey, .string("deny"))]),
@@ -209,9 +210,12 @@ struct WireFormatTests {
             #expect(request.operation.isSecretServiceAccessCall && !request.operation.isGrantOrConsentCall && !request.operation.isKeychainCall)
             #expect(try ServiceRequest.decode(request.encoded()) == request)
         }
-        #expect([60, 61].allSatisfy { ServiceRequest.Operation(rawValue: UInt8($0))?.isSecretServiceAccessCall == true })
+        #expect([60, 61, 62].allSatisfy { ServiceRequest.Operation(rawValue: UInt8($0))?.isSecretServiceAccessCall == true })
+        #expect(ServiceRequest.Operation(rawValue: 62) == .readSecretServicePolicy)
         let refused: [(String, ServiceRequest)] = [
             ("a read with an entry", request(.readSecretServiceAccess, [password])),
+            ("a policy read with an entry", request(.readSecretServicePolicy, [(SecretServiceAccessRequest.policyKey, .string("allow"))])),
+            ("a policy read with changes", request(.readSecretServicePolicy, [], changes: [WireEntry(key: "labl", value: .string("x"))])),
             ("a change without its password", request(.changeSecretServiceAccess, [trust, item, executable])),
             ("a change without an action", request(.changeSecretServiceAccess, [password, item, executable])),
             ("an unknown action", request(.changeSecretServiceAccess, [password, (SecretServiceAccessRequest.actionKey, .string("grant-all"))])),

@@ -511,6 +511,24 @@ struct LayerRuleTests {
             """)
     }
 
+    /// Calls of `_StringProcessing`'s algorithms, one object file in the static Swift runtime whose
+    /// code is one section: any of them keeps all of it in a static tool, its Regex engine included
+    /// (1.1 MB of the Docker helper, which FoundationEssentials links today as well; ours should not
+    /// keep it once that goes). `KeychainPrimitives`' `firstRange(ofText:)` and `removingText(_:)`
+    /// search text with the standard library alone.
+    @Test func theDockerHelperCallsNoStringProcessing() throws {
+        let stringProcessingCalls = try Regex(#"(\.firstRange\(of:|\.replacing\(|\.ranges\(of:|\.trimmingPrefix\(|\.wholeMatch\(|\.prefixMatch\(|\.firstMatch\(of:|\.matches\(of:|\bRegex\b|#/)"#)
+        let manifest = try Self.manifest()
+        let closure = manifest.linuxClosure(of: "docker-credential-keychainkit").union(["docker-credential-keychainkit"])
+        var offenders: [String] = []
+        for module in closure.sorted() {
+            guard let directory = manifest.targets[module]?.directory, directory.hasPrefix("Sources/") else { continue }
+            offenders += try Self.codeLines(in: directory).filter { $0.text.contains(stringProcessingCalls) }.map { "\($0.location): \($0.text)" }
+        }
+        #expect(closure.contains("InternetCredentials"), "the Docker helper's closure was not read: \(closure.sorted())")
+        #expect(offenders.isEmpty, "links _StringProcessing (Swift Regex) into the Docker helper: use firstRange(ofText:) or removingText(_:) (KeychainPrimitives): \(offenders)")
+    }
+
     @Test func theLinuxClosureLeavesOutApplePlatformDependencies() throws {
         let manifest = try PackageManifest(text: #"""
             let package = Package(

@@ -43,14 +43,16 @@ func fuzzServiceWire(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
 }
 
 /// The Secret Service access calls and consent answers the decoder lets through: a read of the
-/// access (op 60) carries nothing; a change (op 61) its password as data, a known action, a known
+/// access (op 60) or of its policy alone (op 62) carries nothing; a change (op 61) its password as data, a known action, a known
 /// policy and item and executable as strings only; a consent answer (op 43) a nonce, and either the
 /// password or a denial with neither password nor always.
 func checkAccessAndConsentEntries(_ request: ServiceRequest) {
     let fields = Dictionary(request.query.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
     switch request.operation {
-    case .readSecretServiceAccess:
-        if !request.query.isEmpty { fatalError("a read of the Secret Service's access with entries was accepted") }
+    case .readSecretServiceAccess, .readSecretServicePolicy:
+        if !request.query.isEmpty || !request.changes.isEmpty {
+            fatalError("a read of the Secret Service's access (\(request.operation)) with entries was accepted")
+        }
     case .changeSecretServiceAccess:
         guard case .data? = fields[SecretServiceAccessRequest.passwordKey],
               case .string(let action)? = fields[SecretServiceAccessRequest.actionKey],

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainAudit
+import KeychainClient
 import KeychainServices
 
 /// The daemon's backend on the keychain: ``SecretStore`` for collections and items,

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import KeychainServiceCore
+import SecretService
 
 /// The options both directions of a migration take.
 struct MigrationOptions: ParsableArguments {
@@ -18,7 +19,8 @@ struct MigrationOptions: ParsableArguments {
     /// prints what it did.
     func run(_ verb: String, _ body: (ServiceMigration, Data) throws(ServiceMigration.Failure) -> ServiceMigration.Summary) throws {
         do {
-            let migration = try ServiceMigration.of(Keychainctl.environment.configuration, embeddedPath: keychain, pairs: pairs)
+            let migration = try ServiceMigration.of(Keychainctl.environment.configuration, embeddedPath: keychain, pairs: pairs,
+                                                    isSecretServiceItem: ProviderItemForm.isProviderItem)
             var password = try SecretInput.secret(prompt: "keychain password: ")
             defer { password.wipe() }
             let summary = try body(migration, password)
@@ -41,9 +43,11 @@ struct ServiceMigrateIn: KeychainCommand {
             of standard input) must open the embedded keychain; the service keychain is created with it, \
             or must open with it. Each embedded access group must be given the program it belongs to \
             with --group NAME=PROGRAM (PROGRAM: the executable's absolute path, or a group name a \
-            grant hands out); keychainctl's own group goes to this keychainctl by default. A group \
-            left unnamed is listed and nothing is moved. Running it again stores only what is \
-            missing: an interrupted migration is completed, nothing is stored twice.
+            grant hands out); keychainctl's own group goes to this keychainctl by default, except the \
+            Secret Service provider's items in it, which go to the Secret Service's group \
+            (org.freedesktop.secrets). A group left unnamed is listed and nothing is moved. Running \
+            it again stores only what is missing: an interrupted migration is completed, nothing is \
+            stored twice.
             """)
 
     @OptionGroup var options: MigrationOptions
@@ -64,9 +68,9 @@ struct ServiceMigrateOut: KeychainCommand {
             Every item of every class and access group of your service keychain is copied into the \
             embedded keychain (created with the same password when missing); the service keeps its \
             copy. Each program's group in the service is given the embedded group it goes back to \
-            with the same --group NAME=PROGRAM pairs as migrate-in; this keychainctl's group goes \
-            back to keychainctl's own. A group left unnamed is listed and nothing is moved. Running \
-            it again stores only what is missing.
+            with the same --group NAME=PROGRAM pairs as migrate-in; this keychainctl's group and the \
+            Secret Service's go back to keychainctl's own. A group left unnamed is listed and nothing \
+            is moved. Running it again stores only what is missing.
             """)
 
     @OptionGroup var options: MigrationOptions

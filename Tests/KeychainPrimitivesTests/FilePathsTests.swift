@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import KeychainPrimitives
-import KeychainStore
 
 /// `FilePaths.deletingLastComponent` stands in for `NSString.deletingLastPathComponent` in the
 /// modules built on FoundationEssentials: the directories they create and check must be the same.

@@ -1,6 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainClient
-import KeychainEngine
+#endif
 import KeychainServiceWire
 import KeychainServiceWireDictionaries
 import KeychainVocabulary
@@ -24,7 +26,7 @@ package enum SecretServicePolicyRoute {
     package static func policy(socket: String) throws(Failure) -> String {
         let reply: ServiceReply
         do {
-            reply = try ServiceKeychainCall.reply(to: .readSecretServiceAccess, [], socket: socket)
+            reply = try ServiceKeychainCall.reply(to: .readSecretServicePolicy, [], socket: socket)
         } catch {
             throw Failure(status: error.status, description: error.failure.map { String(describing: $0) }
                           ?? "the keychain service refused to read the Secret Service's policy (\(error.status))")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import KeychainStore
+import KeychainPrimitives
 
 /// The POSIX lock that replaced Foundation's `NSLock` and `NSRecursiveLock` in the store and the engine.
 @Suite("Thread lock")

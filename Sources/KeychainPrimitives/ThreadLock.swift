@@ -6,8 +6,9 @@ import Musl
 import Darwin
 #endif
 
-/// A POSIX mutex, for the store's and the engine's locks in place of Foundation's `NSLock` and
-/// `NSRecursiveLock` (neither is in FoundationEssentials).
+/// A POSIX mutex, in place of Foundation's `NSLock` and `NSRecursiveLock` (neither is in
+/// FoundationEssentials): the store's and the engine's locks. Beside ``ThreadCondition``, the
+/// lock for threads that also wait.
 ///
 /// Synchronization's `Mutex` guards one value and hands it back as `sending`; the locks here guard
 /// several properties of their owner and return non-`Sendable` values (open keychains), so they
