@@ -51,7 +51,7 @@ struct LayerRuleTests {
         // (service or embedded) that Apple's CF-typed API bridges onto.
         "KeychainClient": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries"],
         "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainClient"],
-        "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable"],
+        "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable", "KeychainClient"],
         "KeychainServices": ["KeychainServicesPortable"],
         // Above Apple's API.
         "KeychainKit": ["KeychainPrimitives", "KeychainServices", "KeychainServicesExtras"],
@@ -65,7 +65,7 @@ struct LayerRuleTests {
         // The programs.
         "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync", "KeychainServiceCore",
                         "KeychainServiceWire", "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService",
-                        "KeychainClient"],
+                        "KeychainClient", "KeychainVocabulary"],
         "docker-credential-keychainkit": ["KeychainAudit", "InternetCredentials", "KeychainToolSupport", "KeychainPrimitives"],
         "keychainkit-demo": ["KeychainKit"],
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
