@@ -227,7 +227,7 @@ enum AppAccessSupport {
 
     /// The record is a secret: a locked keychain is unlocked first (at a terminal prompt).
     private static func unlocked(_ target: KeychainTarget) throws {
-        try target.performUnlocking("SecKeychainUnlock") { SecKeychainUnlock(target.keychain, 0, nil, false) }
+        try target.performUnlocking("SecKeychainUnlock") { KeychainFiles.unlock(target.path, password: nil) }
     }
 
     /// The generic and internet passwords of the keychain (the record itself left out), with their ids.
@@ -283,9 +283,9 @@ enum AppAccessSupport {
     static func checkPasswordIfAny(_ target: KeychainTarget, toAllow action: String) throws -> Bool {
         guard try keySource(target) == "password" else { return false }
         var password = try SecretInput.secret(prompt: "keychain password of \"\(target.path)\" to \(action): ")
-        let status = password.withUnsafeBytes { SecKeychainUnlock(target.keychain, UInt32($0.count), $0.baseAddress, true) }
+        let status = KeychainFiles.unlock(target.path, password: password)
         password.wipe()
-        if status == errSecAuthFailed { throw UsageFailure(message: "wrong keychain password; nothing was changed") }
+        if status == StatusCode.authFailed { throw UsageFailure(message: "wrong keychain password; nothing was changed") }
         try require(status, "SecKeychainUnlock")
         return true
     }
@@ -309,9 +309,7 @@ enum AppAccessSupport {
     }
 
     private static func keySource(_ target: KeychainTarget) throws -> String? {
-        var security: CFDictionary?
-        try require(SecKeychainCopyStorageSecurity(target.keychain, &security), "SecKeychainCopyStorageSecurity")
-        return (security as? [String: Any])?[kSecKeychainStorageKeySource as String] as? String
+        try StorageSecurityReport.of(target.path).keySource
     }
 }
 #endif

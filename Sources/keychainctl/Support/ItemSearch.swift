@@ -34,7 +34,7 @@ enum ItemSearch {
     /// `items(…)` without the warning: the caller decides what unreadable items mean.
     static func search(_ query: [String: Any], in target: KeychainTarget, all: Bool, withData: Bool) throws -> Found {
         if isAccessLogKey(query) { return try notFound(all: all) }
-        var search = searching(query, in: target, limit: all ? kSecMatchLimitAll : kSecMatchLimitOne)
+        var search = try searching(query, in: target, limit: all ? kSecMatchLimitAll : kSecMatchLimitOne)
         search[kSecReturnAttributes as String] = true
         search[kSecReturnPersistentRef as String] = true
         if withData { search[kSecReturnData as String] = true }
@@ -127,9 +127,9 @@ enum ItemSearch {
     }
 
     /// `query` as the find commands search: in `target`, synchronizable or not, up to `limit`.
-    private static func searching(_ query: [String: Any], in target: KeychainTarget, limit: CFString) -> [String: Any] {
+    private static func searching(_ query: [String: Any], in target: KeychainTarget, limit: CFString) throws -> [String: Any] {
         var search = query
-        search[kSecUseKeychain as String] = target.keychain
+        search[kSecUseKeychain as String] = try target.keychain
         search[kSecMatchLimit as String] = limit
         search[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
         return search
@@ -141,7 +141,7 @@ enum ItemSearch {
             throw KeychainCallError(errSecInternalError, in: "SecItemDelete")
         }
         let query: [String: Any] = [kSecClass as String: itemClass, kSecValuePersistentRef as String: reference,
-                                    kSecUseKeychain as String: target.keychain]
+                                    kSecUseKeychain as String: try target.keychain]
         try target.performUnlocking("SecItemDelete") { SecItemDelete(query as CFDictionary) }
     }
 }

@@ -13,7 +13,7 @@ enum ItemWriter {
         try AccessRecording.prepareToRecord(in: target)
         var item = attributes
         item[kSecValueData as String] = secret ?? Data()
-        item[kSecUseKeychain as String] = target.keychain
+        item[kSecUseKeychain as String] = try target.keychain
         if let accessible { item[kSecAttrAccessible as String] = accessible.constant }
         var added: OSStatus = errSecSuccess
         try target.performUnlocking("SecItemAdd") {
@@ -24,7 +24,7 @@ enum ItemWriter {
             return try AccessRecording.record(.create, [.init(item)], in: target)
         }
         var match = primaryKey
-        match[kSecUseKeychain as String] = target.keychain
+        match[kSecUseKeychain as String] = try target.keychain
         var updates = changes
         if let secret { updates[kSecValueData as String] = secret }
         if let accessible { updates[kSecAttrAccessible as String] = accessible.constant }
