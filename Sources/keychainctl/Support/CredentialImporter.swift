@@ -117,8 +117,8 @@ struct CredentialImporter {
             if deleted > 0 { try AccessRecording.record(.delete, [names(of: query)], in: target) }
         case .generic(let service, let account, _):
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                                        kSecAttrAccount as String: account, kSecUseKeychain as String: try target.keychain]
-            try target.performUnlocking("SecItemDelete") { SecItemDelete(query as CFDictionary) }
+                                        kSecAttrAccount as String: account]
+            try target.performUnlocking("SecItemDelete") { KeychainItems.delete(query, in: target) }
             try AccessRecording.record(.delete, [.init(label: nil, service: service, account: account)], in: target)
         }
     }

@@ -4,9 +4,6 @@ import KeychainServices
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 #endif
-#if KEYCHAINKIT_REIMPLEMENTED
-import KeychainServicesExtras
-#endif
 
 /// `SecItemCopyMatching` for the find, delete and dump commands: every access group, synchronizable
 /// or not, unlocking at a terminal prompt if the keychain is locked.
@@ -34,17 +31,18 @@ enum ItemSearch {
     /// `items(…)` without the warning: the caller decides what unreadable items mean.
     static func search(_ query: [String: Any], in target: KeychainTarget, all: Bool, withData: Bool) throws -> Found {
         if isAccessLogKey(query) { return try notFound(all: all) }
-        var search = try searching(query, in: target, limit: all ? kSecMatchLimitAll : kSecMatchLimitOne)
+        var search = searching(query, in: target, limit: all ? kSecMatchLimitAll : kSecMatchLimitOne)
         search[kSecReturnAttributes as String] = true
         search[kSecReturnPersistentRef as String] = true
         if withData { search[kSecReturnData as String] = true }
-        var result: CFTypeRef?
+        var result: Any?
         var unreadable = 0
         var firstUnreadable: String?
         do {
             try target.performUnlocking("SecItemCopyMatching") {
-                let status = SecItemCopyMatching(search as CFDictionary, &result)
-                (unreadable, firstUnreadable) = unreadableInLastRead()
+                let status: Int32
+                (status, result) = KeychainItems.copyMatching(search, in: target)
+                (unreadable, firstUnreadable) = KeychainItems.unreadableInLastRead
                 return status
             }
         } catch let error as KeychainCallError where all && error.status == errSecItemNotFound {
@@ -64,16 +62,6 @@ enum ItemSearch {
         }
         if !all, let item = result as? [String: Any] { return Found(items: [item], unreadable: unreadable, firstUnreadable: firstUnreadable) }
         throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching")
-    }
-
-    /// How many matching items the last read on this thread left out as undecryptable, and
-    /// why the first of them could not be read (naming it).
-    private static func unreadableInLastRead() -> (count: Int, first: String?) {
-        #if KEYCHAINKIT_REIMPLEMENTED
-        return (KeychainFailureDetails.unreadableItemsInLastRead, KeychainFailureDetails.firstUnreadableItemInLastRead)
-        #else
-        return (0, nil)
-        #endif
     }
 
     /// The words for `count` unreadable items, and what to do about them; `first` names the
@@ -126,10 +114,9 @@ enum ItemSearch {
         return Found(items: [], unreadable: 0)
     }
 
-    /// `query` as the find commands search: in `target`, synchronizable or not, up to `limit`.
-    private static func searching(_ query: [String: Any], in target: KeychainTarget, limit: CFString) throws -> [String: Any] {
+    /// `query` as the find commands search: synchronizable or not, up to `limit` (in the target ``KeychainItems`` is given).
+    private static func searching(_ query: [String: Any], in target: KeychainTarget, limit: CFString) -> [String: Any] {
         var search = query
-        search[kSecUseKeychain as String] = try target.keychain
         search[kSecMatchLimit as String] = limit
         search[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
         return search
@@ -140,8 +127,7 @@ enum ItemSearch {
         guard let reference = item[kSecValuePersistentRef as String] as? Data else {
             throw KeychainCallError(errSecInternalError, in: "SecItemDelete")
         }
-        let query: [String: Any] = [kSecClass as String: itemClass, kSecValuePersistentRef as String: reference,
-                                    kSecUseKeychain as String: try target.keychain]
-        try target.performUnlocking("SecItemDelete") { SecItemDelete(query as CFDictionary) }
+        let query: [String: Any] = [kSecClass as String: itemClass, kSecValuePersistentRef as String: reference]
+        try target.performUnlocking("SecItemDelete") { KeychainItems.delete(query, in: target) }
     }
 }

@@ -13,23 +13,21 @@ enum ItemWriter {
         try AccessRecording.prepareToRecord(in: target)
         var item = attributes
         item[kSecValueData as String] = secret ?? Data()
-        item[kSecUseKeychain as String] = try target.keychain
         if let accessible { item[kSecAttrAccessible as String] = accessible.constant }
         var added: OSStatus = errSecSuccess
         try target.performUnlocking("SecItemAdd") {
-            added = SecItemAdd(item as CFDictionary, nil)
+            added = KeychainItems.add(item, in: target)
             return added == errSecDuplicateItem && update ? errSecSuccess : added
         }
         guard added == errSecDuplicateItem else {
             return try AccessRecording.record(.create, [.init(item)], in: target)
         }
-        var match = primaryKey
-        match[kSecUseKeychain as String] = try target.keychain
+        let match = primaryKey
         var updates = changes
         if let secret { updates[kSecValueData as String] = secret }
         if let accessible { updates[kSecAttrAccessible as String] = accessible.constant }
         guard !updates.isEmpty else { return }
-        try target.performUnlocking("SecItemUpdate") { SecItemUpdate(match as CFDictionary, updates as CFDictionary) }
+        try target.performUnlocking("SecItemUpdate") { KeychainItems.update(match, updates, in: target) }
         try AccessRecording.record(.update, [.init(primaryKey.merging(changes) { _, new in new })], in: target)
     }
 }
