@@ -223,8 +223,6 @@ let package = Package(
                 "CredentialImport",
                 "KeychainPrimitives",
                 "KeychainToolSupport",
-                // SecKeychainCopyStorageSecurity, SecKeychainChangePassword, KeychainFailureDetails.
-                .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "SecretService", condition: .when(platforms: [.linux])),
                 // The access log: every secret keychainctl hands out or stores, and `access-log`.

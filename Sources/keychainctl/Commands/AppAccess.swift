@@ -4,8 +4,7 @@ import InternetCredentials
 import Foundation
 import KeychainLinux
 import KeychainServiceWire
-import KeychainServices
-import KeychainServicesExtras
+import KeychainClient  // SecItemKey
 import SecretService
 
 /// `app-access`: shows and manages the Secret Service provider's per-application access — each
@@ -233,15 +232,15 @@ enum AppAccessSupport {
     /// The generic and internet passwords of the keychain (the record itself left out), with their ids.
     static func items(in target: KeychainTarget) throws -> [Entry] {
         var entries: [Entry] = []
-        for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword] {
-            let found = try ItemSearch.items([kSecClass as String: itemClass as String], in: target, all: true, withData: false)
+        for itemClass in [SecItemKey.genericPassword, SecItemKey.internetPassword] {
+            let found = try ItemSearch.items([SecItemKey.itemClass: itemClass as String], in: target, all: true, withData: false)
             for item in found {
-                guard let reference = item[kSecValuePersistentRef as String] as? Data else { continue }
-                let service = text(item[kSecAttrService as String]) ?? text(item[kSecAttrServer as String])
+                guard let reference = item[SecItemKey.valuePersistentRef] as? Data else { continue }
+                let service = text(item[SecItemKey.service]) ?? text(item[SecItemKey.server])
                 guard service != ApplicationAccessStore.service else { continue }
                 entries.append(Entry(id: ApplicationAccessStore.itemID(persistentReference: reference),
-                                     label: text(item[kSecAttrLabel as String]) ?? "", service: service,
-                                     account: text(item[kSecAttrAccount as String])))
+                                     label: text(item[SecItemKey.label]) ?? "", service: service,
+                                     account: text(item[SecItemKey.account])))
             }
         }
         return entries

@@ -15,6 +15,11 @@ enum StatusCode {
     static let invalidKeychain = KeychainStatus.invalidKeychain.rawValue
     static let duplicateKeychain = KeychainStatus.duplicateKeychain.rawValue
     static let interactionNotAllowed = KeychainStatus.interactionNotAllowed.rawValue
+    static let itemNotFound = KeychainStatus.itemNotFound.rawValue
+    static let duplicateItem = KeychainStatus.duplicateItem.rawValue
+    static let decode = KeychainStatus.decode.rawValue
+    /// `errSecInternalError` (Apple's SecBase.h), which the keychain itself never returns.
+    static let internalError: Int32 = -67671
     #else
     static let success = errSecSuccess
     static let unimplemented = errSecUnimplemented
@@ -23,5 +28,9 @@ enum StatusCode {
     static let invalidKeychain = errSecInvalidKeychain
     static let duplicateKeychain = errSecDuplicateKeychain
     static let interactionNotAllowed = errSecInteractionNotAllowed
+    static let itemNotFound = errSecItemNotFound
+    static let duplicateItem = errSecDuplicateItem
+    static let decode = errSecDecode
+    static let internalError = errSecInternalError
     #endif
 }
