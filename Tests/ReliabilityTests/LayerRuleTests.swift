@@ -513,7 +513,7 @@ struct LayerRuleTests {
     /// keychainctl's files that still import Apple's CF-typed API where KeychainKit implements the
     /// keychain: keys, certificates and identities as objects (`SecKey`, `SecCertificate`,
     /// `SecIdentity`) and the keychain handle they are searched in. Everything else (the keychain
-    /// lifecycle, the password items, statuses) goes through KeychainClient (issue 37); the list
+    /// lifecycle, the password items, statuses) goes through KeychainClient; the list
     /// only shrinks, and keychainctl links no CF layer on Linux once it is empty and the modules
     /// it links (SecretService) link none either.
     static let keychainctlFilesOnTheCFLayer: Set<String> = [
