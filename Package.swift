@@ -131,7 +131,8 @@ let package = Package(
         ),
         // What Linux needs beyond `import Security` (Apple-shaped: SecKeychainChangePassword,
         // SecKeychainCopyStorageSecurity, errSecInternal, KeychainFailureDetails), kept out of the Apple-named surface.
-        .target(name: "KeychainServicesExtras", dependencies: ["KeychainServicesPortable", "KeychainEngine", "KeychainVocabulary"]),
+        // KeychainClient: KeychainFileCalls, the one implementation of the password change and storage security.
+        .target(name: "KeychainServicesExtras", dependencies: ["KeychainServicesPortable", "KeychainClient", "KeychainEngine", "KeychainVocabulary"]),
         // What users import: Security on Apple platforms, KeychainServicesPortable elsewhere.
         .target(
             name: "KeychainServices",
@@ -230,8 +231,6 @@ let package = Package(
                 "CredentialImport",
                 "KeychainPrimitives",
                 "KeychainToolSupport",
-                // SecKeychainCopyStorageSecurity, SecKeychainChangePassword, KeychainFailureDetails.
-                .target(name: "KeychainServicesExtras", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "KeychainSync", condition: .when(platforms: reimplementedPlatforms)),
                 .target(name: "SecretService", condition: .when(platforms: [.linux])),
                 // The access log: every secret keychainctl hands out or stores, and `access-log`.
@@ -242,8 +241,11 @@ let package = Package(
                 .target(name: "KeychainServiceCore", condition: .when(platforms: [.linux])),
                 // The consent challenge the service sends, shown on the terminal (ConsentTerminal).
                 .target(name: "KeychainServiceWire", condition: .when(platforms: [.linux])),
-                // ServiceConsent: where ConsentTerminal installs its prompter.
-                .target(name: "KeychainClient", condition: .when(platforms: [.linux])),
+                // ServiceConsent: where ConsentTerminal installs its prompter; the keychain lifecycle
+                // (KeychainFiles) without Apple's CF-typed layer.
+                .target(name: "KeychainClient", condition: .when(platforms: reimplementedPlatforms)),
+                // The status table (StatusCode) without Apple's CF-typed layer.
+                .target(name: "KeychainVocabulary", condition: .when(platforms: reimplementedPlatforms)),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // import/export: PEM keys and SHA-1 certificate hashes.
                 .product(name: "Crypto", package: "swift-crypto"),

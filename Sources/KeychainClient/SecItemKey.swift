@@ -12,6 +12,14 @@ package enum SecItemKey {
     package static let accessible = "pdmn"
     /// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`.
     package static let accessibleAfterFirstUnlockThisDeviceOnly = "cku"
+    /// `kSecAttrAccessibleWhenUnlocked`.
+    package static let accessibleWhenUnlocked = "ak"
+    /// `kSecAttrAccessibleAfterFirstUnlock`.
+    package static let accessibleAfterFirstUnlock = "ck"
+    /// `kSecAttrAccessibleWhenUnlockedThisDeviceOnly`.
+    package static let accessibleWhenUnlockedThisDeviceOnly = "aku"
+    /// `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly`.
+    package static let accessibleWhenPasscodeSetThisDeviceOnly = "akpu"
     /// `kSecAttrAccessGroup`.
     package static let accessGroup = "agrp"
     /// `kSecAttrAccount`.
@@ -32,6 +40,22 @@ package enum SecItemKey {
     package static let comment = "icmt"
     /// `kSecAttrIsInvisible`.
     package static let isInvisible = "invi"
+    /// `kSecAttrDescription`.
+    package static let description = "desc"
+    /// `kSecAttrSecurityDomain`.
+    package static let securityDomain = "sdmn"
+    /// `kSecAttrAuthenticationType`.
+    package static let authenticationType = "atyp"
+    /// `kSecAttrCreationDate`.
+    package static let creationDate = "cdat"
+    /// `kSecAttrModificationDate`.
+    package static let modificationDate = "mdat"
+    /// `kSecAttrSynchronizable`.
+    package static let synchronizable = "sync"
+    /// `kSecAttrSynchronizableAny`.
+    package static let synchronizableAny = "syna"
+    /// `kSecMatchLimitOne`.
+    package static let matchLimitOne = "m_LimitOne"
     /// `kSecMatchLimit`.
     package static let matchLimit = "m_Limit"
     /// `kSecMatchLimitAll`.

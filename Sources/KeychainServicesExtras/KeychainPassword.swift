@@ -2,6 +2,7 @@
 // SecKeychainPriv.h, not under `import Security`), so it lives here with its macOS signature:
 // keychainctl and other Linux tools need it, code meant for Apple platforms cannot use it.
 
+import KeychainClient  // KeychainFileCalls: the one implementation of the keychain lifecycle
 import KeychainEngine
 import KeychainServicesPortable
 
@@ -20,17 +21,17 @@ public func SecKeychainChangePassword(
     _ keychainRef: SecKeychain, _ oldPasswordLength: UInt32, _ oldPassword: UnsafeRawPointer,
     _ newPasswordLength: UInt32, _ newPassword: UnsafeRawPointer
 ) -> OSStatus {
-    keychainCallStatus { () throws(KeychainCallFailure) in
-        if let socket = SecKeychainServiceRoute.socket(for: keychainRef.path) {
-            var old = passwordData(oldPasswordLength, oldPassword) ?? Data()
-            var new = passwordData(newPasswordLength, newPassword) ?? Data()
-            defer {
-                old.resetBytes(in: 0..<old.count)
-                new.resetBytes(in: 0..<new.count)
-            }
-            return try SecKeychainServiceRoute.changePassword(from: old, to: new, socket: socket)
-        }
-        try KeychainLifecycle.apple.changePassword(keychainRef.path, from: passwordData(oldPasswordLength, oldPassword),
-                                                   to: passwordData(newPasswordLength, newPassword))
+    var old = passwordData(oldPasswordLength, oldPassword)
+    var new = passwordData(newPasswordLength, newPassword)
+    defer {
+        wipe(&old)
+        wipe(&new)
     }
+    return keychainCallStatus { () throws(KeychainCallFailure) in try KeychainFileCalls.changePassword(keychainRef.path, from: old, to: new) }
+}
+
+/// Overwrites a password's bytes once the call is done with them.
+private func wipe(_ secret: inout Data?) {
+    guard let count = secret?.count else { return }
+    secret?.resetBytes(in: 0..<count)
 }

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainEngine
-import KeychainVocabulary  // FailureReport: the edge records a call's cause
+import KeychainVocabulary  // AccessControlPolicy: what SecAccessControl objects wrap
 
 /// Apple (macOS): `SecKeychain`, a handle on one keychain file. Handles on the same path share
 /// one open keychain, and so its lock state, within the process.
@@ -33,22 +33,19 @@ extension ItemEdge {
 }
 
 /// Runs a lifecycle call and returns its status (`errSecSuccess`, or the refusal's), with the
-/// refusal's cause recorded for this thread (`KeychainFailureDetails`).
+/// refusal's cause recorded for this thread (`KeychainFailureDetails`): KeychainClient's.
 package func keychainCallStatus(_ call: () throws(KeychainCallFailure) -> Void) -> OSStatus {
-    FailureReport.beginCall()
-    do {
-        try call()
-        return errSecSuccess
-    } catch {
-        return reportedStatus(error)
-    }
+    KeychainFileCalls.status(of: call)
 }
 
 /// Records `refusal`'s cause for this thread (`KeychainFailureDetails`) and returns its status.
 package func reportedStatus(_ refusal: KeychainCallFailure) -> OSStatus {
-    if let failure = refusal.failure { FailureReport.fail(failure) }
-    return refusal.status
+    KeychainFileCalls.reportedStatus(refusal)
 }
+
+/// The login keychain's route to the keychain service, under the name the modules above Apple's
+/// API used before it moved to KeychainClient (the Secret Service provider still does).
+package typealias SecKeychainServiceRoute = LoginKeychainServiceRoute
 
 /// Apple (macOS): `SecAccess`, the legacy ACL object. Accepted and ignored (pass nil).
 public final class SecAccess: Sendable {}
@@ -112,26 +109,15 @@ public func SecKeychainCreate(
     _ promptUser: Bool, _ initialAccess: SecAccess?, _ keychain: UnsafeMutablePointer<SecKeychain?>
 ) -> OSStatus {
     let path = String(cString: pathName)
-    if let socket = SecKeychainServiceRoute.socket(for: path) {
-        // The login keychain the service holds: created there, never as a file of this process.
-        return keychainCallStatus { () throws(KeychainCallFailure) in
-            var secret = try promptUser ? KeychainLifecycle.apple.configuredPassword() : passwordData(passwordLength, password)
-            defer { wipe(&secret) }
-            // No dialog and no configured password: as in the embedded mode, nothing is created.
-            if promptUser && (secret?.isEmpty ?? true) { throw KeychainCallFailure(status: KeychainStatus.unimplemented.rawValue) }
-            try SecKeychainServiceRoute.create(password: secret, socket: socket)
-            keychain.pointee = SecKeychain(path: path)
-        }
-    }
-    if promptUser {
-        // No dialog here: the configured password file is what a person would have typed.
-        return keychainCallStatus { () throws(KeychainCallFailure) in
-            try KeychainLifecycle.apple.createWithConfiguredPassword(at: path)
-            keychain.pointee = SecKeychain(path: path)
-        }
-    }
     return keychainCallStatus { () throws(KeychainCallFailure) in
-        try KeychainLifecycle.apple.create(at: path, password: passwordData(passwordLength, password))
+        if promptUser {
+            // No dialog here: the configured password is what a person would have typed.
+            try KeychainFileCalls.createWithConfiguredPassword(at: path)
+        } else {
+            var secret = passwordData(passwordLength, password)
+            defer { wipe(&secret) }
+            try KeychainFileCalls.create(at: path, password: secret)
+        }
         keychain.pointee = SecKeychain(path: path)
     }
 }
@@ -148,14 +134,14 @@ public func SecKeychainOpen(_ pathName: UnsafePointer<CChar>, _ keychain: Unsafe
 /// `KEYCHAINKIT_KEYCHAIN`, else the XDG path).
 @discardableResult
 public func SecKeychainCopyDefault(_ keychain: UnsafeMutablePointer<SecKeychain?>) -> OSStatus {
-    keychain.pointee = SecKeychain(path: KeychainLifecycle.apple.defaultKeychainPath)
+    keychain.pointee = SecKeychain(path: KeychainFileCalls.defaultKeychainPath)
     return errSecSuccess
 }
 
 /// Apple (macOS): `SecKeychainSetDefault`, for this process; nil returns to the environment's default.
 @discardableResult
 public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
-    KeychainLifecycle.apple.setDefaultKeychain(keychain?.path)
+    KeychainFileCalls.setDefaultKeychain(keychain?.path)
     return errSecSuccess
 }
 
@@ -163,16 +149,13 @@ public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
 /// the unlock shared with the user's other processes (`SessionKeyring`).
 @discardableResult
 public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
-    keychainCallStatus { () throws(KeychainCallFailure) in
-        if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) { return try SecKeychainServiceRoute.lock(socket: socket) }
-        try KeychainLifecycle.apple.lock(keychain?.path)
-    }
+    keychainCallStatus { () throws(KeychainCallFailure) in try KeychainFileCalls.lock(keychain?.path) }
 }
 
 /// Apple (macOS): `SecKeychainLockAll`: locks every keychain this process has open.
 @discardableResult
 public func SecKeychainLockAll() -> OSStatus {
-    KeychainLifecycle.apple.lockAll()
+    KeychainFileCalls.lockAll()
     return errSecSuccess
 }
 
@@ -185,26 +168,16 @@ public func SecKeychainLockAll() -> OSStatus {
 public func SecKeychainUnlock(
     _ keychain: SecKeychain?, _ passwordLength: UInt32, _ password: UnsafeRawPointer?, _ usePassword: Bool
 ) -> OSStatus {
-    keychainCallStatus { () throws(KeychainCallFailure) in
-        if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) {
-            var secret = usePassword ? passwordData(passwordLength, password) ?? Data() : try KeychainLifecycle.apple.configuredPassword()
-            defer { wipe(&secret) }
-            return try SecKeychainServiceRoute.unlock(password: secret, socket: socket)
-        }
-        try KeychainLifecycle.apple.unlock(keychain?.path, password: usePassword ? passwordData(passwordLength, password) ?? Data() : nil)
-    }
+    var secret = usePassword ? passwordData(passwordLength, password) ?? Data() : nil
+    defer { wipe(&secret) }
+    return keychainCallStatus { () throws(KeychainCallFailure) in try KeychainFileCalls.unlock(keychain?.path, password: secret) }
 }
 
 /// Apple (macOS): `SecKeychainGetStatus`: unlocked, readable and writable bits.
 @discardableResult
 public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: UnsafeMutablePointer<SecKeychainStatus>) -> OSStatus {
     keychainCallStatus { () throws(KeychainCallFailure) in
-        let unlocked: Bool
-        if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) {
-            unlocked = try SecKeychainServiceRoute.isUnlocked(socket: socket)
-        } else {
-            unlocked = try KeychainLifecycle.apple.isUnlocked(keychain?.path)
-        }
+        let unlocked = try KeychainFileCalls.isUnlocked(keychain?.path)
         keychainStatus.pointee = unlocked ? kSecUnlockStateStatus | kSecReadPermStatus | kSecWritePermStatus : 0
     }
 }
@@ -220,7 +193,7 @@ public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: Uns
 @discardableResult
 public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     guard let keychain = keychainOrArray else { return errSecInvalidKeychain }
-    return keychainCallStatus { () throws(KeychainCallFailure) in try KeychainLifecycle.apple.delete(keychain.path) }
+    return keychainCallStatus { () throws(KeychainCallFailure) in try KeychainFileCalls.delete(keychain.path) }
 }
 
 /// Apple (macOS): `SecKeychainGetPath`. `ioPathLength` holds the buffer size on entry and the
@@ -229,7 +202,7 @@ public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
 public func SecKeychainGetPath(
     _ keychain: SecKeychain?, _ ioPathLength: UnsafeMutablePointer<UInt32>, _ pathName: UnsafeMutablePointer<CChar>
 ) -> OSStatus {
-    let bytes = Array((keychain?.path ?? KeychainLifecycle.apple.defaultKeychainPath).utf8CString)
+    let bytes = Array((keychain?.path ?? KeychainFileCalls.defaultKeychainPath).utf8CString)
     guard Int(ioPathLength.pointee) >= bytes.count else { return errSecBufferTooSmall }
     for (index, byte) in bytes.enumerated() { pathName[index] = byte }
     ioPathLength.pointee = UInt32(bytes.count - 1)
@@ -240,11 +213,7 @@ public func SecKeychainGetPath(
 @discardableResult
 public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: UnsafeMutablePointer<SecKeychainSettings>) -> OSStatus {
     keychainCallStatus { () throws(KeychainCallFailure) in
-        let seconds = if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) {
-            Int(try SecKeychainServiceRoute.lockInterval(socket: socket))
-        } else {
-            try KeychainLifecycle.apple.autoLockSeconds(keychain?.path)
-        }
+        let seconds = try KeychainFileCalls.autoLockSeconds(keychain?.path)
         outSettings.pointee = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: false,
                                                   useLockInterval: DarwinBoolean(seconds > 0), lockInterval: UInt32(clamping: seconds))
     }
@@ -257,10 +226,7 @@ public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: Uns
 public func SecKeychainSetSettings(_ keychain: SecKeychain?, _ newSettings: UnsafePointer<SecKeychainSettings>) -> OSStatus {
     let settings = newSettings.pointee
     return keychainCallStatus { () throws(KeychainCallFailure) in
-        if let socket = SecKeychainServiceRoute.socket(for: keychain?.path) {
-            return try SecKeychainServiceRoute.setSettings(lockInterval: settings.useLockInterval.boolValue ? settings.lockInterval : 0,
-                                                           lockOnSleep: settings.lockOnSleep.boolValue, socket: socket)
-        }
-        try KeychainLifecycle.apple.setAutoLockSeconds(settings.useLockInterval.boolValue ? Int(settings.lockInterval) : 0, keychain?.path)
+        try KeychainFileCalls.setAutoLock(seconds: settings.useLockInterval.boolValue ? settings.lockInterval : 0,
+                                          lockOnSleep: settings.lockOnSleep.boolValue, keychain?.path)
     }
 }

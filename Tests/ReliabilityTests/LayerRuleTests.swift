@@ -52,7 +52,7 @@ struct LayerRuleTests {
         // (service or embedded) that Apple's CF-typed API bridges onto.
         "KeychainClient": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries"],
         "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainClient"],
-        "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable"],
+        "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable", "KeychainClient"],
         "KeychainServices": ["KeychainServicesPortable"],
         // Above Apple's API.
         "KeychainKit": ["KeychainPrimitives", "KeychainServices", "KeychainServicesExtras"],
@@ -64,9 +64,9 @@ struct LayerRuleTests {
         "SecretService": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainAudit",
                           "KeychainToolSupport", "InternetCredentials", "KeychainClient"],
         // The programs.
-        "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainSync", "KeychainServiceCore",
+        "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainSync", "KeychainServiceCore",
                         "KeychainServiceWire", "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService",
-                        "KeychainClient"],
+                        "KeychainClient", "KeychainVocabulary"],
         "docker-credential-keychainkit": ["KeychainAudit", "InternetCredentials", "KeychainToolSupport", "KeychainPrimitives"],
         "keychainkit-demo": ["KeychainKit"],
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
@@ -527,6 +527,57 @@ struct LayerRuleTests {
         }
         #expect(closure.contains("InternetCredentials"), "the Docker helper's closure was not read: \(closure.sorted())")
         #expect(offenders.isEmpty, "links _StringProcessing (Swift Regex) into the Docker helper: use firstRange(ofText:) or removingText(_:) (KeychainPrimitives): \(offenders)")
+    }
+
+    /// keychainctl's files that still import Apple's CF-typed API where KeychainKit implements the
+    /// keychain: keys, certificates and identities as objects (`SecKey`, `SecCertificate`,
+    /// `SecIdentity`) and the keychain handle they are searched in. Everything else (the keychain
+    /// lifecycle, the password items, statuses) goes through KeychainClient; the list
+    /// only shrinks, and keychainctl links no CF layer on Linux once it is empty and the modules
+    /// it links (SecretService) link none either.
+    static let keychainctlFilesOnTheCFLayer: Set<String> = [
+        "Commands/FindCertificate.swift", "Commands/ImportExport.swift", "Support/KeyMaterialFiles.swift",
+        "Support/KeychainReference.swift", "Support/KeychainTargetHandle.swift",
+    ]
+
+    /// The files (as "module/path") of `lines` that import a module of ``cfLayer`` where KeychainKit
+    /// implements the keychain: anywhere but in an Apple-platform branch (the `#else` of
+    /// `#if KEYCHAINKIT_REIMPLEMENTED`, or `#if !KEYCHAINKIT_REIMPLEMENTED`).
+    static func cfLayerImports(in lines: [(location: String, text: String)]) throws -> Set<String> {
+        let statement = try Regex(#"^((@\w+(\([^)]*\))?|package|internal|public)\s+)*import\s+((struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)(?!\w)"#)
+        let appleBranches = [ConditionalBranch(opening: "KEYCHAINKIT_REIMPLEMENTED", current: nil),
+                             ConditionalBranch(opening: "!KEYCHAINKIT_REIMPLEMENTED", current: "!KEYCHAINKIT_REIMPLEMENTED")]
+        return Set(innermostBranches(of: lines).filter { line in
+            guard let match = line.text.firstMatch(of: statement), let module = match.output[6].substring else { return false }
+            return cfLayer.contains(String(module)) && !appleBranches.contains { $0 == line.branch }
+        }.map { String(file(of: $0.location)) })
+    }
+
+    @Test func keychainctlReachesTheCFLayerOnlyForKeysAndCertificates() throws {
+        let files = try Self.cfLayerImports(in: Self.codeLines(of: "keychainctl"))
+        let expected = Set(Self.keychainctlFilesOnTheCFLayer.map { "keychainctl/" + $0 })
+        #expect(files.subtracting(expected).isEmpty, """
+            these keychainctl files import Apple's CF-typed API on Linux: make their keychain calls through KeychainClient \
+            (KeychainFiles, KeychainItems, StatusCode, SecItemKey), Apple's API only in the #else of #if KEYCHAINKIT_REIMPLEMENTED: \
+            \(files.subtracting(expected).sorted())
+            """)
+        #expect(expected.subtracting(files).isEmpty, """
+            these keychainctl files no longer import the CF layer: take them off keychainctlFilesOnTheCFLayer: \
+            \(expected.subtracting(files).sorted())
+            """)
+    }
+
+    @Test func theCFLayerImportRuleAllowsOnlyTheAppleBranch() throws {
+        func lines(_ texts: [String]) -> [(location: String, text: String)] {
+            texts.enumerated().map { ("M/File.swift:\($0.offset + 1)", $0.element) }
+        }
+        #expect(try Self.cfLayerImports(in: lines(["import KeychainServices"])) == ["M/File.swift"])
+        #expect(try Self.cfLayerImports(in: lines(["#if os(Linux)", "import KeychainServicesExtras", "#endif"])) == ["M/File.swift"])
+        #expect(try Self.cfLayerImports(in: lines(["#if KEYCHAINKIT_REIMPLEMENTED", "import KeychainServices", "#endif"])) == ["M/File.swift"])
+        #expect(try Self.cfLayerImports(in: lines(["#if KEYCHAINKIT_REIMPLEMENTED  // why", "import KeychainClient", "#else",
+                                                   "import KeychainServices", "#endif"])).isEmpty)
+        #expect(try Self.cfLayerImports(in: lines(["#if !KEYCHAINKIT_REIMPLEMENTED", "import KeychainServices", "#endif"])).isEmpty)
+        #expect(try Self.cfLayerImports(in: lines(["import KeychainClient", "import KeychainServicesWire"])).isEmpty)
     }
 
     @Test func theLinuxClosureLeavesOutApplePlatformDependencies() throws {

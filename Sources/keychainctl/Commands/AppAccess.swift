@@ -4,8 +4,7 @@ import InternetCredentials
 import Foundation
 import KeychainLinux
 import KeychainServiceWire
-import KeychainServices
-import KeychainServicesExtras
+import KeychainClient  // SecItemKey
 import SecretService
 
 /// `app-access`: shows and manages the Secret Service provider's per-application access — each
@@ -227,21 +226,21 @@ enum AppAccessSupport {
 
     /// The record is a secret: a locked keychain is unlocked first (at a terminal prompt).
     private static func unlocked(_ target: KeychainTarget) throws {
-        try target.performUnlocking("SecKeychainUnlock") { SecKeychainUnlock(target.keychain, 0, nil, false) }
+        try target.performUnlocking("SecKeychainUnlock") { KeychainFiles.unlock(target.path, password: nil) }
     }
 
     /// The generic and internet passwords of the keychain (the record itself left out), with their ids.
     static func items(in target: KeychainTarget) throws -> [Entry] {
         var entries: [Entry] = []
-        for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword] {
-            let found = try ItemSearch.items([kSecClass as String: itemClass as String], in: target, all: true, withData: false)
+        for itemClass in [SecItemKey.genericPassword, SecItemKey.internetPassword] {
+            let found = try ItemSearch.items([SecItemKey.itemClass: itemClass as String], in: target, all: true, withData: false)
             for item in found {
-                guard let reference = item[kSecValuePersistentRef as String] as? Data else { continue }
-                let service = text(item[kSecAttrService as String]) ?? text(item[kSecAttrServer as String])
+                guard let reference = item[SecItemKey.valuePersistentRef] as? Data else { continue }
+                let service = text(item[SecItemKey.service]) ?? text(item[SecItemKey.server])
                 guard service != ApplicationAccessStore.service else { continue }
                 entries.append(Entry(id: ApplicationAccessStore.itemID(persistentReference: reference),
-                                     label: text(item[kSecAttrLabel as String]) ?? "", service: service,
-                                     account: text(item[kSecAttrAccount as String])))
+                                     label: text(item[SecItemKey.label]) ?? "", service: service,
+                                     account: text(item[SecItemKey.account])))
             }
         }
         return entries
@@ -283,9 +282,9 @@ enum AppAccessSupport {
     static func checkPasswordIfAny(_ target: KeychainTarget, toAllow action: String) throws -> Bool {
         guard try keySource(target) == "password" else { return false }
         var password = try SecretInput.secret(prompt: "keychain password of \"\(target.path)\" to \(action): ")
-        let status = password.withUnsafeBytes { SecKeychainUnlock(target.keychain, UInt32($0.count), $0.baseAddress, true) }
+        let status = KeychainFiles.unlock(target.path, password: password)
         password.wipe()
-        if status == errSecAuthFailed { throw UsageFailure(message: "wrong keychain password; nothing was changed") }
+        if status == StatusCode.authFailed { throw UsageFailure(message: "wrong keychain password; nothing was changed") }
         try require(status, "SecKeychainUnlock")
         return true
     }
@@ -309,9 +308,7 @@ enum AppAccessSupport {
     }
 
     private static func keySource(_ target: KeychainTarget) throws -> String? {
-        var security: CFDictionary?
-        try require(SecKeychainCopyStorageSecurity(target.keychain, &security), "SecKeychainCopyStorageSecurity")
-        return (security as? [String: Any])?[kSecKeychainStorageKeySource as String] as? String
+        try StorageSecurityReport.of(target.path).keySource
     }
 }
 #endif

@@ -1,7 +1,7 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's SecretService dependency
 import Foundation
 import KeychainServiceWire
-import KeychainServices
+import KeychainClient  // LoginKeychainServiceRoute: whether the service holds the keychain
 
 /// `app-access` with the keychain service: the service keeps the Secret Service's per-application
 /// access and decides each D-Bus client's access itself, so the commands read and change the
@@ -20,7 +20,7 @@ enum AppAccessService {
     /// The service's socket when `keychain` (nil: the default one) is the user's keychain in the
     /// service; nil for an embedded keychain file.
     static func socket(for keychain: String?) -> String? {
-        SecKeychainServiceRoute.socket(for: keychain)
+        LoginKeychainServiceRoute.socket(for: keychain)
     }
 
     /// The policy and every Secret Service item with its lists.

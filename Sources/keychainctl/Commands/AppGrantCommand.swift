@@ -2,7 +2,7 @@
 import ArgumentParser
 import Foundation
 import InternetCredentials
-import KeychainServices
+import KeychainClient  // ServiceGrantRoute: the user's grants, kept by the keychain service
 
 /// `app grant|revoke|list`: the user's own grants in the keychain service — which program may use
 /// which access group or application identifier in their keychain (docs/SERVICE.md, "How to share").
@@ -52,7 +52,7 @@ struct AppGrant: KeychainCommand {
             try ServiceGrantRoute.grant(.init(executablePath: program, sha256: sha256, applicationIdentifier: applicationIdentifier,
                                               accessGroups: accessGroups), password: secret)
         } catch {
-            throw KeychainCallError(reportedStatus(error), in: "app grant")
+            throw KeychainCallError(KeychainFileCalls.reportedStatus(error), in: "app grant")
         }
     }
 }
@@ -78,7 +78,7 @@ struct AppRevoke: KeychainCommand {
         do {
             try ServiceGrantRoute.revoke(executablePath: program, password: secret)
         } catch {
-            throw KeychainCallError(reportedStatus(error), in: "app revoke")
+            throw KeychainCallError(KeychainFileCalls.reportedStatus(error), in: "app revoke")
         }
     }
 }
@@ -91,7 +91,7 @@ struct AppGrantList: KeychainCommand {
 
     func execute() throws {
         let grants: [ServiceGrantRoute.Grant]
-        do { grants = try ServiceGrantRoute.list() } catch { throw KeychainCallError(reportedStatus(error), in: "app list") }
+        do { grants = try ServiceGrantRoute.list() } catch { throw KeychainCallError(KeychainFileCalls.reportedStatus(error), in: "app list") }
         for grant in grants {
             var line = grant.executablePath
             if let sha256 = grant.sha256 { line += "  sha256 \(sha256)" }

@@ -1,7 +1,10 @@
 import ArgumentParser
-import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainServices
+#endif
+import InternetCredentials
 
 /// `create-keychain [-p password] [keychain]`: creates a keychain file and leaves it unlocked.
 struct CreateKeychain: KeychainCommand {
@@ -45,11 +48,7 @@ struct CreateKeychain: KeychainCommand {
             return try createWithConfiguredPassword(at: path)
         }
         defer { secret.wipe() }
-        var created: SecKeychain?
-        let status = secret.withUnsafeBytes { bytes in
-            SecKeychainCreate(path, UInt32(bytes.count), bytes.baseAddress, false, nil, &created)
-        }
-        try require(status, "SecKeychainCreate")
+        try require(KeychainFiles.create(at: path, password: secret), "SecKeychainCreate")
     }
 
     /// `--tpm`: seals a random password first (nothing is created without a TPM), then creates
@@ -58,12 +57,11 @@ struct CreateKeychain: KeychainCommand {
     /// the systemd credential), which the library takes where Apple would show a dialog. A file
     /// it refuses is reported with its path, the cause and the fix; with none configured, exit 36.
     private func createWithConfiguredPassword(at path: String) throws {
-        var created: SecKeychain?
-        let status = SecKeychainCreate(path, 0, nil, true, nil, &created)
-        if status == errSecUnimplemented {
+        let status = KeychainFiles.createWithConfiguredPassword(at: path)
+        if status == StatusCode.unimplemented {
             throw UsageFailure(message: "no password for the new keychain: give -p last and the password on standard input, "
                                + "-p \"\" for a keychain without a password, or set KEYCHAINKIT_PASSWORD_FILE",
-                               exitCode: Int32(UInt8(truncatingIfNeeded: errSecInteractionNotAllowed)))
+                               exitCode: Int32(UInt8(truncatingIfNeeded: StatusCode.interactionNotAllowed)))
         }
         try require(status, "SecKeychainCreate")
     }
@@ -71,18 +69,15 @@ struct CreateKeychain: KeychainCommand {
     private func createSealed(at path: String) throws {
         guard password == nil, !readPassword else { throw UsageFailure(message: "--tpm chooses the password: leave out -p") }
         let absolute = KeychainLocationPath.absolute(path)
-        if FileManager.default.fileExists(atPath: absolute) { throw KeychainCallError(errSecDuplicateKeychain, in: "SecKeychainCreate") }
+        if FileManager.default.fileExists(atPath: absolute) { throw KeychainCallError(StatusCode.duplicateKeychain, in: "SecKeychainCreate") }
         let folder = TPMSeal.folder(for: absolute)
         guard !FileManager.default.fileExists(atPath: folder) else {
             throw UsageFailure(message: "\(folder) exists already (a seal of a deleted keychain?); remove it first")
         }
         var secret = try TPMSeal.sealNewSecret(into: folder, pcrs: tpmPCRs)
         defer { secret.wipe() }
-        var created: SecKeychain?
-        let status = secret.withUnsafeBytes { bytes in
-            SecKeychainCreate(absolute, UInt32(bytes.count), bytes.baseAddress, false, nil, &created)
-        }
-        if status != errSecSuccess { try? FileManager.default.removeItem(atPath: folder) }  // the keychain's error is the one to report
+        let status = KeychainFiles.create(at: absolute, password: secret)
+        if status != StatusCode.success { try? FileManager.default.removeItem(atPath: folder) }  // the keychain's error is the one to report
         try require(status, "SecKeychainCreate")
     }
 }

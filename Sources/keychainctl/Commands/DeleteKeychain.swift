@@ -1,7 +1,10 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import InternetCredentials
-import KeychainServices
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 #endif
@@ -19,7 +22,7 @@ struct DeleteKeychain: KeychainCommand {
         let paths: [String?] = keychains.isEmpty ? [nil] : keychains.map { $0 }
         for path in paths {
             let target = try KeychainTarget.open(path, mayBeMissing: true)
-            try require(SecKeychainDelete(target.keychain), "SecKeychainDelete")
+            try require(KeychainFiles.delete(target.path), "SecKeychainDelete")
             try TPMSeal.removeSeal(of: target.path)  // its TPM-sealed password, if any: it opens nothing now
             #if os(Linux)
             // The access log is about this keychain and its key went with it: a new keychain at

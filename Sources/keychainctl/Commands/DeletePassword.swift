@@ -1,7 +1,9 @@
 import ArgumentParser
 import InternetCredentials
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 
 /// `delete-generic-password [-a account] [-s service] [-l label] [keychain]`: deletes the first
 /// match, printing its attributes first, as `security` does.
@@ -17,7 +19,7 @@ struct DeleteGenericPassword: KeychainCommand {
     var keychain: String?
 
     func execute() throws {
-        try DeletePasswordFlow.run(attributes.dictionary, itemClass: kSecClassGenericPassword, shortName: "genp",
+        try DeletePasswordFlow.run(attributes.dictionary, itemClass: SecItemKey.genericPassword, shortName: "genp",
                                    keychain: keychain, json: output.json)
     }
 }
@@ -35,14 +37,14 @@ struct DeleteInternetPassword: KeychainCommand {
     var keychain: String?
 
     func execute() throws {
-        try DeletePasswordFlow.run(attributes.dictionary, itemClass: kSecClassInternetPassword, shortName: "inet",
+        try DeletePasswordFlow.run(attributes.dictionary, itemClass: SecItemKey.internetPassword, shortName: "inet",
                                    keychain: keychain, json: output.json)
     }
 }
 
 /// Find the first match, print it, delete it.
 enum DeletePasswordFlow {
-    static func run(_ query: [String: Any], itemClass: CFString, shortName: String, keychain: String?, json: Bool) throws {
+    static func run(_ query: [String: Any], itemClass: String, shortName: String, keychain: String?, json: Bool) throws {
         let target = try KeychainTarget.open(keychain)
         let items = try ItemSearch.items(query, in: target, all: false, withData: false)
         for item in items { try ItemSearch.delete(item, itemClass: itemClass, in: target) }

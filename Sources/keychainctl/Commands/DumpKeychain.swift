@@ -1,7 +1,9 @@
 import ArgumentParser
 import InternetCredentials
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 
 /// `dump-keychain [-d] [keychain]`: every generic and internet password's attributes, and with
 /// `-d` their secrets.
@@ -32,8 +34,8 @@ struct DumpKeychain: KeychainCommand {
         var found: [(items: [[String: Any]], itemClass: String)] = []
         var unreadable = 0
         var firstUnreadable: String?
-        for (itemClass, shortName) in [(kSecClassGenericPassword, "genp"), (kSecClassInternetPassword, "inet")] {
-            let result = try ItemSearch.search([kSecClass as String: itemClass], in: target, all: true, withData: dumpData)
+        for (itemClass, shortName) in [(SecItemKey.genericPassword, "genp"), (SecItemKey.internetPassword, "inet")] {
+            let result = try ItemSearch.search([SecItemKey.itemClass: itemClass], in: target, all: true, withData: dumpData)
             unreadable += result.unreadable
             firstUnreadable = firstUnreadable ?? result.firstUnreadable
             found.append((result.items, shortName))
@@ -51,7 +53,7 @@ struct DumpKeychain: KeychainCommand {
             if output.json {
                 objects += items.map { item in
                     ItemFormatter.json(item, itemClass: shortName, keychainPath: target.path,
-                                       secret: dumpData ? (item[kSecValueData as String] as? Data ?? Data()) : nil)
+                                       secret: dumpData ? (item[SecItemKey.valueData] as? Data ?? Data()) : nil)
                 }
             } else {
                 try ItemPrinter.print(items, itemClass: shortName, keychainPath: target.path,

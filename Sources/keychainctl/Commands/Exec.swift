@@ -3,7 +3,6 @@ import CredentialFiles
 import InternetCredentials
 import Foundation
 import KeychainPrimitives
-import KeychainServices
 import KeychainToolSupport
 
 /// `exec [--keychain K] --env NAME=<item>… [--env-file F] [--allow-missing] -- program args…`:
@@ -70,7 +69,7 @@ struct Exec: KeychainCommand {
             let list = missing.joined(separator: ", ")
             guard allowMissing else {
                 throw UsageFailure(message: "no item for \(list) (the program was not started; --allow-missing leaves such variables unset)",
-                                   exitCode: Int32(UInt8(truncatingIfNeeded: errSecItemNotFound)))
+                                   exitCode: Int32(UInt8(truncatingIfNeeded: StatusCode.itemNotFound)))
             }
             Console.error("keychainctl: exec: warning: no item for \(list); left unset")
         }

@@ -65,7 +65,7 @@ struct FindIdentity: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         var result: CFTypeRef?
         let query: [CFString: Any] = [kSecClass: kSecClassIdentity, kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll,
-                                      kSecUseKeychain: target.keychain]
+                                      kSecUseKeychain: try target.keychain]
         var status = errSecSuccess
         try target.performUnlocking("SecItemCopyMatching") {
             status = SecItemCopyMatching(query as CFDictionary, &result)
@@ -92,7 +92,7 @@ enum CertificateSearch {
     static func all(in target: KeychainTarget) throws -> [SecCertificate] {
         var result: CFTypeRef?
         let query: [CFString: Any] = [kSecClass: kSecClassCertificate, kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll,
-                                      kSecUseKeychain: target.keychain]
+                                      kSecUseKeychain: try target.keychain]
         try target.performUnlocking("SecItemCopyMatching") {
             let status = SecItemCopyMatching(query as CFDictionary, &result)
             return status == errSecItemNotFound ? errSecSuccess : status

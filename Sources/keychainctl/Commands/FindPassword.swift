@@ -1,7 +1,6 @@
 import ArgumentParser
 import InternetCredentials
 import Foundation
-import KeychainServices
 
 /// The `-g` / `-w` flags of the find commands.
 struct SecretDisplayOptions: ParsableArguments {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import InternetCredentials
 import Foundation
-import KeychainServices
 
 /// `git-credential get|store|erase`: git's credential-helper protocol, credentials kept as
 /// internet passwords (protocol, host, port, path, user name) in the default keychain.
@@ -29,7 +28,7 @@ struct GitCredential: KeychainCommand {
     static func answer(_ action: String) throws {
         do {
             try perform(action)
-        } catch let error as KeychainCallError where error.status == errSecInteractionNotAllowed {
+        } catch let error as KeychainCallError where error.status == StatusCode.interactionNotAllowed {
             throw UsageFailure(message: "the keychain is locked: run keychainctl unlock-keychain first (\(error.appleMessage))",
                                exitCode: error.exitCode)
         }

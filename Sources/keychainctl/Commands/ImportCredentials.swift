@@ -6,7 +6,6 @@ import SecretService
 #endif
 import InternetCredentials
 import Foundation
-import KeychainServices
 
 /// `import-credentials <file>… [--apply] [--remove-source]`: moves the credentials of plain-text
 /// files other tools write into the default keychain, and brings gnome-keyring keyrings into the

@@ -32,7 +32,7 @@ struct ImportItems: KeychainCommand {
         try AccessRecording.prepareToRecord(in: target)  // a keychain that cannot log refuses before storing
         var certificates = 0, keys = 0
         for item in items {
-            var attributes: [CFString: Any] = [kSecUseKeychain: target.keychain]
+            var attributes: [CFString: Any] = [kSecUseKeychain: try target.keychain]
             switch item {
             case .certificate(let certificate):
                 attributes[kSecValueRef] = certificate
@@ -104,7 +104,7 @@ struct ExportItems: KeychainCommand {
         }
         guard let type else { throw UsageFailure(message: "say what to export: -t certs, -t pubkeys, or --format cxf --plaintext-export FILE") }
         if plaintextExport != nil { throw UsageFailure(message: "--plaintext-export goes with --format cxf") }
-        var query: [CFString: Any] = [kSecUseKeychain: target.keychain, kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll,
+        var query: [CFString: Any] = [kSecUseKeychain: try target.keychain, kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll,
                                       kSecClass: type == .certs ? kSecClassCertificate : kSecClassKey]
         if let tag, type == .pubkeys { query[kSecAttrApplicationTag] = Data(tag.utf8) }
         var result: CFTypeRef?

@@ -1,6 +1,5 @@
 import ArgumentParser
 import InternetCredentials
-import KeychainServices
 
 /// `lock-keychain [keychain]`: locks a keychain for every process of the user.
 struct LockKeychain: KeychainCommand {
@@ -14,6 +13,6 @@ struct LockKeychain: KeychainCommand {
 
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
-        try require(SecKeychainLock(target.keychain), "SecKeychainLock")
+        try require(KeychainFiles.lock(target.path), "SecKeychainLock")
     }
 }

@@ -1,7 +1,17 @@
 import ArgumentParser
-import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainServices
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import InternetCredentials
 
 /// `set-keychain-password [-o old] [-p new] [keychain]`: changes a keychain's password.
 struct SetKeychainPassword: KeychainCommand {
@@ -46,7 +56,7 @@ struct SetKeychainPassword: KeychainCommand {
             var new = try SecretArguments.resolve(value: newPassword, read: true, option: "-p",
                                                   prompt: "new password for \"\(target.path)\": ", isNew: true) ?? Data()
             defer { new.wipe() }
-            try require(KeychainPasswordChange.change(target.keychain, from: old, to: new), "SecKeychainChangePassword")
+            try require(KeychainFiles.changePassword(target.path, from: old, to: new), "SecKeychainChangePassword")
             // The seal now holds a password that opens nothing: remove it, so nothing reports a TPM.
             if FileManager.default.fileExists(atPath: sealedFolder) { try FileManager.default.removeItem(atPath: sealedFolder) }
             return
@@ -57,8 +67,8 @@ struct SetKeychainPassword: KeychainCommand {
         if FileManager.default.fileExists(atPath: staging) { try FileManager.default.removeItem(atPath: staging) }
         var new = try TPMSeal.sealNewSecret(into: staging, pcrs: tpmPCRs)
         defer { new.wipe() }
-        let status = KeychainPasswordChange.change(target.keychain, from: old, to: new)
-        guard status == errSecSuccess else {
+        let status = KeychainFiles.changePassword(target.path, from: old, to: new)
+        guard status == StatusCode.success else {
             try? FileManager.default.removeItem(atPath: staging)  // the keychain keeps its old password: report its error
             throw KeychainCallError(status, in: "SecKeychainChangePassword")
         }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import InternetCredentials
-import KeychainServices
 
 /// `set-keychain-settings [-lu] [-t timeout] [keychain]`: the auto-lock settings.
 struct SetKeychainSettings: KeychainCommand {
@@ -28,9 +27,6 @@ struct SetKeychainSettings: KeychainCommand {
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
         let interval = timeout ?? (useTimeout ? 300 : 0)
-        // SecKeychainSettings is a C structure: an UInt32 version (the macro is an Int32) and C Booleans.
-        var settings = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: DarwinBoolean(lockOnSleep),
-                                           useLockInterval: DarwinBoolean(interval > 0), lockInterval: interval)
-        try require(SecKeychainSetSettings(target.keychain, &settings), "SecKeychainSetSettings")
+        try require(KeychainFiles.setSettings(seconds: interval, lockOnSleep: lockOnSleep, target.path), "SecKeychainSetSettings")
     }
 }

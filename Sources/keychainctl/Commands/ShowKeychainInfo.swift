@@ -1,6 +1,5 @@
 import ArgumentParser
 import InternetCredentials
-import KeychainServices
 
 /// `show-keychain-info [--security] [keychain]`: lock state and auto-lock settings, and with
 /// `--security` (always in JSON) how the keychain is protected.
@@ -28,7 +27,7 @@ struct ShowKeychainInfo: KeychainCommand {
                 Console.out("Keychain \"\(protection.path)\"")
                 protection.lines.forEach { Console.out($0) }
             }
-            throw KeychainCallError(errSecNotAvailable, in: "SecKeychainGetStatus")
+            throw KeychainCallError(StatusCode.notAvailable, in: "SecKeychainGetStatus")
         }
         if protection.isServiceMode && keychain == nil {
             // The service holds the keychain: its lock state and settings come from the service.
@@ -56,20 +55,18 @@ struct ShowKeychainInfo: KeychainCommand {
         }
         #endif
         let target = try KeychainTarget.open(keychain)
-        var settings = SecKeychainSettings()
-        settings.version = UInt32(SEC_KEYCHAIN_SETTINGS_VERS1)  // a C macro: Int32 in Swift
-        try require(SecKeychainCopySettings(target.keychain, &settings), "SecKeychainCopySettings")
+        let (status, timeout, locksOnSleep) = KeychainFiles.settings(target.path)
+        try require(status, "SecKeychainCopySettings")
         let locked = try target.isLocked()
-        let timeout = settings.useLockInterval.boolValue ? Int(settings.lockInterval) : 0
         if output.json {
-            var info: [String: Any] = ["keychain": target.path, "locked": locked, "lockOnSleep": settings.lockOnSleep.boolValue,
+            var info: [String: Any] = ["keychain": target.path, "locked": locked, "lockOnSleep": locksOnSleep,
                                        "timeout": timeout]
             #if KEYCHAINKIT_REIMPLEMENTED
             info["storageSecurity"] = protection.json
             #endif
             Console.out(try ItemFormatter.serialise(info))
         } else {
-            let lockOnSleep = settings.lockOnSleep.boolValue ? " lock-on-sleep" : ""
+            let lockOnSleep = locksOnSleep ? " lock-on-sleep" : ""
             let interval = timeout > 0 ? " timeout=\(timeout)s" : " no-timeout"
             Console.out("Keychain \"\(target.path)\"\(lockOnSleep)\(interval) \(locked ? "locked" : "unlocked")")
             #if KEYCHAINKIT_REIMPLEMENTED
@@ -82,14 +79,12 @@ struct ShowKeychainInfo: KeychainCommand {
     /// The served login keychain's lock state and auto-lock interval, or why they are unknown.
     private static func servedState() -> Result<(locked: Bool, timeout: Int), KeychainCallError> {
         Result { () throws(KeychainCallError) -> (locked: Bool, timeout: Int) in
-            var handle: SecKeychain?
-            try require(SecKeychainCopyDefault(&handle), "SecKeychainCopyDefault")
-            var settings = SecKeychainSettings()
-            settings.version = UInt32(SEC_KEYCHAIN_SETTINGS_VERS1)  // a C macro: Int32 in Swift
-            try require(SecKeychainCopySettings(handle, &settings), "SecKeychainCopySettings")
-            var status: SecKeychainStatus = 0
-            try require(SecKeychainGetStatus(handle, &status), "SecKeychainGetStatus")
-            return (status & SecKeychainStatus(kSecUnlockStateStatus) == 0, settings.useLockInterval.boolValue ? Int(settings.lockInterval) : 0)
+            let path = KeychainFiles.defaultPath
+            let (settingsStatus, timeout, _) = KeychainFiles.settings(path)
+            try require(settingsStatus, "SecKeychainCopySettings")
+            let (status, unlocked) = KeychainFiles.isUnlocked(path)
+            try require(status, "SecKeychainGetStatus")
+            return (!unlocked, timeout)
         }
     }
     #endif

@@ -1,7 +1,10 @@
 import ArgumentParser
-import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainServices
+#endif
+import InternetCredentials
 
 /// `unlock-keychain [-p password] [keychain]`: unlocks a keychain for every process of the user
 /// until its auto-lock timeout.
@@ -34,8 +37,8 @@ struct UnlockKeychain: KeychainCommand {
             return try target.unlock(password: secret)
         }
         if TPMSeal.isSealed(target.path), try target.isLocked() { return try target.unlockWithTPM() }
-        let status = SecKeychainUnlock(target.keychain, 0, nil, false)
-        if status == errSecInteractionNotAllowed && SecretInput.isInteractive {
+        let status = KeychainFiles.unlock(target.path, password: nil)
+        if status == StatusCode.interactionNotAllowed && SecretInput.isInteractive {
             return try target.unlockInteractively()
         }
         try require(status, "SecKeychainUnlock")

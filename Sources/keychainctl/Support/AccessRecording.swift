@@ -1,10 +1,11 @@
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 import KeychainToolSupport
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
 import KeychainLinux
-import KeychainServicesExtras
 #endif
 
 /// keychainctl's own reads and writes of secrets, recorded in the access log of the keychain they
@@ -36,9 +37,9 @@ enum AccessRecording {
 
         /// The names in a SecItem attribute dictionary.
         init(_ attributes: [String: Any]) {
-            label = attributes[kSecAttrLabel as String] as? String
-            service = (attributes[kSecAttrService as String] as? String) ?? (attributes[kSecAttrServer as String] as? String)
-            account = attributes[kSecAttrAccount as String] as? String
+            label = attributes[SecItemKey.label] as? String
+            service = (attributes[SecItemKey.service] as? String) ?? (attributes[SecItemKey.server] as? String)
+            account = attributes[SecItemKey.account] as? String
         }
 
         init(label: String?, service: String?, account: String?) {

@@ -1,7 +1,9 @@
 import CredentialFiles
 import InternetCredentials
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 
 /// `export --format cxf --plaintext-export FILE`: the keychain's generic and internet passwords
 /// as a Credential Exchange Format document, written to a new file only the user can read.
@@ -19,14 +21,14 @@ enum CXFExport {
         var names: [AccessRecording.ItemNames] = []
         var notText = 0
         var invisible = 0
-        for itemClass in [kSecClassInternetPassword, kSecClassGenericPassword] {
-            let items = try ItemSearch.items([kSecClass as String: itemClass], in: target, all: true, withData: true)
+        for itemClass in [SecItemKey.internetPassword, SecItemKey.genericPassword] {
+            let items = try ItemSearch.items([SecItemKey.itemClass: itemClass], in: target, all: true, withData: true)
             for item in items {
-                if (item[kSecAttrIsInvisible as String] as? Bool) == true {
+                if (item[SecItemKey.isInvisible] as? Bool) == true {
                     invisible += 1
                     continue
                 }
-                guard let data = item[kSecValueData as String] as? Data, let secret = String(data: data, encoding: .utf8) else {
+                guard let data = item[SecItemKey.valueData] as? Data, let secret = String(data: data, encoding: .utf8) else {
                     notText += 1
                     continue
                 }
@@ -43,21 +45,21 @@ enum CXFExport {
         if invisible > 0 { Console.out("left out \(invisible) invisible items (KeychainKit's own records, not your passwords)") }
     }
 
-    private static func login(_ item: [String: Any], itemClass: CFString, secret: String) -> ExchangedLogin {
-        let account = item[kSecAttrAccount as String] as? String
+    private static func login(_ item: [String: Any], itemClass: String, secret: String) -> ExchangedLogin {
+        let account = item[SecItemKey.account] as? String
         var login = ExchangedLogin(title: "", username: account?.isEmpty == false ? account : nil, password: secret,
-                                   note: item[kSecAttrComment as String] as? String,
-                                   created: item[kSecAttrCreationDate as String] as? Date, modified: item[kSecAttrModificationDate as String] as? Date)
-        if itemClass == kSecClassInternetPassword {
-            let server = item[kSecAttrServer as String] as? String ?? ""
-            let scheme = InternetProtocolCode.scheme(for: item[kSecAttrProtocol as String] as? String ?? "htps")
-            let port = (item[kSecAttrPort as String] as? NSNumber)?.intValue ?? 0
-            let path = item[kSecAttrPath as String] as? String ?? ""
+                                   note: item[SecItemKey.comment] as? String,
+                                   created: item[SecItemKey.creationDate] as? Date, modified: item[SecItemKey.modificationDate] as? Date)
+        if itemClass == SecItemKey.internetPassword {
+            let server = item[SecItemKey.server] as? String ?? ""
+            let scheme = InternetProtocolCode.scheme(for: item[SecItemKey.protocol] as? String ?? "htps")
+            let port = (item[SecItemKey.port] as? NSNumber)?.intValue ?? 0
+            let path = item[SecItemKey.path] as? String ?? ""
             let host = server.contains(":") ? "[\(server)]" : server
             login.urls = ["\(scheme)://\(host)\(port > 0 ? ":\(port)" : "")" + (path.isEmpty ? "" : (path.hasPrefix("/") ? path : "/" + path))]
-            login.title = (item[kSecAttrLabel as String] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? server
+            login.title = (item[SecItemKey.label] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? server
         } else {
-            login.title = item[kSecAttrService as String] as? String ?? ""
+            login.title = item[SecItemKey.service] as? String ?? ""
         }
         return login
     }

@@ -1,7 +1,5 @@
 import ArgumentParser
 import InternetCredentials
-import Foundation
-import KeychainServices
 
 /// A failure that is not a Keychain Services status (bad input, nothing to read), with its exit status.
 struct UsageFailure: Error {
@@ -42,6 +40,6 @@ func reportingFailures(of commandName: String, _ work: () throws -> Void) throws
 }
 
 /// Throws a `KeychainCallError` unless `status` is `errSecSuccess`.
-func require(_ status: OSStatus, _ function: String) throws(KeychainCallError) {
-    guard status == errSecSuccess else { throw KeychainCallError(status, in: function) }
+func require(_ status: Int32, _ function: String) throws(KeychainCallError) {
+    guard status == StatusCode.success else { throw KeychainCallError(status, in: function) }
 }

@@ -2,7 +2,6 @@
 import Foundation
 import KeychainClient
 import KeychainServiceWire
-import KeychainServices
 
 /// keychainctl's side of the keychain service's consent prompt: the text the service composed,
 /// shown on keychainctl's controlling terminal (`/dev/tty`, also when standard input and output

@@ -1,7 +1,9 @@
 import CredentialFiles
 import InternetCredentials
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 import KeychainToolSupport
 
 /// Puts `PlainTextCredential`s into the default keychain as the items the tools look up:
@@ -72,10 +74,10 @@ struct CredentialImporter {
             let found = try unlocking { try InternetCredentialStore.find(query, exactLocation: true) }
             return found.first(where: { ($0.account ?? "") == (credential.account ?? "") })?.secret
         case .generic(let service, let account, _):
-            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                                        kSecAttrAccount as String: account]
+            let query: [String: Any] = [SecItemKey.itemClass: SecItemKey.genericPassword, SecItemKey.service: service,
+                                        SecItemKey.account: account]
             let items = try ItemSearch.items(query, in: target, all: true, withData: true)
-            return items.first?[kSecValueData as String] as? Data
+            return items.first?[SecItemKey.valueData] as? Data
         }
     }
 
@@ -88,9 +90,9 @@ struct CredentialImporter {
             try unlocking { try InternetCredentialStore.save(credential) }
             try AccessRecording.record(existed ? .update : .create, [names(of: credential)], in: target)
         case .generic(let service, let account, let secret):
-            let key: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                                      kSecAttrAccount as String: account]
-            try ItemWriter.add(key.merging([kSecAttrLabel as String: service]) { old, _ in old }, secret: secret, accessible: nil,
+            let key: [String: Any] = [SecItemKey.itemClass: SecItemKey.genericPassword, SecItemKey.service: service,
+                                      SecItemKey.account: account]
+            try ItemWriter.add(key.merging([SecItemKey.label: service]) { old, _ in old }, secret: secret, accessible: nil,
                                update: true, primaryKey: key, changes: [:], in: target)
         }
     }
@@ -116,9 +118,9 @@ struct CredentialImporter {
             let deleted = try unlocking { try InternetCredentialStore.delete(query, exactLocation: true) }
             if deleted > 0 { try AccessRecording.record(.delete, [names(of: query)], in: target) }
         case .generic(let service, let account, _):
-            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                                        kSecAttrAccount as String: account, kSecUseKeychain as String: target.keychain]
-            try target.performUnlocking("SecItemDelete") { SecItemDelete(query as CFDictionary) }
+            let query: [String: Any] = [SecItemKey.itemClass: SecItemKey.genericPassword, SecItemKey.service: service,
+                                        SecItemKey.account: account]
+            try target.performUnlocking("SecItemDelete") { KeychainItems.delete(query, in: target) }
             try AccessRecording.record(.delete, [.init(label: nil, service: service, account: account)], in: target)
         }
     }
@@ -134,7 +136,7 @@ struct CredentialImporter {
         do {
             return try operation()
         } catch let error as KeychainCallError {
-            guard error.status == errSecInteractionNotAllowed, SecretInput.isInteractive, try target.isLocked() else { throw error }
+            guard error.status == StatusCode.interactionNotAllowed, SecretInput.isInteractive, try target.isLocked() else { throw error }
             try target.unlockInteractively()
             return try operation()
         }

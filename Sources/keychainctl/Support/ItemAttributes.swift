@@ -1,7 +1,9 @@
 import ArgumentParser
 import InternetCredentials
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 
 /// The attribute options of the generic-password commands (`security`'s letters).
 struct GenericPasswordAttributes: ParsableArguments {
@@ -26,18 +28,18 @@ struct GenericPasswordAttributes: ParsableArguments {
 
     /// The primary key part (account, service) that identifies the item for an update.
     var primaryKey: [String: Any] {
-        var attributes: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
-        attributes[kSecAttrAccount as String] = account
-        attributes[kSecAttrService as String] = service
+        var attributes: [String: Any] = [SecItemKey.itemClass: SecItemKey.genericPassword]
+        attributes[SecItemKey.account] = account
+        attributes[SecItemKey.service] = service
         return attributes
     }
 
     /// The attributes an update changes (label, comment, kind).
     var changes: [String: Any] {
         var attributes: [String: Any] = [:]
-        attributes[kSecAttrLabel as String] = label
-        attributes[kSecAttrComment as String] = comment
-        attributes[kSecAttrDescription as String] = kind
+        attributes[SecItemKey.label] = label
+        attributes[SecItemKey.comment] = comment
+        attributes[SecItemKey.description] = kind
         return attributes
     }
 }
@@ -97,12 +99,12 @@ struct GenericPasswordQuery: Equatable {
 
     /// `kSecClass` and the given attributes.
     var dictionary: [String: Any] {
-        var attributes: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
-        attributes[kSecAttrAccount as String] = account
-        attributes[kSecAttrService as String] = service
-        attributes[kSecAttrLabel as String] = label
-        attributes[kSecAttrComment as String] = comment
-        attributes[kSecAttrDescription as String] = kind
+        var attributes: [String: Any] = [SecItemKey.itemClass: SecItemKey.genericPassword]
+        attributes[SecItemKey.account] = account
+        attributes[SecItemKey.service] = service
+        attributes[SecItemKey.label] = label
+        attributes[SecItemKey.comment] = comment
+        attributes[SecItemKey.description] = kind
         return attributes
     }
 }
@@ -135,23 +137,23 @@ struct InternetPasswordQuery: Equatable {
 
     /// `kSecClass` and the primary-key attributes given.
     var primaryKey: [String: Any] {
-        var attributes: [String: Any] = [kSecClass as String: kSecClassInternetPassword]
-        attributes[kSecAttrAccount as String] = account
-        attributes[kSecAttrServer as String] = server
-        attributes[kSecAttrSecurityDomain as String] = securityDomain
-        attributes[kSecAttrPath as String] = path
-        attributes[kSecAttrPort as String] = port
-        attributes[kSecAttrProtocol as String] = protocolName.flatMap(InternetProtocolCode.code(for:))
-        attributes[kSecAttrAuthenticationType as String] = authenticationType.map { $0 + String(repeating: " ", count: 4 - $0.count) }
+        var attributes: [String: Any] = [SecItemKey.itemClass: SecItemKey.internetPassword]
+        attributes[SecItemKey.account] = account
+        attributes[SecItemKey.server] = server
+        attributes[SecItemKey.securityDomain] = securityDomain
+        attributes[SecItemKey.path] = path
+        attributes[SecItemKey.port] = port
+        attributes[SecItemKey.protocol] = protocolName.flatMap(InternetProtocolCode.code(for:))
+        attributes[SecItemKey.authenticationType] = authenticationType.map { $0 + String(repeating: " ", count: 4 - $0.count) }
         return attributes
     }
 
     /// The attributes an update changes (label, comment, kind).
     var changes: [String: Any] {
         var attributes: [String: Any] = [:]
-        attributes[kSecAttrLabel as String] = label
-        attributes[kSecAttrComment as String] = comment
-        attributes[kSecAttrDescription as String] = kind
+        attributes[SecItemKey.label] = label
+        attributes[SecItemKey.comment] = comment
+        attributes[SecItemKey.description] = kind
         return attributes
     }
 
@@ -169,13 +171,13 @@ enum Accessibility: String, ExpressibleByArgument, CaseIterable {
     case whenPasscodeSetThisDeviceOnly = "when-passcode-set-this-device-only"
 
     /// The `kSecAttrAccessible` value.
-    var constant: CFString {
+    var constant: String {
         switch self {
-        case .whenUnlocked: return kSecAttrAccessibleWhenUnlocked
-        case .afterFirstUnlock: return kSecAttrAccessibleAfterFirstUnlock
-        case .whenUnlockedThisDeviceOnly: return kSecAttrAccessibleWhenUnlockedThisDeviceOnly
-        case .afterFirstUnlockThisDeviceOnly: return kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
-        case .whenPasscodeSetThisDeviceOnly: return kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly
+        case .whenUnlocked: return SecItemKey.accessibleWhenUnlocked
+        case .afterFirstUnlock: return SecItemKey.accessibleAfterFirstUnlock
+        case .whenUnlockedThisDeviceOnly: return SecItemKey.accessibleWhenUnlockedThisDeviceOnly
+        case .afterFirstUnlockThisDeviceOnly: return SecItemKey.accessibleAfterFirstUnlockThisDeviceOnly
+        case .whenPasscodeSetThisDeviceOnly: return SecItemKey.accessibleWhenPasscodeSetThisDeviceOnly
         }
     }
 }

@@ -1,6 +1,5 @@
 import KeychainPrimitives
 import Foundation
-import KeychainServices
 
 /// Prints keychain items the way `security(1)` does (text), or as JSON objects for scripts.
 enum ItemFormatter {

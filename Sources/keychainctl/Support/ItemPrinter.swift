@@ -1,5 +1,7 @@
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 
 /// The output of the find, delete and dump commands.
 enum ItemPrinter {
@@ -21,7 +23,7 @@ enum ItemPrinter {
         if json {
             let objects = items.map { item in
                 ItemFormatter.json(item, itemClass: itemClass, keychainPath: keychainPath,
-                                   secret: secret == .none ? nil : (item[kSecValueData as String] as? Data ?? Data()))
+                                   secret: secret == .none ? nil : (item[SecItemKey.valueData] as? Data ?? Data()))
             }
             if asArray || objects.count != 1 {
                 Console.out(try ItemFormatter.serialise(objects))
@@ -31,7 +33,7 @@ enum ItemPrinter {
             return
         }
         for item in items {
-            let data = item[kSecValueData as String] as? Data ?? Data()
+            let data = item[SecItemKey.valueData] as? Data ?? Data()
             switch secret {
             case .only:
                 Console.out(ItemFormatter.bareSecret(data))

@@ -1,11 +1,10 @@
 import InternetCredentials
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
-#endif
-#if KEYCHAINKIT_REIMPLEMENTED
-import KeychainServicesExtras
 #endif
 
 /// `SecItemCopyMatching` for the find, delete and dump commands: every access group, synchronizable
@@ -34,22 +33,23 @@ enum ItemSearch {
     /// `items(…)` without the warning: the caller decides what unreadable items mean.
     static func search(_ query: [String: Any], in target: KeychainTarget, all: Bool, withData: Bool) throws -> Found {
         if isAccessLogKey(query) { return try notFound(all: all) }
-        var search = searching(query, in: target, limit: all ? kSecMatchLimitAll : kSecMatchLimitOne)
-        search[kSecReturnAttributes as String] = true
-        search[kSecReturnPersistentRef as String] = true
-        if withData { search[kSecReturnData as String] = true }
-        var result: CFTypeRef?
+        var search = searching(query, in: target, limit: all ? SecItemKey.matchLimitAll : SecItemKey.matchLimitOne)
+        search[SecItemKey.returnAttributes] = true
+        search[SecItemKey.returnPersistentRef] = true
+        if withData { search[SecItemKey.returnData] = true }
+        var result: Any?
         var unreadable = 0
         var firstUnreadable: String?
         do {
             try target.performUnlocking("SecItemCopyMatching") {
-                let status = SecItemCopyMatching(search as CFDictionary, &result)
-                (unreadable, firstUnreadable) = unreadableInLastRead()
+                let status: Int32
+                (status, result) = KeychainItems.copyMatching(search, in: target)
+                (unreadable, firstUnreadable) = KeychainItems.unreadableInLastRead
                 return status
             }
-        } catch let error as KeychainCallError where all && error.status == errSecItemNotFound {
+        } catch let error as KeychainCallError where all && error.status == StatusCode.itemNotFound {
             return Found(items: [], unreadable: unreadable, firstUnreadable: firstUnreadable)
-        } catch let error as KeychainCallError where all && error.status == errSecDecode && unreadable > 0 {
+        } catch let error as KeychainCallError where all && error.status == StatusCode.decode && unreadable > 0 {
             // every matching item was damaged
             return Found(items: [], unreadable: unreadable, firstUnreadable: firstUnreadable ?? error.reason)
         }
@@ -63,17 +63,7 @@ enum ItemSearch {
             return Found(items: [first], unreadable: others.unreadable, firstUnreadable: others.firstUnreadable)
         }
         if !all, let item = result as? [String: Any] { return Found(items: [item], unreadable: unreadable, firstUnreadable: firstUnreadable) }
-        throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching")
-    }
-
-    /// How many matching items the last read on this thread left out as undecryptable, and
-    /// why the first of them could not be read (naming it).
-    private static func unreadableInLastRead() -> (count: Int, first: String?) {
-        #if KEYCHAINKIT_REIMPLEMENTED
-        return (KeychainFailureDetails.unreadableItemsInLastRead, KeychainFailureDetails.firstUnreadableItemInLastRead)
-        #else
-        return (0, nil)
-        #endif
+        throw KeychainCallError(StatusCode.internalError, in: "SecItemCopyMatching")
     }
 
     /// The words for `count` unreadable items, and what to do about them; `first` names the
@@ -96,8 +86,8 @@ enum ItemSearch {
     /// withData: true)` finds.
     static func secretItem(_ query: [String: Any], in target: KeychainTarget) throws -> (secret: Data, attributes: [String: Any]) {
         guard let item = try items(query, in: target, all: false, withData: true).first,
-              let secret = item[kSecValueData as String] as? Data
-        else { throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching") }
+              let secret = item[SecItemKey.valueData] as? Data
+        else { throw KeychainCallError(StatusCode.internalError, in: "SecItemCopyMatching") }
         return (secret, item)
     }
 
@@ -122,26 +112,24 @@ enum ItemSearch {
 
     /// What a search that found nothing returns: an empty list, or `errSecItemNotFound`.
     private static func notFound(all: Bool) throws -> Found {
-        guard all else { throw KeychainCallError(errSecItemNotFound, in: "SecItemCopyMatching") }
+        guard all else { throw KeychainCallError(StatusCode.itemNotFound, in: "SecItemCopyMatching") }
         return Found(items: [], unreadable: 0)
     }
 
-    /// `query` as the find commands search: in `target`, synchronizable or not, up to `limit`.
-    private static func searching(_ query: [String: Any], in target: KeychainTarget, limit: CFString) -> [String: Any] {
+    /// `query` as the find commands search: synchronizable or not, up to `limit` (in the target ``KeychainItems`` is given).
+    private static func searching(_ query: [String: Any], in target: KeychainTarget, limit: String) -> [String: Any] {
         var search = query
-        search[kSecUseKeychain as String] = target.keychain
-        search[kSecMatchLimit as String] = limit
-        search[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
+        search[SecItemKey.matchLimit] = limit
+        search[SecItemKey.synchronizable] = SecItemKey.synchronizableAny
         return search
     }
 
     /// Deletes the item with this persistent reference.
-    static func delete(_ item: [String: Any], itemClass: CFString, in target: KeychainTarget) throws {
-        guard let reference = item[kSecValuePersistentRef as String] as? Data else {
-            throw KeychainCallError(errSecInternalError, in: "SecItemDelete")
+    static func delete(_ item: [String: Any], itemClass: String, in target: KeychainTarget) throws {
+        guard let reference = item[SecItemKey.valuePersistentRef] as? Data else {
+            throw KeychainCallError(StatusCode.internalError, in: "SecItemDelete")
         }
-        let query: [String: Any] = [kSecClass as String: itemClass, kSecValuePersistentRef as String: reference,
-                                    kSecUseKeychain as String: target.keychain]
-        try target.performUnlocking("SecItemDelete") { SecItemDelete(query as CFDictionary) }
+        let query: [String: Any] = [SecItemKey.itemClass: itemClass, SecItemKey.valuePersistentRef: reference]
+        try target.performUnlocking("SecItemDelete") { KeychainItems.delete(query, in: target) }
     }
 }

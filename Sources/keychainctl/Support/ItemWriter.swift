@@ -1,6 +1,8 @@
 import InternetCredentials
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 
 /// `SecItemAdd`, and with `-U` `SecItemUpdate` of the existing item, for the add commands.
 enum ItemWriter {
@@ -12,24 +14,22 @@ enum ItemWriter {
         // A keychain that cannot log refuses before anything is stored.
         try AccessRecording.prepareToRecord(in: target)
         var item = attributes
-        item[kSecValueData as String] = secret ?? Data()
-        item[kSecUseKeychain as String] = target.keychain
-        if let accessible { item[kSecAttrAccessible as String] = accessible.constant }
-        var added: OSStatus = errSecSuccess
+        item[SecItemKey.valueData] = secret ?? Data()
+        if let accessible { item[SecItemKey.accessible] = accessible.constant }
+        var added: Int32 = StatusCode.success
         try target.performUnlocking("SecItemAdd") {
-            added = SecItemAdd(item as CFDictionary, nil)
-            return added == errSecDuplicateItem && update ? errSecSuccess : added
+            added = KeychainItems.add(item, in: target)
+            return added == StatusCode.duplicateItem && update ? StatusCode.success : added
         }
-        guard added == errSecDuplicateItem else {
+        guard added == StatusCode.duplicateItem else {
             return try AccessRecording.record(.create, [.init(item)], in: target)
         }
-        var match = primaryKey
-        match[kSecUseKeychain as String] = target.keychain
+        let match = primaryKey
         var updates = changes
-        if let secret { updates[kSecValueData as String] = secret }
-        if let accessible { updates[kSecAttrAccessible as String] = accessible.constant }
+        if let secret { updates[SecItemKey.valueData] = secret }
+        if let accessible { updates[SecItemKey.accessible] = accessible.constant }
         guard !updates.isEmpty else { return }
-        try target.performUnlocking("SecItemUpdate") { SecItemUpdate(match as CFDictionary, updates as CFDictionary) }
+        try target.performUnlocking("SecItemUpdate") { KeychainItems.update(match, updates, in: target) }
         try AccessRecording.record(.update, [.init(primaryKey.merging(changes) { _, new in new })], in: target)
     }
 }

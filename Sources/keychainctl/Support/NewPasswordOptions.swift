@@ -1,7 +1,9 @@
 import ArgumentParser
 import InternetCredentials
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 
 /// The options `add-generic-password` and `add-internet-password` share besides the item's
 /// attributes: the password, `-U`, `--accessible` and the keychain, and the add itself.
@@ -39,10 +41,10 @@ struct NewPasswordOptions: ParsableArguments {
         }
         var item = item
         var primaryKey = primaryKey
-        if item[kSecAttrLabel as String] == nil, let defaultLabel { item[kSecAttrLabel as String] = defaultLabel }
+        if item[SecItemKey.label] == nil, let defaultLabel { item[SecItemKey.label] = defaultLabel }
         if synchronizable {
-            item[kSecAttrSynchronizable as String] = true  // part of the primary key, so of the -U lookup too
-            primaryKey[kSecAttrSynchronizable as String] = true
+            item[SecItemKey.synchronizable] = true  // part of the primary key, so of the -U lookup too
+            primaryKey[SecItemKey.synchronizable] = true
         }
         try ItemWriter.add(item, secret: secret, accessible: accessible, update: update,
                            primaryKey: primaryKey, changes: changes, in: target)

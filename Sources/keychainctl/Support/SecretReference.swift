@@ -1,7 +1,9 @@
 import KeychainPrimitives
 import InternetCredentials
 import Foundation
-import KeychainServices
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 
 /// An item named on the command line of `exec`: `service`, `service/account` (a generic
 /// password, else an internet password of that server) or `internet:scheme://[user@]host[:port][/path]`.
@@ -46,20 +48,20 @@ struct SecretReference: CustomStringConvertible {
     func secret(in target: KeychainTarget) throws -> (secret: Data, item: [String: Any])? {
         switch kind {
         case .serviceOrServer(let name, let account):
-            var generic: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: name]
-            generic[kSecAttrAccount as String] = account
+            var generic: [String: Any] = [SecItemKey.itemClass: SecItemKey.genericPassword, SecItemKey.service: name]
+            generic[SecItemKey.account] = account
             if let found = try only(ItemSearch.items(generic, in: target, all: true, withData: true)) { return found }
-            var internet: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: name]
-            internet[kSecAttrAccount as String] = account
+            var internet: [String: Any] = [SecItemKey.itemClass: SecItemKey.internetPassword, SecItemKey.server: name]
+            internet[SecItemKey.account] = account
             return try only(ItemSearch.items(internet, in: target, all: true, withData: true))
         case .internet(let scheme, let host, let port, let path, let account):
-            var query: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: host]
-            query[kSecAttrProtocol as String] = InternetProtocolCode.code(for: scheme)
-            query[kSecAttrAccount as String] = account
+            var query: [String: Any] = [SecItemKey.itemClass: SecItemKey.internetPassword, SecItemKey.server: host]
+            query[SecItemKey.protocol] = InternetProtocolCode.code(for: scheme)
+            query[SecItemKey.account] = account
             // Exact location, as the git and Docker helpers match: no port means none, not any.
             let items = try ItemSearch.items(query, in: target, all: true, withData: true).filter { item in
-                let itemPort = (item[kSecAttrPort as String] as? NSNumber)?.intValue ?? 0
-                let itemPath = (item[kSecAttrPath as String] as? String).map { String($0.drop(while: { $0 == "/" })) } ?? ""
+                let itemPort = (item[SecItemKey.port] as? NSNumber)?.intValue ?? 0
+                let itemPath = (item[SecItemKey.path] as? String).map { String($0.drop(while: { $0 == "/" })) } ?? ""
                 return itemPort == (port ?? 0) && itemPath == (path ?? "")
             }
             return try only(items)
@@ -70,10 +72,10 @@ struct SecretReference: CustomStringConvertible {
     private func only(_ items: [[String: Any]]) throws -> (secret: Data, item: [String: Any])? {
         guard items.count <= 1 else {
             throw UsageFailure(message: "\"\(description)\" names \(items.count) items; add the account (service/account, or user@ in the URL)",
-                               exitCode: Int32(UInt8(truncatingIfNeeded: errSecDuplicateItem)))
+                               exitCode: Int32(UInt8(truncatingIfNeeded: StatusCode.duplicateItem)))
         }
         guard let item = items.first else { return nil }
-        guard let data = item[kSecValueData as String] as? Data else { throw KeychainCallError(errSecInternalError, in: "SecItemCopyMatching") }
+        guard let data = item[SecItemKey.valueData] as? Data else { throw KeychainCallError(StatusCode.internalError, in: "SecItemCopyMatching") }
         return (data, item)
     }
 }

@@ -1,35 +1,31 @@
-#if KEYCHAINKIT_REIMPLEMENTED
-import Foundation
-import KeychainServices
-import KeychainServicesExtras
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import InternetCredentials
+import KeychainClient
 
-/// `SecKeychainCopyStorageSecurity` for `show-keychain-info --security`.
+/// `SecKeychainCopyStorageSecurity` (KeychainClient's) for `show-keychain-info --security`.
 struct StorageSecurityReport {
     /// The keychain's absolute path.
     let path: String
     let values: [String: Any]
 
     /// Whether `KEYCHAINKIT_REQUIRE` (if set) accepts the keychain.
-    var meetsRequirement: Bool { flag(kSecKeychainStorageMeetsRequirement) }
+    var meetsRequirement: Bool { flag(StorageSecurityKey.meetsRequirement) }
+
+    /// Where the unlock secret comes from: `none`, `password`, `password-file`, `systemd-credential` or `tpm`.
+    var keySource: String? { values[StorageSecurityKey.keySource] as? String }
 
     /// The protection of the keychain at `path` (nil: the default keychain).
-    static func of(_ path: String?) throws -> StorageSecurityReport {
-        var keychain: SecKeychain?
-        if let path {
-            try require(SecKeychainOpen(path, &keychain), "SecKeychainOpen")
-        } else {
-            try require(SecKeychainCopyDefault(&keychain), "SecKeychainCopyDefault")
-        }
-        var result: CFDictionary?
-        try require(SecKeychainCopyStorageSecurity(keychain, &result), "SecKeychainCopyStorageSecurity")
-        guard let values = result as? [String: Any] else { throw UsageFailure(message: "SecKeychainCopyStorageSecurity returned no dictionary") }
-        return StorageSecurityReport(path: keychain?.path ?? path ?? "", values: values)
+    static func of(_ path: String?) throws(KeychainCallError) -> StorageSecurityReport {
+        let path = path.map(KeychainFiles.resolve) ?? KeychainFiles.defaultPath
+        let (status, values) = KeychainClient.keychainStorageSecurity(path)
+        try require(status, "SecKeychainCopyStorageSecurity")
+        return StorageSecurityReport(path: path, values: values)
     }
 
-    private func flag(_ key: CFString) -> Bool { values[key as String] as? Bool ?? false }
+    private func flag(_ key: String) -> Bool { values[key] as? Bool ?? false }
 
     /// Whether the keychain service answers this process's calls (its keychain is not a file here).
-    var isServiceMode: Bool { values[kSecKeychainStorageMode as String] as? String == "service" }
+    var isServiceMode: Bool { values[StorageSecurityKey.mode] as? String == "service" }
 
     /// The dictionary as JSON values.
     var json: [String: Any] { values }
@@ -37,21 +33,21 @@ struct StorageSecurityReport {
     /// One line per property, indented under the `Keychain "…"` line.
     var lines: [String] {
         var lines = [
-            "    encrypted at rest: \(flag(kSecKeychainStorageEncryptedAtRest) ? "yes (AES-256-GCM per item)" : "no")",
+            "    encrypted at rest: \(flag(StorageSecurityKey.encryptedAtRest) ? "yes (AES-256-GCM per item)" : "no")",
         ]
         if !isServiceMode { lines += [
-            "    key source: \(values[kSecKeychainStorageKeySource as String] as? String ?? "unknown")",
-            "    device-bound classes: \(flag(kSecKeychainStorageDeviceBoundClassesAvailable) ? "available" : "unavailable (the device key is not here)")",
-            "    lock state: \(flag(kSecKeychainStorageLocked) ? "locked" : "unlocked")",
-            "    auto-lock: \((values[kSecKeychainStorageAutoLockInterval as String] as? Int).map { $0 > 0 ? "after \($0)s" : "never" } ?? "unknown")",
+            "    key source: \(values[StorageSecurityKey.keySource] as? String ?? "unknown")",
+            "    device-bound classes: \(flag(StorageSecurityKey.deviceBoundClassesAvailable) ? "available" : "unavailable (the device key is not here)")",
+            "    lock state: \(flag(StorageSecurityKey.locked) ? "locked" : "unlocked")",
+            "    auto-lock: \((values[StorageSecurityKey.autoLockInterval] as? Int).map { $0 > 0 ? "after \($0)s" : "never" } ?? "unknown")",
         ] }
-        if let requirement = values[kSecKeychainStorageRequirement as String] as? String {
-            lines.append("    KEYCHAINKIT_REQUIRE=\(requirement): \(flag(kSecKeychainStorageMeetsRequirement) ? "met" : "NOT met (the keychain is refused)")")
+        if let requirement = values[StorageSecurityKey.requirement] as? String {
+            lines.append("    KEYCHAINKIT_REQUIRE=\(requirement): \(flag(StorageSecurityKey.meetsRequirement) ? "met" : "NOT met (the keychain is refused)")")
         }
-        lines.append("    mode: \(values[kSecKeychainStorageMode as String] as? String ?? "unknown")"
-                     + ((values[kSecKeychainStorageModeProtects as String] as? String).map { " (protects against \($0))" } ?? ""))
-        lines.append("    kernel.yama.ptrace_scope: \((values[kSecKeychainStoragePtraceScope as String] as? Int).map(String.init) ?? "absent")"
-                     + ((values[kSecKeychainStoragePtraceMeaning as String] as? String).map { " (\($0))" } ?? ""))
+        lines.append("    mode: \(values[StorageSecurityKey.mode] as? String ?? "unknown")"
+                     + ((values[StorageSecurityKey.modeProtects] as? String).map { " (protects against \($0))" } ?? ""))
+        lines.append("    kernel.yama.ptrace_scope: \((values[StorageSecurityKey.ptraceScope] as? Int).map(String.init) ?? "absent")"
+                     + ((values[StorageSecurityKey.ptraceMeaning] as? String).map { " (\($0))" } ?? ""))
         return lines
     }
 }

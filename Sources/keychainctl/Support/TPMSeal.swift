@@ -1,6 +1,5 @@
 import KeychainPrimitives
 import Foundation
-import KeychainServices
 
 /// A keychain password sealed to this machine's TPM 2.0 through Debian's tpm2-tools (over the
 /// tpm2-tss stack): a random secret that only this TPM can unseal, kept beside the keychain as
@@ -33,7 +32,8 @@ enum TPMSeal {
     /// not exist), to the PCRs `pcrs` (`sha256:0,7`) if given.
     static func sealNewSecret(into folder: String, pcrs: String?) throws -> Data {
         var random = [UInt8](repeating: 0, count: 32)
-        guard SecRandomCopyBytes(kSecRandomDefault, random.count, &random) == errSecSuccess else {
+        // The kernel's CSPRNG (getrandom(2)), as SecRandomCopyBytes reads it; 32 bytes is one call.
+        guard random.withUnsafeMutableBytes({ getentropy($0.baseAddress, $0.count) }) == 0 else {
             throw UsageFailure(message: "cannot read random bytes")
         }
         let secret = Data(HexEncoding.string(random).utf8)

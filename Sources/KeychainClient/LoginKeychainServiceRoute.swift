@@ -1,52 +1,55 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainClient
+#endif
 import KeychainEngine
 import KeychainServiceWire
 import KeychainVocabulary
 
-/// The seam between Apple's `SecKeychainCreate`, `SecKeychainUnlock`, `SecKeychainLock`,
-/// `SecKeychainGetStatus`, `SecKeychainCopySettings`, `SecKeychainSetSettings` (and the private
-/// `SecKeychainChangePassword`) and the keychain service: when `KEYCHAINKIT_SERVICE_SOCKET` is set and
-/// the call names the default keychain (or none), it goes to the service, which holds the
-/// caller's login keychain and its class keys; otherwise nothing here runs. A named keychain
-/// file of the user's own stays an embedded one.
-package enum SecKeychainServiceRoute {
+/// The seam between the keychain lifecycle (``KeychainFileCalls``, under Apple's `SecKeychainCreate`,
+/// `SecKeychainUnlock`, `SecKeychainLock`, `SecKeychainGetStatus`, `SecKeychainCopySettings`,
+/// `SecKeychainSetSettings` and the private `SecKeychainChangePassword`) and the keychain service:
+/// when `KEYCHAINKIT_SERVICE_SOCKET` is set and the call names the default keychain (or none), it
+/// goes to the service, which holds the caller's login keychain and its class keys; otherwise
+/// nothing here runs. A named keychain file of the user's own stays an embedded one.
+package enum LoginKeychainServiceRoute {
     /// The service's socket when a call on `path` (nil: the default keychain) goes to the service.
     package static func socket(for path: String?) -> String? {
         guard let socket = ItemCallRoute.socketPath else { return nil }
         guard let path else { return socket }
-        return KeychainLifecycle.apple.resolve(path) == KeychainLifecycle.apple.defaultKeychainPath ? socket : nil
+        return ItemEdge.swift.lifecycle.resolve(path) == ItemEdge.swift.lifecycle.defaultKeychainPath ? socket : nil
     }
 
     /// Creates the login keychain in the service with `password` (none when nil or empty).
-    static func create(password: Data?, socket: String) throws(KeychainCallFailure) {
+    package static func create(password: Data?, socket: String) throws(KeychainCallFailure) {
         _ = try call(.createKeychain, password: password, socket: socket)
     }
 
     /// Unlocks the login keychain in the service with `password`; with nil, succeeds only when
     /// it is unlocked already or has no password (`errSecInteractionNotAllowed` otherwise).
-    static func unlock(password: Data?, socket: String) throws(KeychainCallFailure) {
+    package static func unlock(password: Data?, socket: String) throws(KeychainCallFailure) {
         _ = try call(.unlockKeychain, password: password, socket: socket)
     }
 
     /// Locks the login keychain in the service.
-    static func lock(socket: String) throws(KeychainCallFailure) {
+    package static func lock(socket: String) throws(KeychainCallFailure) {
         _ = try call(.lockKeychain, password: nil, socket: socket)
     }
 
     /// Whether the login keychain in the service is unlocked.
-    static func isUnlocked(socket: String) throws(KeychainCallFailure) -> Bool {
+    package static func isUnlocked(socket: String) throws(KeychainCallFailure) -> Bool {
         try state(socket: socket).isUnlocked
     }
 
     /// The login keychain's auto-lock interval in seconds (0: never).
-    static func lockInterval(socket: String) throws(KeychainCallFailure) -> UInt32 {
+    package static func lockInterval(socket: String) throws(KeychainCallFailure) -> UInt32 {
         try state(socket: socket).lockInterval
     }
 
     /// Stores the login keychain's auto-lock interval (0: never). Locking on sleep is refused by
     /// the service (`errSecUnimplemented`, with the reason): it would not happen.
-    static func setSettings(lockInterval: UInt32, lockOnSleep: Bool, socket: String) throws(KeychainCallFailure) {
+    package static func setSettings(lockInterval: UInt32, lockOnSleep: Bool, socket: String) throws(KeychainCallFailure) {
         _ = try ServiceKeychainCall.reply(to: .setSettings, [WireEntry(key: ServiceRequest.lockIntervalKey, value: .integer(Int64(lockInterval))),
                                     WireEntry(key: ServiceRequest.lockOnSleepKey, value: .bool(lockOnSleep))], socket: socket)
     }

@@ -1,5 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainClient
+#endif
 import KeychainEngine
 import KeychainServiceWire
 import KeychainServiceWireDictionaries
