@@ -19,22 +19,30 @@ import Foundation
 ///   is read per request; when it changed (a `dlopen`), every mapped file is examined again, and
 ///   a user-changeable one makes the caller unverified for the rest of the connection.
 ///
-/// Each check is one small `/proc` read or a `stat`; together they cost a few microseconds, far
-/// less than identifying the caller again.
+/// The checks read `/proc/<pid>/status` and `/proc/<pid>/stat` through descriptors opened when
+/// the caller connected (``ProcessFiles``: bound to that very process, whatever its pid comes to
+/// name later, and re-read from their start at each request, so they show the process as it is
+/// now) and examine `exe` relative to its `/proc` directory held open: two reads, a `stat` and a
+/// liveness check, no path lookup of the pid — a few microseconds, far less than identifying the
+/// caller again.
 final class ConnectedPeer {
     /// The identity as of the last check.
     private(set) var identity: PeerIdentity
     private let pidfd: Int32
+    private let files: ProcessFiles
     private let access: CallerFileAccess
     private let image: ProcessImage
     private let credentials: String
     private var executableCodeSize: String
 
-    /// A peer identified as `identity`; `pidfd` (owned from now on, closed with this object) names
-    /// its process; `image`, `status` are what `/proc` said before the identification began.
-    init(identity: PeerIdentity, pidfd: Int32, access: CallerFileAccess, image: ProcessImage, status: ProcessStatus) {
+    /// A peer identified as `identity`; `pidfd` and `files` (owned from now on, closed with this
+    /// object) name its process, and were opened before its identification ended (which checks
+    /// that the process was still alive, so they are not another's); `image`, `status` are what
+    /// `/proc` said before the identification began.
+    init(identity: PeerIdentity, pidfd: Int32, files: ProcessFiles, access: CallerFileAccess, image: ProcessImage, status: ProcessStatus) {
         self.identity = identity
         self.pidfd = pidfd
+        self.files = files
         self.access = access
         self.image = image
         credentials = status.credentials
@@ -47,19 +55,15 @@ final class ConnectedPeer {
     /// (the process is gone, ran another program, or changed its user).
     func identityForRequest() throws(PeerIdentification.Failure) -> PeerIdentity {
         let pid = identity.pid
+        let read = Result { () throws(PeerIdentification.Failure) in
+            (status: try ProcessStatus.parse(files.status(), pid: pid), image: try files.image(), executable: try files.executable())
+        }
+        // The descriptors cannot name another process, but an exited one (a zombie) still answers
+        // some reads: the pidfd says whether the process that connected lives.
         guard LinuxSystemCalls.isAlive(pidfd: pidfd) else {
             throw PeerIdentification.Failure(description: "pid \(pid), which made this connection, has exited")
         }
-        let status = try ProcessStatus.read(pid)
-        let image = try ProcessImage.read(pid)
-        var executable = stat()
-        guard stat("/proc/\(pid)/exe", &executable) == 0 else {
-            throw PeerIdentification.Failure(description: "cannot examine /proc/\(pid)/exe: \(String(cString: strerror(errno)))")
-        }
-        // Everything above was about the process of the pidfd only if it is still alive now.
-        guard LinuxSystemCalls.isAlive(pidfd: pidfd) else {
-            throw PeerIdentification.Failure(description: "pid \(pid), which made this connection, has exited")
-        }
+        let (status, image, executable) = try read.get()
         guard UInt64(executable.st_dev) == identity.device, UInt64(executable.st_ino) == identity.inode, image.fields == self.image.fields else {
             throw PeerIdentification.Failure(description: "pid \(pid) runs another program (exec) since it connected: connect again")
         }
