@@ -50,13 +50,13 @@ final class ProcessFiles {
     }
 
     /// `/proc/<pid>/status` now.
-    func status() throws(PeerIdentification.Failure) -> String {
-        try text(statusFile, name: "status")
+    func status() throws(PeerIdentification.Failure) -> [UInt8] {
+        try contents(statusFile, name: "status")
     }
 
     /// The image in `/proc/<pid>/stat` now.
     func image() throws(PeerIdentification.Failure) -> ProcessImage {
-        guard let image = ProcessImage.parse(try text(statFile, name: "stat")) else {
+        guard let image = ProcessImage.parse(bytes: try contents(statFile, name: "stat")) else {
             throw PeerIdentification.Failure(description: "/proc/\(pid)/stat lacks the fields of the process's image")
         }
         return image
@@ -70,7 +70,7 @@ final class ProcessFiles {
     }
 
     /// The whole file of `descriptor`, read from its start (at most ``ProcessFile/maximumBytes``).
-    private func text(_ descriptor: Int32, name: String) throws(PeerIdentification.Failure) -> String {
+    private func contents(_ descriptor: Int32, name: String) throws(PeerIdentification.Failure) -> [UInt8] {
         var length = 0
         while true {
             if length == buffer.count {
@@ -87,7 +87,7 @@ final class ProcessFiles {
             }
             length += count
         }
-        return String(decoding: buffer[..<length], as: UTF8.self)
+        return Array(buffer[..<length])
     }
 
     private static func failure(_ what: String) -> PeerIdentification.Failure {
