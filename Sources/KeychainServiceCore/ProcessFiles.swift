@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `/proc` files of one connected process that the service re-reads before each of its
 /// requests (``ConnectedPeer``), held open from the moment it connected: its `/proc/<pid>`
