@@ -100,6 +100,7 @@ table = "\n".join([
     "| call (median of each round's median) | through the service | embedded | ratio (median of rounds; range) | target |",
     "|---|---:|---:|---:|---:|",
     row("`SecItemCopyMatching` hit", "read_us", "3×"),
+    row("`SecItemCopyMatching` hit, attributes only (not logged)", "attrs_us", "—"),
     row("`SecItemAdd` (durable)", "add_us", "1.5×"),
     row("a process's first call (connect and identification, or opening the file)", "first_us", "—"),
 ])

@@ -19,22 +19,30 @@ import Foundation
 ///   is read per request; when it changed (a `dlopen`), every mapped file is examined again, and
 ///   a user-changeable one makes the caller unverified for the rest of the connection.
 ///
-/// Each check is one small `/proc` read or a `stat`; together they cost a few microseconds, far
-/// less than identifying the caller again.
+/// The checks read `/proc/<pid>/status` and `/proc/<pid>/stat` through descriptors opened when
+/// the caller connected (``ProcessFiles``: bound to that very process, whatever its pid comes to
+/// name later, and re-read from their start at each request, so they show the process as it is
+/// now) and examine `exe` relative to its `/proc` directory held open: two reads, a `stat` and a
+/// liveness check, no path lookup of the pid — a few microseconds, far less than identifying the
+/// caller again.
 final class ConnectedPeer {
     /// The identity as of the last check.
     private(set) var identity: PeerIdentity
     private let pidfd: Int32
+    private let files: ProcessFiles
     private let access: CallerFileAccess
     private let image: ProcessImage
     private let credentials: String
     private var executableCodeSize: String
 
-    /// A peer identified as `identity`; `pidfd` (owned from now on, closed with this object) names
-    /// its process; `image`, `status` are what `/proc` said before the identification began.
-    init(identity: PeerIdentity, pidfd: Int32, access: CallerFileAccess, image: ProcessImage, status: ProcessStatus) {
+    /// A peer identified as `identity`; `pidfd` and `files` (owned from now on, closed with this
+    /// object) name its process, and were opened before its identification ended (which checks
+    /// that the process was still alive, so they are not another's); `image`, `status` are what
+    /// `/proc` said before the identification began.
+    init(identity: PeerIdentity, pidfd: Int32, files: ProcessFiles, access: CallerFileAccess, image: ProcessImage, status: ProcessStatus) {
         self.identity = identity
         self.pidfd = pidfd
+        self.files = files
         self.access = access
         self.image = image
         credentials = status.credentials
@@ -47,19 +55,15 @@ final class ConnectedPeer {
     /// (the process is gone, ran another program, or changed its user).
     func identityForRequest() throws(PeerIdentification.Failure) -> PeerIdentity {
         let pid = identity.pid
+        let read = Result { () throws(PeerIdentification.Failure) in
+            (status: try ProcessStatus.parse(bytes: files.status(), pid: pid), image: try files.image(), executable: try files.executable())
+        }
+        // The descriptors cannot name another process, but an exited one (a zombie) still answers
+        // some reads: the pidfd says whether the process that connected lives.
         guard LinuxSystemCalls.isAlive(pidfd: pidfd) else {
             throw PeerIdentification.Failure(description: "pid \(pid), which made this connection, has exited")
         }
-        let status = try ProcessStatus.read(pid)
-        let image = try ProcessImage.read(pid)
-        var executable = stat()
-        guard stat("/proc/\(pid)/exe", &executable) == 0 else {
-            throw PeerIdentification.Failure(description: "cannot examine /proc/\(pid)/exe: \(String(cString: strerror(errno)))")
-        }
-        // Everything above was about the process of the pidfd only if it is still alive now.
-        guard LinuxSystemCalls.isAlive(pidfd: pidfd) else {
-            throw PeerIdentification.Failure(description: "pid \(pid), which made this connection, has exited")
-        }
+        let (status, image, executable) = try read.get()
         guard UInt64(executable.st_dev) == identity.device, UInt64(executable.st_ino) == identity.inode, image.fields == self.image.fields else {
             throw PeerIdentification.Failure(description: "pid \(pid) runs another program (exec) since it connected: connect again")
         }
@@ -94,42 +98,58 @@ struct ProcessStatus {
 
     /// What `/proc/<pid>/status` says now.
     static func read(_ pid: Int32) throws(PeerIdentification.Failure) -> ProcessStatus {
-        try parse(ProcessFile.text("/proc/\(pid)/status"), pid: pid)
+        try parse(bytes: Array(ProcessFile.contents("/proc/\(pid)/status")), pid: pid)
     }
 
     /// See ``read(_:)``; `text` is a `/proc/<pid>/status` file.
     static func parse(_ text: String, pid: Int32) throws(PeerIdentification.Failure) -> ProcessStatus {
+        try parse(bytes: Array(text.utf8), pid: pid)
+    }
+
+    /// See ``read(_:)``; `bytes` are a `/proc/<pid>/status` file. It runs before every request on
+    /// a kept connection, so it works on the bytes: only the few lines used (a status file has
+    /// some sixty) are looked at, and only they are split into fields.
+    static func parse(bytes: [UInt8], pid: Int32) throws(PeerIdentification.Failure) -> ProcessStatus {
         var uid: UInt32?
         var groups = Set<UInt32>()
         var tracer: Int32?
-        var credentials = "", codeSize = ""
-        // Only the few lines used are split into fields (a status file has some sixty lines).
-        for line in text.split(separator: "\n") {
-            guard let first = line.utf8.first, first == UInt8(ascii: "U") || first == UInt8(ascii: "G")
+        var credentials: [UInt8] = [], codeSize: [UInt8] = []
+        var lineStart = bytes.startIndex
+        while lineStart < bytes.endIndex {
+            let lineEnd = bytes[lineStart...].firstIndex(of: newline) ?? bytes.endIndex
+            defer { lineStart = lineEnd + 1 }
+            let line = bytes[lineStart..<lineEnd]
+            guard let first = line.first, first == UInt8(ascii: "U") || first == UInt8(ascii: "G")
                     || first == UInt8(ascii: "T") || first == UInt8(ascii: "V") else { continue }
-            if line.hasPrefix("VmExe:") || line.hasPrefix("VmLib:") {
-                codeSize += line + "\n"
+            if line.starts(with: vmExe) || line.starts(with: vmLib) {
+                codeSize += line + [newline]
                 continue
             }
-            guard line.hasPrefix("Uid:") || line.hasPrefix("Gid:") || line.hasPrefix("Groups:") || line.hasPrefix("TracerPid:") else { continue }
-            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
-            switch fields.first {
-            case "Uid:":
-                uid = fields.dropFirst().first.flatMap { UInt32($0) }
-                credentials += line + "\n"
-            case "Gid:":
-                if let gid = fields.dropFirst().first.flatMap({ UInt32($0) }) { groups.insert(gid) }
-                credentials += line + "\n"
-            case "Groups:":
-                for group in fields.dropFirst() { if let gid = UInt32(group) { groups.insert(gid) } }
-                credentials += line + "\n"
-            case "TracerPid:": tracer = fields.dropFirst().first.flatMap { Int32($0) }
-            default: break
+            let fields = line.split(whereSeparator: { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: " ") })
+            guard let name = fields.first else { continue }
+            let values = fields.dropFirst()
+            if name.elementsEqual(uidName) {
+                uid = values.first.flatMap(ProcessImage.number).flatMap { UInt32(exactly: $0) }
+                credentials += line + [newline]
+            } else if name.elementsEqual(gidName) {
+                if let gid = values.first.flatMap(ProcessImage.number).flatMap({ UInt32(exactly: $0) }) { groups.insert(gid) }
+                credentials += line + [newline]
+            } else if name.elementsEqual(groupsName) {
+                for group in values { if let gid = ProcessImage.number(group).flatMap({ UInt32(exactly: $0) }) { groups.insert(gid) } }
+                credentials += line + [newline]
+            } else if name.elementsEqual(tracerName) {
+                tracer = values.first.flatMap(ProcessImage.number).flatMap { Int32(exactly: $0) }
             }
         }
         guard let uid, let tracer else { throw PeerIdentification.Failure(description: "/proc/\(pid)/status lacks Uid or TracerPid") }
-        return ProcessStatus(uid: uid, groups: groups, tracerPID: tracer, credentials: credentials, executableCodeSize: codeSize)
+        return ProcessStatus(uid: uid, groups: groups, tracerPID: tracer, credentials: String(decoding: credentials, as: UTF8.self),
+                             executableCodeSize: String(decoding: codeSize, as: UTF8.self))
     }
+
+    private static let newline = UInt8(ascii: "\n")
+    private static let vmExe = Array("VmExe:".utf8), vmLib = Array("VmLib:".utf8)
+    private static let uidName = Array("Uid:".utf8), gidName = Array("Gid:".utf8), groupsName = Array("Groups:".utf8)
+    private static let tracerName = Array("TracerPid:".utf8)
 }
 
 /// The addresses an exec fixes for a process's lifetime, from `/proc/<pid>/stat`: its start time,
@@ -151,7 +171,7 @@ struct ProcessImage {
 
     /// The image of process `pid` now.
     static func read(_ pid: Int32) throws(PeerIdentification.Failure) -> ProcessImage {
-        guard let image = parse(try ProcessFile.text("/proc/\(pid)/stat")) else {
+        guard let image = parse(bytes: Array(try ProcessFile.contents("/proc/\(pid)/stat"))) else {
             throw PeerIdentification.Failure(description: "/proc/\(pid)/stat lacks the fields of the process's image")
         }
         return image
@@ -161,14 +181,35 @@ struct ProcessImage {
     /// name (field 2) is in parentheses and may itself hold spaces and parentheses: fields are
     /// counted after the last `)`.
     static func parse(_ text: String) -> ProcessImage? {
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let after = text[text.index(after: close)...].split(whereSeparator: { $0 == " " || $0 == "\n" })
+        parse(bytes: Array(text.utf8))
+    }
+
+    /// See ``parse(_:)``; `bytes` are the line (read before every request on a kept connection,
+    /// so parsed as bytes).
+    static func parse(bytes: [UInt8]) -> ProcessImage? {
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let after = bytes[(close + 1)...].split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
         var fields: [UInt64] = []
+        fields.reserveCapacity(fieldNumbers.count)
         for number in fieldNumbers {
-            guard after.count > number - 3, let value = UInt64(after[number - 3]) else { return nil }
+            guard after.count > number - 3, let value = Self.number(after[number - 3]) else { return nil }
             fields.append(value)
         }
-        guard after.count > 1, let parent = Int32(after[1]) else { return nil }
+        guard after.count > 1, let parent = Self.number(after[1]).flatMap({ Int32(exactly: $0) }) else { return nil }
         return ProcessImage(fields: fields, parentPID: parent)
+    }
+
+    /// The unsigned decimal number `digits` spell, or nil (empty, another byte, too large).
+    static func number(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflowTimes, !overflowSum else { return nil }
+            value = sum
+        }
+        return value
     }
 }

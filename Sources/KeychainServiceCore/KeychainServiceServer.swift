@@ -43,6 +43,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
     /// Accepts connections until the listener fails (it never returns otherwise).
     package func serve() -> Never {
         if lockAfterSeconds > 0 { startIdleLocking() }
+        raiseDescriptorLimit()
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
@@ -68,6 +69,19 @@ package final class KeychainServiceServer: @unchecked Sendable {
             }
             thread.stackSize = 1 << 20
             thread.start()
+        }
+    }
+
+    /// Each connection holds five descriptors (the socket, the caller's pidfd, its `/proc`
+    /// directory, `status` and `stat`): the soft limit on open descriptors (often 1,024) is
+    /// raised to the hard one, so the connection limit, not the descriptor limit, bounds them.
+    private func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(7) /* RLIMIT_NOFILE */, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        let soft = limit.rlim_cur
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(__rlimit_resource_t(7), &limit) != 0 {
+            log("the limit on open descriptors stays \(soft): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -38,9 +38,13 @@ package enum PeerIdentification {
         let pidfd = try processDescriptor(socket: descriptor, pid: credentials.pid)
         var keepsPidfd = false
         defer { if !keepsPidfd { close(pidfd) } }
+        // Opened before the examination, whose last step checks that the pidfd's process is alive:
+        // so the pid named that process when these were opened, and they name it from now on.
+        let files = try ProcessFiles(pid: credentials.pid)
         let examined = try examine(pid: credentials.pid, pidfd: pidfd, uid: credentials.uid, gid: credentials.gid, hashes: hashes)
         keepsPidfd = true
-        return ConnectedPeer(identity: examined.identity, pidfd: pidfd, access: examined.access, image: examined.image, status: examined.status)
+        return ConnectedPeer(identity: examined.identity, pidfd: pidfd, files: files, access: examined.access, image: examined.image,
+                             status: examined.status)
     }
 
     /// The identity of the process `pid` that a verified Secret Service provider forwards a call

@@ -60,4 +60,82 @@ struct ConnectedPeerTests {
         let image = try ProcessImage.read(getpid())
         #expect(image.fields.dropFirst().allSatisfy { $0 != 0 })
     }
+
+    @Test("a kept connection's process that execs another program, then exits: refused each time, never served as what it was")
+    func execThenExitOverKeptConnection() throws {
+        // The service holds the caller's /proc files open from its connect; an attacker would want
+        // them to go on describing the program that connected. A child connects (keeping the
+        // socket across exec, as a hostile client may), waits until it is identified, then execs
+        // /bin/sleep; later it is killed and reaped.
+        let directory = FileManager.default.temporaryDirectory.path + "/kkpeer-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/s.sock"
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 1) == 0)
+        // Everything the child needs is made before the fork: it only makes system calls.
+        let words = ["/bin/sleep", "30"]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        let child = fork()
+        if child == 0 {
+            let connection = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(connection, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            var go: UInt8 = 0
+            if connected != 0 || recv(connection, &go, 1, 0) != 1 { _exit(2) }
+            execv(arguments[0]!, arguments)
+            _exit(127)
+        }
+        try #require(child > 0)
+        var reaped = false
+        defer {
+            if !reaped {
+                kill(child, SIGKILL)
+                var status: Int32 = 0
+                waitpid(child, &status, 0)
+            }
+        }
+        let connection = accept(listener, nil, nil)
+        try #require(connection >= 0)
+        defer { close(connection) }
+        let connected = try PeerIdentification.connectedPeer(connection, hashes: ExecutableHashCache())
+        #expect(connected.identity.pid == child)
+        #expect(try connected.identityForRequest().pid == child)
+        var go: UInt8 = 1
+        try #require(send(connection, &go, 1, 0) == 1)
+        // Until the exec has happened (the child's executable is sleep), then the check.
+        var execed = false
+        for _ in 0..<400 where !execed {
+            execed = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/exe"))?.hasSuffix("sleep") ?? false
+            if !execed { usleep(5_000) }
+        }
+        try #require(execed, "the child did not exec /bin/sleep")
+        #expect(throws: PeerIdentification.Failure.self) { try connected.identityForRequest() }
+        do {
+            _ = try connected.identityForRequest()
+        } catch {
+            #expect(error.description.contains("runs another program (exec)"), "\(error)")
+        }
+        kill(child, SIGKILL)
+        var status: Int32 = 0
+        #expect(waitpid(child, &status, 0) == child)
+        reaped = true
+        do {
+            let identity = try connected.identityForRequest()
+            Issue.record("an exited caller was served as pid \(identity.pid)")
+        } catch {
+            #expect(error.description.contains("has exited"), "\(error)")
+        }
+    }
 }
