@@ -17,7 +17,7 @@ package struct AccessLogSettings: Sendable, Equatable {
     /// Debug builds only, for the killed-writer tests: a writer writes half of its entries and
     /// SIGKILLs itself, as a writer killed mid-append would. Release builds ignore it.
     package var killsWriterMidAppend: Bool
-    /// How long a long-lived writer (``AccessLogGroupCommit``: the Secret Service provider) may
+    /// How long a long-lived writer (``AccessLogGroupCommit``: the Secret Service provider, the keychain service) may
     /// leave an entry it wrote before `fdatasync`ing it; 0: before the secret leaves
     /// (`KEYCHAINKIT_ACCESS_LOG_SYNC_MS`). One-shot processes always sync before they go on.
     package var syncBound: TimeInterval

@@ -42,7 +42,7 @@ import KeychainVocabulary
 /// | `KEYCHAINKIT_PINENTRY`, `KEYCHAINKIT_PINENTRY_TTY`, `GPG_TTY`, `DISPLAY`, `WAYLAND_DISPLAY`, `PATH` | ``authenticator``'s pinentry (fprintd's bus is `DBUS_SYSTEM_BUS_ADDRESS`, read by the D-Bus client) |
 /// | `KEYCHAINKIT_TESTING_KDF` | ``testingKDFRequested`` (`1`: keychainctl's cheap key derivation, test suites only) |
 /// | `KEYCHAINKIT_ACCESS_LOG_MAX_BYTES`, `KEYCHAINKIT_ACCESS_LOG_FILES` | ``accessLog`` (rotation limits) |
-/// | `KEYCHAINKIT_ACCESS_LOG_SYNC_MS` | ``accessLog`` (the Secret Service provider's sync bound; `0`: every read synced) |
+/// | `KEYCHAINKIT_ACCESS_LOG_SYNC_MS` | ``accessLog`` (the Secret Service provider's and the keychain service's sync bound; `0`: every read synced) |
 /// | `KEYCHAINKIT_ACCESS_LOG_TEST_KILL` | ``accessLog`` (`1`: debug builds' killed-writer hook, test suites only) |
 /// | `KEYCHAINKIT_ETCD_PASSWORD` | ``etcdPassword`` (`keychainctl sync` with an etcd user) |
 package struct KeychainConfiguration: Sendable {

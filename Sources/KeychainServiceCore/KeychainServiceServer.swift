@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAudit
 import KeychainServiceWire
 import KeychainVocabulary
 
@@ -16,6 +17,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private let limits: ConnectionLimits
     private let connections: ConnectionCounter
+    private let accessLogs: ServiceAccessLogs
     /// How long a keychain with a password stays unlocked without a call before the service
     /// locks it (forgets its "when unlocked" class keys), unless `service run --lock-after` says otherwise.
     package static let defaultLockAfterSeconds = 300
@@ -24,8 +26,10 @@ package final class KeychainServiceServer: @unchecked Sendable {
     /// `stateDirectory` and the grants in `grantsDirectory`; `log` receives one line per refusal
     /// (ids, paths and reasons only). A keychain unused for `lockAfterSeconds` is locked (0: never).
     /// `testingKDF` (test suites only, `KEYCHAINKIT_TESTING_KDF=1`): password keychains use the cheap test key derivation.
+    /// Each access log entry is synced within `accessLogSyncBound` seconds of its write (0: before its secret leaves).
     package init(listener: Int32, stateDirectory: String, grantsDirectory: String, lockAfterSeconds: Int = defaultLockAfterSeconds,
-                 testingKDF: Bool = false, limits: ConnectionLimits = .standard, log: @escaping @Sendable (String) -> Void) {
+                 testingKDF: Bool = false, limits: ConnectionLimits = .standard,
+                 accessLogSyncBound: TimeInterval = AccessLogGroupCommit.defaultSyncBound, log: @escaping @Sendable (String) -> Void) {
         self.listener = listener
         self.log = log
         self.lockAfterSeconds = lockAfterSeconds
@@ -35,9 +39,11 @@ package final class KeychainServiceServer: @unchecked Sendable {
         keychains = UserKeychains(stateDirectory: stateDirectory, testingKDF: testingKDF)
         let hashes = ExecutableHashCache()
         self.hashes = hashes
+        accessLogs = ServiceAccessLogs(syncBound: accessLogSyncBound)
         handler = ServiceRequestHandler(keychains: keychains, grants: grants, userGrants: UserGrants(stateDirectory: stateDirectory),
                                         forwardedCalls: ForwardedCalls(hashes: hashes),
-                                        secretServiceAccess: SecretServiceAccessLists(stateDirectory: stateDirectory))
+                                        secretServiceAccess: SecretServiceAccessLists(stateDirectory: stateDirectory),
+                                        accessLogs: accessLogs)
     }
 
     /// Accepts connections until the listener fails (it never returns otherwise).
@@ -92,12 +98,28 @@ package final class KeychainServiceServer: @unchecked Sendable {
         let thread = Thread { [self] in
             while true {
                 Thread.sleep(forTimeInterval: interval)
-                for uid in keychains.lockIdle(after: lockAfterSeconds) {
+                for uid in keychains.lockIdle(after: lockAfterSeconds, beforeLocking: flushAccessLog(of:)) {
                     log("locked the keychain of uid \(uid) after \(lockAfterSeconds) s without a call")
                 }
             }
         }
         thread.start()
+    }
+
+    /// Syncs every access log the service has open and brings its checkpoint up to the newest
+    /// entry (the service is stopping: `service run` calls it on SIGTERM and SIGINT).
+    package func flushAccessLogs() {
+        for failure in accessLogs.flushAll() {
+            log("the access log of uid \(failure.uid) could not be flushed: \(failure.error)")
+        }
+    }
+
+    /// Flushes user `uid`'s access log before their keychain is locked (its checkpoint is kept in
+    /// the keychain); a failure is logged and the keychain locked all the same.
+    private func flushAccessLog(of uid: UInt32) {
+        do throws(AccessLogError) { try accessLogs.flush(of: uid) } catch {
+            log("the access log of uid \(uid) could not be flushed before locking: \(error)")
+        }
     }
 
     private func serveConnection(_ connection: Int32) {

@@ -17,16 +17,42 @@ import KeychainVocabulary
 final class ServiceAccessLogs: @unchecked Sendable {
     private let lock = NSLock()
     private var logs: [UInt32: AccessLogGroupCommit] = [:]
+    /// How long an entry written to a log may wait for its `fdatasync` (0: synced before the
+    /// secret leaves; `KEYCHAINKIT_ACCESS_LOG_SYNC_MS`, read by `service run`).
+    let syncBound: TimeInterval
+
+    /// The logs of the service's users, each entry synced within `syncBound` seconds of its write.
+    init(syncBound: TimeInterval = AccessLogGroupCommit.defaultSyncBound) {
+        self.syncBound = syncBound
+    }
 
     /// The log of user `uid`'s `keychain`, opened once and kept.
     func log(of uid: UInt32, keychain: ServedKeychain) -> AccessLogGroupCommit {
         lock.withLock {
             if let open = logs[uid] { return open }
             let log = AccessLogGroupCommit(log: AccessLog(files: AccessLogFiles(keychainPath: keychain.keychainPath),
-                                                          keyItems: Self.keyItems(of: keychain)))
+                                                          keyItems: Self.keyItems(of: keychain)),
+                                           syncBound: syncBound)
             logs[uid] = log
             return log
         }
+    }
+
+    /// Syncs user `uid`'s log and brings its checkpoint up to the newest entry, if the service has
+    /// opened it (before the keychain is locked: the checkpoint is kept in it).
+    func flush(of uid: UInt32) throws(AccessLogError) {
+        guard let open = lock.withLock({ logs[uid] }) else { return }
+        try open.flush()
+    }
+
+    /// Flushes every open log (the service is stopping); returns the logs that could not be, by uid.
+    func flushAll() -> [(uid: UInt32, error: AccessLogError)] {
+        let open = lock.withLock { logs.sorted { $0.key < $1.key } }
+        var failures: [(uid: UInt32, error: AccessLogError)] = []
+        for (uid, log) in open {
+            do throws(AccessLogError) { try log.flush() } catch { failures.append((uid, error)) }
+        }
+        return failures
     }
 
     /// The log's key item calls on `keychain`'s engine, entitled to the log's group alone.

@@ -15,7 +15,7 @@ final class ServiceRequestHandler: Sendable {
     private let userGrants: UserGrants
     let proofs: PasswordProof
     /// Each user's access log: every secret read and write through the service, whoever the front end.
-    let accessLogs = ServiceAccessLogs()
+    let accessLogs: ServiceAccessLogs
     /// The calls the Secret Service provider forwards for its D-Bus clients.
     let forwardedCalls: ForwardedCalls
     /// The Secret Service's per-application access, kept by the service for each user.
@@ -26,8 +26,9 @@ final class ServiceRequestHandler: Sendable {
     private static let refusedKeys: Set<String> = ["u_Keychain", "m_SearchList", "v_Ref"]
 
     init(keychains: UserKeychains, grants: [ApplicationGrant], userGrants: UserGrants, forwardedCalls: ForwardedCalls,
-         secretServiceAccess: SecretServiceAccessLists) {
+         secretServiceAccess: SecretServiceAccessLists, accessLogs: ServiceAccessLogs = ServiceAccessLogs()) {
         self.keychains = keychains
+        self.accessLogs = accessLogs
         self.secretServiceAccess = secretServiceAccess
         self.forwardedCalls = forwardedCalls
         self.grants = grants

@@ -58,8 +58,9 @@ final class UserKeychains: @unchecked Sendable {
 
     /// Locks every open keychain with a password that no call has used for `seconds` or more:
     /// its "when unlocked" class keys leave the service's memory until the next unlock. Returns
-    /// the uids whose keychain it locked (for the log).
-    func lockIdle(after seconds: Int, now: ContinuousClock.Instant = .now) -> [UInt32] {
+    /// the uids whose keychain it locked (for the log). `beforeLocking` runs for each just before
+    /// its keychain is locked (the service flushes the user's access log then).
+    func lockIdle(after seconds: Int, now: ContinuousClock.Instant = .now, beforeLocking: (UInt32) -> Void = { _ in }) -> [UInt32] {
         let idle = lock.withLock { keychains.filter { uid, _ in lastUse[uid].map { now - $0 >= .seconds(seconds) } ?? true } }
         var locked: [UInt32] = []
         for (uid, keychain) in idle {
@@ -70,6 +71,7 @@ final class UserKeychains: @unchecked Sendable {
             } catch {
                 continue  // a keychain that cannot report its state now is looked at again at the next sweep
             }
+            beforeLocking(uid)
             database.lockKeychain()
             locked.append(uid)
         }

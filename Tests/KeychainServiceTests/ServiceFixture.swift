@@ -66,8 +66,8 @@ final class ServiceFixture {
 
     /// Starts `keychainctl service run` as root (with `extraArguments`) and waits until its socket
     /// accepts; with `openFileLimit`, under that `RLIMIT_NOFILE` (`prlimit`), as a systemd unit's
-    /// `LimitNOFILE` sets it.
-    func start(extraArguments: [String] = [], openFileLimit: Int? = nil) throws {
+    /// `LimitNOFILE` sets it; `environment` is added to the service's own.
+    func start(extraArguments: [String] = [], openFileLimit: Int? = nil, environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: openFileLimit == nil ? program : "/usr/bin/prlimit")
         let limit = openFileLimit.map { ["--nofile=\($0):\($0)", "--", program] } ?? []
@@ -75,10 +75,11 @@ final class ServiceFixture {
                              "--grants-dir", grantsDirectory] + extraArguments
         // Password keychains with the cheap test KDF: a calibrated scrypt run per unlock would cost
         // seconds each on a loaded CI machine.
-        process.environment = ProcessInfo.processInfo.environment.merging(["KEYCHAINKIT_TESTING_KDF": "1"]) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment.merging(["KEYCHAINKIT_TESTING_KDF": "1"].merging(environment) { _, new in new }) { _, new in new }
         FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = FileHandle.nullDevice
+        unlink(socket)  // a killed service's socket file: wait for the new one
         try process.run()
         service = process
         for _ in 0..<200 {

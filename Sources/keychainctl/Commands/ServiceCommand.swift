@@ -54,14 +54,11 @@ struct ServiceRun: ParsableCommand {
             Console.error("keychainctl: service run: start it as root (it drops to --user \(user) itself)")
             throw ExitCode(1)
         }
-        // A parent may have started it with signals blocked (they are inherited): the service
-        // must stop on SIGTERM and SIGINT whatever it inherited.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGTERM)
-        sigaddset(&stopSignals, SIGINT)
-        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+        // SIGTERM and SIGINT are taken by one thread, which flushes the access logs before the
+        // signal ends the service (whatever mask or disposition a parent left).
+        ServiceStopSignals.block()
         do {
+            let accessLogSettings = try Keychainctl.environment.accessLogSettings()
             let account = try ServicePrivileges.account(named: user)
             let stateDirectory = URL(fileURLWithPath: self.stateDirectory).standardizedFileURL.path
             try ServicePrivileges.prepareStateDirectory(stateDirectory, uid: account.uid, gid: account.gid)
@@ -70,7 +67,9 @@ struct ServiceRun: ParsableCommand {
             for note in try ServicePrivileges.drop(to: account.uid, gid: account.gid) { log(note) }
             let server = KeychainServiceServer(listener: listener, stateDirectory: stateDirectory,
                                                grantsDirectory: grantsDirectory, lockAfterSeconds: lockAfterSeconds,
-                                               testingKDF: Keychainctl.environment.testingKDFRequested, log: log)
+                                               testingKDF: Keychainctl.environment.testingKDFRequested,
+                                               accessLogSyncBound: accessLogSettings.syncBound, log: log)
+            ServiceStopSignals.stop(afterRunning: server.flushAccessLogs)
             if Keychainctl.environment.testingKDFRequested {
                 log("the test suites' cheap key derivation was asked for: new keychain passwords use it (never in production)")
             }

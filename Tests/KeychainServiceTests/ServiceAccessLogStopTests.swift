@@ -1,0 +1,89 @@
+import Foundation
+import RequiredToolSupport
+import Testing
+
+/// The attacker's view of the service's access log when the service stops: with entries written
+/// but not yet synced (a 60 s sync bound, so the checkpoint stays behind them too), a SIGKILL loses
+/// none of them, and a SIGTERM (`systemctl stop`) first brings the keychain's checkpoint up to the
+/// newest entry, so that cutting it off the file afterwards is detected. Needs root (CI runs as root).
+@Suite("Keychain service: the access log when the service is killed or stopped (real users)", .integration, .tags(.external), .serialized,
+       .enabled(if: getuid() == 0, "creates users: run as root"))
+struct ServiceAccessLogStopTests {
+    /// A sync bound no test waits out: entries stay written but unsynced, the checkpoint behind them.
+    static let longSyncBound = ["KEYCHAINKIT_ACCESS_LOG_SYNC_MS": "60000"]
+
+    /// The byte ranges of the entries in a log file (header 44 bytes with the ciphertext's length
+    /// at offset 4, then the ciphertext and its 16-byte tag).
+    static func frames(_ data: Data) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var offset = 0
+        let bytes = [UInt8](data)
+        while offset + 44 <= bytes.count {
+            let length = bytes[offset + 4..<offset + 8].reduce(0) { $0 << 8 | Int($1) }
+            let end = min(offset + 44 + length + 16, bytes.count)
+            ranges.append(offset..<end)
+            offset = end
+        }
+        return ranges
+    }
+
+    static func logFile(_ fixture: ServiceFixture, of user: ServiceFixture.User) throws -> String {
+        fixture.stateDirectory + "/\(try fixture.uid(user))/login.keychain-db.access-log"
+    }
+
+    @Test("reads through the service, then SIGKILL: every read entry is on disk and verifies after a restart")
+    func entriesSurviveKill() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.stop() }
+        try fixture.start(environment: Self.longSyncBound)
+        let alice = fixture.alice
+        try #require(try ServiceIsolationTests.add(fixture, as: alice, secret: "alice-secret").status == 0)
+        for _ in 0..<3 {
+            #expect(try ServiceIsolationTests.find(fixture, as: alice).output == "alice-secret\n")
+        }
+        let service = try #require(fixture.service)
+        kill(service.processIdentifier, SIGKILL)
+        service.waitUntilExit()
+        #expect(Self.frames(try Data(contentsOf: URL(fileURLWithPath: try Self.logFile(fixture, of: alice)))).count == 4)
+
+        try fixture.start(environment: Self.longSyncBound)
+        let (run, entries) = try ServiceAccessLogTests.log(fixture, as: alice)
+        #expect(run.status == 0, "\(run.error) \(fixture.log)")
+        #expect(entries.filter { $0["operation"] as? String == "read" }.count == 3, "\(run.output)")
+        // The restarted service continues the chain after the kill.
+        #expect(try ServiceIsolationTests.find(fixture, as: alice).output == "alice-secret\n")
+        let after = try ServiceAccessLogTests.log(fixture, as: alice)
+        #expect(after.run.status == 0 && after.entries.filter { $0["operation"] as? String == "read" }.count == 4,
+                "\(after.run.output) \(after.run.error)")
+    }
+
+    @Test("SIGTERM right after a read: the service flushes the log first, so the read's entry cut off later is detected")
+    func stopFlushesTheCheckpoint() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.stop() }
+        try fixture.start(environment: Self.longSyncBound)
+        let alice = fixture.alice
+        try #require(try ServiceIsolationTests.add(fixture, as: alice, secret: "alice-secret").status == 0)
+        #expect(try ServiceIsolationTests.find(fixture, as: alice).output == "alice-secret\n")
+        let service = try #require(fixture.service)
+        kill(service.processIdentifier, SIGTERM)
+        // Bounded: a service deaf to SIGTERM fails the test instead of hanging it.
+        for _ in 0..<200 where service.isRunning { usleep(50_000) }
+        try #require(!service.isRunning, "the service did not stop on SIGTERM: \(fixture.log)")
+        service.waitUntilExit()
+        // It still dies of the signal, as systemd and shells expect.
+        #expect(service.terminationReason == .uncaughtSignal && service.terminationStatus == SIGTERM,
+                "\(service.terminationReason.rawValue) \(service.terminationStatus) \(fixture.log)")
+
+        // The attacker cuts the read's entry off the end of the file while the service is down.
+        let path = try Self.logFile(fixture, of: alice)
+        let frames = Self.frames(try Data(contentsOf: URL(fileURLWithPath: path)))
+        try #require(frames.count == 2, "\(frames)")
+        #expect(truncate(path, off_t(frames[1].lowerBound)) == 0)
+
+        try fixture.start(environment: Self.longSyncBound)
+        let (run, _) = try ServiceAccessLogTests.log(fixture, as: alice)
+        #expect(run.status != 0, "the cut went unnoticed: \(run.output)")
+        #expect(run.error.contains("the newest entries were removed"), "\(run.error)")
+    }
+}
