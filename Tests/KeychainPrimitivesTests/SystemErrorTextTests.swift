@@ -21,14 +21,15 @@ struct SystemErrorTextTests {
     }
 
     /// Checks the text against what Foundation reports for the same error: the file it names and
-    /// its underlying POSIX error's `localizedDescription` (which is `strerror`'s text).
+    /// its underlying POSIX error's `localizedDescription` (which ends with `strerror`'s text).
     private static func expectReadable(_ error: (any Error)?, path: String, cause: String) {
         guard let error, let cocoa = error as? CocoaError else {
             Issue.record("expected a CocoaError, got \(String(describing: error))")
             return
         }
         let foundationCause = (cocoa.userInfo[NSUnderlyingErrorKey] as? any Error)?.localizedDescription
-        #expect(foundationCause == cause, "Foundation says \(String(describing: foundationCause))")
+        // Foundation says "The operation could not be completed. <strerror's text>".
+        #expect(foundationCause?.hasSuffix(" " + cause) == true, "Foundation says \(String(describing: foundationCause))")
         #expect(cocoa.userInfo[NSFilePathErrorKey] as? String == path)
         let text = SystemErrorText.of(error)
         #expect(text == "\(path): \(cause)", "\(text) (Foundation: \(error.localizedDescription))")
