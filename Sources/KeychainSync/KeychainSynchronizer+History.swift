@@ -80,7 +80,7 @@ extension KeychainSynchronizer {
             do {
                 try recordAccess([SyncItemAccess(.restored, attributes: attributes, device: HexEncoding.string(record.version.device))])
             } catch {
-                throw .accessNotLogged("the item was not restored", String(describing: error))
+                throw .accessNotLogged("the item was not restored", SystemErrorText.of(error))
             }
         }
         _ = try Self.keychain { () throws(KeychainStoreError) -> Data in

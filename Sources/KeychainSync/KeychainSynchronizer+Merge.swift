@@ -337,7 +337,7 @@ extension KeychainSynchronizer {
                 try record(accesses)
             } catch {
                 throw .accessNotLogged(published.isEmpty ? "items were changed here" : "nothing was published",
-                                       String(describing: error))
+                                       SystemErrorText.of(error))
             }
             pulledAccesses = []
         }

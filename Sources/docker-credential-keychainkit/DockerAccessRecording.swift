@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import KeychainPrimitives
 import KeychainToolSupport
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import KeychainAudit
@@ -47,7 +48,7 @@ enum DockerAccessRecording {
         } catch let error as AccessLogError {
             throw Failure(message: outcome + AccessLogFailure.describe(error))
         } catch {
-            throw Failure(message: outcome + "\(error)")
+            throw Failure(message: outcome + SystemErrorText.of(error))
         }
         #endif
     }

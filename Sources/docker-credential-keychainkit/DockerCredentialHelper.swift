@@ -49,7 +49,7 @@ enum DockerCredentialHelper {
         } catch let failure as DockerAccessRecording.Failure {
             return line(failure.message, 1)
         } catch {
-            return line("\(error)", 1)
+            return line(SystemErrorText.of(error), 1)
         }
     }
 

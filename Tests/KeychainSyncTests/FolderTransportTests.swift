@@ -46,6 +46,26 @@ import Glibc
         #expect(lstat(folder + "/keys", &status) == 0 && status.st_mode & 0o077 == 0)
     }
 
+    @Test("a sync folder that cannot be created: the refusal names the path and the cause, not a dump")
+    func anUncreatableFolderIsRefusedReadably() throws {
+        let scratch = try ScratchFolder("folder-uncreatable")
+        try Self.put("not a directory", at: scratch.path + "/plain")
+        let folder = scratch.path + "/plain/keychain"
+        let refusal: String
+        do {
+            _ = try FolderTransport(folder: folder, create: true)
+            Issue.record("a sync folder below a plain file cannot be created")
+            return
+        } catch {
+            guard case .refused(let reason) = error else {
+                Issue.record("expected a refusal, got \(error)")
+                return
+            }
+            refusal = reason
+        }
+        #expect(refusal == "cannot create the sync folder \(folder): \(folder): Not a directory", "\(refusal)")
+    }
+
     @Test func anUnmountedOrUnmarkedFolderIsUnreachableNotEmpty() throws {
         let scratch = try ScratchFolder("folder-unmarked")
         let missing = try FolderTransport(folder: scratch.path + "/not-mounted")

@@ -135,7 +135,7 @@ package enum KDBXFile {
         do {
             parsed = try KDBXDocument.parse(xml, stream: protectedStream)
         } catch {
-            throw damaged("its XML is damaged (\(error))")
+            throw damaged("its XML is damaged (\(SystemErrorText.of(error)))")
         }
         let label = parsed.databaseName.isEmpty ? identifier : parsed.databaseName
         let items = parsed.entries.map { entry in

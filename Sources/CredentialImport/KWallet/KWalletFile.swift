@@ -135,7 +135,7 @@ package enum KWalletFile {
                                                         outputByteCount: keySize, unsafeUncheckedRounds: iterations)
             return key.withUnsafeBytes { Array($0) }
         } catch {
-            throw CredentialImportError(file: file, kind: .unsupported, reason: "PBKDF2-SHA512 failed (\(error)); nothing was imported")
+            throw CredentialImportError(file: file, kind: .unsupported, reason: "PBKDF2-SHA512 failed (\(SystemErrorText.of(error))); nothing was imported")
         }
     }
 

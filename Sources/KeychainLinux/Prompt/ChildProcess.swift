@@ -59,7 +59,7 @@ final class ChildProcess {
                 throw error
             }
         } catch {
-            throw .unavailable("cannot create a pipe (\(error))")
+            throw .unavailable("cannot create a pipe (\(SystemErrorText.of(error)))")
         }
         let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
         let child: pid_t
@@ -69,7 +69,7 @@ final class ChildProcess {
                                          stdin: toChild.read, stdout: fromChild.write, stderr: devNull)
         } catch {
             for descriptor in [toChild.read, toChild.write, fromChild.read, fromChild.write, devNull] where descriptor >= 0 { close(descriptor) }
-            throw .unavailable("cannot start \(path) (\(error))")
+            throw .unavailable("cannot start \(path) (\(SystemErrorText.of(error)))")
         }
         close(devNull)
         close(toChild.read)

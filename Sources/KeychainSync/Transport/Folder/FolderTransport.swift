@@ -197,7 +197,7 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
             } catch let error as SyncTransportError {
                 throw error
             } catch {
-                throw .unreachable("cannot write \(change.name) in \(location): \(error)")
+                throw .unreachable("cannot write \(change.name) in \(location): \(SystemErrorText.of(error))")
             }
         }
     }
@@ -354,7 +354,7 @@ package final class FolderTransport: SyncTransport, @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: location, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .refused("cannot create the sync folder \(location): \(String(describing: error))")
+            throw .refused("cannot create the sync folder \(location): \(SystemErrorText.of(error))")
         }
         do {
             let root = try FolderDirectory.openRoot(location)

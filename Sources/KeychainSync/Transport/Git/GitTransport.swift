@@ -312,7 +312,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw .refused("cannot list \(directory) to remove a partial fetch: \(String(describing: error))")
+            throw .refused("cannot list \(directory) to remove a partial fetch: \(SystemErrorText.of(error))")
         }
         for name in names where name.hasPrefix("tmp_") {
             guard unlink(directory + "/" + name) == 0 || errno == ENOENT else {
@@ -563,7 +563,7 @@ package final class GitTransport: SyncTransport, @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: repositoryPath, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .refused("cannot create the private clone \(repositoryPath): \(String(describing: error))")
+            throw .refused("cannot create the private clone \(repositoryPath): \(SystemErrorText.of(error))")
         }
         let outcome = try run(["init", "--quiet", "--bare", "--template=", repositoryPath], deadline: .now + networkTimeout)
         guard outcome.succeeded else { throw .refused("git init \(repositoryPath) failed: \(Self.lastLines(outcome.errorText))") }
