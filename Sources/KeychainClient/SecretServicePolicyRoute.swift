@@ -1,6 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import KeychainClient
-import KeychainEngine
+#endif
 import KeychainServiceWire
 import KeychainServiceWireDictionaries
 import KeychainVocabulary
