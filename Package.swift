@@ -164,14 +164,15 @@ let package = Package(
                 "KeychainLinux",
                 // Per-application access decisions, recorded in the access log.
                 "KeychainAudit",
-                "KeychainServices",
-                // errSecInternal, KeychainFailureDetails.
-                "KeychainServicesExtras",
                 // KeychainPromptProgram: the keychain's own pinentry, for the unlock prompts.
                 "KeychainToolSupport",
                 "KeychainPrimitives",  // HexEncoding for item ids
+                // The keychain calls on Swift dictionaries and paths (SecItem, the keychain lifecycle,
+                // the change mark, the service's routes) without Apple's CF-typed layer; and
                 // ServiceForwarding: the D-Bus client each forwarded SecItem call is made for.
                 "KeychainClient",
+                // The status table (KeychainStatus).
+                "KeychainVocabulary",
                 // Internet-password attributes shared with the git and Docker helpers.
                 "InternetCredentials",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -61,6 +61,15 @@ extension KeychainClient {
         KeychainFileCalls.status { () throws(KeychainCallFailure) in try KeychainFileCalls.delete(path) }
     }
 
+    /// `SecKeychainCopyChangeMark` (Linux only): the status, and on success the mark of the keychain
+    /// at `path` as this process sees it now (``KeychainFileCalls/changeMark(_:)``);
+    /// `errSecUnimplemented` for the keychain the keychain service holds.
+    package static func keychainChangeMark(_ path: String) -> (status: Int32, mark: Data?) {
+        var mark: Data?
+        let status = KeychainFileCalls.status { () throws(KeychainCallFailure) in mark = try KeychainFileCalls.changeMark(path) }
+        return (status, mark)
+    }
+
     /// `SecKeychainCopyStorageSecurity`: the status, and on success the values keyed by ``StorageSecurityKey``.
     package static func keychainStorageSecurity(_ path: String?) -> (status: Int32, values: [String: Any]) {
         var values: [String: Any] = [:]

@@ -133,6 +133,32 @@ package enum KeychainFileCalls {
         try lifecycle.delete(path)
     }
 
+    /// Linux only: an opaque mark of the committed state of the keychain at `path` as this
+    /// process's handle sees it now (24 bytes: the connection, the other connections' commit
+    /// counter, this connection's own changes, each big-endian), to compare with an earlier one
+    /// (equal bytes, nothing changed in between); the keychain is opened if this process has not
+    /// opened it yet. A keychain held by the keychain service has no mark here:
+    /// `errSecUnimplemented`. A missing file is `errSecNoSuchKeychain`.
+    package static func changeMark(_ path: String) throws(KeychainCallFailure) -> Data {
+        guard LoginKeychainServiceRoute.socket(for: path) == nil else {
+            throw KeychainCallFailure(status: KeychainStatus.unimplemented.rawValue, failure: nil)
+        }
+        let current = try lifecycle.changeMark(path)
+        var bytes = Data()
+        for field in [current.connection, UInt64(bitPattern: current.otherConnections), UInt64(bitPattern: current.ownChanges)] {
+            withUnsafeBytes(of: field.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+        return bytes
+    }
+
+    /// Whether two marks of ``changeMark(_:)`` show the same commits by other processes (and the
+    /// same connection of this one): what changed between them, if anything, was changed by this
+    /// process's own handle on the keychain. False for anything that is not two marks.
+    package static func changeMarksOtherProcessesEqual(_ first: Data, _ second: Data) -> Bool {
+        guard first.count == 24, second.count == 24 else { return false }
+        return first.prefix(16) == second.prefix(16)
+    }
+
     /// How the keychain at `path` is protected, keyed by ``StorageSecurityKey``: described even
     /// when below `KEYCHAINKIT_REQUIRE` (``StorageSecurityKey/meetsRequirement`` false). Never
     /// creates a keychain: a missing one is `errSecNoSuchKeychain`.

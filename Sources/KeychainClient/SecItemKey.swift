@@ -36,6 +36,8 @@ package enum SecItemKey {
     package static let path = "path"
     /// `kSecAttrLabel`.
     package static let label = "labl"
+    /// `kSecAttrGeneric`.
+    package static let generic = "gena"
     /// `kSecAttrComment`.
     package static let comment = "icmt"
     /// `kSecAttrIsInvisible`.

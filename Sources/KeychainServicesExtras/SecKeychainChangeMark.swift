@@ -3,6 +3,7 @@
 // index) compares marks to know when its copy may be stale.
 
 import Foundation
+import KeychainClient
 import KeychainEngine
 import KeychainServicesPortable
 
@@ -17,15 +18,7 @@ import KeychainServicesPortable
 /// `errSecUnimplemented`. A missing file is `errSecNoSuchKeychain`.
 public func SecKeychainCopyChangeMark(_ keychain: SecKeychain, _ mark: UnsafeMutablePointer<CFData?>) -> OSStatus {
     keychainCallStatus { () throws(KeychainCallFailure) in
-        guard SecKeychainServiceRoute.socket(for: keychain.path) == nil else {
-            throw KeychainCallFailure(status: errSecUnimplemented, failure: nil)
-        }
-        let current = try KeychainLifecycle.apple.changeMark(keychain.path)
-        var bytes = Data()
-        for field in [current.connection, UInt64(bitPattern: current.otherConnections), UInt64(bitPattern: current.ownChanges)] {
-            withUnsafeBytes(of: field.bigEndian) { bytes.append(contentsOf: $0) }
-        }
-        mark.pointee = bytes as NSData
+        mark.pointee = try KeychainFileCalls.changeMark(keychain.path) as NSData
     }
 }
 
@@ -33,7 +26,5 @@ public func SecKeychainCopyChangeMark(_ keychain: SecKeychain, _ mark: UnsafeMut
 /// other processes (and the same connection of this one): what changed between them, if anything,
 /// was changed by this process's own handle on the keychain. False for anything that is not two marks.
 public func SecKeychainChangeMarkOtherProcessesEqual(_ first: CFData, _ second: CFData) -> Bool {
-    let first = Data(copyingBytesOf: first), second = Data(copyingBytesOf: second)
-    guard first.count == 24, second.count == 24 else { return false }
-    return first.prefix(16) == second.prefix(16)
+    KeychainFileCalls.changeMarksOtherProcessesEqual(Data(copyingBytesOf: first), Data(copyingBytesOf: second))
 }

@@ -61,8 +61,8 @@ struct LayerRuleTests {
         "KeychainAudit": ["KeychainPrimitives", "KeychainLinux", "KeychainClient", "KeychainVocabulary"],
         "InternetCredentials": ["KeychainPrimitives", "KeychainServices", "KeychainClient", "KeychainVocabulary"],
         "KeychainToolSupport": ["KeychainEngine", "KeychainClient", "KeychainAudit"],
-        "SecretService": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainServicesExtras", "KeychainAudit",
-                          "KeychainToolSupport", "InternetCredentials", "KeychainClient"],
+        "SecretService": ["KeychainPrimitives", "KeychainLinux", "KeychainAudit", "KeychainToolSupport", "InternetCredentials",
+                          "KeychainClient", "KeychainVocabulary"],
         // The programs.
         "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainSync", "KeychainServiceCore",
                         "KeychainServiceWire", "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService",
@@ -527,6 +527,21 @@ struct LayerRuleTests {
         }
         #expect(closure.contains("InternetCredentials"), "the Docker helper's closure was not read: \(closure.sorted())")
         #expect(offenders.isEmpty, "links _StringProcessing (Swift Regex) into the Docker helper: use firstRange(ofText:) or removingText(_:) (KeychainPrimitives): \(offenders)")
+    }
+
+    /// The Secret Service provider (linked by keychainctl) reaches the keychain through
+    /// KeychainClient alone: a CF-layer module anywhere in its closure would put Apple's CF-typed
+    /// API back into keychainctl whatever keychainctl's own files import.
+    @Test func theSecretServiceProviderLinksNoCFLayerOnLinux() throws {
+        let manifest = try Self.manifest()
+        let closure = manifest.linuxClosure(of: "SecretService")
+        #expect(closure.contains("KeychainClient"), "the provider reaches the keychain through KeychainClient: \(closure.sorted())")
+        #expect(closure.isDisjoint(with: Self.cfLayer), """
+            the Secret Service provider links Apple's CF-typed API on Linux through \(closure.intersection(Self.cfLayer).sorted()): \
+            use KeychainClient's calls (SecItem on Swift dictionaries, KeychainFileCalls) instead
+            """)
+        let files = try Self.cfLayerImports(in: Self.codeLines(of: "SecretService"))
+        #expect(files.isEmpty, "these Secret Service files import Apple's CF-typed API: \(files.sorted())")
     }
 
     /// keychainctl's files that still import Apple's CF-typed API where KeychainKit implements the

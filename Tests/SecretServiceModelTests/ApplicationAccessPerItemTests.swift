@@ -116,7 +116,7 @@ struct ApplicationAccessPerItemTests {
                 kSecAttrAccount as String: ApplicationAccessStore.itemAccountPrefix + Self.itemID(1),
                 kSecAttrGeneric as String: ApplicationAccessStore.movedOutTag,
                 kSecValueData as String: stale,
-                kSecUseKeychain as String: accessStore.calls.keychain,
+                kSecUseKeychain as String: try Self.handle(of: accessStore),
             ]
             try #require(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
             _ = try accessStore.ensureListsPerItem()
@@ -129,11 +129,19 @@ struct ApplicationAccessPerItemTests {
             try #require(SecItemUpdate([kSecClass as String: kSecClassGenericPassword as String,
                                         kSecAttrService as String: ApplicationAccessStore.service,
                                         kSecAttrAccount as String: "record",
-                                        kSecUseKeychain as String: accessStore.calls.keychain] as CFDictionary,
+                                        kSecUseKeychain as String: try Self.handle(of: accessStore)] as CFDictionary,
                                        [kSecValueData as String: reverted] as CFDictionary) == errSecSuccess)
             _ = try accessStore.ensureListsPerItem()
             #expect(try accessStore.storedList(of: Self.itemID(1)).list?.creator == "/x")
         }
+    }
+
+    /// Apple's handle on the keychain the access store keeps its records in (the test writes
+    /// there as another program would, through Apple's API).
+    private static func handle(of accessStore: ApplicationAccessStore) throws -> SecKeychain {
+        var handle: SecKeychain?
+        try #require(SecKeychainOpen(accessStore.calls.path, &handle) == errSecSuccess)
+        return try #require(handle)
     }
 
     /// Replaces the stored data of item `number`'s list.
@@ -142,7 +150,7 @@ struct ApplicationAccessPerItemTests {
             kSecClass as String: kSecClassGenericPassword as String,
             kSecAttrService as String: ApplicationAccessStore.service,
             kSecAttrAccount as String: ApplicationAccessStore.itemAccountPrefix + itemID(number),
-            kSecUseKeychain as String: accessStore.calls.keychain,
+            kSecUseKeychain as String: try Self.handle(of: accessStore),
         ]
         try #require(SecItemUpdate(query as CFDictionary, [kSecValueData as String: data] as CFDictionary) == errSecSuccess)
     }
@@ -160,7 +168,6 @@ struct ApplicationAccessPerItemTests {
                 kSecClass as String: kSecClassGenericPassword as String,
                 kSecAttrService as String: ApplicationAccessStore.service,
                 kSecAttrAccount as String: ApplicationAccessStore.itemAccountPrefix + Self.itemID(2),
-                kSecUseKeychain as String: accessStore.calls.keychain,
             ]))
             try Self.tamper(accessStore, item: 1, data: copied.data)
             for damaged in [copied.data, Data("{\"item\":".utf8)] {

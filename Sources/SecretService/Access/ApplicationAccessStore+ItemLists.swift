@@ -1,6 +1,6 @@
 import Foundation
-import KeychainServices
-import KeychainServicesExtras
+import KeychainClient
+import KeychainVocabulary
 
 /// Each item's list of trusted applications as a hidden record of its own (account
 /// ``ApplicationAccessStore/itemAccountPrefix`` + item id), and the move of a version-1 keychain's
@@ -48,20 +48,19 @@ extension ApplicationAccessStore {
     /// Every item's stored list with its version, in one query.
     func allLists() throws(SecretServiceError) -> [String: (list: ItemApplicationList, version: StoredVersion)] {
         var query = serviceQuery()
-        query[kSecMatchLimit as String] = kSecMatchLimitAll as String
-        query[kSecReturnAttributes as String] = true
-        query[kSecReturnData as String] = true
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return [:] }
-        guard status == errSecSuccess else { throw calls.error(status) }
+        query[SecItemKey.matchLimit] = SecItemKey.matchLimitAll
+        query[SecItemKey.returnAttributes] = true
+        query[SecItemKey.returnData] = true
+        let (status, result) = KeychainClient.copyMatching(query, in: calls.keychain)
+        if status == KeychainStatus.itemNotFound.rawValue { return [:] }
+        guard status == KeychainStatus.success.rawValue else { throw calls.error(status) }
         var lists: [String: (list: ItemApplicationList, version: StoredVersion)] = [:]
         for case let item as [String: Any] in (result as? [Any]) ?? [] {
-            guard let account = AttributeMapping.text(item[kSecAttrAccount as String]),
+            guard let account = AttributeMapping.text(item[SecItemKey.account]),
                   account.hasPrefix(Self.itemAccountPrefix) else { continue }
-            guard let data = item[kSecValueData as String] as? NSData else { throw calls.error(errSecInternal) }
+            guard let data = item[SecItemKey.valueData] as? Data else { throw calls.error(KeychainStatus.`internal`.rawValue) }
             let itemID = String(account.dropFirst(Self.itemAccountPrefix.count))
-            let list = try ApplicationAccessStoredForms.decodeList(Data(copyingBytesOf: data), itemID: itemID, keychain: calls.path)
+            let list = try ApplicationAccessStoredForms.decodeList(data, itemID: itemID, keychain: calls.path)
             lists[itemID] = (list, Self.version(of: item))
         }
         return lists
@@ -114,30 +113,29 @@ extension ApplicationAccessStore {
         let data = try ApplicationAccessStoredForms.encode(
             ApplicationAccessStoredForms.ItemList(item: itemID, creator: list.creator, trusted: list.trusted))
         var add = itemQuery(itemID)
-        add[kSecAttrLabel as String] = Self.itemLabel
-        add[kSecValueData as String] = data
-        add[kSecAttrGeneric as String] = Self.movedOutTag
+        add[SecItemKey.label] = Self.itemLabel
+        add[SecItemKey.valueData] = data
+        add[SecItemKey.generic] = Self.movedOutTag
         writeCount?.count(bytes: data.count)
-        let added = SecItemAdd(add as CFDictionary, nil)
-        if added == errSecSuccess { return }
-        guard added == errSecDuplicateItem else { throw calls.error(added) }
+        let added = KeychainClient.add(add, in: calls.keychain).status
+        if added == KeychainStatus.success.rawValue { return }
+        guard added == KeychainStatus.duplicateItem.rawValue else { throw calls.error(added) }
         var earlierCopy = itemQuery(itemID)
-        earlierCopy[kSecAttrGeneric as String] = Self.movedOutTag
+        earlierCopy[SecItemKey.generic] = Self.movedOutTag
         writeCount?.count(bytes: data.count)
-        let updated = SecItemUpdate(earlierCopy as CFDictionary, [kSecValueData as String: data] as CFDictionary)
+        let updated = KeychainClient.update(earlierCopy, [SecItemKey.valueData: data], in: calls.keychain)
         // Not found: the list was written since the move (another tag), and that one stands.
-        guard updated == errSecSuccess || updated == errSecItemNotFound else { throw calls.error(updated) }
+        guard updated == KeychainStatus.success.rawValue || updated == KeychainStatus.itemNotFound.rawValue else { throw calls.error(updated) }
     }
 
     private func serviceQuery() -> [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword as String,
-         kSecAttrService as String: Self.service,
-         kSecUseKeychain as String: calls.keychain]
+        [SecItemKey.itemClass: SecItemKey.genericPassword,
+         SecItemKey.service: Self.service]
     }
 
     private func itemQuery(_ itemID: String) -> [String: Any] {
         var query = serviceQuery()
-        query[kSecAttrAccount as String] = Self.itemAccountPrefix + itemID
+        query[SecItemKey.account] = Self.itemAccountPrefix + itemID
         return query
     }
 }

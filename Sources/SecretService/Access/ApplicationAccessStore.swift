@@ -1,7 +1,7 @@
 import Foundation
 import KeychainPrimitives
-import KeychainServices
-import KeychainServicesExtras
+import KeychainClient
+import KeychainVocabulary
 
 /// Where a keychain keeps its per-application access settings: hidden generic passwords of service
 /// ``service``. Account ``account`` holds the keychain-wide record (the policy); account
@@ -105,7 +105,7 @@ package struct ApplicationAccessStore {
     static let maximumAttempts = 32
 
     static func keptChanging(_ path: String) -> SecretServiceError {
-        .storage(status: errSecInternal, reason: "the per-application access settings of \(path) kept changing "
+        .storage(status: KeychainStatus.`internal`.rawValue, reason: "the per-application access settings of \(path) kept changing "
                  + "under this change (\(maximumAttempts) attempts); nothing more was changed: try again")
     }
 
@@ -154,12 +154,11 @@ package struct ApplicationAccessStore {
     /// settings from changed ones, since every change of a list or the policy moves it).
     func storedVersion() throws(SecretServiceError) -> StoredVersion {
         var query = mainQuery()
-        query[kSecReturnAttributes as String] = true
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return .absent }
-        guard status == errSecSuccess, let item = result as? [String: Any] else {
-            throw calls.error(status == errSecSuccess ? errSecInternal : status)
+        query[SecItemKey.returnAttributes] = true
+        let (status, result) = KeychainClient.copyMatching(query, in: calls.keychain)
+        if status == KeychainStatus.itemNotFound.rawValue { return .absent }
+        guard status == KeychainStatus.success.rawValue, let item = result as? [String: Any] else {
+            throw calls.error(status == KeychainStatus.success.rawValue ? KeychainStatus.`internal`.rawValue : status)
         }
         return Self.version(of: item)
     }
@@ -190,10 +189,10 @@ package struct ApplicationAccessStore {
         let tag = Self.newTag()
         if let expected {
             var query = mainQuery()
-            query[kSecAttrGeneric as String] = expected
-            if try updateItem(query, [kSecAttrGeneric as String: tag]) { return tag }
+            query[SecItemKey.generic] = expected
+            if try updateItem(query, [SecItemKey.generic: tag]) { return tag }
         }
-        _ = try updateItem(mainQuery(), [kSecAttrGeneric as String: tag])
+        _ = try updateItem(mainQuery(), [SecItemKey.generic: tag])
         return nil
     }
 
@@ -202,16 +201,15 @@ package struct ApplicationAccessStore {
     /// The data and version of the one item `query` names, nil when there is none.
     func readData(_ query: [String: Any]) throws(SecretServiceError) -> (data: Data, version: StoredVersion)? {
         var query = query
-        query[kSecReturnData as String] = true
-        query[kSecReturnAttributes as String] = true
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess, let item = result as? [String: Any],
-              let stored = item[kSecValueData as String] as? NSData else {
-            throw calls.error(status == errSecSuccess ? errSecInternal : status)
+        query[SecItemKey.returnData] = true
+        query[SecItemKey.returnAttributes] = true
+        let (status, result) = KeychainClient.copyMatching(query, in: calls.keychain)
+        if status == KeychainStatus.itemNotFound.rawValue { return nil }
+        guard status == KeychainStatus.success.rawValue, let item = result as? [String: Any],
+              let stored = item[SecItemKey.valueData] as? Data else {
+            throw calls.error(status == KeychainStatus.success.rawValue ? KeychainStatus.`internal`.rawValue : status)
         }
-        return (Data(copyingBytesOf: stored), Self.version(of: item))
+        return (stored, Self.version(of: item))
     }
 
     /// Stores `data` as the item `query` names if it is still `version` (adding it when absent);
@@ -221,20 +219,20 @@ package struct ApplicationAccessStore {
         var query = query
         switch version {
         case .absent:
-            query[kSecAttrLabel as String] = label
-            query[kSecValueData as String] = data
-            query[kSecAttrGeneric as String] = newTag
+            query[SecItemKey.label] = label
+            query[SecItemKey.valueData] = data
+            query[SecItemKey.generic] = newTag
             writeCount?.count(bytes: data.count)
-            let added = SecItemAdd(query as CFDictionary, nil)
-            if added == errSecDuplicateItem { return false }
-            guard added == errSecSuccess else { throw calls.error(added) }
+            let added = KeychainClient.add(query, in: calls.keychain).status
+            if added == KeychainStatus.duplicateItem.rawValue { return false }
+            guard added == KeychainStatus.success.rawValue else { throw calls.error(added) }
             return true
         case .tagged(let tag):
-            query[kSecAttrGeneric as String] = tag
+            query[SecItemKey.generic] = tag
         case .untagged:
             break
         }
-        return try updateItem(query, [kSecValueData as String: data, kSecAttrGeneric as String: newTag])
+        return try updateItem(query, [SecItemKey.valueData: data, SecItemKey.generic: newTag])
     }
 
     /// Deletes the item `query` names if it is still `version`; false when another process
@@ -243,34 +241,33 @@ package struct ApplicationAccessStore {
         var query = query
         switch version {
         case .absent: return true
-        case .tagged(let tag): query[kSecAttrGeneric as String] = tag
+        case .tagged(let tag): query[SecItemKey.generic] = tag
         case .untagged: break
         }
         writeCount?.count(bytes: 0)
-        let status = SecItemDelete(query as CFDictionary)
-        if status == errSecItemNotFound { return false }
-        guard status == errSecSuccess else { throw calls.error(status) }
+        let status = KeychainClient.delete(query, in: calls.keychain)
+        if status == KeychainStatus.itemNotFound.rawValue { return false }
+        guard status == KeychainStatus.success.rawValue else { throw calls.error(status) }
         return true
     }
 
     /// `SecItemUpdate`; false when no item matched.
     private func updateItem(_ query: [String: Any], _ changes: [String: Any]) throws(SecretServiceError) -> Bool {
-        writeCount?.count(bytes: (changes[kSecValueData as String] as? Data)?.count ?? 0)
-        let status = SecItemUpdate(query as CFDictionary, changes as CFDictionary)
-        if status == errSecItemNotFound { return false }
-        guard status == errSecSuccess else { throw calls.error(status) }
+        writeCount?.count(bytes: (changes[SecItemKey.valueData] as? Data)?.count ?? 0)
+        let status = KeychainClient.update(query, changes, in: calls.keychain)
+        if status == KeychainStatus.itemNotFound.rawValue { return false }
+        guard status == KeychainStatus.success.rawValue else { throw calls.error(status) }
         return true
     }
 
     func mainQuery() -> [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword as String,
-         kSecAttrService as String: Self.service,
-         kSecAttrAccount as String: Self.account,
-         kSecUseKeychain as String: calls.keychain]
+        [SecItemKey.itemClass: SecItemKey.genericPassword,
+         SecItemKey.service: Self.service,
+         SecItemKey.account: Self.account]
     }
 
     static func version(of item: [String: Any]) -> StoredVersion {
-        (item[kSecAttrGeneric as String] as? NSData).map { .tagged(Data(copyingBytesOf: $0)) } ?? .untagged
+        (item[SecItemKey.generic] as? Data).map { .tagged($0) } ?? .untagged
     }
 
     private static func newTag() -> Data {
@@ -280,7 +277,7 @@ package struct ApplicationAccessStore {
     /// Whether a keychain item (attributes as `kSecReturnAttributes` gives them, with its class)
     /// is one of the hidden records (the keychain-wide one or an item's list).
     static func isRecord(_ item: [String: Any]) -> Bool {
-        item[kSecClass as String] as? String == kSecClassGenericPassword as String
-            && AttributeMapping.text(item[kSecAttrService as String]) == service
+        item[SecItemKey.itemClass] as? String == SecItemKey.genericPassword
+            && AttributeMapping.text(item[SecItemKey.service]) == service
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import KeychainServices
+import KeychainVocabulary
 
 /// How ``ApplicationAccessStore`` writes its records into the keychain: the JSON of the
 /// keychain-wide record (the policy) and of one item's list. Both are the secrets of hidden generic
@@ -48,7 +48,7 @@ enum ApplicationAccessStoredForms {
         case (listsInsideVersion, .none), (listsPerItemVersion, .some):
             throw damaged("the per-application access record of \(path)", "version \(main.version) with\(main.items == nil ? "out" : "") lists")
         default:
-            throw .storage(status: errSecDecode, reason: "the per-application access record of \(path) has version \(main.version), "
+            throw .storage(status: KeychainStatus.decode.rawValue, reason: "the per-application access record of \(path) has version \(main.version), "
                            + "which this KeychainKit does not know: use the KeychainKit that wrote it")
         }
     }
@@ -79,14 +79,14 @@ enum ApplicationAccessStoredForms {
     }
 
     private static func damaged(_ what: String, _ cause: Any) -> SecretServiceError {
-        .storage(status: errSecDecode, reason: "\(what) is damaged (\(cause)); nothing was read as empty: "
+        .storage(status: KeychainStatus.decode.rawValue, reason: "\(what) is damaged (\(cause)); nothing was read as empty: "
                  + "set it again with keychainctl app-access")
     }
 
     /// An item's list that does not decode: removing it (the item then has an empty list, and the
     /// policy decides) is the way out, since rewriting it would need reading it.
     private static func damaged(itemID: String, path: String, _ cause: Any) -> SecretServiceError {
-        .storage(status: errSecDecode, reason: "the list of trusted applications of the item \(itemID) in \(path) is damaged "
+        .storage(status: KeychainStatus.decode.rawValue, reason: "the list of trusted applications of the item \(itemID) in \(path) is damaged "
                  + "(\(cause)); nothing was read as empty: remove it with keychainctl delete-generic-password "
                  + "-s \(ApplicationAccessStore.service) -a \(ApplicationAccessStore.itemAccountPrefix)\(itemID) \(path), "
                  + "then trust the item's applications again with keychainctl app-access trust")

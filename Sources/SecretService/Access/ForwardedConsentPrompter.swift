@@ -1,6 +1,5 @@
 import Foundation
 import KeychainClient
-import KeychainServices
 
 /// How the provider puts the keychain service's question before its user when the service cannot
 /// decide a D-Bus client's access to an item without them: the service's text (the client as the

@@ -2,7 +2,6 @@ import Foundation
 import KeychainAudit
 import KeychainClient
 import KeychainLinux
-import KeychainServices
 
 /// The Secret Service provider (`org.freedesktop.secrets`) on a D-Bus connection: the thread that
 /// runs ``run(isStopped:)`` reads messages and hands each call, its body still undecoded, to
@@ -73,7 +72,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
         self.askApplicationAccess = askApplicationAccess
         self.recorder = recorder
         self.report = report
-        forwardsToKeychainService = SecKeychainServiceRoute.socket(for: nil) != nil
+        forwardsToKeychainService = LoginKeychainServiceRoute.socket(for: nil) != nil
     }
 
     /// Takes the bus name (from its owner too, with `replace`, if the owner allows it) and

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainAudit
 import KeychainClient
-import KeychainServices
+import KeychainVocabulary
 
 /// The daemon's backend on the keychain: ``SecretStore`` for collections and items,
 /// ``SecretTransferSession`` for the transfer encryption, each failure turned into the D-Bus
@@ -167,13 +167,13 @@ package final class KeychainSecretBackend: SecretServiceBackend {
     /// call the service decides (and may ask the user about), and the user sets the policy in the
     /// service now (`keychainctl app-access policy`).
     package func applicationAccessRecord(of collection: String, items: [String]) throws(DBusError) -> ApplicationAccessRecord {
-        if let socket = SecKeychainServiceRoute.socket(for: try keychainPath(of: collection)) {
+        if let socket = LoginKeychainServiceRoute.socket(for: try keychainPath(of: collection)) {
             let named: String
             do {
                 named = try SecretServicePolicyRoute.policy(socket: socket)
             } catch {
                 // Locked: the caller decides as it does for a locked keychain (the session collection asks).
-                if error.status == errSecInteractionNotAllowed { throw .isLocked("the keychain is locked: \(error)") }
+                if error.status == KeychainStatus.interactionNotAllowed.rawValue { throw .isLocked("the keychain is locked: \(error)") }
                 throw .failed("the per-application policy could not be read from the keychain service, so nothing was decided: \(error)")
             }
             guard let policy = ApplicationAccessPolicy(rawValue: named) else {
@@ -257,7 +257,7 @@ extension SecretServiceError {
         case .invalidArgument: return .invalidArgs(description)
         // The keychain service refused a client an item does not trust (the user denied it, could
         // not be asked, or the policy is deny): the client is told so, as a refusal, not a failure.
-        case .storage(let status, _) where status == errSecUserCanceled || status == errSecMissingEntitlement:
+        case .storage(let status, _) where status == KeychainStatus.userCanceled.rawValue || status == KeychainStatus.missingEntitlement.rawValue:
             return DBusError("org.freedesktop.DBus.Error.AccessDenied", description)
         case .alreadyExists, .storage, .keychainFileGone: return .failed(description)
         case .wrongPassword: return DBusError("org.freedesktop.DBus.Error.AccessDenied", description)

@@ -1,6 +1,6 @@
 import InternetCredentials
 import Foundation
-import KeychainServices
+import KeychainClient
 
 /// How Secret Service items (a label, a string-to-string attribute dictionary, a secret with a
 /// content type) are stored as keychain items, so that `keychainctl`, the typed API and Secret
@@ -45,20 +45,20 @@ enum AttributeMapping {
         guard let service = attributes["service"], let username = attributes["username"],
               service != ApplicationAccessStore.service else { return nil }
         return [
-            kSecClass as String: kSecClassGenericPassword as String,
-            kSecAttrService as String: service,
-            kSecAttrAccount as String: username,
-            kSecAttrGeneric as String: try encode(Stored(attributes: attributes, contentType: contentType)),
+            SecItemKey.itemClass: SecItemKey.genericPassword,
+            SecItemKey.service: service,
+            SecItemKey.account: username,
+            SecItemKey.generic: try encode(Stored(attributes: attributes, contentType: contentType)),
         ]
     }
 
     /// The collision-free generic slot: service ``fallbackService``, a random account.
     static func fallback(_ attributes: [String: String], contentType: String) throws(SecretServiceError) -> [String: Any] {
         [
-            kSecClass as String: kSecClassGenericPassword as String,
-            kSecAttrService as String: fallbackService,
-            kSecAttrAccount as String: UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
-            kSecAttrGeneric as String: try encode(Stored(attributes: attributes, contentType: contentType)),
+            SecItemKey.itemClass: SecItemKey.genericPassword,
+            SecItemKey.service: fallbackService,
+            SecItemKey.account: UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
+            SecItemKey.generic: try encode(Stored(attributes: attributes, contentType: contentType)),
         ]
     }
 
@@ -73,25 +73,25 @@ enum AttributeMapping {
               let code = InternetProtocolCode.code(for: scheme), InternetProtocolCode.scheme(for: code) == scheme
         else { return nil }
         var result: [String: Any] = [
-            kSecClass as String: kSecClassInternetPassword as String,
-            kSecAttrAccount as String: user,
-            kSecAttrServer as String: server,
-            kSecAttrProtocol as String: code,
+            SecItemKey.itemClass: SecItemKey.internetPassword,
+            SecItemKey.account: user,
+            SecItemKey.server: server,
+            SecItemKey.`protocol`: code,
         ]
         if let port = attributes["port"] {
             guard let number = UInt16(port), number != 0, String(number) == port else { return nil }
-            result[kSecAttrPort as String] = Int(number)
+            result[SecItemKey.port] = Int(number)
         }
         if let object = attributes["object"] {
             guard !object.isEmpty else { return nil }
-            result[kSecAttrPath as String] = object
+            result[SecItemKey.path] = object
         }
         return result
     }
 
     /// The Secret Service view of a keychain item's attributes (as `kSecReturnAttributes` gives them).
     static func decode(_ item: [String: Any]) -> Decoded {
-        if let generic = item[kSecAttrGeneric as String] as? Data, generic.starts(with: storedPrefix) {
+        if let generic = item[SecItemKey.generic] as? Data, generic.starts(with: storedPrefix) {
             let decoder = JSONDecoder()
             do {
                 let stored = try decoder.decode(Stored.self, from: generic.dropFirst(storedPrefix.count))
@@ -106,21 +106,27 @@ enum AttributeMapping {
 
     /// The attributes of an item this provider did not make.
     static func synthesized(_ item: [String: Any]) -> [String: String] {
-        let itemClass = item[kSecClass as String] as? String
+        let itemClass = item[SecItemKey.itemClass] as? String
         var attributes: [String: String] = [:]
-        if itemClass == kSecClassInternetPassword as String {
+        if itemClass == SecItemKey.internetPassword {
             attributes["xdg:schema"] = networkSchema
-            if let account = text(item[kSecAttrAccount as String]) { attributes["user"] = account }
-            if let server = text(item[kSecAttrServer as String]), !server.isEmpty { attributes["server"] = server }
-            if let code = text(item[kSecAttrProtocol as String]), !code.isEmpty { attributes["protocol"] = InternetProtocolCode.scheme(for: code) }
-            if let port = (item[kSecAttrPort as String] as? NSNumber)?.intValue, port != 0 { attributes["port"] = String(port) }
-            if let path = text(item[kSecAttrPath as String]), !path.isEmpty { attributes["object"] = path }
+            if let account = text(item[SecItemKey.account]) { attributes["user"] = account }
+            if let server = text(item[SecItemKey.server]), !server.isEmpty { attributes["server"] = server }
+            if let code = text(item[SecItemKey.`protocol`]), !code.isEmpty { attributes["protocol"] = InternetProtocolCode.scheme(for: code) }
+            if let port = integer(item[SecItemKey.port]), port != 0 { attributes["port"] = String(port) }
+            if let path = text(item[SecItemKey.path]), !path.isEmpty { attributes["object"] = path }
         } else {
             attributes["xdg:schema"] = genericSchema
-            if let service = text(item[kSecAttrService as String]) { attributes["service"] = service }
-            if let account = text(item[kSecAttrAccount as String]) { attributes["username"] = account }
+            if let service = text(item[SecItemKey.service]) { attributes["service"] = service }
+            if let account = text(item[SecItemKey.account]) { attributes["username"] = account }
         }
         return attributes
+    }
+
+    /// A number attribute as the keychain returns it (a Swift integer, or an `NSNumber`).
+    static func integer(_ value: Any?) -> Int? {
+        if let number = value as? Int { return number }
+        return (value as? NSNumber)?.intValue
     }
 
     /// A string attribute as the keychain returns it (a string, or UTF-8 data).

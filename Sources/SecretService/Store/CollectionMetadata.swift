@@ -1,5 +1,5 @@
 import Foundation
-import KeychainServices
+import KeychainVocabulary
 
 /// What the Secret Service needs about collections that a keychain file does not hold: each
 /// collection's label, creation and modification times and file name, and the aliases.
@@ -74,7 +74,7 @@ struct CollectionMetadata: Codable, Equatable {
 
     /// errSecIO for a metadata file that could not be written, naming the file and the cause.
     private static func writeFailure(_ path: String, _ code: Int32) -> SecretServiceError {
-        .storage(status: errSecIO, reason: "the collection metadata \(path) could not be written (\(String(cString: strerror(code))))")
+        .storage(status: KeychainStatus.io.rawValue, reason: "the collection metadata \(path) could not be written (\(String(cString: strerror(code))))")
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import KeychainServices
+import KeychainClient
 
 /// Which keychain items are Secret Service items in the form this provider stores them, for
 /// `keychainctl service migrate-in`: in the embedded mode the provider keeps its items in
@@ -14,8 +14,8 @@ package enum ProviderItemForm {
     /// (keychainctl's git helper and a Secret Service client write the same ones), so they are
     /// never counted as the provider's.
     package static func isProviderItem(_ item: [String: Any]) -> Bool {
-        guard item[kSecClass as String] as? String == kSecClassGenericPassword as String,
-              item[kSecAttrService as String] as? String != ApplicationAccessStore.service else { return false }
+        guard item[SecItemKey.itemClass] as? String == SecItemKey.genericPassword,
+              item[SecItemKey.service] as? String != ApplicationAccessStore.service else { return false }
         return AttributeMapping.decode(item).isStored
     }
 }

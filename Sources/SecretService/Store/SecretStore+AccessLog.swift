@@ -1,6 +1,6 @@
 import Foundation
 import KeychainAudit
-import KeychainServices
+import KeychainClient
 
 /// The provider's access log writes its key and checkpoint item into the keychain it logs, about
 /// once a second while clients read (``AccessLogGroupCommit``). Made through the store, as one of
@@ -12,35 +12,23 @@ extension SecretStore {
     /// process on that keychain, the add and the update made under the store's lock as its own
     /// writes (``ownWrite(in:_:_:)``).
     package func accessLogKeyItems(forKeychainAt path: String) -> AccessLogKeyItems {
-        var opened: SecKeychain?
-        let status = SecKeychainOpen(path, &opened)
-        // `SecKeychainOpen` does not touch the file; a failure here is reported by every call below.
-        let keychain = status == errSecSuccess ? opened : nil
-        let inKeychain: @Sendable ([String: Any]) -> [String: Any] = { query in
-            var query = query
-            query[kSecUseKeychain as String] = keychain
-            return query
-        }
+        let keychain = KeychainClient.Keychain.file(path: path)
         return AccessLogKeyItems(
             copyData: { query in
-                guard keychain != nil else { return (status, nil) }
-                var result: CFTypeRef?
-                let found = SecItemCopyMatching(inKeychain(query) as CFDictionary, &result)
+                let (found, result) = KeychainClient.copyMatching(query, in: keychain)
                 return (found, result as? Data)
             },
             add: { [self] attributes in
-                guard keychain != nil else { return status }
-                return ownLogWrite(keychainPath: path) { SecItemAdd(inKeychain(attributes) as CFDictionary, nil) }
+                ownLogWrite(keychainPath: path) { KeychainClient.add(attributes, in: keychain).status }
             },
             update: { [self] query, changes in
-                guard keychain != nil else { return status }
-                return ownLogWrite(keychainPath: path) { SecItemUpdate(inKeychain(query) as CFDictionary, changes as CFDictionary) }
+                ownLogWrite(keychainPath: path) { KeychainClient.update(query, changes, in: keychain) }
             })
     }
 
     /// Runs the log's write `body` on the keychain at `path` under the store's lock, as one of the
     /// store's own writes on the collection kept there (if the store has one there).
-    private func ownLogWrite(keychainPath path: String, _ body: () -> OSStatus) -> OSStatus {
+    private func ownLogWrite(keychainPath path: String, _ body: () -> Int32) -> Int32 {
         lock.lock()
         defer { lock.unlock() }
         let collection = metadata.collections.first { entry in (entry.value.file.map { directory + "/" + $0 } ?? loginPath) == path }

@@ -1,5 +1,4 @@
 import Foundation
-import KeychainServices
 
 /// Per-application access: each collection's policy and its items' lists of trusted
 /// applications, kept in the collection's keychain by ``ApplicationAccessStore``.

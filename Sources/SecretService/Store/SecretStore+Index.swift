@@ -1,7 +1,6 @@
 import Foundation
 import KeychainAudit
-import KeychainServices
-import KeychainServicesExtras
+import KeychainClient
 
 /// Searching through each unlocked collection's ``CollectionAttributeIndex`` instead of
 /// decrypting every item at every search. Every method here runs under the store's lock.
@@ -89,7 +88,7 @@ extension SecretStore {
         index.mark = nil
         do throws(SecretServiceError) {
             if wasCurrent, let before, let after = try calls.changeMark(),
-               SecKeychainChangeMarkOtherProcessesEqual(NSData(data: before), NSData(data: after)) {
+               KeychainFileCalls.changeMarksOtherProcessesEqual(before, after) {
                 index.mark = after
             }
         } catch {
@@ -166,9 +165,9 @@ extension SecretStore {
 
     /// An item's label, attributes and times, from its keychain attributes.
     static func info(of item: [String: Any]) -> SecretItemInfo {
-        SecretItemInfo(label: AttributeMapping.text(item[kSecAttrLabel as String]) ?? "",
+        SecretItemInfo(label: AttributeMapping.text(item[SecItemKey.label]) ?? "",
                        attributes: AttributeMapping.decode(item).attributes,
-                       created: item[kSecAttrCreationDate as String] as? Date ?? Date(timeIntervalSince1970: 0),
-                       modified: item[kSecAttrModificationDate as String] as? Date ?? Date(timeIntervalSince1970: 0))
+                       created: item[SecItemKey.creationDate] as? Date ?? Date(timeIntervalSince1970: 0),
+                       modified: item[SecItemKey.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0))
     }
 }

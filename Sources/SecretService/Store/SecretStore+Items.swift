@@ -1,6 +1,6 @@
 import Foundation
 import KeychainAudit
-import KeychainServices
+import KeychainClient
 
 extension SecretStore {
     /// The items of a collection (its generic and internet passwords).
@@ -80,7 +80,7 @@ extension SecretStore {
             guard !Self.isBookkeeping(item.attributes) else { throw .noSuchObject }
             let decoded = AttributeMapping.decode(item.attributes)
             return (SecretValue(bytes: Array(item.data), contentType: decoded.contentType),
-                    AttributeMapping.text(item.attributes[kSecAttrLabel as String]) ?? "", decoded.attributes)
+                    AttributeMapping.text(item.attributes[SecItemKey.label]) ?? "", decoded.attributes)
         }
     }
 
@@ -102,8 +102,8 @@ extension SecretStore {
             if replace, let existing = try replaceable(in: collection, calls: calls, attributes: attributes, natural: natural) {
                 let reference = existing.item.persistentReference
                 var changes = try Self.slotChanges(for: existing.itemClass, attributes: attributes, contentType: secret.contentType)
-                changes[kSecAttrLabel as String] = label
-                changes[kSecValueData as String] = Data(secret.bytes)
+                changes[SecItemKey.label] = label
+                changes[SecItemKey.valueData] = Data(secret.bytes)
                 try ownWrite(in: collection, calls) { () throws(SecretServiceError) in try calls.update(reference, changes) }
                 try touch(collection)
                 let ref = SecretItemRef(collection: collection, item: existing.item)
@@ -136,11 +136,11 @@ extension SecretStore {
         try locked { () throws(SecretServiceError) in
             let item = try attributes(ref)
             let decoded = AttributeMapping.decode(item)
-            var changes: [String: Any] = [kSecValueData as String: Data(secret.bytes)]
-            if item[kSecClass as String] as? String == kSecClassInternetPassword as String {
+            var changes: [String: Any] = [SecItemKey.valueData: Data(secret.bytes)]
+            if item[SecItemKey.itemClass] as? String == SecItemKey.internetPassword {
                 guard secret.contentType == "text/plain" else { throw .notSupported("a content type other than text/plain for this item") }
             } else if decoded.isStored || secret.contentType != decoded.contentType {
-                changes[kSecAttrGeneric as String] = try AttributeMapping.encode(.init(attributes: decoded.attributes, contentType: secret.contentType))
+                changes[SecItemKey.generic] = try AttributeMapping.encode(.init(attributes: decoded.attributes, contentType: secret.contentType))
             }
             let calls = try keychain(ref.collection)
             try ownWrite(in: ref.collection, calls) { () throws(SecretServiceError) in try calls.update(ref.item.persistentReference, changes) }
@@ -155,7 +155,7 @@ extension SecretStore {
             _ = try attributes(ref)
             let calls = try keychain(ref.collection)
             try ownWrite(in: ref.collection, calls) { () throws(SecretServiceError) in
-                try calls.update(ref.item.persistentReference, [kSecAttrLabel as String: label])
+                try calls.update(ref.item.persistentReference, [SecItemKey.label: label])
             }
             try touch(ref.collection)
             noteWrite(to: ref)
@@ -175,31 +175,31 @@ extension SecretStore {
             let calls = try keychain(ref.collection)
             let reference = ref.item.persistentReference
             try ownWrite(in: ref.collection, calls) { () throws(SecretServiceError) in
-                if item[kSecClass as String] as? String == kSecClassInternetPassword as String {
+                if item[SecItemKey.itemClass] as? String == SecItemKey.internetPassword {
                     guard var internet = AttributeMapping.internetAttributes(attributes, contentType: decoded.contentType) else {
                         throw .notSupported("these attributes on an item stored as an internet password")
                     }
-                    internet[kSecClass as String] = nil
+                    internet[SecItemKey.itemClass] = nil
                     // Absent port and path are cleared, not kept from before.
-                    internet[kSecAttrPort as String] = internet[kSecAttrPort as String] ?? 0
-                    internet[kSecAttrPath as String] = internet[kSecAttrPath as String] ?? ""
+                    internet[SecItemKey.port] = internet[SecItemKey.port] ?? 0
+                    internet[SecItemKey.path] = internet[SecItemKey.path] ?? ""
                     try calls.update(reference, internet)
                 } else {
-                    var changes = try Self.slotChanges(for: kSecClassGenericPassword as String, attributes: attributes, contentType: decoded.contentType)
+                    var changes = try Self.slotChanges(for: SecItemKey.genericPassword, attributes: attributes, contentType: decoded.contentType)
                     // Without service and username the item leaves a keychainctl-visible slot for
                     // the collision-free one (keychainctl would otherwise show attributes it no longer has).
-                    if changes[kSecAttrService as String] == nil,
-                       AttributeMapping.text(item[kSecAttrService as String]) != AttributeMapping.fallbackService {
+                    if changes[SecItemKey.service] == nil,
+                       AttributeMapping.text(item[SecItemKey.service]) != AttributeMapping.fallbackService {
                         let fallback = try AttributeMapping.fallback(attributes, contentType: decoded.contentType)
-                        changes[kSecAttrService as String] = fallback[kSecAttrService as String]
-                        changes[kSecAttrAccount as String] = fallback[kSecAttrAccount as String]
+                        changes[SecItemKey.service] = fallback[SecItemKey.service]
+                        changes[SecItemKey.account] = fallback[SecItemKey.account]
                     }
                     switch Result(catching: { () throws(SecretServiceError) in try calls.update(reference, changes) }) {
                     case .success: break
                     case .failure(.alreadyExists):
                         let fallback = try AttributeMapping.fallback(attributes, contentType: decoded.contentType)
-                        changes[kSecAttrService as String] = fallback[kSecAttrService as String]
-                        changes[kSecAttrAccount as String] = fallback[kSecAttrAccount as String]
+                        changes[SecItemKey.service] = fallback[SecItemKey.service]
+                        changes[SecItemKey.account] = fallback[SecItemKey.account]
                         try calls.update(reference, changes)
                     case .failure(let error): throw error
                     }
@@ -245,7 +245,7 @@ extension SecretStore {
         guard !(try lockedState(ref.collection)) else { throw .isLocked }
         let reference = ref.item.persistentReference
         let itemClass = String(decoding: reference.prefix(4), as: UTF8.self)
-        guard itemClass == kSecClassGenericPassword as String || itemClass == kSecClassInternetPassword as String else { throw .noSuchObject }
+        guard itemClass == SecItemKey.genericPassword || itemClass == SecItemKey.internetPassword else { throw .noSuchObject }
         return reference
     }
 
@@ -282,7 +282,7 @@ extension SecretStore {
         }
         guard let natural else { return nil }
         for item in try calls.passwordItems(inSlotOf: natural) {
-            guard let id = Self.itemID(item), let itemClass = item[kSecClass as String] as? String,
+            guard let id = Self.itemID(item), let itemClass = item[SecItemKey.itemClass] as? String,
                   !AttributeMapping.decode(item).isStored, Self.occupies(item, natural) else { continue }
             return (id, itemClass)
         }
@@ -291,17 +291,17 @@ extension SecretStore {
 
     /// Whether a keychain item sits in the slot `natural` describes (same class and primary key).
     private static func occupies(_ item: [String: Any], _ natural: [String: Any]) -> Bool {
-        let itemClass = natural[kSecClass as String] as? String
-        guard item[kSecClass as String] as? String == itemClass else { return false }
-        let keys: [CFString] = itemClass == kSecClassInternetPassword as String
-            ? [kSecAttrAccount, kSecAttrServer, kSecAttrProtocol, kSecAttrPath]
-            : [kSecAttrService, kSecAttrAccount]
-        for key in keys where AttributeMapping.text(item[key as String]) ?? "" != AttributeMapping.text(natural[key as String]) ?? "" {
+        let itemClass = natural[SecItemKey.itemClass] as? String
+        guard item[SecItemKey.itemClass] as? String == itemClass else { return false }
+        let keys = itemClass == SecItemKey.internetPassword
+            ? [SecItemKey.account, SecItemKey.server, SecItemKey.protocol, SecItemKey.path]
+            : [SecItemKey.service, SecItemKey.account]
+        for key in keys where AttributeMapping.text(item[key]) ?? "" != AttributeMapping.text(natural[key]) ?? "" {
             return false
         }
-        if itemClass == kSecClassInternetPassword as String {
-            let port = (item[kSecAttrPort as String] as? NSNumber)?.intValue ?? 0
-            return port == (natural[kSecAttrPort as String] as? Int ?? 0)
+        if itemClass == SecItemKey.internetPassword {
+            let port = AttributeMapping.integer(item[SecItemKey.port]) ?? 0
+            return port == (natural[SecItemKey.port] as? Int ?? 0)
         }
         return true
     }
@@ -310,25 +310,25 @@ extension SecretStore {
     private static func slotChanges(for itemClass: String, attributes: [String: String], contentType: String)
         throws(SecretServiceError) -> [String: Any]
     {
-        if itemClass == kSecClassInternetPassword as String {
+        if itemClass == SecItemKey.internetPassword {
             // Replacing an internet password found by exact attributes or by its slot: the slot
             // does not move, so nothing but label and data changes.
             return [:]
         }
         var changes: [String: Any] = [
-            kSecAttrGeneric as String: try AttributeMapping.encode(.init(attributes: attributes, contentType: contentType)),
+            SecItemKey.generic: try AttributeMapping.encode(.init(attributes: attributes, contentType: contentType)),
         ]
         // The access record's service is never a client's slot (a client must not reach the lists).
         if let service = attributes["service"], let username = attributes["username"], service != ApplicationAccessStore.service {
-            changes[kSecAttrService as String] = service
-            changes[kSecAttrAccount as String] = username
+            changes[SecItemKey.service] = service
+            changes[SecItemKey.account] = username
         }
         return changes
     }
 
     /// An item's id from its `kSecReturnPersistentRef` value.
     static func itemID(_ item: [String: Any]) -> SecretItemID? {
-        (item[kSecValuePersistentRef as String] as? Data).map(SecretItemID.init(persistentReference:))
+        (item[SecItemKey.valuePersistentRef] as? Data).map(SecretItemID.init(persistentReference:))
     }
 
     /// Whether `attributes` contain every pair of `query`.

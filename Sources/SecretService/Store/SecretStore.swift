@@ -1,5 +1,6 @@
 import Foundation
-import KeychainServices
+import KeychainClient
+import KeychainVocabulary
 
 /// The Secret Service's collections and items, kept in keychain files through Apple's public
 /// API (SecItem*, SecKeychain*), as an app would: what the D-Bus layer's Service, Collection and
@@ -46,19 +47,13 @@ package final class SecretStore: @unchecked Sendable {
     /// Whether the `login` collection is the user's keychain held by the keychain service (every
     /// item call is then forwarded to it for the D-Bus client being served).
     package var isServedByKeychainService: Bool {
-        SecKeychainServiceRoute.socket(for: loginPath) != nil
+        LoginKeychainServiceRoute.socket(for: loginPath) != nil
     }
 
     /// Opens the store on the process's default keychain and its directory, creating the
     /// `login` record and the `default` alias if they are missing.
     package convenience init() throws(SecretServiceError) {
-        var handle: SecKeychain?
-        guard SecKeychainCopyDefault(&handle) == errSecSuccess, let handle else { throw .storage(status: errSecNoDefaultKeychain) }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        var length = UInt32(buffer.count)
-        let status = SecKeychainGetPath(handle, &length, &buffer)
-        guard status == errSecSuccess else { throw KeychainCalls.error(status) }
-        try self.init(loginKeychainPath: String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        try self.init(loginKeychainPath: KeychainFileCalls.defaultKeychainPath)
     }
 
     /// Opens the store with `loginKeychainPath` as the `login` collection and its directory for
@@ -72,7 +67,7 @@ package final class SecretStore: @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .storage(status: errSecIO)
+            throw .storage(status: KeychainStatus.io.rawValue)
         }
         metadata = try CollectionMetadata.read(path: metadataPath)
         try ensureDefaults()
@@ -84,9 +79,10 @@ package final class SecretStore: @unchecked Sendable {
     /// `keychainctl set-keychain-password`).
     private func createLoginKeychainIfMissing() throws(SecretServiceError) {
         guard !FileManager.default.fileExists(atPath: loginPath) else { return }
-        var created: SecKeychain?
-        let status = SecKeychainCreate(loginPath, 0, nil, false, nil, &created)
-        guard status == errSecSuccess || status == errSecDuplicateKeychain else { throw KeychainCalls.error(status) }
+        let status = KeychainClient.createKeychain(at: loginPath, password: nil)
+        guard status == KeychainStatus.success.rawValue || status == KeychainStatus.duplicateKeychain.rawValue else {
+            throw KeychainCalls.error(status)
+        }
     }
 
     /// Runs `body` holding the lock. A keychain file found gone drops the cached handles, so
@@ -187,10 +183,8 @@ package final class SecretStore: @unchecked Sendable {
                 let path = directory + "/" + fileName
                 // `session` names the provider's in-memory collection (SessionCollection).
                 if metadata.collections[candidate] == nil, path != loginPath, candidate != "session" {
-                    var created: SecKeychain?
-                    let bytes = password ?? Data()
-                    let status = bytes.withUnsafeBytes { SecKeychainCreate(path, UInt32(bytes.count), $0.baseAddress, false, nil, &created) }
-                    if status == errSecSuccess {
+                    let status = KeychainClient.createKeychain(at: path, password: password)
+                    if status == KeychainStatus.success.rawValue {
                         let now = Date()
                         metadata.collections[candidate] = .init(label: label, created: now, modified: now, file: fileName)
                         try metadata.write(path: metadataPath)
@@ -198,7 +192,7 @@ package final class SecretStore: @unchecked Sendable {
                     }
                     // A keychain file of that name that is not one of ours (made by keychainctl):
                     // never taken over, the next name is tried.
-                    guard status == errSecDuplicateKeychain else { throw KeychainCalls.error(status) }
+                    guard status == KeychainStatus.duplicateKeychain.rawValue else { throw KeychainCalls.error(status) }
                 }
                 suffix += 1
                 candidate = base + "_\(suffix)"
@@ -223,10 +217,12 @@ package final class SecretStore: @unchecked Sendable {
         try locked { () throws(SecretServiceError) in
             guard id != .login else { throw .notSupported("the login collection cannot be deleted") }
             let calls = try keychain(id)
-            let status = SecKeychainDelete(calls.keychain)
+            let status = KeychainClient.deleteKeychain(calls.path)
             handles[calls.path] = nil
             dropIndex(of: id)
-            guard status == errSecSuccess || status == errSecNoSuchKeychain else { throw KeychainCalls.error(status) }
+            guard status == KeychainStatus.success.rawValue || status == KeychainStatus.noSuchKeychain.rawValue else {
+                throw KeychainCalls.error(status)
+            }
             metadata.collections[id.rawValue] = nil
             explicitlyLocked.remove(id)
             try ensureDefaults()
