@@ -81,9 +81,11 @@ public enum DockerConfigParser {
             let setting = "\"credsStore\""
             let name = "\"\(helperName)\""
             if let last = members.last {
-                // As the file separates its last member from the one before, and its key from its value.
+                // As the file separates its last member from the one before, and its key from its value:
+                // the white space after the separating comma, wherever the file put that comma.
                 let before = members.count > 1 ? members[members.count - 2].span.upperBound : root.span.lowerBound + 1
-                let indentation = bytes[before..<last.keySpan.lowerBound].drop { $0 == UInt8(ascii: ",") }
+                let separator = bytes[before..<last.keySpan.lowerBound]
+                let indentation = separator.lastIndex(of: UInt8(ascii: ",")).map { separator[($0 + 1)...] } ?? separator
                 let colon = bytes[last.keySpan.upperBound..<last.value.span.lowerBound]
                 edits.append((last.span.upperBound..<last.span.upperBound,
                               [UInt8(ascii: ",")] + indentation + Array(setting.utf8) + colon + Array(name.utf8)))

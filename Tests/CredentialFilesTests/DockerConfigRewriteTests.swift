@@ -79,6 +79,14 @@ struct DockerConfigRewriteTests {
         #expect(try rewrite("{}") == #"{"credsStore": "keychainkit"}"#)
     }
 
+    @Test("a comma written at the start of a line (found by FuzzDockerConfig): credsStore follows the file's layout, and the result parses")
+    func leadingComma() throws {
+        let original = "{\n  \"auths\": {\n    \"https://i.io\": {\"identitytoken\": \"t\"},\n    \"h.example\": { }} \n\n , \"crere\": \"desktop\"\n}\n"
+        let rewritten = try rewrite(original)
+        #expect(rewritten == "{\n  \"auths\": {\n    \"https://i.io\": {},\n    \"h.example\": { }} \n\n , \"crere\": \"desktop\", \"credsStore\": \"keychainkit\"\n}\n")
+        _ = try DockerConfigParser.parse(Data(rewritten.utf8), file: "config.json")
+    }
+
     @Test("a Windows copy keeps its CRLF line ends, and its byte order mark")
     func crlfFile() throws {
         let original = "\u{FEFF}{\r\n  \"auths\": {\r\n    \"ghcr.io\": {\r\n      \"auth\": \"dTpw\"\r\n    }\r\n  }\r\n}\r\n"
