@@ -156,7 +156,8 @@ struct PKCS12LegacyPBETests {
         let opened = try #require(archive.keys.first.flatMap { SecKeyCopyExternalRepresentation($0.value, nil) as Data? })
         #expect(opened == key.x963Representation)
 
-        let unpadded = try Self.rawCiphertext(Array(key.derRepresentation.prefix(64)), cipher, iv: iv)
+        // Ends in 0x00, never valid padding (the key's own 64th byte would be 0x01, valid, one time in 256).
+        let unpadded = try Self.rawCiphertext(Array(key.derRepresentation.prefix(63)) + [0x00], cipher, iv: iv)
         let file = Self.pfx(Self.shroudedKeyBag(scheme.arc, salt: salt, ciphertext: unpadded))
         #expect(Self.importStatus(file) == (errSecDecode, -1))
     }
