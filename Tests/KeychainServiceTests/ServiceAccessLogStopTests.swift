@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import RequiredToolSupport
 import Testing
 
@@ -12,20 +13,6 @@ struct ServiceAccessLogStopTests {
     /// A sync bound no test waits out: entries stay written but unsynced, the checkpoint behind them.
     static let longSyncBound = ["KEYCHAINKIT_ACCESS_LOG_SYNC_MS": "60000"]
 
-    /// The byte ranges of the entries in a log file (header 44 bytes with the ciphertext's length
-    /// at offset 4, then the ciphertext and its 16-byte tag).
-    static func frames(_ data: Data) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        var offset = 0
-        let bytes = [UInt8](data)
-        while offset + 44 <= bytes.count {
-            let length = bytes[offset + 4..<offset + 8].reduce(0) { $0 << 8 | Int($1) }
-            let end = min(offset + 44 + length + 16, bytes.count)
-            ranges.append(offset..<end)
-            offset = end
-        }
-        return ranges
-    }
 
     static func logFile(_ fixture: ServiceFixture, of user: ServiceFixture.User) throws -> String {
         fixture.stateDirectory + "/\(try fixture.uid(user))/login.keychain-db.access-log"
@@ -44,7 +31,7 @@ struct ServiceAccessLogStopTests {
         let service = try #require(fixture.service)
         kill(service.processIdentifier, SIGKILL)
         service.waitUntilExit()
-        #expect(Self.frames(try Data(contentsOf: URL(fileURLWithPath: try Self.logFile(fixture, of: alice)))).count == 4)
+        #expect(AccessLogFrames.ranges(in: try Data(contentsOf: URL(fileURLWithPath: try Self.logFile(fixture, of: alice)))).count == 4)
 
         try fixture.start(environment: Self.longSyncBound)
         let (run, entries) = try ServiceAccessLogTests.log(fixture, as: alice)
@@ -77,7 +64,7 @@ struct ServiceAccessLogStopTests {
 
         // The attacker cuts the read's entry off the end of the file while the service is down.
         let path = try Self.logFile(fixture, of: alice)
-        let frames = Self.frames(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let frames = AccessLogFrames.ranges(in: try Data(contentsOf: URL(fileURLWithPath: path)))
         try #require(frames.count == 2, "\(frames)")
         #expect(truncate(path, off_t(frames[1].lowerBound)) == 0)
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// The access log seen from outside: keychainctl processes read and write, `access-log` shows and
@@ -42,19 +43,6 @@ struct AccessLogTests {
 
     static func logPath(_ sandbox: ToolSandbox) -> String { sandbox.keychainPath + ".access-log" }
 
-    /// The byte ranges of the entries of a log file (header: "KKA1", 4-byte length, 36 more; 16-byte tag).
-    static func frames(_ data: Data) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        var offset = 0
-        let bytes = [UInt8](data)
-        while offset + 44 <= bytes.count {
-            let length = bytes[offset + 4..<offset + 8].reduce(0) { $0 << 8 | Int($1) }
-            let end = min(offset + 44 + length + 16, bytes.count)
-            ranges.append(offset..<end)
-            offset = end
-        }
-        return ranges
-    }
 
     static func add(_ sandbox: ToolSandbox, service: String, account: String, secret: String, label: String? = nil) throws {
         let labelArguments = label.map { ["-l", $0] } ?? []
@@ -171,7 +159,7 @@ struct AccessLogTests {
             let key = try sandbox.keychainctl(["find-generic-password", "-s", "KeychainKit access log", "-w"])
             #expect(key.status == 44 && key.stdout.isEmpty)
             let log = try Data(contentsOf: URL(fileURLWithPath: Self.logPath(sandbox)))
-            #expect(Self.frames(log).count == 3)
+            #expect(AccessLogFrames.ranges(in: log).count == 3)
             for needle in ["S3cret-Value-4d1e", "Label-Plain-0a5f", "acct-Plain-9b2c", "svc-Plain-7f3a", "keychainctl", "read"] {
                 #expect(log.range(of: Data(needle.utf8)) == nil, "\(needle) is in the log file")
             }
@@ -190,7 +178,7 @@ struct AccessLogTests {
         try add(sandbox, service: "svc", account: "acct", secret: "pw")
         for _ in 0..<4 { #expect(try read(sandbox, service: "svc").status == 0) }
         let data = try Data(contentsOf: URL(fileURLWithPath: logPath(sandbox)))
-        let frames = frames(data)
+        let frames = AccessLogFrames.ranges(in: data)
         try #require(frames.count == 5)
         return (data, frames)
     }
@@ -346,7 +334,7 @@ struct AccessLogTests {
             // Read until the next entry no longer fits: its append rotates first.
             for _ in 0..<20 {
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
-                let frames = Self.frames(data)
+                let frames = AccessLogFrames.ranges(in: data)
                 let largest = frames.map(\.count).max() ?? 0
                 if data.count + largest + 64 > 4096 { break }
                 #expect(try Self.read(sandbox, service: "svc", environment: limits).status == 0)
