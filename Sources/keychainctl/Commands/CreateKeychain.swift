@@ -77,7 +77,11 @@ struct CreateKeychain: KeychainCommand {
         var secret = try TPMSeal.sealNewSecret(into: folder, pcrs: tpmPCRs)
         defer { secret.wipe() }
         let status = KeychainFiles.create(at: absolute, password: secret)
-        if status != StatusCode.success { try? FileManager.default.removeItem(atPath: folder) }  // the keychain's error is the one to report
+        if status != StatusCode.success {
+            // Best-effort cleanup of the seal just made for a keychain that was not created: its
+            // failure is not reported, because the keychain's error below is the one the user needs.
+            try? FileManager.default.removeItem(atPath: folder)
+        }
         try require(status, "SecKeychainCreate")
     }
 }
