@@ -85,4 +85,38 @@ struct SystemErrorTextTests {
         struct Refusal: Error, CustomStringConvertible { var description: String { "the file is damaged; restore it from a backup" } }
         #expect(SystemErrorText.of(Refusal()) == "the file is damaged; restore it from a backup")
     }
+
+    private struct Settings: Codable {
+        struct Entry: Codable { var name: String }
+        var entries: [Entry]
+        var count: Int
+    }
+
+    /// What JSONDecoder threw for `json`, as the user reads it.
+    private static func decodingText(_ json: String) -> String? {
+        do {
+            _ = try JSONDecoder().decode(Settings.self, from: Data(json.utf8))
+            return nil
+        } catch {
+            return SystemErrorText.of(error)
+        }
+    }
+
+    @Test("a JSON decoding error names what is wrong and the field, never the data")
+    func decodingErrors() {
+        let secretish = "s3cr3t-value"
+        #expect(Self.decodingText(#"{"entries": [{"name": "a"}, {"name": 7}], "count": 1}"#)
+                == "the field “entries[1].name” is not of the expected type (String)")
+        #expect(Self.decodingText(#"{"entries": [], "count": "\#(secretish)"}"#) == "the field “count” is not of the expected type (Int)")
+        #expect(Self.decodingText(#"{"entries": []}"#) == "“count” is missing from the data")
+        #expect(Self.decodingText(#"{"entries": [{}], "count": 1}"#) == "“name” is missing from the field “entries[0]”")
+        // The type's name is the decoder's (it differs between Foundation's versions): the place is ours.
+        #expect(Self.decodingText(#"{"entries": null, "count": 1}"#)?.hasPrefix("the field “entries” has no value where one is needed (") == true)
+        let corrupt = Self.decodingText("{\"entries\": [\(secretish)")
+        #expect(corrupt == "the data is not in the expected format")
+        for text in [corrupt, Self.decodingText(#"{"entries": [], "count": "\#(secretish)"}"#)] {
+            #expect(text?.contains(secretish) == false)
+            #expect(text?.contains("debugDescription") == false && text?.contains("Context") == false)
+        }
+    }
 }

@@ -162,6 +162,32 @@ struct PKCS12LegacyPBETests {
         #expect(Self.importStatus(file) == (errSecDecode, -1))
     }
 
+    @Test("a key cut short behind valid padding is errSecDecode; a key of a kind not offered is errSecUnimplemented")
+    func keyKinds() throws {
+        let scheme = Self.schemes[0]
+        let salt: [UInt8] = Array(25...32)
+        let (cipher, iv) = try Self.cipher(scheme, salt: salt)
+        func status(ofKey pkcs8: [UInt8]) throws -> OSStatus {
+            let sealed = try LegacyCBC.encrypt(pkcs8, cipher: cipher, iv: iv)
+            return Self.importStatus(Self.pfx(Self.shroudedKeyBag(scheme.arc, salt: salt, ciphertext: sealed))).0
+        }
+        let p256 = Array(P256.Signing.PrivateKey().derRepresentation)
+        // The outer SEQUENCE's length still claims the whole key: DER no longer parses.
+        #expect(try status(ofKey: Array(p256.prefix(p256.count - 10))) == errSecDecode)
+        // A well-formed PrivateKeyInfo naming P-256 whose key octets are not an ECPrivateKey.
+        let p256Algorithm = Self.sequence(Self.oid([1, 2, 840, 10045, 2, 1]), Self.oid([1, 2, 840, 10045, 3, 1, 7]))
+        #expect(try status(ofKey: Self.sequence(Self.integer(0), p256Algorithm, Self.octets([0x30, 0x00]))) == errSecDecode)
+        // Not DER at all.
+        #expect(try status(ofKey: Array(repeating: 0x41, count: 40)) == errSecDecode)
+        // Ed25519 (RFC 8410) and EC on secp256k1: well-formed, not offered.
+        let ed25519 = Self.sequence(Self.integer(0), Self.sequence(Self.oid([1, 3, 101, 112])), Self.octets(Self.octets(Array(repeating: 7, count: 32))))
+        #expect(try status(ofKey: ed25519) == errSecUnimplemented)
+        let k1Algorithm = Self.sequence(Self.oid([1, 2, 840, 10045, 2, 1]), Self.oid([1, 3, 132, 0, 10]))
+        #expect(try status(ofKey: Self.sequence(Self.integer(0), k1Algorithm, Self.octets([0x30, 0x00]))) == errSecUnimplemented)
+        // The whole key still opens: the classification only runs when no parser took the key.
+        #expect(try status(ofKey: p256) == errSecSuccess)
+    }
+
     @Test("a PBE asking for more iterations than a file may spend is errSecDecode, before any hashing")
     func iterationBudget() throws {
         let file = Self.pfx(Self.encryptedData(3, salt: Array(1...8), iterations: Int(Int32.max), ciphertext: Array(repeating: 0, count: 16)))

@@ -51,7 +51,8 @@ func parseDER(_ bytes: [UInt8]) throws(PKCS12Failure) -> ASN1Node {
     do { return try DER.parse(bytes) } catch { throw .malformed }
 }
 
-/// The object identifiers of RFC 7292, RFC 8018 and the algorithms OpenSSL writes.
+/// The object identifiers of RFC 7292, RFC 8018, the algorithms OpenSSL writes, and the key kinds
+/// (RFC 8017, RFC 5480) a PKCS#8 key may name.
 enum PKCS12OID {
     static let data: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 1]
     static let encryptedData: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 6]
@@ -74,4 +75,9 @@ enum PKCS12OID {
     static let aes256CBC: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 1, 42]
     static let sha1: ASN1ObjectIdentifier = [1, 3, 14, 3, 2, 26]
     static let sha256: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 1]
+    static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
+    static let ecPublicKey: ASN1ObjectIdentifier = [1, 2, 840, 10045, 2, 1]
+    static let secp256r1: ASN1ObjectIdentifier = [1, 2, 840, 10045, 3, 1, 7]
+    static let secp384r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 34]
+    static let secp521r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 35]
 }

@@ -125,6 +125,28 @@ struct PKCS12Archive {
                 continue  // each parser's error only says "not this kind of key": try the next
             }
         }
-        throw .unsupportedAlgorithm
+        // No parser took it: a key of a kind offered whose bytes do not parse (cut, or altered
+        // before the MAC was computed) is a malformed file, not an unsupported one.
+        let offered = try isOfferedKind(pkcs8: pkcs8)
+        throw offered ? .malformed : .unsupportedAlgorithm
+    }
+
+    /// Whether a PKCS#8 PrivateKeyInfo (RFC 5208) names a key this implementation reads: RSA, or
+    /// EC on P-256/384/521. Throws `malformed` when the bytes are not a PrivateKeyInfo at all.
+    private static func isOfferedKind(pkcs8: [UInt8]) throws(PKCS12Failure) -> Bool {
+        let info = try parseDER(pkcs8).children()
+        guard info.count >= 3 else { throw .malformed }
+        let algorithm = try info[1].children()
+        guard let identifier = algorithm.first else { throw .malformed }
+        switch try identifier.objectIdentifier {
+        case PKCS12OID.rsaEncryption:
+            return true
+        case PKCS12OID.ecPublicKey:
+            // The named curve is the algorithm's parameter (RFC 5480); any other curve is not offered.
+            guard algorithm.count == 2 else { throw .malformed }
+            return [PKCS12OID.secp256r1, PKCS12OID.secp384r1, PKCS12OID.secp521r1].contains(try algorithm[1].objectIdentifier)
+        default:
+            return false
+        }
     }
 }
