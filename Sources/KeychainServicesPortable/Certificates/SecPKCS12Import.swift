@@ -36,7 +36,8 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 ///
 /// Returns `errSecAuthFailed` (-25293) for a wrong password or an altered file (the MAC does not
 /// verify), `errSecDecode` (-26275) for data that is not a well-formed PKCS#12 file (a file
-/// without a MAC included), `errSecUnimplemented` (-4) for encryptions not offered (RFC 7292's
+/// without a MAC included, or an RSA or EC key in it that does not parse), `errSecUnimplemented`
+/// (-4) for encryptions not offered (RFC 7292's
 /// RC4 schemes) and private keys other than EC P-256/384/521 and RSA, `errSecParam` for a
 /// missing password.
 @discardableResult
