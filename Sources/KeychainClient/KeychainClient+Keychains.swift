@@ -44,6 +44,13 @@ extension KeychainClient {
         return (status, seconds)
     }
 
+    /// `SecKeychainCopySettings`: the status, and whether the keychain locks when the machine sleeps.
+    package static func keychainLocksOnSleep(_ path: String?) -> (status: Int32, lockOnSleep: Bool) {
+        var lockOnSleep = false
+        let status = KeychainFileCalls.status { () throws(KeychainCallFailure) in lockOnSleep = try KeychainFileCalls.locksOnSleep(path) }
+        return (status, lockOnSleep)
+    }
+
     /// `SecKeychainSetSettings`: the auto-lock interval (0: never) and lock-on-sleep.
     package static func setKeychainAutoLock(seconds: UInt32, lockOnSleep: Bool, _ path: String?) -> Int32 {
         KeychainFileCalls.status { () throws(KeychainCallFailure) in

@@ -107,9 +107,17 @@ package enum KeychainFileCalls {
         return try lifecycle.autoLockSeconds(path)
     }
 
+    /// Whether the keychain at `path` locks when the machine sleeps: only the keychain service
+    /// does that (it is the process that holds the keys); a keychain file never does.
+    package static func locksOnSleep(_ path: String?) throws(KeychainCallFailure) -> Bool {
+        if let socket = LoginKeychainServiceRoute.socket(for: path) { return try LoginKeychainServiceRoute.settings(socket: socket).lockOnSleep }
+        _ = try lifecycle.autoLockSeconds(path)  // the keychain must exist, as for its interval
+        return false
+    }
+
     /// Stores the auto-lock interval (0: never) of the keychain at `path`. Locking on sleep is
-    /// recorded nowhere in a keychain file (Linux has no hook here) and refused by the service
-    /// (`errSecUnimplemented`, with the reason).
+    /// done by the keychain service, which records it; a keychain file records nothing for it
+    /// (no process of the embedded mode outlives the call to lock it).
     package static func setAutoLock(seconds: UInt32, lockOnSleep: Bool, _ path: String?) throws(KeychainCallFailure) {
         if let socket = LoginKeychainServiceRoute.socket(for: path) {
             return try LoginKeychainServiceRoute.setSettings(lockInterval: seconds, lockOnSleep: lockOnSleep, socket: socket)

@@ -47,8 +47,15 @@ package enum LoginKeychainServiceRoute {
         try state(socket: socket).lockInterval
     }
 
-    /// Stores the login keychain's auto-lock interval (0: never). Locking on sleep is refused by
-    /// the service (`errSecUnimplemented`, with the reason): it would not happen.
+    /// The login keychain's auto-lock interval in seconds (0: never) and whether the service locks
+    /// it when the machine sleeps.
+    package static func settings(socket: String) throws(KeychainCallFailure) -> (lockInterval: UInt32, lockOnSleep: Bool) {
+        let state = try state(socket: socket)
+        return (state.lockInterval, state.lockOnSleep)
+    }
+
+    /// Stores the login keychain's auto-lock interval (0: never) and whether the service locks it
+    /// when the machine sleeps.
     package static func setSettings(lockInterval: UInt32, lockOnSleep: Bool, socket: String) throws(KeychainCallFailure) {
         _ = try ServiceKeychainCall.reply(to: .setSettings, [WireEntry(key: ServiceRequest.lockIntervalKey, value: .integer(Int64(lockInterval))),
                                     WireEntry(key: ServiceRequest.lockOnSleepKey, value: .bool(lockOnSleep))], socket: socket)

@@ -18,6 +18,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
     private let limits: ConnectionLimits
     private let connections: ConnectionCounter
     private let accessLogs: ServiceAccessLogs
+    private let sleepWatch = SleepWatch()
     /// How long a keychain with a password stays unlocked without a call before the service
     /// locks it (forgets its "when unlocked" class keys), unless `service run --lock-after` says otherwise.
     package static let defaultLockAfterSeconds = 300
@@ -48,7 +49,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
 
     /// Accepts connections until the listener fails (it never returns otherwise).
     package func serve() -> Never {
-        if lockAfterSeconds > 0 { startIdleLocking() }
+        startSweeping()
         raiseDescriptorLimit()
         while true {
             let connection = accept(listener, nil, nil)
@@ -92,18 +93,31 @@ package final class KeychainServiceServer: @unchecked Sendable {
     }
 
     /// Looks for idle keychains a few times per timeout (at most every 5 s), so that class keys
-    /// leave memory soon after the timeout rather than at the next call.
-    private func startIdleLocking() {
-        let interval = max(0.2, min(Double(lockAfterSeconds) / 4, 5))
+    /// leave memory soon after the timeout rather than at the next call; and, as often, for a
+    /// sleep of the machine since the last look (``lockIfSlept()``).
+    private func startSweeping() {
+        let interval = lockAfterSeconds > 0 ? max(0.2, min(Double(lockAfterSeconds) / 4, 5)) : 5
         let thread = Thread { [self] in
             while true {
                 Thread.sleep(forTimeInterval: interval)
+                lockIfSlept()
+                guard lockAfterSeconds > 0 else { continue }
                 for uid in keychains.lockIdle(after: lockAfterSeconds, beforeLocking: flushAccessLog(of:)) {
                     log("locked the keychain of uid \(uid) after \(lockAfterSeconds) s without a call")
                 }
             }
         }
         thread.start()
+    }
+
+    /// Locks the keychains whose users asked to lock on sleep, when the machine slept since the
+    /// last look: run before every request is answered, so none is answered unlocked after a sleep.
+    private func lockIfSlept() {
+        sleepWatch.afterSleep {
+            for uid in keychains.lockForSleep(beforeLocking: flushAccessLog(of:)) {
+                log("locked the keychain of uid \(uid): the machine slept")
+            }
+        }
     }
 
     /// Syncs every access log the service has open and brings its checkpoint up to the newest
@@ -159,6 +173,7 @@ package final class KeychainServiceServer: @unchecked Sendable {
                 }
                 return
             }
+            lockIfSlept()
             let reply = handler.reply(to: request, from: peer, session: consent)
             if reply.status != 0 && reply.status != -25300 {
                 log("\(peer.summary): \(request.operation) -> \(reply.status) \(reply.failureReason ?? "")")

@@ -4,7 +4,7 @@ import KeychainServiceWire
 import KeychainVocabulary
 
 /// The calls on a caller's login keychain itself — create with a password, unlock, lock, status,
-/// change the password, the auto-lock settings — answered with Apple's `SecKeychain…` statuses. The class keys an unlock opens stay in the
+/// change the password, the auto-lock settings (interval and lock-on-sleep) — answered with Apple's `SecKeychain…` statuses. The class keys an unlock opens stay in the
 /// service's memory (locked pages, not dumpable) until a lock, the idle timeout or the service's
 /// end; they are never sent to a client. A wrong password is `errSecAuthFailed` and unlocks nothing.
 enum LoginKeychainCalls {
@@ -30,7 +30,8 @@ enum LoginKeychainCalls {
                 let database = try lifecycle.existingKeychain(keychain.keychainPath)
                 let status = try perform { () throws(KeychainStoreError) in try database.status }
                 let state = KeychainState(isUnlocked: status.isUnlocked, hasPassword: status.hasPassword,
-                                          lockInterval: UInt32(clamping: status.autoLockSeconds))
+                                          lockInterval: UInt32(clamping: status.autoLockSeconds),
+                                          lockOnSleep: LockOnSleepSetting.isSet(for: keychain))
                 return ServiceReply(status: 0, result: state.wireValue)
             case .changePassword:
                 // The store re-wraps every item key under new class keys; the service keeps the
@@ -41,13 +42,8 @@ enum LoginKeychainCalls {
                       case .bool(let lockOnSleep)? = entry(ServiceRequest.lockOnSleepKey, in: request) else {
                     return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "the settings call lacks its settings")
                 }
-                if lockOnSleep {
-                    // Refused rather than accepted and forgotten: nothing here would lock at sleep.
-                    return ServiceReply(status: KeychainStatus.unimplemented.rawValue,
-                                        failureReason: "the keychain service cannot lock on sleep yet (it has no hook into suspend); "
-                                            + "set an auto-lock interval instead (set-keychain-settings -t SECONDS)")
-                }
                 try lifecycle.setAutoLockSeconds(Int(seconds), keychain.keychainPath)
+                try perform { () throws(KeychainStoreError) in try LockOnSleepSetting.set(lockOnSleep, for: keychain) }
             case .add, .copyMatching, .update, .delete, .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent,
                  .importItems, .exportItems, .readAccessLog, .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete,
                  .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy:

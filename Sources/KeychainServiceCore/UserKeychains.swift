@@ -77,4 +77,25 @@ final class UserKeychains: @unchecked Sendable {
         }
         return locked.sorted()
     }
+
+    /// Locks every open, unlocked keychain with a password whose user asked to lock it on sleep
+    /// (``LockOnSleepSetting``); the machine has just slept. Returns the uids whose keychain it
+    /// locked. `beforeLocking` runs for each just before its keychain is locked.
+    func lockForSleep(beforeLocking: (UInt32) -> Void = { _ in }) -> [UInt32] {
+        let open = lock.withLock { keychains }
+        var locked: [UInt32] = []
+        for (uid, keychain) in open where LockOnSleepSetting.isSet(for: keychain) {
+            guard let database = keychain.registry.openDatabase(at: keychain.keychainPath) else { continue }
+            do {
+                let status = try database.status
+                guard status.hasPassword && status.isUnlocked else { continue }
+            } catch {
+                // A keychain that cannot report its state is locked all the same: the machine slept.
+            }
+            beforeLocking(uid)
+            database.lockKeychain()
+            locked.append(uid)
+        }
+        return locked.sorted()
+    }
 }

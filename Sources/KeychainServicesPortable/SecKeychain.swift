@@ -214,14 +214,15 @@ public func SecKeychainGetPath(
 public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: UnsafeMutablePointer<SecKeychainSettings>) -> OSStatus {
     keychainCallStatus { () throws(KeychainCallFailure) in
         let seconds = try KeychainFileCalls.autoLockSeconds(keychain?.path)
-        outSettings.pointee = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: false,
+        let lockOnSleep = try KeychainFileCalls.locksOnSleep(keychain?.path)
+        outSettings.pointee = SecKeychainSettings(version: UInt32(SEC_KEYCHAIN_SETTINGS_VERS1), lockOnSleep: DarwinBoolean(lockOnSleep),
                                                   useLockInterval: DarwinBoolean(seconds > 0), lockInterval: UInt32(clamping: seconds))
     }
 }
 
 /// Apple (macOS): `SecKeychainSetSettings`: stores the auto-lock interval in the keychain file.
-/// In service mode the service stores it; there `lockOnSleep` is refused (`errSecUnimplemented`,
-/// with the reason), as the service has no hook into suspend.
+/// In service mode the service stores it and `lockOnSleep` too (the service locks the keychain
+/// when the machine has slept); a keychain file records no `lockOnSleep`.
 @discardableResult
 public func SecKeychainSetSettings(_ keychain: SecKeychain?, _ newSettings: UnsafePointer<SecKeychainSettings>) -> OSStatus {
     let settings = newSettings.pointee

@@ -94,6 +94,23 @@ struct WireFormatTests {
         #expect(KeychainState(.dictionary([WireEntry(key: "unlocked", value: .bool(true)), WireEntry(key: "hasPassword", value: .bool(true)),
                                            WireEntry(key: "lockInterval", value: .integer(1 << 40))])) == nil)
         #expect(KeychainState(nil) == nil)
+        // Lock-on-sleep travels; a service without it sends three values, read as "does not lock on sleep".
+        let sleeping = KeychainState(isUnlocked: false, hasPassword: true, lockInterval: 0, lockOnSleep: true)
+        #expect(KeychainState(try ServiceReply.decode(ServiceReply(status: 0, result: sleeping.wireValue).encoded()).result) == sleeping)
+        let older = KeychainState(.dictionary([WireEntry(key: "unlocked", value: .bool(true)), WireEntry(key: "hasPassword", value: .bool(true)),
+                                               WireEntry(key: "lockInterval", value: .integer(60))]))
+        #expect(older == KeychainState(isUnlocked: true, hasPassword: true, lockInterval: 60, lockOnSleep: false))
+        // A repeated or unknown flag, or a second interval, is no state.
+        let interval = WireEntry(key: "lockInterval", value: .integer(60))
+        for entries in [[WireEntry(key: "unlocked", value: .bool(true)), WireEntry(key: "unlocked", value: .bool(false)),
+                         WireEntry(key: "hasPassword", value: .bool(true)), interval],
+                        [WireEntry(key: "unlocked", value: .bool(true)), WireEntry(key: "hasPassword", value: .bool(true)),
+                         WireEntry(key: "lockOnSleep", value: .bool(true)), WireEntry(key: "sleepy", value: .bool(true))],
+                        [WireEntry(key: "unlocked", value: .bool(true)), WireEntry(key: "hasPassword", value: .bool(true)), interval, interval],
+                        [WireEntry(key: "unlocked", value: .bool(true)), WireEntry(key: "hasPassword", value: .bool(true)),
+                         WireEntry(key: "lockOnSleep", value: .integer(1)), interval]] {
+            #expect(KeychainState(.dictionary(entries)) == nil, "\(entries)")
+        }
     }
 
     @Test("a password change carries the old and the new password as data; settings an interval and lock-on-sleep; nothing else")

@@ -229,7 +229,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl show-keychain-info" security' -l 'security' -d 'Also show how the keychain is protected: encryption, key source, device-bound classes, KEYCHAINKIT_REQUIRE.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl show-keychain-info" version' -l 'version' -d 'Show the version.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl show-keychain-info" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl set-keychain-settings" l' -s 'l' -d 'Lock when the system sleeps (recorded; Linux has no hook for it).'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl set-keychain-settings" l' -s 'l' -d 'Lock when the system sleeps (the keychain service locks it as the machine wakes; a keychain file without the service ignores this).'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl set-keychain-settings" u' -s 'u' -d 'Lock after the timeout (300 seconds unless -t is given).'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl set-keychain-settings" t' -s 't' -d 'The timeout in seconds.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl set-keychain-settings" version' -l 'version' -d 'Show the version.'

@@ -12,7 +12,7 @@ struct SetKeychainSettings: KeychainCommand {
             """
     )
 
-    @Flag(name: .customShort("l"), help: "Lock when the system sleeps (recorded; Linux has no hook for it).")
+    @Flag(name: .customShort("l"), help: "Lock when the system sleeps (the keychain service locks it as the machine wakes; a keychain file without the service ignores this).")
     var lockOnSleep = false
 
     @Flag(name: .customShort("u"), help: "Lock after the timeout (300 seconds unless -t is given).")

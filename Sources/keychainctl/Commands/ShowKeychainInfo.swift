@@ -37,14 +37,15 @@ struct ShowKeychainInfo: KeychainCommand {
                 var info: [String: Any] = ["keychain": "service", "storageSecurity": protection.json]
                 if case .success(let served) = state {
                     info["locked"] = served.locked
-                    info["lockOnSleep"] = false
+                    info["lockOnSleep"] = served.lockOnSleep
                     info["timeout"] = served.timeout
                 }
                 Console.out(try ItemFormatter.serialise(info))
             } else {
                 switch state {
                 case .success(let served):
-                    Console.out("Keychain served by the keychain service\(served.timeout > 0 ? " timeout=\(served.timeout)s" : " no-timeout") "
+                    Console.out("Keychain served by the keychain service\(served.lockOnSleep ? " lock-on-sleep" : "")"
+                                + (served.timeout > 0 ? " timeout=\(served.timeout)s" : " no-timeout") + " "
                                 + (served.locked ? "locked" : "unlocked"))
                 case .failure(let error):
                     Console.out("Keychain served by the keychain service (state unavailable: \(error))")
@@ -76,15 +77,15 @@ struct ShowKeychainInfo: KeychainCommand {
     }
 
     #if KEYCHAINKIT_REIMPLEMENTED
-    /// The served login keychain's lock state and auto-lock interval, or why they are unknown.
-    private static func servedState() -> Result<(locked: Bool, timeout: Int), KeychainCallError> {
-        Result { () throws(KeychainCallError) -> (locked: Bool, timeout: Int) in
+    /// The served login keychain's lock state, auto-lock interval and lock-on-sleep, or why they are unknown.
+    private static func servedState() -> Result<(locked: Bool, timeout: Int, lockOnSleep: Bool), KeychainCallError> {
+        Result { () throws(KeychainCallError) -> (locked: Bool, timeout: Int, lockOnSleep: Bool) in
             let path = KeychainFiles.defaultPath
-            let (settingsStatus, timeout, _) = KeychainFiles.settings(path)
+            let (settingsStatus, timeout, lockOnSleep) = KeychainFiles.settings(path)
             try require(settingsStatus, "SecKeychainCopySettings")
             let (status, unlocked) = KeychainFiles.isUnlocked(path)
             try require(status, "SecKeychainGetStatus")
-            return (!unlocked, timeout)
+            return (!unlocked, timeout, lockOnSleep)
         }
     }
     #endif

@@ -39,8 +39,10 @@ enum KeychainFiles {
     /// `SecKeychainCopySettings`: the auto-lock interval (0: never) and lock-on-sleep.
     static func settings(_ path: String) -> (status: Int32, seconds: Int, lockOnSleep: Bool) {
         let (status, seconds) = KeychainClient.keychainAutoLockSeconds(path)
-        // As SecKeychainCopySettings reports it: a UInt32 interval; lock-on-sleep is recorded nowhere (Linux has no hook for it).
-        return (status, Int(UInt32(clamping: seconds)), false)
+        guard status == 0 else { return (status, 0, false) }
+        // As SecKeychainCopySettings reports it: a UInt32 interval; lock-on-sleep only where the keychain service holds the keychain.
+        let (sleepStatus, lockOnSleep) = KeychainClient.keychainLocksOnSleep(path)
+        return (sleepStatus, Int(UInt32(clamping: seconds)), lockOnSleep)
     }
 
     /// `SecKeychainSetSettings`: the auto-lock interval (0: never) and lock-on-sleep.
