@@ -84,10 +84,10 @@ package final class KeychainServiceServer: @unchecked Sendable {
     /// raised to the hard one, so the connection limit, not the descriptor limit, bounds them.
     private func raiseDescriptorLimit() {
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(7) /* RLIMIT_NOFILE */, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        guard getrlimit(LinuxSystemCalls.openFilesLimit, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
         let soft = limit.rlim_cur
         limit.rlim_cur = limit.rlim_max
-        if setrlimit(__rlimit_resource_t(7), &limit) != 0 {
+        if setrlimit(LinuxSystemCalls.openFilesLimit, &limit) != 0 {
             log("the limit on open descriptors stays \(soft): \(String(cString: strerror(errno)))")
         }
     }

@@ -94,4 +94,11 @@ enum LinuxSystemCalls {
 
     /// `CAP_SYS_PTRACE`: what reading another user's `/proc/<pid>/exe` needs.
     static let capabilitySysPtrace = 19
+    /// `CAP_IPC_LOCK`: locking memory past `RLIMIT_MEMLOCK`.
+    static let capabilityIPCLock = 14
+
+    /// The resource limits the service raises, as `getrlimit`/`setrlimit` take them (Glibc
+    /// imports `RLIMIT_MEMLOCK` only as the enum's `__RLIMIT_MEMLOCK`).
+    static let openFilesLimit = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    static let lockedMemoryLimit = __rlimit_resource_t(__RLIMIT_MEMLOCK.rawValue)
 }

@@ -2,8 +2,9 @@ import Foundation
 
 /// How the service, started as root, becomes its own system user: the state directory made and
 /// handed over, then `setgroups`/`setgid`/`setuid`, keeping only `CAP_SYS_PTRACE` (the kernel
-/// asks for it to read another user's `/proc/<pid>/exe`), then non-dumpable (no core file, no
-/// ptrace or `/proc/<pid>/mem` by anyone but root) and memory locked where the system allows.
+/// asks for it to read another user's `/proc/<pid>/exe`) and, where the locked-memory limit could
+/// not be raised, `CAP_IPC_LOCK`; then non-dumpable (no core file, no ptrace or `/proc/<pid>/mem`
+/// by anyone but root), with memory locked where the system allows.
 package enum ServicePrivileges {
     /// Why a step failed (the service does not start).
     package struct Failure: Error, CustomStringConvertible {
@@ -42,17 +43,24 @@ package enum ServicePrivileges {
         // Locked before the switch, while the limit can still be raised: every page the service
         // touches from now on (class keys included) stays out of swap.
         var unlimited = rlimit(rlim_cur: rlim_t.max, rlim_max: rlim_t.max)  // RLIM_INFINITY
-        let lockFlags = MCL_CURRENT | MCL_FUTURE | 4  // MCL_ONFAULT: lock pages as they are used
-        if setrlimit(__rlimit_resource_t(8), &unlimited)  /* RLIMIT_MEMLOCK */ != 0 || mlockall(lockFlags) != 0 {
+        let limitRaised = setrlimit(LinuxSystemCalls.lockedMemoryLimit, &unlimited) == 0
+        let memoryLocked = mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0  // pages locked as they are used
+        if !memoryLocked {
             notes.append("memory is not locked (mlockall: \(String(cString: strerror(errno)))); keys may reach swap")
         }
+        // Root may lock without raising the limit (CAP_IPC_LOCK, as in a container without
+        // CAP_SYS_RESOURCE). Then the service keeps CAP_IPC_LOCK: under MCL_FUTURE, every later
+        // mapping past the small limit would fail without it.
+        var kept = [LinuxSystemCalls.capabilitySysPtrace]
+        if memoryLocked && !limitRaised { kept.append(LinuxSystemCalls.capabilityIPCLock) }
         guard LinuxSystemCalls.prctl(LinuxSystemCalls.setKeepCapabilities, 1) else { throw Failure(description: "prctl(PR_SET_KEEPCAPS) failed") }
         var groups = [gid]
         guard setgroups(1, &groups) == 0 else { throw Failure(description: "setgroups: \(String(cString: strerror(errno)))") }
         guard setgid(gid) == 0, setuid(uid) == 0 else { throw Failure(description: "setgid/setuid: \(String(cString: strerror(errno)))") }
         guard getuid() == uid, geteuid() == uid, setuid(0) != 0 else { throw Failure(description: "the switch to uid \(uid) did not hold") }
-        guard LinuxSystemCalls.keepOnlyCapabilities([LinuxSystemCalls.capabilitySysPtrace]) else {
-            throw Failure(description: "capset: cannot keep CAP_SYS_PTRACE (\(String(cString: strerror(errno))))")
+        guard LinuxSystemCalls.keepOnlyCapabilities(kept) else {
+            let names = kept.count == 1 ? "CAP_SYS_PTRACE" : "CAP_SYS_PTRACE and CAP_IPC_LOCK"
+            throw Failure(description: "capset: cannot keep \(names) (\(String(cString: strerror(errno))))")
         }
         _ = LinuxSystemCalls.prctl(LinuxSystemCalls.setKeepCapabilities, 0)
         guard LinuxSystemCalls.prctl(LinuxSystemCalls.setDumpable, 0), LinuxSystemCalls.dumpable() == 0 else {

@@ -74,6 +74,18 @@ struct ServiceIsolationTests {
         // The service itself is not dumpable: not even its own user could attach.
         let status = try String(contentsOfFile: "/proc/\(servicePID)/status", encoding: .utf8)
         #expect(status.contains("Uid:\t\(try fixture.uid(fixture.serviceUser))"))
+        // Its memory is locked (mlockall, faulted pages): what it has touched, class keys included,
+        // stays out of swap — wherever root may lock memory (CAP_IPC_LOCK, which this test holds
+        // as root, also where the limit cannot be raised); else the service says it is not.
+        let lockedLine = status.split(separator: "\n").first { $0.hasPrefix("VmLck:") }.map { $0.split(whereSeparator: \.isWhitespace) }
+        let lockedKilobytes = lockedLine.flatMap { $0.count == 3 ? Int($0[1]) : nil }
+        let ownCapabilities = try String(contentsOfFile: "/proc/self/status", encoding: .utf8).split(separator: "\n")
+            .first { $0.hasPrefix("CapEff:") }.flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
+        if let ownCapabilities, ownCapabilities & (1 << 14) != 0 {
+            #expect((lockedKilobytes ?? 0) > 0, "\(String(describing: lockedLine)) \(fixture.log)")
+        } else {
+            #expect(fixture.log.contains("memory is not locked"), "\(String(describing: lockedLine)) \(fixture.log)")
+        }
     }
 
     @Test("another program of the same user is another application: a copy of keychainctl cannot read the first one's item")
