@@ -1,5 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainAudit
+import KeychainPrimitives
 import KeychainServiceWire
 import KeychainVocabulary
 
@@ -69,12 +81,16 @@ package final class KeychainServiceServer: @unchecked Sendable {
                 close(connection)
                 continue
             }
-            let thread = Thread { [self] in
-                serveConnection(connection)
+            do {
+                try DetachedThread.start(stackSize: 1 << 20) { [self] in
+                    serveConnection(connection)
+                    connections.release(uid)
+                }
+            } catch {
+                log("connection refused: \(error)")
+                close(connection)
                 connections.release(uid)
             }
-            thread.stackSize = 1 << 20
-            thread.start()
         }
     }
 
@@ -95,15 +111,18 @@ package final class KeychainServiceServer: @unchecked Sendable {
     /// leave memory soon after the timeout rather than at the next call.
     private func startIdleLocking() {
         let interval = max(0.2, min(Double(lockAfterSeconds) / 4, 5))
-        let thread = Thread { [self] in
-            while true {
-                Thread.sleep(forTimeInterval: interval)
-                for uid in keychains.lockIdle(after: lockAfterSeconds, beforeLocking: flushAccessLog(of:)) {
-                    log("locked the keychain of uid \(uid) after \(lockAfterSeconds) s without a call")
+        do {
+            try DetachedThread.start { [self] in
+                while true {
+                    BlockingSleep.sleep(for: .seconds(interval))
+                    for uid in keychains.lockIdle(after: lockAfterSeconds, beforeLocking: flushAccessLog(of:)) {
+                        log("locked the keychain of uid \(uid) after \(lockAfterSeconds) s without a call")
+                    }
                 }
             }
+        } catch {
+            log("idle keychains will not be locked after \(lockAfterSeconds) s without a call: \(error)")
         }
-        thread.start()
     }
 
     /// Syncs every access log the service has open and brings its checkpoint up to the newest
