@@ -104,7 +104,8 @@ let package = Package(
         .target(name: "KeychainServiceWireDictionaries", dependencies: ["KeychainServiceWire", "KeychainVocabulary"]),
         // The keychain service: one process serving several users' keychains, each configured by value.
         // KeychainAudit, KeychainLinux: the one access log the service writes for every front end.
-        .target(name: "KeychainServiceCore", dependencies: ["KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainEngine", "KeychainVocabulary", "KeychainAudit", "KeychainLinux",
+        // FoundationEssentials only: KeychainPrimitives stands in for what it lacks (locks, threads, Subprocess).
+        .target(name: "KeychainServiceCore", dependencies: ["KeychainPrimitives", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainEngine", "KeychainVocabulary", "KeychainAudit", "KeychainLinux",
                                                             .product(name: "Crypto", package: "swift-crypto")]),
         // Apple's four SecItem calls on Swift dictionaries, for the tools: the one place that routes
         // a call to the keychain service or the embedded engine (Apple's API bridges onto it), the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainServiceWire
 
 /// Which program each embedded access group belongs to in the service, for a migration.

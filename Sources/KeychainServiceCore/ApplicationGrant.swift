@@ -1,4 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeychainPrimitives
 
 /// What the machine's owner granted one program: a root-owned file in the grants directory
 /// (`/etc/keychainkit/grants.d` by default), one `key = value` per line, `#` for comments:
@@ -43,11 +55,11 @@ package struct ApplicationGrant: Sendable, Equatable {
     package static func parse(_ text: String, name: String) throws(Refusal) -> ApplicationGrant {
         var values: [String: String] = [:]
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespaces)
+            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingWhitespace()
             if line.isEmpty { continue }
             guard let equals = line.firstIndex(of: "=") else { throw Refusal(description: "\(name): '\(line)' is not key = value") }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingWhitespace()
+            let value = line[line.index(after: equals)...].trimmingWhitespace()
             guard ["executable", "sha256", "application-identifier", "access-groups", "systemd-unit"].contains(key) else {
                 throw Refusal(description: "\(name): unknown key \(key)")
             }
@@ -60,7 +72,7 @@ package struct ApplicationGrant: Sendable, Equatable {
         if let digest, digest.count != 64 || !digest.allSatisfy(\.isHexDigit) {
             throw Refusal(description: "\(name): sha256 must be 64 hex digits")
         }
-        let groups = (values["access-groups"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let groups = (values["access-groups"] ?? "").split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
         if groups.contains("*") { throw Refusal(description: "\(name): the access group * (every group) cannot be granted") }
         return ApplicationGrant(executablePath: executable, sha256: digest, applicationIdentifier: values["application-identifier"].flatMap { $0.isEmpty ? nil : $0 },
                                 accessGroups: groups, systemdUnit: values["systemd-unit"].flatMap { $0.isEmpty ? nil : $0 })
@@ -79,7 +91,7 @@ package struct ApplicationGrant: Sendable, Equatable {
         }
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".grant") }.sorted() } catch {
-            refused(Refusal(description: "\(directory): cannot list it (\(error.localizedDescription))"))
+            refused(Refusal(description: "\(directory): cannot list it (\(SystemErrorText.of(error)))"))
             return []
         }
         var grants: [ApplicationGrant] = []
@@ -99,7 +111,7 @@ package struct ApplicationGrant: Sendable, Equatable {
             } catch let refusal as Refusal {
                 refused(refusal)
             } catch {
-                refused(Refusal(description: "\(path): cannot read it (\(error.localizedDescription))"))
+                refused(Refusal(description: "\(path): cannot read it (\(SystemErrorText.of(error)))"))
             }
         }
         return grants

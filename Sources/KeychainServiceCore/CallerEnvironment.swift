@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads a caller's environment the way the service is allowed to. `/proc/<pid>/environ` is mode
 /// 0400 and owned by the caller, and the service runs as a user of its own without

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Whether a caller (a uid and its groups) could have changed a file the service is asked to
 /// vouch for: written it, or replaced it through a directory on its path. Paths are resolved in

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 import KeychainServiceWire
 
 /// The bounds that keep one client from starving the others: a user may hold at most
@@ -28,7 +33,7 @@ package struct ConnectionLimits: Sendable {
 /// The connections open now, by uid, under ``ConnectionLimits``.
 final class ConnectionCounter: @unchecked Sendable {
     private let limits: ConnectionLimits
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var byUser: [UInt32: Int] = [:]
     private var total = 0
 

@@ -1,5 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainEngine
+import KeychainPrimitives
 import KeychainServiceWire
 import KeychainVocabulary
 
@@ -108,11 +113,11 @@ enum ConsentPrompt {
             let status: String
             do { status = try ProcessFile.text("/proc/\(current)/status") } catch { break }  // gone: the chain ends here
             let parent = status.split(separator: "\n").first { $0.hasPrefix("PPid:") }
-                .flatMap { Int32($0.dropFirst(5).trimmingCharacters(in: .whitespaces)) } ?? 0
+                .flatMap { Int32($0.dropFirst(5).trimmingWhitespace()) } ?? 0
             guard parent > 1 else { break }
             let path: String
             do { path = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(parent)/exe") } catch {
-                path = "(unreadable: \(error.localizedDescription))"
+                path = "(unreadable: \(SystemErrorText.of(error)))"
             }
             chain.append("\(path) (pid \(parent))")
             current = parent

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// SHA-256 digests of executables already hashed, by file identity and change times: hashing a
 /// large program at every connection would cost more than the call. A write to the file changes
@@ -16,7 +21,7 @@ package final class ExecutableHashCache: @unchecked Sendable {
     /// An empty cache.
     package init() {}
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var digests: [Key: String] = [:]
     /// Entries kept at most; the cache is emptied when full (programs are few; a flood is not).
     private let capacity = 1024

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The listening socket systemd hands over on socket activation, by `sd_listen_fds(3)`'s rules:
 /// `LISTEN_PID` must be this process's id and `LISTEN_FDS` the count of descriptors from 3 on.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// When a caller's executable is an interpreter (python3, perl, node, a shell, …), the program
 /// is the script it runs, not the interpreter: every Python program would otherwise share

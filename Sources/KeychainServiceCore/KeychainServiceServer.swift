@@ -1,5 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainAudit
+import KeychainPrimitives
 import KeychainServiceWire
 import KeychainVocabulary
 
@@ -70,12 +82,16 @@ package final class KeychainServiceServer: @unchecked Sendable {
                 close(connection)
                 continue
             }
-            let thread = Thread { [self] in
-                serveConnection(connection)
+            do {
+                try DetachedThread.start(stackSize: 1 << 20) { [self] in
+                    serveConnection(connection)
+                    connections.release(uid)
+                }
+            } catch {
+                log("connection refused: \(error)")
+                close(connection)
                 connections.release(uid)
             }
-            thread.stackSize = 1 << 20
-            thread.start()
         }
     }
 
@@ -97,17 +113,20 @@ package final class KeychainServiceServer: @unchecked Sendable {
     /// sleep of the machine since the last look (``lockIfSlept()``).
     private func startSweeping() {
         let interval = lockAfterSeconds > 0 ? max(0.2, min(Double(lockAfterSeconds) / 4, 5)) : 5
-        let thread = Thread { [self] in
-            while true {
-                Thread.sleep(forTimeInterval: interval)
-                lockIfSlept()
-                guard lockAfterSeconds > 0 else { continue }
-                for uid in keychains.lockIdle(after: lockAfterSeconds, beforeLocking: flushAccessLog(of:)) {
-                    log("locked the keychain of uid \(uid) after \(lockAfterSeconds) s without a call")
+        do {
+            try DetachedThread.start { [self] in
+                while true {
+                    BlockingSleep.sleep(for: .seconds(interval))
+                    lockIfSlept()
+                    guard lockAfterSeconds > 0 else { continue }
+                    for uid in keychains.lockIdle(after: lockAfterSeconds, beforeLocking: flushAccessLog(of:)) {
+                        log("locked the keychain of uid \(uid) after \(lockAfterSeconds) s without a call")
+                    }
                 }
             }
+        } catch {
+            log("idle keychains will not be locked, nor keychains after a sleep until their next call: \(error)")
         }
-        thread.start()
     }
 
     /// Locks the keychains whose users asked to lock on sleep, when the machine slept since the

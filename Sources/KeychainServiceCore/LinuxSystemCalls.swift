@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The Linux system calls the service needs that Swift cannot call by name: glibc's `syscall(2)`
 /// and `prctl(2)` are variadic, and `pidfd_open`, `pidfd_send_signal` and `capset` are not

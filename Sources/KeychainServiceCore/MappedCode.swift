@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The code a process runs besides its executable: every file mapped executable in
 /// `/proc/<pid>/maps` (shared libraries, an `LD_PRELOAD`ed one, a `dlopen`ed plugin). A library

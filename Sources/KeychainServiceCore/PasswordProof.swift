@@ -1,5 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainEngine
+import KeychainPrimitives
 import KeychainVocabulary
 
 /// Checks the keychain password a user gives to prove it is them — not merely a program running
@@ -12,7 +17,7 @@ import KeychainVocabulary
 /// unlock and password change, and its wait refuses proofs too: a grant or a consent answer is
 /// no cheaper a way to guess the password than an unlock.
 final class PasswordProof: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var failures: [UInt32: (count: Int, retryAt: ContinuousClock.Instant)] = [:]
     private let keychains: UserKeychains
     private let delay: WrongPasswordDelay

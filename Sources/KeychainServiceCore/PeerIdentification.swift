@@ -1,5 +1,17 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeychainPrimitives
 
 /// Reads a connected peer's identity from the kernel: `SO_PEERCRED` for its uid, gid and pid, a
 /// pidfd for the process itself (`SO_PEERPIDFD`, else `pidfd_open`), then `/proc/<pid>` — and
@@ -143,7 +155,7 @@ package enum PeerIdentification {
         if relative {
             let directory: String
             do { directory = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd") } catch {
-                throw Failure(description: "cannot read /proc/\(pid)/cwd: \(error.localizedDescription)")
+                throw Failure(description: "cannot read /proc/\(pid)/cwd: \(SystemErrorText.of(error))")
             }
             given = (directory == "/" ? "" : directory) + "/" + argument
         }
@@ -214,7 +226,7 @@ package enum PeerIdentification {
         let link = "/proc/\(pid)/exe"
         let path: String
         do { path = try FileManager.default.destinationOfSymbolicLink(atPath: link) } catch {
-            throw Failure(description: "cannot read \(link): \(error.localizedDescription)")
+            throw Failure(description: "cannot read \(link): \(SystemErrorText.of(error))")
         }
         let file = open(link, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { throw Failure(description: "cannot open \(link): \(String(cString: strerror(errno)))") }
@@ -249,7 +261,7 @@ package enum PeerIdentification {
             if count == 0 { break }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return HexEncoding.string(hasher.finalize())
     }
 
     private struct ExecutableFacts {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Who is at the other end of a connection, as the kernel says — never as the peer says.
 package struct PeerIdentity: Sendable, Equatable {

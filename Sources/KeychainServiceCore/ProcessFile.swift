@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads a `/proc` file whole. `/proc` files report a size of 0 and are produced as they are read;
 /// Foundation's `Data(contentsOf:)` and `String(contentsOfFile:)` on Linux stop after the first

@@ -1,4 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeychainPrimitives
 
 /// Where a caller runs, beyond its executable: its systemd unit (from `/proc/<pid>/cgroup`) and,
 /// for a Flatpak app, the app id its sandbox names (`/.flatpak-info` in its root).
@@ -55,10 +67,10 @@ package struct ProcessOrigin: Sendable, Equatable {
     static func flatpakApplication(inInfo text: String) -> String? {
         var inApplication = false
         for rawLine in text.split(separator: "\n") {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingWhitespace()
             if line.hasPrefix("[") { inApplication = line == "[Application]"; continue }
             if inApplication, line.hasPrefix("name=") {
-                let name = line.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                let name = line.dropFirst(5).trimmingWhitespace()
                 return name.isEmpty ? nil : name
             }
         }
@@ -78,7 +90,7 @@ package struct ProcessOrigin: Sendable, Equatable {
         var info = stat()
         if stat(infoPath, &info) == 0 {
             do { origin.flatpakApplication = flatpakApplication(inInfo: try String(contentsOfFile: infoPath, encoding: .utf8)) } catch {
-                throw PeerIdentification.Failure(description: "cannot read \(infoPath): \(error.localizedDescription)")
+                throw PeerIdentification.Failure(description: "cannot read \(infoPath): \(SystemErrorText.of(error))")
             }
         }
         return origin

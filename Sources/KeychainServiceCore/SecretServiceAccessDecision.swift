@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainAudit
 
 /// The rule by which the service decides a D-Bus client's access to Secret Service items, on the

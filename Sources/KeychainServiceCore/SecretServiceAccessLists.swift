@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// The Secret Service's per-application access as the service keeps it, one record per user
 /// (`STATE/<uid>/secret-service-access.json`, mode 0600, owned by the service's user): the policy
@@ -43,7 +48,7 @@ final class SecretServiceAccessLists: @unchecked Sendable {
     }
 
     private let stateDirectory: String
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var loaded: [UInt32: Record] = [:]
 
     /// Records under `stateDirectory` (the service's, which it alone may write).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainAudit
 import KeychainEngine
 import KeychainServiceWire
@@ -36,13 +40,13 @@ package enum ServiceAccessLogClient {
             let values = WireEntry.dictionary(fields)
             guard let page = values[ServiceAccessLogs.entriesKey] as? [Any] else { throw malformed }
             for value in page {
-                guard let entry = value as? [String: Any], let sequence = (entry[ServiceAccessLogs.sequenceKey] as? NSNumber)?.uint64Value,
+                guard let entry = value as? [String: Any], let sequence = ReplyNumber.int64(entry[ServiceAccessLogs.sequenceKey]).map(UInt64.init(bitPattern:)),
                       let form = entry[ServiceAccessLogs.contentKey] as? Data,
                       let decoded = AccessLogEntry(sequence: sequence, transportForm: form) else { throw malformed }
                 entries.append(decoded)
             }
             more = values[ServiceAccessLogs.moreKey] as? Bool ?? false
-            incomplete = (values[ServiceAccessLogs.incompleteKey] as? NSNumber)?.intValue ?? 0
+            incomplete = ReplyNumber.int64(values[ServiceAccessLogs.incompleteKey]).map { Int(truncatingIfNeeded: $0) } ?? 0
             if more && page.isEmpty { throw malformed }
         }
         return (entries, incomplete)

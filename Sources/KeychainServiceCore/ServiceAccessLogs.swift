@@ -1,7 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainAudit
 import KeychainEngine
 import KeychainLinux
+import KeychainPrimitives
 import KeychainServiceWire
 import KeychainVocabulary
 
@@ -15,7 +20,7 @@ import KeychainVocabulary
 /// one append (``AccessLogGroupCommit``). The log's key item is kept in the user's keychain in the
 /// log's own group, which no caller may be granted (``ServiceRequestHandler`` refuses it).
 final class ServiceAccessLogs: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var logs: [UInt32: AccessLogGroupCommit] = [:]
     /// How long an entry written to a log may wait for its `fdatasync` (0: synced before the
     /// secret leaves; `KEYCHAINKIT_ACCESS_LOG_SYNC_MS`, read by `service run`).

@@ -1,7 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainAudit
 import KeychainEngine
 import KeychainLinux
+import KeychainPrimitives
 import KeychainServiceWire
 import KeychainServiceWireDictionaries
 
@@ -92,7 +97,7 @@ enum ServiceAccessRecording {
     /// The chains read recently, by process and parent; emptied when full (callers are few at a
     /// time; a flood of processes only refills it).
     private final class LineageCache: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = ThreadLock()
         private var chains: [LineageKey: ProcessLineage] = [:]
         private let capacity = 256
 

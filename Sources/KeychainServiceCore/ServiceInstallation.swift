@@ -1,4 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeychainPrimitives
 
 /// What `keychainctl service install` puts on a system, and what `uninstall` takes away again:
 /// the unit files, a `sysusers.d` entry, the grants directory, the system user and the state
@@ -93,7 +105,7 @@ package struct ServiceInstallation: Sendable {
             let state = staged(units.stateDirectory)
             if FileManager.default.fileExists(atPath: state) {
                 do { try FileManager.default.removeItem(atPath: state) } catch {
-                    throw Failure(description: "cannot remove \(state): \(error.localizedDescription)")
+                    throw Failure(description: "cannot remove \(state): \(SystemErrorText.of(error))")
                 }
                 done.append("removed \(state) and every keychain in it")
             }
@@ -107,7 +119,7 @@ package struct ServiceInstallation: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
         } catch {
-            throw Failure(description: "cannot create \(path): \(error.localizedDescription)")
+            throw Failure(description: "cannot create \(path): \(SystemErrorText.of(error))")
         }
     }
 
@@ -118,13 +130,14 @@ package struct ServiceInstallation: Sendable {
     }
 
     private func run(_ arguments: [String]) throws(Failure) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        do { try process.run() } catch { throw Failure(description: "cannot run \(arguments[0]): \(error.localizedDescription)") }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(arguments.joined(separator: " ")) failed with status \(process.terminationStatus)")
+        let child: pid_t
+        do {
+            child = try Subprocess.spawn(executable: arguments[0], arguments: arguments, environment: nil,
+                                         stdin: STDIN_FILENO, stdout: STDOUT_FILENO, stderr: STDERR_FILENO)
+        } catch { throw Failure(description: "\(error)") }  // "cannot start <program>: <reason>"
+        let status = Subprocess.waitForExit(child)
+        guard status == 0 else {
+            throw Failure(description: "\(arguments.joined(separator: " ")) failed with status \(status)")
         }
     }
 }

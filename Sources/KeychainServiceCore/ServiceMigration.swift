@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainEngine
 import KeychainServiceWire
 import KeychainServiceWireDictionaries
@@ -130,8 +134,8 @@ package struct ServiceMigration {
                                                 WireEntry(key: ServiceRequest.itemsKey, value: .array(batch))])
             if case .dictionary(let entries)? = reply.result {
                 let counts = WireEntry.dictionary(entries)
-                summary.stored += (counts["imported"] as? NSNumber)?.intValue ?? 0
-                summary.alreadyThere += (counts["present"] as? NSNumber)?.intValue ?? 0
+                summary.stored += ReplyNumber.int64(counts["imported"]).map { Int(truncatingIfNeeded: $0) } ?? 0
+                summary.alreadyThere += ReplyNumber.int64(counts["present"]).map { Int(truncatingIfNeeded: $0) } ?? 0
             }
         }
         return summary

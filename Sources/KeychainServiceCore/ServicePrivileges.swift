@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How the service, started as root, becomes its own system user: the state directory made and
 /// handed over, then `setgroups`/`setgid`/`setuid`, keeping only `CAP_SYS_PTRACE` (the kernel

@@ -1,4 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeychainPrimitives
 
 /// How `service run` stops on SIGTERM (`systemctl stop`) and SIGINT: it first flushes what must
 /// not wait (the access logs' pending syncs and checkpoints), then dies of the signal as before,
@@ -21,19 +33,24 @@ package enum ServiceStopSignals {
     }
 
     /// Starts the thread that waits for a stop signal, runs `flush`, then lets the signal end the
-    /// process with its default action.
+    /// process with its default action. If that thread cannot be started, the signals are
+    /// unblocked in the calling thread instead, so they still stop the service (without the flush).
     package static func stop(afterRunning flush: @escaping @Sendable () -> Void) {
-        let thread = Thread {
+        do {
+            try DetachedThread.start {
+                var set = signalSet
+                var received: Int32 = 0
+                while sigwait(&set, &received) != 0 {}
+                flush()
+                // Unblocked in this thread, the signal (still SIG_DFL) is delivered here and ends the process.
+                pthread_sigmask(SIG_UNBLOCK, &set, nil)
+                kill(getpid(), received)
+                exit(128 + received)  // not reached: the signal's default action ends the process
+            }
+        } catch {
             var set = signalSet
-            var received: Int32 = 0
-            while sigwait(&set, &received) != 0 {}
-            flush()
-            // Unblocked in this thread, the signal (still SIG_DFL) is delivered here and ends the process.
             pthread_sigmask(SIG_UNBLOCK, &set, nil)
-            kill(getpid(), received)
-            exit(128 + received)  // not reached: the signal's default action ends the process
         }
-        thread.start()
     }
 
     private static var signalSet: sigset_t {

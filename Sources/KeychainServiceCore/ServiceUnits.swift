@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainEngine
 
 /// The systemd system units `keychainctl service install` writes: a socket unit that listens at

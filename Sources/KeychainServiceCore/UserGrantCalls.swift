@@ -1,5 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainEngine
+import KeychainPrimitives
 import KeychainServiceWire
 import KeychainServiceWireDictionaries
 import KeychainVocabulary
@@ -65,7 +70,7 @@ struct UserGrantCalls {
             throw .invalidParameter("--sha256 must be 64 hex digits")
         }
         let groups = (fields[UserGrantRequest.accessGroupsKey] as? [Any] ?? []).compactMap { $0 as? String }
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
         let identifier = (fields[UserGrantRequest.applicationIdentifierKey] as? String).flatMap { $0.isEmpty ? nil : $0 }
         if groups.contains("*") || identifier == "*" { throw .invalidParameter("the access group * (every group) cannot be granted") }
         guard !groups.isEmpty || identifier != nil else {

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// The grants users made themselves (`keychainctl app grant`), kept by the service in each user's
 /// directory of its state directory (`STATE/<uid>/grants.json`, mode 0600, owned by the service's
@@ -8,7 +13,7 @@ import Foundation
 /// own calls: another uid never sees them.
 final class UserGrants: @unchecked Sendable {
     private let stateDirectory: String
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var loaded: [UInt32: [ApplicationGrant]] = [:]
 
     /// Grants under `stateDirectory` (the service's, which it alone may write).
@@ -63,7 +68,7 @@ final class UserGrants: @unchecked Sendable {
         }
         let stored: [StoredGrant]
         do { stored = try JSONDecoder().decode([StoredGrant].self, from: Data(contentsOf: URL(fileURLWithPath: file))) } catch {
-            throw Failure(description: "cannot read \(file): \(error.localizedDescription)")
+            throw Failure(description: "cannot read \(file): \(SystemErrorText.of(error))")
         }
         let grants = stored.map(\.grant)
         loaded[uid] = grants
@@ -75,7 +80,7 @@ final class UserGrants: @unchecked Sendable {
     private func store(_ grants: [ApplicationGrant], for uid: UInt32) throws(Failure) {
         let bytes: Data
         do { bytes = try JSONEncoder().encode(grants.map(StoredGrant.init)) } catch {
-            throw Failure(description: "cannot encode the grants: \(error.localizedDescription)")
+            throw Failure(description: "cannot encode the grants: \(SystemErrorText.of(error))")
         }
         do {
             try StateFileReplacement.replace(path(of: uid), in: stateDirectory + "/\(uid)", with: bytes)

@@ -1,5 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainEngine
+import KeychainPrimitives
 import KeychainVocabulary
 
 /// Each user's keychain under the service's state directory — `DIR/<uid>/login.keychain-db`,
@@ -10,7 +22,7 @@ import KeychainVocabulary
 /// the service forget the class keys of a keychain nobody has used for a while.
 final class UserKeychains: @unchecked Sendable {
     private let stateDirectory: String
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var keychains: [UInt32: ServedKeychain] = [:]
     private var lastUse: [UInt32: ContinuousClock.Instant] = [:]
 

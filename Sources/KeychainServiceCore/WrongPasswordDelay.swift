@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// A growing wait after wrong keychain passwords, per user (uid), kept in the service's memory:
 /// a client that reconnects, or another program of the same user, finds the same wait.
@@ -27,17 +32,17 @@ final class WrongPasswordDelay: @unchecked Sendable {
         var retryAt: ContinuousClock.Instant?
     }
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var records: [UInt32: Record] = [:]
-    private var attemptLocks: [UInt32: NSLock] = [:]
+    private var attemptLocks: [UInt32: ThreadLock] = [:]
 
     /// Runs `attempt` — a password check of `uid`, with its wait and its count — after any other
     /// attempt of `uid` has ended: many connections sending guesses at once get them checked one
     /// at a time, each seeing the wait the one before it started.
     func oneAtATime<T>(for uid: UInt32, _ attempt: () -> T) -> T {
-        let attemptLock = lock.withLock { () -> NSLock in
+        let attemptLock = lock.withLock { () -> ThreadLock in
             if let existing = attemptLocks[uid] { return existing }
-            let made = NSLock()
+            let made = ThreadLock()
             attemptLocks[uid] = made
             return made
         }

@@ -17,7 +17,7 @@ struct LayerRuleTests {
     static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire",
                                         "KeychainStore", "KeychainEngine", "KeychainClient", "InternetCredentials", "KeychainToolSupport",
                                         "KeychainServiceWireDictionaries", "KeychainAudit", "docker-credential-keychainkit",
-                                        "CredentialFiles", "CredentialImport", "KeychainSync"]
+                                        "CredentialFiles", "CredentialImport", "KeychainSync", "KeychainServiceCore"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",
@@ -47,7 +47,7 @@ struct LayerRuleTests {
         "KeychainServiceWire": ["KeychainPrimitives"],
         "KeychainServiceWireDictionaries": ["KeychainServiceWire", "KeychainVocabulary"],
         // The service also keeps each user's access log (KeychainAudit) and names callers' process chains (KeychainLinux).
-        "KeychainServiceCore": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainAudit", "KeychainLinux"],
+        "KeychainServiceCore": ["KeychainPrimitives", "KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainAudit", "KeychainLinux"],
         // Apple's SecItem calls on Swift dictionaries for the tools, and the one routing of them
         // (service or embedded) that Apple's CF-typed API bridges onto.
         "KeychainClient": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries"],
