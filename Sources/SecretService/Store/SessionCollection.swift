@@ -156,7 +156,7 @@ package final class SessionCollection: @unchecked Sendable {
         lock.withLock { items.compactMapValues(\.applications) }
     }
 
-    /// Runs `body` holding the lock (`NSLock.withLock` does not keep a typed error).
+    /// Runs `body` holding the lock, keeping its typed error.
     private func locked<T>(_ body: () throws(DBusError) -> T) throws(DBusError) -> T {
         lock.lock()
         defer { lock.unlock() }
