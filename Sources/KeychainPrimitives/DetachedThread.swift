@@ -17,7 +17,8 @@ package enum DetachedThread {
         package let description: String
     }
 
-    /// Starts `body` on a new detached thread. `stackSize` in bytes, or nil for the C library's
+    /// Starts `body` on a new detached thread. `stackSize` in bytes (rounded up to whole pages and
+    /// to at least `PTHREAD_STACK_MIN`, as `Thread.stackSize` is), or nil for the C library's
     /// default (what Foundation's `Thread` uses unless its `stackSize` is set). Throws, and runs
     /// nothing, when the system refuses the thread (too many threads, no memory).
     package static func start(stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) throws(Failure) {
@@ -26,7 +27,7 @@ package enum DetachedThread {
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         if let stackSize {
-            let code = pthread_attr_setstacksize(&attributes, stackSize)
+            let code = pthread_attr_setstacksize(&attributes, stackBytes(stackSize))
             guard code == 0 else { throw Failure(description: "cannot give a thread a stack of \(stackSize) bytes: \(String(cString: strerror(code)))") }
         }
         // The closure travels to the new thread as a retained object; the thread takes it back.
@@ -55,5 +56,13 @@ package enum DetachedThread {
         guard let context else { return nil }
         Unmanaged<Work>.fromOpaque(context).takeRetainedValue().body()
         return nil
+    }
+
+    /// `requested` rounded up to a whole number of pages and to at least `PTHREAD_STACK_MIN`,
+    /// which `pthread_attr_setstacksize` refuses otherwise.
+    private static func stackBytes(_ requested: Int) -> Int {
+        let page = max(Int(sysconf(Int32(_SC_PAGESIZE))), 1)
+        let rounded = (max(requested, 0) + page - 1) / page * page
+        return max(rounded, Int(PTHREAD_STACK_MIN))
     }
 }

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -42,6 +47,17 @@ package final class ThreadCondition: @unchecked Sendable {
     /// Releases the lock, waits for a ``signal()`` or ``broadcast()`` (or a spurious wake-up), and
     /// takes the lock again before it returns. Called with the lock held.
     package func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// As ``wait()``, but waits no later than `deadline` (on the wall clock, as
+    /// `NSCondition.wait(until:)` does): false when the deadline passes first (or had passed), true
+    /// on a signal (or a spurious wake-up). Called with the lock held.
+    package func wait(until deadline: Date) -> Bool {
+        guard deadline.timeIntervalSinceNow > 0 else { return false }
+        // Clamped: a deadline centuries away waits as long as the C type allows, not a trap.
+        let nanoseconds = Int64(min(deadline.timeIntervalSince1970 * 1e9, Double(Int64.max / 2)))
+        var time = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        return pthread_cond_timedwait(condition, mutex, &time) == 0
+    }
 
     /// Wakes one thread waiting in ``wait()``, if any.
     package func signal() { pthread_cond_signal(condition) }

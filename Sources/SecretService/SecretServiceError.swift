@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The errors of the Secret Service model, one for each error the D-Bus layer reports
 /// (`org.freedesktop.Secret.Error.*`, `org.freedesktop.DBus.Error.*`).

@@ -62,4 +62,34 @@ struct ThreadConditionTests {
         for _ in 0..<3 { #expect(finished.wait(timeout: .now() + 10) == .success, "a waiter did not wake") }
         #expect(condition.withLock { shared.count } == 3)
     }
+
+    @Test func aTimedWaitGivesUpAtItsDeadline() {
+        let condition = ThreadCondition()
+        let signalled = condition.withLock { condition.wait(until: Date().addingTimeInterval(0.05)) }
+        #expect(!signalled, "nobody signalled, so the wait must report its deadline")
+        let afterTheDeadline = condition.withLock { condition.wait(until: Date().addingTimeInterval(-1)) }
+        #expect(!afterTheDeadline, "a deadline already passed waits for nothing")
+        let atNaN = condition.withLock { condition.wait(until: Date(timeIntervalSince1970: .nan)) }
+        #expect(!atNaN)
+    }
+
+    @Test func aTimedWaitWakesWhenSignalledBeforeItsDeadline() {
+        let condition = ThreadCondition()
+        let shared = Shared()
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            condition.lock()
+            var signalled = true
+            while !shared.ready && signalled { signalled = condition.wait(until: .distantFuture) }
+            shared.woke = signalled && shared.ready
+            condition.unlock()
+            finished.signal()
+        }
+        condition.withLock {
+            shared.ready = true
+            condition.signal()
+        }
+        #expect(finished.wait(timeout: .now() + 10) == .success, "the waiter did not wake")
+        #expect(condition.withLock { shared.woke }, "a wait with a far deadline must report the signal")
+    }
 }

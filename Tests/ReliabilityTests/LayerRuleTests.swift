@@ -17,7 +17,7 @@ struct LayerRuleTests {
     static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire",
                                         "KeychainStore", "KeychainEngine", "KeychainClient", "InternetCredentials", "KeychainToolSupport",
                                         "KeychainServiceWireDictionaries", "KeychainAudit", "docker-credential-keychainkit",
-                                        "CredentialFiles", "CredentialImport", "KeychainSync", "KeychainServiceCore"]
+                                        "CredentialFiles", "CredentialImport", "KeychainSync", "KeychainServiceCore", "SecretService"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",

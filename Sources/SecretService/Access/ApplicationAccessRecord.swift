@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the provider does when an application not on an item's list of trusted applications
 /// reads the item's secret or changes the item.

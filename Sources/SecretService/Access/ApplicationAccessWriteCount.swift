@@ -1,10 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// Counts the keychain writes of ``ApplicationAccessStore`` and the bytes of secret data they
 /// carry: what shows that a change of one item's list costs the same whatever the number of items
 /// (tests count calls and bytes, not time).
 package final class ApplicationAccessWriteCount: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var writeCalls = 0
     private var dataBytes = 0
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainClient
 
 /// How the provider puts the keychain service's question before its user when the service cannot

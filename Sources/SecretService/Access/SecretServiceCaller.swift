@@ -1,5 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainLinux
+import KeychainPrimitives
 
 /// A D-Bus client as per-application access sees it: its unique bus name, its user id and process
 /// (with the parent chain) as the bus reports them, and the executable that names it.
@@ -64,7 +76,7 @@ final class SecretServiceCallerRegistry: @unchecked Sendable {
     /// The bus's answer for a unique name that is gone.
     static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var known: [String: SecretServiceCaller] = [:]
 
     /// The caller `busName`, identified on first use. A client the bus or `/proc` cannot describe is

@@ -1,5 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainLinux
+import KeychainPrimitives
 
 /// Calls from the daemon's answering threads to the bus itself (`GetConnectionCredentials`), whose
 /// replies arrive on the reading thread: the calling thread writes the call and waits; the reading
@@ -12,7 +17,7 @@ final class BusCalls: @unchecked Sendable {
     private static let unclaimedLimit = 1024
 
     private let connection: DBusConnection
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var arrived: [UInt32: DBusMessage] = [:]
     private var arrivalOrder: [UInt32] = []
 

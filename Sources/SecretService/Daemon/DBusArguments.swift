@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainLinux
 
 /// Typed reading of a method call's arguments: every mismatch is `InvalidArgs`, naming the

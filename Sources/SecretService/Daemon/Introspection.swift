@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `org.freedesktop.DBus.Introspectable` answers: the interfaces of each object and the children
 /// of each node, in the D-Bus introspection format.

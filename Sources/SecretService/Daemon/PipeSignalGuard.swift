@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writing to a pipe whose reader is gone raises SIGPIPE, which would end the provider: a client
 /// controls that pipe. Sockets avoid it with `MSG_NOSIGNAL`; for any other descriptor the signal is

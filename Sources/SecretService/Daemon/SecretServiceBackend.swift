@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An item's place: its collection's name and its own name (both D-Bus path elements).
 package struct SecretItemAddress: Hashable, Sendable {

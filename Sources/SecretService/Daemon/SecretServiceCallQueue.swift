@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// Runs the daemon's calls off its reading thread: each client's calls in the order they came, one
 /// at a time, and different clients' calls side by side, taken in turn (a client with many calls
@@ -73,7 +78,7 @@ final class SecretServiceCallQueue: @unchecked Sendable {
     /// Of those, the threads running a call now (the others are about to take the next client).
     private var busy = [0, 0]
 
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var clients: [String: ClientCalls] = [:]
     /// Clients that left the bus while a call of theirs ran (forgotten when it ends).
     private var departed: Set<String> = []
@@ -131,9 +136,13 @@ final class SecretServiceCallQueue: @unchecked Sendable {
         let available = threads[lane.rawValue] - busy[lane.rawValue]
         guard threads[lane.rawValue] < limit, available < ready[lane.rawValue].count else { return }
         threads[lane.rawValue] += 1
-        let thread = Thread { [self] in serve(lane) }
-        thread.stackSize = 1 << 20
-        thread.start()
+        do {
+            try DetachedThread.start(stackSize: 1 << 20) { [self] in serve(lane) }
+        } catch {
+            // No thread now (the system is out of threads or memory): the client stays ready for
+            // a running thread of the lane or the one the next call starts.
+            threads[lane.rawValue] -= 1
+        }
     }
 
     /// A thread's loop: takes the next ready client of its lane, runs that client's next call,

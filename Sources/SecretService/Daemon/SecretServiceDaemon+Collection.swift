@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainLinux
 
 /// `org.freedesktop.Secret.Collection` on `/org/freedesktop/secrets/collection/<c>` (and alias paths).

@@ -1,7 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainAudit
 import KeychainClient
 import KeychainLinux
+import KeychainPrimitives
 
 /// The Secret Service provider (`org.freedesktop.secrets`) on a D-Bus connection: the thread that
 /// runs ``run(isStopped:)`` reads messages and hands each call, its body still undecoded, to
@@ -46,7 +51,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
 
     /// Guards `sessions`, `prompts`, `runningPrompts` and `nextObjectNumber` (prompt threads
     /// finish prompts).
-    let stateLock = NSLock()
+    let stateLock = ThreadLock()
     /// Prompts and confirmations showing now, by the client they belong to.
     var runningPrompts: [String: Int] = [:]
     /// Open transfer sessions by number, with the unique bus name of the client that opened each.
@@ -269,13 +274,18 @@ package final class SecretServiceDaemon: @unchecked Sendable {
     }
 
     /// Runs `work` on a new thread holding a reservation from ``reservePromptThread(for:)``,
-    /// which it gives back when done.
+    /// which it gives back when done. Without a new thread (the system is out of threads or
+    /// memory) the work runs on the calling thread, late rather than never.
     func runOnPromptThread(for client: String, _ work: @escaping @Sendable () -> Void) {
-        let thread = Thread { [self] in
+        do {
+            try DetachedThread.start { [self] in
+                work()
+                releasePromptThread(for: client)
+            }
+        } catch {
             work()
             releasePromptThread(for: client)
         }
-        thread.start()
     }
 
     /// Gives back a reservation of ``reservePromptThread(for:)``.
@@ -336,7 +346,7 @@ package final class SecretServiceDaemon: @unchecked Sendable {
     private static func machineID() -> String {
         for file in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
             if let text = FileManager.default.contents(atPath: file) {
-                return String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                return String(decoding: text, as: UTF8.self).trimmingWhitespaceAndNewlines()
             }
         }
         return ""

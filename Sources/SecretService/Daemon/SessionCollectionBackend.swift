@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A backend with the in-memory `session` collection (``SessionCollection``) beside the keychain
 /// collections of `base`: calls naming `session` are answered from memory, all others go to

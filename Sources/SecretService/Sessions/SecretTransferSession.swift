@@ -1,6 +1,10 @@
 import Crypto
 import CryptoExtras
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The transfer encryption of one Secret Service session (one `OpenSession` call): how secrets
 /// are encrypted on their way to the client (`GetSecrets`) and decrypted on their way in

@@ -1,6 +1,12 @@
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainClient
+import KeychainPrimitives
+import KeychainVocabulary
 
 /// How Secret Service items (a label, a string-to-string attribute dictionary, a secret with a
 /// content type) are stored as keychain items, so that `keychainctl`, the typed API and Secret
@@ -57,7 +63,7 @@ enum AttributeMapping {
         [
             SecItemKey.itemClass: SecItemKey.genericPassword,
             SecItemKey.service: fallbackService,
-            SecItemKey.account: UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
+            SecItemKey.account: UUID().uuidString.removingText("-").lowercased(),
             SecItemKey.generic: try encode(Stored(attributes: attributes, contentType: contentType)),
         ]
     }
@@ -126,7 +132,7 @@ enum AttributeMapping {
     /// A number attribute as the keychain returns it (a Swift integer, or an `NSNumber`).
     static func integer(_ value: Any?) -> Int? {
         if let number = value as? Int { return number }
-        return (value as? NSNumber)?.intValue
+        return (value as? any BridgedNumber).map { Int(truncatingIfNeeded: $0.int64Value) }
     }
 
     /// A string attribute as the keychain returns it (a string, or UTF-8 data).

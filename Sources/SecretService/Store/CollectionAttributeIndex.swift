@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What `SearchItems` needs of one unlocked collection, kept in memory so that a search does not
 /// decrypt every item: each item's Secret Service attributes, by persistent reference, in the

@@ -1,4 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeychainPrimitives
 
 /// A cheap fingerprint of a keychain file's committed state, read without opening the keychain:
 /// when two stamps of one path differ, some process may have written to it in between.
@@ -64,7 +76,7 @@ struct KeychainFileStamp: Equatable {
 private final class KeptDescriptors: @unchecked Sendable {
     static let shared = KeptDescriptors()
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var kept: [String: (descriptor: Int32, device: UInt64, inode: UInt64)] = [:]
 
     /// A descriptor of the file now at `path`, or nil when there is none (or it cannot be opened).

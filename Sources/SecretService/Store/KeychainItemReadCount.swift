@@ -1,11 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 
 /// Counts the items the store decrypts (each item whose attributes or secret a keychain query
 /// returns) and its full reads of a collection: what shows that a lookup decrypts its item once and
 /// that the access log's checkpoint does not make the index read everything again (tests count
 /// reads, not time).
 package final class KeychainItemReadCount: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var decryptedItems = 0
     private var fullReadCount = 0
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainClient
 
 /// Which keychain items are Secret Service items in the form this provider stores them, for

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Per-application access: each collection's policy and its items' lists of trusted
 /// applications, kept in the collection's keychain by ``ApplicationAccessStore``.

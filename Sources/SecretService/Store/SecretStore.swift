@@ -1,5 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainClient
+import KeychainPrimitives
 import KeychainVocabulary
 
 /// The Secret Service's collections and items, kept in keychain files through Apple's public
@@ -23,7 +28,7 @@ package final class SecretStore: @unchecked Sendable {
     /// The metadata file's path.
     package var metadataPath: String { directory + "/" + CollectionMetadata.fileName }
 
-    let lock = NSLock()
+    let lock = ThreadLock()
     /// The metadata, as last read or written.
     var metadata: CollectionMetadata
     /// Collections locked through ``lock(_:)``: not silently unlocked again by an unlock without
@@ -61,7 +66,7 @@ package final class SecretStore: @unchecked Sendable {
     /// (`kSecUseKeychain`), so the process's default keychain plays no part.
     package init(loginKeychainPath: String) throws(SecretServiceError) {
         loginPath = loginKeychainPath
-        directory = (loginPath as NSString).deletingLastPathComponent
+        directory = FilePaths.deletingLastComponent(loginPath)
         metadata = CollectionMetadata()
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,

@@ -1,5 +1,9 @@
 import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A collection's id: the last element of its D-Bus object path
 /// (`/org/freedesktop/secrets/collection/<id>`), `[A-Za-z0-9_]` only, stable for the
@@ -134,14 +138,20 @@ package struct SecretSearchResult: Equatable, Sendable {
 /// Which characters an id may have: those of a D-Bus object path element.
 enum SecretIdentifierSyntax {
     static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
+        !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && (isAlphanumeric($0) || $0 == "_") }
     }
 
     /// An id made from a label: every other character becomes `_`; empty → `collection`.
     static func sanitize(_ label: String) -> String {
         let mapped = String(label.unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_") ? Character(scalar) : "_"
+            scalar.isASCII && (isAlphanumeric(scalar) || scalar == "_") ? Character(scalar) : "_"
         })
         return mapped.isEmpty ? "collection" : String(mapped.prefix(64))
+    }
+
+    /// Whether `scalar` is a letter or digit: within ASCII, what `CharacterSet.alphanumerics`
+    /// holds (FoundationEssentials has no `CharacterSet`).
+    private static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 
 /// The `session` collection, as gnome-keyring has it: items kept in the provider's memory only,
@@ -29,7 +33,7 @@ package final class SessionCollection: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     /// Items by id, and the ids in creation order (the order `Items` lists them in).
     private var items: [String: Item] = [:]
     private var order: [String] = []
@@ -152,7 +156,7 @@ package final class SessionCollection: @unchecked Sendable {
         lock.withLock { items.compactMapValues(\.applications) }
     }
 
-    /// Runs `body` holding the lock (`NSLock.withLock` does not keep a typed error).
+    /// Runs `body` holding the lock, keeping its typed error.
     private func locked<T>(_ body: () throws(DBusError) -> T) throws(DBusError) -> T {
         lock.lock()
         defer { lock.unlock() }
