@@ -148,6 +148,20 @@ struct KeychainctlKeyItemParityTests {
         #expect(SecIdentityCopyCertificate(stored, &certificate) == errSecSuccess)
         #expect(certificate == identity.certificate)
     }
+
+    @Test("export of a Secure Enclave key says why it cannot, exits 1 and prints nothing: its bytes never reach keychainctl")
+    func secureEnclaveKeyIsNotExported() throws {
+        let keychain = try ScratchKeychain()
+        let parameters: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256,
+                                           kSecAttrTokenID: kSecAttrTokenIDSecureEnclave, kSecUseKeychain: keychain.keychain,
+                                           kSecPrivateKeyAttrs: [kSecAttrIsPermanent: true, kSecAttrApplicationTag: Data("se".utf8),
+                                                                 kSecAttrLabel: "enclave"] as CFDictionary]
+        _ = try #require(capture { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }.value)
+        let exported = try keychainctl(["export", "-t", "pubkeys", "--tag", "se", "-k", keychain.path])
+        #expect(exported.status == 1)
+        #expect(exported.stdout.isEmpty)
+        #expect(exported.stderr.hasPrefix("keychainctl: export: the key \"enclave\" is bound to the Secure Enclave token"), "\(exported.stderr)")
+    }
 }
 
 extension ScratchKeychain {
