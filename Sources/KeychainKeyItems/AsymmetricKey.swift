@@ -14,13 +14,21 @@ import CryptoExtras
 
 /// An asymmetric key of a kind SecKey supports, with what its keychain item holds.
 package enum AsymmetricKey: Sendable, CustomStringConvertible {
+    /// An EC private key on P-256.
     case p256Private(P256.Signing.PrivateKey)
+    /// An EC private key on P-384.
     case p384Private(P384.Signing.PrivateKey)
+    /// An EC private key on P-521.
     case p521Private(P521.Signing.PrivateKey)
+    /// An RSA private key.
     case rsaPrivate(_RSA.Signing.PrivateKey)
+    /// An EC public key on P-256.
     case p256Public(P256.Signing.PublicKey)
+    /// An EC public key on P-384.
     case p384Public(P384.Signing.PublicKey)
+    /// An EC public key on P-521.
     case p521Public(P521.Signing.PublicKey)
+    /// An RSA public key.
     case rsaPublic(_RSA.Signing.PublicKey)
 
     /// The key a stored key item holds: `data` in Apple's external representation (X9.63 for
