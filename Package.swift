@@ -112,10 +112,23 @@ let package = Package(
         // process's registry, Apple's status messages. FoundationEssentials only.
         // KeychainServiceWireDictionaries: the SecItem dictionaries' wire form.
         .target(name: "KeychainClient", dependencies: ["KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainVocabulary"]),
+        // Keys and certificates as keychain items (the attributes and data a SecKey or SecCertificate
+        // is stored with), for the CF-typed layer and the tools alike. FoundationEssentials only.
+        .target(
+            name: "KeychainKeyItems",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         .target(
             name: "KeychainServicesPortable",
             dependencies: [
                 "KeychainEngine",
+                // The attributes of key and certificate items, shared with keychainctl.
+                "KeychainKeyItems",
                 "KeychainServiceWire",
                 "KeychainServiceWireDictionaries",
                 // The routing of SecItem calls (service or embedded), the registry, the status messages.
@@ -227,7 +240,9 @@ let package = Package(
         .executableTarget(
             name: "keychainctl",
             dependencies: [
-                "KeychainServices",
+                // Apple's Security on Apple platforms only: elsewhere every keychain call goes through
+                // KeychainClient, so Apple's CF-typed layer (and Foundation's ICU data) is not linked.
+                .target(name: "KeychainServices", condition: .when(platforms: applePlatforms)),
                 "InternetCredentials",
                 "CredentialFiles",
                 "CredentialImport",
@@ -249,6 +264,8 @@ let package = Package(
                 // The status table (StatusCode) without Apple's CF-typed layer.
                 .target(name: "KeychainVocabulary", condition: .when(platforms: reimplementedPlatforms)),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // import/export, find-certificate: keys and certificates as keychain items.
+                "KeychainKeyItems",
                 // import/export: PEM keys and SHA-1 certificate hashes.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

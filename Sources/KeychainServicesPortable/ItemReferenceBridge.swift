@@ -7,6 +7,7 @@
 
 import Foundation
 import KeychainEngine
+import KeychainKeyItems
 
 enum ItemReferenceBridge {
     /// What the caller asked to get back, remembered while the engine is asked for more.
@@ -36,16 +37,10 @@ enum ItemReferenceBridge {
         if let itemClass = dictionary[kSecClass as String] {
             guard (itemClass as? String) == kSecClassKey as String else { return errSecParam }
         }
-        var expanded: [String: Any] = [
-            kSecClass as String: kSecClassKey as String,
-            kSecAttrKeyClass as String: key.isPrivate ? 1 : 0,
-            kSecAttrKeyType as String: key.isEllipticCurve ? 73 : 42,
-            kSecAttrKeySizeInBits as String: key.sizeInBits,
-            kSecAttrEffectiveKeySize as String: key.sizeInBits,
-            kSecAttrApplicationLabel as String: key.applicationLabel,
-            kSecValueData as String: key.externalRepresentation,
-        ]
-        expanded.merge(usageAttributes(of: key)) { current, _ in current }
+        // The attributes keychainctl stores an imported key with too (KeychainKeyItems).
+        var expanded = AsymmetricKey.itemAttributes(isPrivate: key.isPrivate, isEllipticCurve: key.isEllipticCurve,
+                                                    sizeInBits: key.sizeInBits, applicationLabel: key.applicationLabel,
+                                                    externalRepresentation: key.externalRepresentation)
         if let tag = key.applicationTag { expanded[kSecAttrApplicationTag as String] = tag }
         if let label = key.label { expanded[kSecAttrLabel as String] = label }
         if key.isTokenBound { expanded[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave as String }
@@ -60,18 +55,8 @@ enum ItemReferenceBridge {
         if let itemClass = dictionary[kSecClass as String] {
             guard (itemClass as? String) == kSecClassCertificate as String else { return errSecParam }
         }
-        var expanded: [String: Any] = [
-            kSecClass as String: kSecClassCertificate as String,
-            kSecAttrCertificateType as String: 3,
-            kSecAttrCertificateEncoding as String: 3,
-            kSecAttrSubject as String: SecCertificate.der(of: certificate.certificate.subject),
-            kSecAttrIssuer as String: SecCertificate.der(of: certificate.certificate.issuer),
-            kSecAttrSerialNumber as String: Data(certificate.certificate.serialNumber.bytes),
-            kSecValueData as String: certificate.derData,
-        ]
-        if let key = certificate.publicKey { expanded[kSecAttrPublicKeyHash as String] = key.applicationLabel }
-        if let summary = certificate.subjectSummary { expanded[kSecAttrLabel as String] = summary }
-        dictionary.merge(expanded) { callers, _ in callers }
+        // The attributes keychainctl stores an imported certificate with too (KeychainKeyItems).
+        dictionary.merge(certificate.item.itemAttributes) { callers, _ in callers }
         return errSecSuccess
     }
 

@@ -9,7 +9,8 @@ import Testing
 struct LayerRuleTests {
     /// Modules that are not an API: `package` access only.
     static let packageOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainStore", "KeychainEngine", "KeychainLinux", "KeychainAudit", "KeychainSync",
-                                     "KeychainClient", "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainServiceCore"]
+                                     "KeychainClient", "SecretService", "InternetCredentials", "KeychainToolSupport", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainServiceCore",
+                                     "KeychainKeyItems"]
     /// Modules that import FoundationEssentials, never Foundation, so that a tool linking only
     /// modules of this list links no FoundationInternationalization and no ICU data: each
     /// file imports Foundation only in the `#else` of `#if canImport(FoundationEssentials)`
@@ -17,7 +18,8 @@ struct LayerRuleTests {
     static let essentialsOnlyModules = ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "KeychainLinux", "KeychainServiceWire",
                                         "KeychainStore", "KeychainEngine", "KeychainClient", "InternetCredentials", "KeychainToolSupport",
                                         "KeychainServiceWireDictionaries", "KeychainAudit", "docker-credential-keychainkit",
-                                        "CredentialFiles", "CredentialImport", "KeychainSync", "KeychainServiceCore", "SecretService"]
+                                        "CredentialFiles", "CredentialImport", "KeychainSync", "KeychainServiceCore", "SecretService",
+                                        "KeychainKeyItems"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",
@@ -34,6 +36,8 @@ struct LayerRuleTests {
         "CredentialFiles": ["KeychainPrimitives"],
         "CredentialImport": ["KeychainPrimitives"],
         "KeychainLinux": ["KeychainPrimitives"],
+        // Keys and certificates as keychain items: swift-crypto and swift-certificates only.
+        "KeychainKeyItems": [],
         // The encrypted keychain file.
         "KeychainItemCodec": ["KeychainPrimitives", "KeychainVocabulary"],
         "KeychainStore": ["KeychainPrimitives", "KeychainVocabulary", "KeychainItemCodec", "CSQLite"],
@@ -51,7 +55,8 @@ struct LayerRuleTests {
         // Apple's SecItem calls on Swift dictionaries for the tools, and the one routing of them
         // (service or embedded) that Apple's CF-typed API bridges onto.
         "KeychainClient": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries"],
-        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainClient"],
+        "KeychainServicesPortable": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainClient",
+                                     "KeychainKeyItems"],
         "KeychainServicesExtras": ["KeychainVocabulary", "KeychainEngine", "KeychainServicesPortable", "KeychainClient"],
         "KeychainServices": ["KeychainServicesPortable"],
         // Above Apple's API.
@@ -66,7 +71,7 @@ struct LayerRuleTests {
         // The programs.
         "keychainctl": ["KeychainPrimitives", "KeychainLinux", "KeychainServices", "KeychainSync", "KeychainServiceCore",
                         "KeychainServiceWire", "KeychainAudit", "CredentialFiles", "CredentialImport", "InternetCredentials", "KeychainToolSupport", "SecretService",
-                        "KeychainClient", "KeychainVocabulary"],
+                        "KeychainClient", "KeychainVocabulary", "KeychainKeyItems"],
         "docker-credential-keychainkit": ["KeychainAudit", "InternetCredentials", "KeychainToolSupport", "KeychainPrimitives"],
         "keychainkit-demo": ["KeychainKit"],
         "keychainkit-sync-bench": ["KeychainPrimitives", "KeychainSync"],
@@ -550,10 +555,7 @@ struct LayerRuleTests {
     /// lifecycle, the password items, statuses) goes through KeychainClient; the list
     /// only shrinks, and keychainctl links no CF layer on Linux once it is empty and the modules
     /// it links (SecretService) link none either.
-    static let keychainctlFilesOnTheCFLayer: Set<String> = [
-        "Commands/FindCertificate.swift", "Commands/ImportExport.swift", "Support/KeyMaterialFiles.swift",
-        "Support/KeychainReference.swift", "Support/KeychainTargetHandle.swift",
-    ]
+    static let keychainctlFilesOnTheCFLayer: Set<String> = []
 
     /// The files (as "module/path") of `lines` that import a module of ``cfLayer`` where KeychainKit
     /// implements the keychain: anywhere but in an Apple-platform branch (the `#else` of
@@ -579,6 +581,19 @@ struct LayerRuleTests {
         #expect(expected.subtracting(files).isEmpty, """
             these keychainctl files no longer import the CF layer: take them off keychainctlFilesOnTheCFLayer: \
             \(expected.subtracting(files).sorted())
+            """)
+    }
+
+    /// With no keychainctl file on the CF layer, keychainctl links none on Linux: its keys and
+    /// certificates are items through KeychainClient (KeychainKeyItems computes their attributes).
+    @Test func keychainctlLinksNoCFLayerOnLinux() throws {
+        let manifest = try Self.manifest()
+        #expect(Self.keychainctlFilesOnTheCFLayer.isEmpty, "keychainctl files still on the CF layer: \(Self.keychainctlFilesOnTheCFLayer.sorted())")
+        let closure = manifest.linuxClosure(of: "keychainctl")
+        #expect(closure.contains("KeychainClient") && closure.contains("KeychainKeyItems"), "keychainctl's Linux closure was not read: \(closure.sorted())")
+        #expect(closure.isDisjoint(with: Self.cfLayer), """
+            keychainctl links Apple's CF-typed API on Linux through \(closure.intersection(Self.cfLayer).sorted()): \
+            depend on KeychainServices only on Apple platforms, and make keychain calls through KeychainClient
             """)
     }
 

@@ -4,6 +4,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import KeychainKeyItems
 import KeychainVocabulary
 import SwiftASN1
 import X509
@@ -11,14 +12,15 @@ import X509
 /// Apple: `SecCertificate`, an X.509 certificate. Made by `SecCertificateCreateWithData` from
 /// DER; two certificates are equal when their DER encodings are.
 public final class SecCertificate: Hashable, @unchecked Sendable, CustomStringConvertible {
+    /// The certificate and the attributes of its keychain item (shared with the tools).
+    let item: CertificateItem
     /// The parsed certificate.
-    let certificate: Certificate
+    var certificate: Certificate { item.certificate }
     /// The DER encoding it was made from.
-    let derData: Data
+    var derData: Data { item.der }
 
     init(derData: Data) throws {
-        self.certificate = try Certificate(derEncoded: Array(derData))
-        self.derData = derData
+        self.item = try CertificateItem(der: derData)
     }
 
     /// Equal when the DER encodings are equal.
@@ -31,33 +33,13 @@ public final class SecCertificate: Hashable, @unchecked Sendable, CustomStringCo
     public var description: String { "<SecCertificate \(subjectSummary ?? "?")>" }
 
     /// The first string value of `type` in the subject, from the most specific RDN.
-    func subjectValue(_ type: ASN1ObjectIdentifier) -> String? {
-        for rdn in certificate.subject.reversed() {
-            for attribute in rdn where attribute.type == type {
-                if let text = String(attribute.value) { return text }
-            }
-        }
-        return nil
-    }
+    func subjectValue(_ type: ASN1ObjectIdentifier) -> String? { item.subjectValue(type) }
 
     /// Apple's summary: the common name, else the e-mail address, else the organisation.
-    var subjectSummary: String? {
-        subjectValue(.RDNAttributeType.commonName)
-            ?? subjectValue(.RDNAttributeType.emailAddress)
-            ?? subjectValue(.RDNAttributeType.organizationName)
-    }
+    var subjectSummary: String? { item.subjectSummary }
 
     /// DER of a distinguished name (the issuer and subject attributes of certificate items).
-    static func der(of name: DistinguishedName) -> Data {
-        var serializer = DER.Serializer()
-        do {
-            try serializer.serialize(name)
-        } catch {
-            // Serialising a name that was just parsed cannot fail; an empty name is the safe answer.
-            return Data()
-        }
-        return Data(serializer.serializedBytes)
-    }
+    static func der(of name: DistinguishedName) -> Data { CertificateItem.der(of: name) }
 
     /// The certificate's public key as a SecKey, for the key types SecKey supports.
     var publicKey: SecKey? {

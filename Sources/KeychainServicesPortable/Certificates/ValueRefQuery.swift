@@ -7,6 +7,7 @@
 // `IdentityItems`, as Apple's client library does.
 
 import Foundation
+import KeychainKeyItems
 
 enum ValueRefQuery {
     /// Replaces a `kSecValueRef` SecKey or SecCertificate in a query by the attributes that
@@ -44,10 +45,6 @@ enum ValueRefQuery {
 
     /// The attributes that find the item of `certificate`: issuer and serial number, as stored.
     static func attributes(of certificate: SecCertificate) -> [String: Any] {
-        [
-            kSecClass as String: kSecClassCertificate as String,
-            kSecAttrIssuer as String: SecCertificate.der(of: certificate.certificate.issuer),
-            kSecAttrSerialNumber as String: Data(certificate.certificate.serialNumber.bytes),
-        ]
+        certificate.item.identifyingAttributes
     }
 }

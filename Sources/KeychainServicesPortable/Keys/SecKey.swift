@@ -4,6 +4,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import KeychainKeyItems
 
 /// Apple: `SecKey`, an asymmetric cryptographic key (EC P-256/P-384/P-521 or RSA 2048–4096).
 ///
@@ -112,7 +113,7 @@ public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertibl
 
     /// `kSecAttrApplicationLabel`: the SHA-1 of the public key's external representation, as
     /// Apple computes it for the keys it generates.
-    var applicationLabel: Data { Data(Insecure.SHA1.hash(data: publicKeyData)) }
+    var applicationLabel: Data { AsymmetricKey.applicationLabel(publicKeyData: publicKeyData) }
 
     /// Equal when both are the same class of the same key pair.
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool {

@@ -4,6 +4,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import KeychainKeyItems
 import KeychainVocabulary
 
 /// Apple: `SecKeyCreateRandomKey(_:_:)`. Generates a new private key: EC on P-256, P-384 or
@@ -164,16 +165,7 @@ public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
 /// it holds (its attribute dictionary, and the documented `SecKeyGeneratePair` defaults):
 /// `kSecAttrCanDerive` true for public and private, EC and RSA keys alike; the others by class.
 func usageAttributes(of key: SecKey) -> [String: Bool] {
-    let isPrivate = key.isPrivate
-    return [
-        kSecAttrCanSign as String: isPrivate,
-        kSecAttrCanVerify as String: !isPrivate,
-        kSecAttrCanDecrypt as String: isPrivate,
-        kSecAttrCanEncrypt as String: !isPrivate,
-        kSecAttrCanDerive as String: true,
-        kSecAttrCanUnwrap as String: isPrivate,
-        kSecAttrCanWrap as String: !isPrivate,
-    ]
+    AsymmetricKey.usageAttributes(isPrivate: key.isPrivate)
 }
 
 /// Apple: `SecKeyCopyAttributes(_:)`. The key's attributes: `kSecAttrKeyType`,

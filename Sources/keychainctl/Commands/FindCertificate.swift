@@ -1,9 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ArgumentParser
 import InternetCredentials
 import Crypto
-import Foundation
+import KeychainKeyItems
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 import KeychainPrimitives
-import KeychainServices
 
 /// `find-certificate [-c name] [-a] [-p] [-Z] [keychain]`: finds certificates by (part of) their
 /// common name, as security(1)'s command does.
@@ -31,18 +38,17 @@ struct FindCertificate: KeychainCommand {
         let target = try KeychainTarget.open(keychain)
         let certificates = try CertificateSearch.all(in: target).filter { certificate in
             guard let name else { return true }
-            var commonName: CFString?
-            guard SecCertificateCopyCommonName(certificate, &commonName) == errSecSuccess, let found = commonName as String? else { return false }
-            return found.contains(name)
+            guard let found = certificate.commonName else { return false }
+            return found.firstRange(ofText: name) != nil
         }
-        guard !certificates.isEmpty else { throw KeychainCallError(errSecItemNotFound, in: "SecItemCopyMatching") }
+        guard !certificates.isEmpty else { throw KeychainCallError(StatusCode.itemNotFound, in: "SecItemCopyMatching") }
         var output = ""
         for certificate in all ? certificates : [certificates[0]] {
             if hash { output += "SHA-1 hash: \(CertificateSearch.sha1Hex(certificate))\n" }
             if pem {
-                output += KeyMaterialFiles.pem(certificate)
+                output += KeyMaterialFiles.pem(certificate: certificate.der)
             } else {
-                output += "keychain: \"\(target.path)\"\nlabel: \"\(SecCertificateCopySubjectSummary(certificate) as String? ?? "")\"\n"
+                output += "keychain: \"\(target.path)\"\nlabel: \"\(certificate.subjectSummary ?? "")\"\n"
             }
         }
         // Console.out adds the final newline.
@@ -63,21 +69,10 @@ struct FindIdentity: KeychainCommand {
 
     func execute() throws {
         let target = try KeychainTarget.open(keychain)
-        var result: CFTypeRef?
-        let query: [CFString: Any] = [kSecClass: kSecClassIdentity, kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll,
-                                      kSecUseKeychain: try target.keychain]
-        var status = errSecSuccess
-        try target.performUnlocking("SecItemCopyMatching") {
-            status = SecItemCopyMatching(query as CFDictionary, &result)
-            return status == errSecItemNotFound ? errSecSuccess : status
-        }
-        let identities = (result as? [Any] ?? []).compactMap(KeychainReference.identity)
+        let identities = try CertificateSearch.identities(in: target)
         var output = ""
-        for (index, identity) in identities.enumerated() {
-            var certificate: SecCertificate?
-            _ = SecIdentityCopyCertificate(identity, &certificate)
-            guard let certificate else { continue }
-            output += "  \(index + 1)) \(CertificateSearch.sha1Hex(certificate)) \"\(SecCertificateCopySubjectSummary(certificate) as String? ?? "")\"\n"
+        for (index, certificate) in identities.enumerated() {
+            output += "  \(index + 1)) \(CertificateSearch.sha1Hex(certificate)) \"\(certificate.subjectSummary ?? "")\"\n"
         }
         output += "     \(identities.count) identit\(identities.count == 1 ? "y" : "ies") found\n"
         // Console.out adds the final newline.
@@ -86,22 +81,61 @@ struct FindIdentity: KeychainCommand {
     }
 }
 
-/// Certificate lookups shared by the commands.
+/// Certificate lookups shared by the commands: SecItem calls on the certificate and key items
+/// (``KeychainItems``), whose attributes are Apple's (``CertificateItem``, ``AsymmetricKey``).
 enum CertificateSearch {
-    /// Every certificate in the keychain (none is not an error here).
-    static func all(in target: KeychainTarget) throws -> [SecCertificate] {
-        var result: CFTypeRef?
-        let query: [CFString: Any] = [kSecClass: kSecClassCertificate, kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll,
-                                      kSecUseKeychain: try target.keychain]
-        try target.performUnlocking("SecItemCopyMatching") {
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
-            return status == errSecItemNotFound ? errSecSuccess : status
+    /// Every certificate in the keychain, in the keychain's order (none is not an error here).
+    /// A stored certificate whose data is not one fails the search (`errSecDecode`), as Apple's
+    /// API fails to make its reference.
+    static func all(in target: KeychainTarget) throws -> [CertificateItem] {
+        try items(of: KeyItemAttributeName.certificateClass, in: target).map { try certificate(of: $0) }
+    }
+
+    /// The certificates of the keychain's identities, in the keychain's certificate order: those
+    /// whose public key hash is the application label of a stored private key (Apple's identity).
+    static func identities(in target: KeychainTarget) throws -> [CertificateItem] {
+        let certificates = try items(of: KeyItemAttributeName.certificateClass, in: target)
+        guard !certificates.isEmpty else { return [] }
+        // Only the private keys' attributes: their bytes stay in the keychain.
+        let keys = try items(of: KeyItemAttributeName.keyClass, in: target, returningData: false,
+                             matching: [KeyItemAttributeName.keyClassAttribute: KeyItemAttributeName.privateKeyClass])
+        let labels = Set(keys.compactMap { $0[KeyItemAttributeName.applicationLabel] as? Data })
+        return try certificates.compactMap { item in
+            guard let hash = item[KeyItemAttributeName.publicKeyHash] as? Data, labels.contains(hash) else { return nil }
+            return try certificate(of: item)
         }
-        return (result as? [Any] ?? []).compactMap(KeychainReference.certificate)
+    }
+
+    /// The certificate a stored certificate item holds; `errSecDecode` when its data is none.
+    static func certificate(of item: [String: Any]) throws(KeychainCallError) -> CertificateItem {
+        guard let der = item[SecItemKey.valueData] as? Data else { throw KeychainCallError(StatusCode.decode, in: "SecItemCopyMatching") }
+        do {
+            return try CertificateItem(der: der)
+        } catch {
+            throw KeychainCallError(StatusCode.decode, in: "SecItemCopyMatching")
+        }
+    }
+
+    /// The attributes (and data) of every item of `itemClass` matching `attributes`; none is an
+    /// empty list.
+    static func items(of itemClass: String, in target: KeychainTarget, returningData: Bool = true,
+                      matching attributes: [String: Any] = [:]) throws -> [[String: Any]] {
+        var query = attributes
+        query[SecItemKey.itemClass] = itemClass
+        query[SecItemKey.returnAttributes] = true
+        if returningData { query[SecItemKey.returnData] = true }
+        query[SecItemKey.matchLimit] = SecItemKey.matchLimitAll
+        var result: Any?
+        try target.performUnlocking("SecItemCopyMatching") {
+            let found = KeychainItems.copyMatching(query, in: target)
+            result = found.result
+            return found.status == StatusCode.itemNotFound ? StatusCode.success : found.status
+        }
+        return (result as? [Any] ?? []).compactMap { $0 as? [String: Any] }
     }
 
     /// The SHA-1 of the certificate's DER in upper-case hex, as security(1) prints it.
-    static func sha1Hex(_ certificate: SecCertificate) -> String {
-        HexEncoding.string(Insecure.SHA1.hash(data: SecCertificateCopyData(certificate) as Data), uppercase: true)
+    static func sha1Hex(_ certificate: CertificateItem) -> String {
+        HexEncoding.string(Insecure.SHA1.hash(data: certificate.der), uppercase: true)
     }
 }

@@ -1,8 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ArgumentParser
 import InternetCredentials
-import Crypto
-import Foundation
-import KeychainServices
+import KeychainKeyItems
+#if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
+import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
+#endif
 
 /// `import FILE [-k keychain] [--tag TAG] [-l label]`: adds the certificates and private keys of
 /// a PEM or DER file (a certificate and its key together make an identity).
@@ -32,18 +38,20 @@ struct ImportItems: KeychainCommand {
         try AccessRecording.prepareToRecord(in: target)  // a keychain that cannot log refuses before storing
         var certificates = 0, keys = 0
         for item in items {
-            var attributes: [CFString: Any] = [kSecUseKeychain: try target.keychain]
+            // The item Apple's API stores for a SecCertificate or SecKey (KeychainKeyItems), so
+            // applications find what keychainctl imported and the other way round.
+            var attributes: [String: Any]
             switch item {
             case .certificate(let certificate):
-                attributes[kSecValueRef] = certificate
+                attributes = certificate.itemAttributes
                 certificates += 1
             case .key(let key):
-                attributes[kSecValueRef] = key
-                if let tag { attributes[kSecAttrApplicationTag] = Data(tag.utf8) }
-                if let label { attributes[kSecAttrLabel] = label }
+                attributes = key.itemAttributes
+                if let tag { attributes[KeyItemAttributeName.applicationTag] = Data(tag.utf8) }
+                if let label { attributes[KeyItemAttributeName.label] = label }
                 keys += 1
             }
-            try target.performUnlocking("SecItemAdd") { SecItemAdd(attributes as CFDictionary, nil) }
+            try target.performUnlocking("SecItemAdd") { KeychainItems.add(attributes, in: target) }
             // A private key is a secret; a certificate is public.
             if case .key = item { try AccessRecording.record(.create, [.init(label: label, service: tag, account: nil)], in: target) }
         }
@@ -104,21 +112,53 @@ struct ExportItems: KeychainCommand {
         }
         guard let type else { throw UsageFailure(message: "say what to export: -t certs, -t pubkeys, or --format cxf --plaintext-export FILE") }
         if plaintextExport != nil { throw UsageFailure(message: "--plaintext-export goes with --format cxf") }
-        var query: [CFString: Any] = [kSecUseKeychain: try target.keychain, kSecReturnRef: true, kSecMatchLimit: kSecMatchLimitAll,
-                                      kSecClass: type == .certs ? kSecClassCertificate : kSecClassKey]
-        if let tag, type == .pubkeys { query[kSecAttrApplicationTag] = Data(tag.utf8) }
-        var result: CFTypeRef?
-        try target.performUnlocking("SecItemCopyMatching") { SecItemCopyMatching(query as CFDictionary, &result) }
+        var query: [String: Any] = [SecItemKey.returnData: true, SecItemKey.returnAttributes: true, SecItemKey.matchLimit: SecItemKey.matchLimitAll,
+                                    SecItemKey.itemClass: type == .certs ? KeyItemAttributeName.certificateClass : KeyItemAttributeName.keyClass]
+        if let tag, type == .pubkeys { query[KeyItemAttributeName.applicationTag] = Data(tag.utf8) }
+        var result: Any?
+        try target.performUnlocking("SecItemCopyMatching") {
+            let found = KeychainItems.copyMatching(query, in: target)
+            result = found.result
+            return found.status
+        }
         var output = ""
-        for object in result as? [Any] ?? [] {
-            if let certificate = KeychainReference.certificate(object) {
-                output += KeyMaterialFiles.pem(certificate)
-            } else if let key = KeychainReference.key(object) {
-                output += try KeyMaterialFiles.publicKeyPEM(key)
+        for case let item as [String: Any] in result as? [Any] ?? [] {
+            if type == .certs {
+                output += KeyMaterialFiles.pem(certificate: try CertificateSearch.certificate(of: item).der)
+            } else {
+                output += try Self.publicKey(of: item).publicKeyPEM
             }
         }
         // Console.out adds the final newline.
         if output.hasSuffix("\n") { output.removeLast() }
         Console.out(output)
+    }
+
+    /// The key a stored key item holds (public keys are exported from it); `errSecDecode` when
+    /// its data and attributes are not a key, as Apple's API fails to make its reference.
+    private static func publicKey(of item: [String: Any]) throws -> AsymmetricKey {
+        // A key bound to the Secure Enclave token keeps its bytes in the keychain: none come back.
+        if item[KeyItemAttributeName.tokenID] as? String == secureEnclaveToken {
+            let label = item[KeyItemAttributeName.label] as? String
+            throw UsageFailure(message: "the key\(label.map { " \"\($0)\"" } ?? "") is bound to the Secure Enclave token, whose key bytes "
+                               + "never leave the keychain: export its public key with SecKeyCopyPublicKey in the application that uses it, "
+                               + "or narrow the export with --tag")
+        }
+        guard let data = item[SecItemKey.valueData] as? Data,
+              let keyClass = integer(item[KeyItemAttributeName.keyClassAttribute]),
+              let keyType = integer(item[KeyItemAttributeName.keyType]),
+              let key = AsymmetricKey(itemData: data, keyClass: keyClass, keyType: keyType)
+        else { throw KeychainCallError(StatusCode.decode, in: "SecItemCopyMatching") }
+        return key.publicKey
+    }
+
+    /// `kSecAttrTokenIDSecureEnclave`.
+    private static let secureEnclaveToken = "com.apple.setoken"
+
+    /// A number attribute as the keychain returns it (an integer, or its decimal string).
+    private static func integer(_ value: Any?) -> Int? {
+        if let number = value as? Int { return number }
+        if let number = value as? Int64 { return Int(number) }
+        return (value as? String).flatMap { Int($0) }
     }
 }
