@@ -227,10 +227,12 @@ final class ServiceRequestHandler: Sendable {
     /// with what happened (it was made).
     private func record(_ outcome: SecItemResult, of request: ServiceRequest, from peer: PeerIdentity, as application: String,
                         in keychain: ServedKeychain, forwardedBy provider: PeerIdentity? = nil,
-                        changedItems: [[String: Any]]? = nil, decision: AccessEvent.Decision = .trusted) -> SecItemResult {
+                        changedItems: [[String: Any]]? = nil, decision: AccessEvent.Decision = .trusted,
+                        decodedQuery: [String: Any]? = nil) -> SecItemResult {
         let events = ServiceAccessRecording.events(for: request, outcome: outcome, peer: peer, application: application,
                                                    channel: provider == nil ? .keychainService : .secretService,
-                                                   provider: provider?.executablePath, changedItems: changedItems, decision: decision)
+                                                   provider: provider?.executablePath, changedItems: changedItems, decision: decision,
+                                                   decodedQuery: decodedQuery)
         guard !events.isEmpty else { return outcome }
         let log = accessLogs.log(of: peer.uid, keychain: keychain)
         guard case .failure(let error) = Result(catching: { () throws(AccessLogError) in try log.recordTogether(events) }) else { return outcome }
@@ -310,7 +312,7 @@ final class ServiceRequestHandler: Sendable {
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
             return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain, forwardedBy: provider,
-                          changedItems: changedItems, decision: decision)
+                          changedItems: changedItems, decision: decision, decodedQuery: query)
         } catch {
             return SecItemResult(failure: error)
         }
