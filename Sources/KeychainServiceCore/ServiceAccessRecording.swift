@@ -18,12 +18,14 @@ enum ServiceAccessRecording {
     /// read a secret nor wrote (an attributes-only search, a failure). A call the Secret Service
     /// provider forwarded for `peer` comes through `channel` `.secretService` and names the
     /// `provider`'s executable. `changedItems`, the attributes an update or a delete found before
-    /// it ran, name its items (else the query does).
+    /// it ran, name its items (else the query does). `decodedQuery`, the request's query as the
+    /// call already decoded it, spares decoding it again.
     static func events(for request: ServiceRequest, outcome: SecItemResult, peer: PeerIdentity, application: String,
                        channel: AccessEvent.Channel = .keychainService, provider: String? = nil,
-                       changedItems: [[String: Any]]? = nil, decision: AccessEvent.Decision = .trusted, now: Date = Date()) -> [AccessEvent] {
+                       changedItems: [[String: Any]]? = nil, decision: AccessEvent.Decision = .trusted, now: Date = Date(),
+                       decodedQuery: [String: Any]? = nil) -> [AccessEvent] {
         guard outcome.status == 0 else { return [] }
-        let query = WireEntry.dictionary(request.query)
+        let query = decodedQuery ?? WireEntry.dictionary(request.query)
         let operation: AccessEvent.Operation
         var items: [AccessEvent.Item]
         switch request.operation {

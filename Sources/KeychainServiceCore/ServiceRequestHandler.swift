@@ -132,12 +132,26 @@ final class ServiceRequestHandler: Sendable {
     private func keychainCallReply(to request: ServiceRequest, uid: UInt32, checksPassword: Bool) -> ServiceReply {
         guard checksPassword else {
             do {
-                return LoginKeychainCalls.reply(to: request, on: try keychains.servedKeychain(of: uid))
+                let keychain = try keychains.servedKeychain(of: uid)
+                if request.operation == .lockKeychain { return lockReply(to: request, uid: uid, on: keychain) }
+                return LoginKeychainCalls.reply(to: request, on: keychain)
             } catch {
                 return ServiceReply(status: error.osStatus, failureReason: Self.reason(error))
             }
         }
         return passwordCheckedReply(uid: uid) { keychain in LoginKeychainCalls.reply(to: request, on: keychain) }
+    }
+
+    /// An explicit lock (`lock-keychain`, the wire's lock call): the user's access log is synced
+    /// and its checkpoint, kept in the keychain, brought up to the newest entry first, as before an
+    /// idle lock. A log that cannot be flushed does not keep the keychain unlocked: it is locked
+    /// all the same, and the reply says what could not be done.
+    private func lockReply(to request: ServiceRequest, uid: UInt32, on keychain: ServedKeychain) -> ServiceReply {
+        let flushed = Result { () throws(AccessLogError) in try accessLogs.flush(of: uid) }
+        let reply = LoginKeychainCalls.reply(to: request, on: keychain)
+        guard reply.status == KeychainStatus.success.rawValue, case .failure(let error) = flushed else { return reply }
+        return ServiceReply(status: KeychainStatus.notAvailable.rawValue,
+                            failureReason: "the keychain is locked, but its access log's newest entries could not be synced first: \(error)")
     }
 
     /// The reply of `call`, a call that checks the keychain password of `uid`, run inside
@@ -217,10 +231,12 @@ final class ServiceRequestHandler: Sendable {
     /// with what happened (it was made).
     private func record(_ outcome: SecItemResult, of request: ServiceRequest, from peer: PeerIdentity, as application: String,
                         in keychain: ServedKeychain, forwardedBy provider: PeerIdentity? = nil,
-                        changedItems: [[String: Any]]? = nil, decision: AccessEvent.Decision = .trusted) -> SecItemResult {
+                        changedItems: [[String: Any]]? = nil, decision: AccessEvent.Decision = .trusted,
+                        decodedQuery: [String: Any]? = nil) -> SecItemResult {
         let events = ServiceAccessRecording.events(for: request, outcome: outcome, peer: peer, application: application,
                                                    channel: provider == nil ? .keychainService : .secretService,
-                                                   provider: provider?.executablePath, changedItems: changedItems, decision: decision)
+                                                   provider: provider?.executablePath, changedItems: changedItems, decision: decision,
+                                                   decodedQuery: decodedQuery)
         guard !events.isEmpty else { return outcome }
         let log = accessLogs.log(of: peer.uid, keychain: keychain)
         guard case .failure(let error) = Result(catching: { () throws(AccessLogError) in try log.recordTogether(events) }) else { return outcome }
@@ -300,7 +316,7 @@ final class ServiceRequestHandler: Sendable {
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
             }
             return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain, forwardedBy: provider,
-                          changedItems: changedItems, decision: decision)
+                          changedItems: changedItems, decision: decision, decodedQuery: query)
         } catch {
             return SecItemResult(failure: error)
         }

@@ -305,4 +305,36 @@ struct WireFormatTests {
             try WireFrame.read(from: quiet[1], limits: .init(idleSeconds: 1, frameSeconds: 5))
         }
     }
+
+    @Test("with deadlines, a frame whose payload arrives in parts is read whole; a peer gone mid-frame is a cut frame, not a timeout")
+    func framesInParts() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]) }
+        let writer = pair[0]
+        let payload = Data((0..<64).map { UInt8($0) })
+        let limits = WireFrame.Deadlines(idleSeconds: 5, frameSeconds: 5)
+        // Whole frames back to back: each read takes its own frame and not a byte of the next.
+        try WireFrame.write(payload, to: writer)
+        try WireFrame.write(Data("next".utf8), to: writer)
+        #expect(try WireFrame.read(from: pair[1], limits: limits) == payload)
+        #expect(try WireFrame.read(from: pair[1], limits: limits) == Data("next".utf8))
+        // The header and part of the payload, then the rest 100 ms later: the reader finds nothing
+        // there, waits, and reads on.
+        let parts = Thread {
+            let bytes: [UInt8] = [0, 0, 0, 64] + (0..<64).map { UInt8($0) }
+            _ = bytes.withUnsafeBytes { send(writer, $0.baseAddress, 20, Int32(MSG_NOSIGNAL)) }
+            usleep(100_000)
+            _ = bytes.withUnsafeBytes { send(writer, $0.baseAddress! + 20, bytes.count - 20, Int32(MSG_NOSIGNAL)) }
+            // Then half a frame, and the peer leaves.
+            let half: [UInt8] = [0, 0, 0, 64, 1, 2, 3]
+            _ = half.withUnsafeBytes { send(writer, $0.baseAddress, half.count, Int32(MSG_NOSIGNAL)) }
+            usleep(50_000)
+            shutdown(writer, Int32(SHUT_WR))
+        }
+        parts.start()
+        #expect(try WireFrame.read(from: pair[1], limits: limits) == payload)
+        #expect(throws: WireFailure.closed(midFrame: true)) { try WireFrame.read(from: pair[1], limits: limits) }
+        close(pair[1])
+    }
 }
