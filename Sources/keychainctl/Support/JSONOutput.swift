@@ -87,34 +87,33 @@ enum JSONOutput {
 
     /// Whether key `first` sorts before `second` as `JSONSerialization`'s `.sortedKeys` sorts
     /// them (Foundation compares with `.numeric`, `.caseInsensitive` and `.forcedOrdering`):
-    /// runs of digits by their value, letters regardless of case; keys equal that way put the
-    /// shorter one first, then the one whose first differing letter is lower case. Exact for
-    /// keys of ASCII letters and digits, which are all keychainctl writes.
+    /// runs of digits by their value, letters regardless of case; of keys equal that way, the
+    /// first difference decides: a lower-case letter before an upper-case one, a run of digits
+    /// with fewer leading zeros before one with more. Exact for keys of ASCII letters and digits,
+    /// which are all keychainctl writes.
     static func precedes(_ first: String, _ second: String) -> Bool {
         let left = Array(first.unicodeScalars), right = Array(second.unicodeScalars)
         var i = 0, j = 0
+        var forcedOrder: Bool?
         while i < left.count, j < right.count {
             if isDigit(left[i]), isDigit(right[j]) {
                 let leftRun = digitRun(left, from: i), rightRun = digitRun(right, from: j)
                 if leftRun.value.count != rightRun.value.count { return leftRun.value.count < rightRun.value.count }
                 if leftRun.value != rightRun.value { return leftRun.value.lexicographicallyPrecedes(rightRun.value) }
+                if forcedOrder == nil, leftRun.end - i != rightRun.end - j { forcedOrder = leftRun.end - i < rightRun.end - j }
                 i = leftRun.end
                 j = rightRun.end
                 continue
             }
             let a = folded(left[i]), b = folded(right[j])
             if a != b { return a < b }
+            if forcedOrder == nil, left[i] != right[j] { forcedOrder = left[i].properties.isLowercase }
             i += 1
             j += 1
         }
         if (left.count - i) != (right.count - j) { return left.count - i < right.count - j }
         // Equal but for case or leading zeros: the forced order.
-        if left.count != right.count { return left.count < right.count }
-        for (a, b) in zip(left, right) where a != b {
-            if a.properties.isLowercase != b.properties.isLowercase { return a.properties.isLowercase }
-            return a.value < b.value
-        }
-        return false
+        return forcedOrder ?? false
     }
 
     private static func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }

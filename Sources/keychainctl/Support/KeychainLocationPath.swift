@@ -22,8 +22,9 @@ enum KeychainLocationPath {
     /// The absolute `path` as Foundation's `NSString.standardizingPath` gives it on Linux (which
     /// FoundationEssentials lacks), so that a path a sync circle recorded before reads the same:
     /// empty and `.` components dropped, `..` removing the component before it, each component
-    /// that is a symbolic link replaced by its target (one level, a relative target joined to the
-    /// link's folder), then a leading `/private` dropped when the rest names an existing file.
+    /// that is a symbolic link replaced by its target (one level), then a leading `/private`
+    /// dropped when the rest names an existing file. A relative target is joined to the link's
+    /// folder (Foundation on Linux joined it to the working directory, naming the wrong folder).
     static func standardized(_ path: String) -> String {
         guard path.hasPrefix("/") else { return path }
         var resolved = "/"
