@@ -173,6 +173,28 @@ struct EssentialsOutputTests {
         #expect(try ItemFormatter.serialise(object) == expected)
     }
 
+    // MARK: Standard output
+
+    /// Output that cannot be written (here /dev/full: a full disk) is a failure the caller sees:
+    /// status 1 and the reason on standard error, never a success, never a crash.
+    @Test func anUnwritableStandardOutputFailsTheCommand() throws {
+        let sandbox = try ToolSandbox()
+        defer { sandbox.cleanUp() }
+        let errorPath = sandbox.directory + "/stderr"
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sandbox.tool("keychainctl"))
+        process.arguments = ["--version"]
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        try process.run()
+        process.waitUntilExit()
+        let stderr = String(decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 1, "status \(process.terminationStatus): \(stderr)")
+        #expect(stderr.contains("cannot write to standard output: No space left on device"), "\(stderr)")
+    }
+
     // MARK: Paths
 
     @Test func recordedPathsAreStandardizedAsNSStringDid() throws {
