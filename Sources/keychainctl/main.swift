@@ -1,5 +1,16 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // keychainctl: a security(1)-style command line for the keychain. It sees every access group,
 // as `security` does; KEYCHAINKIT_TESTING_KDF=1 (test suites only) creates password keychains

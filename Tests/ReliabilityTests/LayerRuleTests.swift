@@ -19,7 +19,7 @@ struct LayerRuleTests {
                                         "KeychainStore", "KeychainEngine", "KeychainClient", "InternetCredentials", "KeychainToolSupport",
                                         "KeychainServiceWireDictionaries", "KeychainAudit", "docker-credential-keychainkit",
                                         "CredentialFiles", "CredentialImport", "KeychainSync", "KeychainServiceCore", "SecretService",
-                                        "KeychainKeyItems"]
+                                        "KeychainKeyItems", "keychainctl"]
     /// Modules above Apple's API (KeychainServices), which reach the engine only through
     /// KeychainServicesExtras or, for sync, KeychainSync (or are one of `engineConfigurers`).
     static let modulesAboveAppleAPI = ["KeychainKit", "InternetCredentials", "KeychainToolSupport", "SecretService", "keychainctl",

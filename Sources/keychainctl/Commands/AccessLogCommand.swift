@@ -1,6 +1,10 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on the KeychainAudit dependency
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainAudit
 import KeychainLinux
 import KeychainServiceCore
@@ -75,13 +79,7 @@ struct AccessLogCommand: KeychainCommand {
         if let unit = text.last, let seconds = units[unit], let count = Int(text.dropLast()), count >= 0 {
             return now.addingTimeInterval(-Double(count) * seconds)
         }
-        let formats: [ISO8601DateFormatter.Options] = [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
-                                                       [.withFullDate]]
-        for options in formats {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date }
-        }
+        if let date = ISO8601Text.date(from: text) { return date }
         throw UsageFailure(message: "--since \(text): expected an ISO-8601 date or time (2026-11-25, 2026-11-25T18:00:00Z) "
                            + "or an age such as 30m, 1h, 2d, 1w", exitCode: 64)
     }
@@ -90,9 +88,7 @@ struct AccessLogCommand: KeychainCommand {
 
     /// An entry's time as printed: ISO-8601 in UTC, to the second.
     static func timeText(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        ISO8601Text.internetDateTime(date)
     }
 
     /// Text a client chose (labels, accounts, command names) shown in a terminal: control
@@ -160,8 +156,7 @@ struct AccessLogCommand: KeychainCommand {
                 return described
             }
         }
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        return try JSONOutput.compact(object)
     }
 }
 #endif

@@ -1,7 +1,18 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's SecretService dependency
 import ArgumentParser
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainLinux
 import KeychainServiceWire
 import KeychainClient  // SecItemKey
@@ -63,12 +74,11 @@ struct AppAccessList: KeychainCommand {
     static func json(_ entries: [AppAccessSupport.Entry], record: ApplicationAccessRecord, keychain: String) throws -> String {
         let items = entries.map { entry -> [String: Any] in
             let list = record.list(of: entry.id)
-            return ["id": entry.id, "label": entry.label, "service": entry.service ?? NSNull(), "account": entry.account ?? NSNull(),
-                    "creator": list.creator ?? NSNull(), "trusted": list.trusted]
+            return ["id": entry.id, "label": entry.label, "service": entry.service ?? JSONNull(), "account": entry.account ?? JSONNull(),
+                    "creator": list.creator ?? JSONNull(), "trusted": list.trusted]
         }
         let object: [String: Any] = ["keychain": keychain, "policy": record.policy.rawValue, "items": items]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        return try JSONOutput.compact(object)
     }
 }
 

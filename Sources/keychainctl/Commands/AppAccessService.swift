@@ -1,5 +1,9 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's SecretService dependency
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainServiceWire
 import KeychainClient  // LoginKeychainServiceRoute: whether the service holds the keychain
 
@@ -56,12 +60,11 @@ enum AppAccessService {
         if let wanted, shown.isEmpty { throw UsageFailure(message: "no Secret Service item \(wanted) in your keychain in the service") }
         if json {
             let items = shown.map { item -> [String: Any] in
-                ["id": item.id, "label": item.label, "service": item.service ?? NSNull(), "account": item.account ?? NSNull(),
-                 "creator": item.creator ?? NSNull(), "trusted": item.trusted]
+                ["id": item.id, "label": item.label, "service": item.service ?? JSONNull(), "account": item.account ?? JSONNull(),
+                 "creator": item.creator ?? JSONNull(), "trusted": item.trusted]
             }
             let object: [String: Any] = ["keychain": "service", "policy": policy, "items": items]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-            return Console.out(String(decoding: data, as: UTF8.self))
+            return Console.out(try JSONOutput.compact(object))
         }
         Console.out("keychain: your keychain in the keychain service")
         Console.out("policy for applications not on an item's list: \(policy)")

@@ -1,6 +1,10 @@
 #if os(Linux)  // the keychain service is Linux's
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import InternetCredentials
 import KeychainClient  // ServiceGrantRoute: the user's grants, kept by the keychain service
 

@@ -1,7 +1,11 @@
 import ArgumentParser
 import CredentialFiles
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainPrimitives
 import KeychainToolSupport
 
@@ -89,7 +93,7 @@ struct Exec: KeychainCommand {
                 throw UsageFailure(message: "cannot read \(file) as UTF-8 text")
             }
             for (offset, line) in TextLines.split(text).enumerated() {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                let trimmed = line.trimmingWhitespace()
                 if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
                 pairs.append((trimmed, "\(file):\(offset + 1)"))
             }

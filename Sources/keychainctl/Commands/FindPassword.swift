@@ -1,6 +1,10 @@
 import ArgumentParser
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `-g` / `-w` flags of the find commands.
 struct SecretDisplayOptions: ParsableArguments {

@@ -1,6 +1,10 @@
 import ArgumentParser
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `git-credential get|store|erase`: git's credential-helper protocol, credentials kept as
 /// internet passwords (protocol, host, port, path, user name) in the default keychain.
@@ -63,7 +67,7 @@ struct GitCredential: KeychainCommand {
                                    + "credential protocol cannot carry; it is not given to git. Replace it with keychainctl "
                                    + "add-internet-password -U")
             }
-            FileHandle.standardOutput.write(Data("username=\(found.account ?? "")\npassword=\(password)\n".utf8))
+            Console.outVerbatim("username=\(found.account ?? "")\npassword=\(password)\n")
         case "store":
             guard query.account != nil, let password = message["password"] else { return }
             if let field = Self.fieldBreakingTheProtocol(username: query.account ?? "", password: password) {

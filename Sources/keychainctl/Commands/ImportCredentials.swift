@@ -5,7 +5,19 @@ import CredentialImport
 import SecretService
 #endif
 import InternetCredentials
+import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `import-credentials <file>… [--apply] [--remove-source]`: moves the credentials of plain-text
 /// files other tools write into the default keychain, and brings gnome-keyring keyrings into the
@@ -202,7 +214,7 @@ struct ImportCredentials: KeychainCommand {
             throw UsageFailure(message: "\(path): larger than \(Self.maximumFileSize / 1_048_576) MiB; not a credential file")
         }
         guard let content = FileManager.default.contents(atPath: path) else { throw UsageFailure(message: "\(path): cannot be read") }
-        let folder = ((KeychainLocationPath.absolute(path) as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        let folder = PathName.lastComponent(of: FilePaths.deletingLastComponent(KeychainLocationPath.absolute(path)))
         do {
             let parsed = try format.parse(content, file: path, dotenvService: envService ?? "dotenv:\(folder)")
             return Source(path: path, format: format, content: content, parsed: parsed)

@@ -1,6 +1,18 @@
 #if os(Linux)  // mirrors the `.when(platforms: [.linux])` condition on keychainctl's KeychainServiceCore dependency
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeychainPrimitives
 import KeychainServiceCore
 
 /// `service install [--root DIR] …`: the system user, the state directory and the systemd units.
@@ -65,14 +77,14 @@ struct ServiceInstall: ParsableCommand {
         return path
     }
 
+    /// Runs systemctl with `arguments` on this process's terminal (its messages are the user's to read).
     static func systemctl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemctl")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            Console.error("keychainctl: systemctl \(arguments.joined(separator: " ")) failed (status \(process.terminationStatus))")
+        let executable = "/usr/bin/systemctl"
+        let child = try Subprocess.spawn(executable: executable, arguments: [executable] + arguments, environment: nil,
+                                         stdin: STDIN_FILENO, stdout: STDOUT_FILENO, stderr: STDERR_FILENO)
+        let status = Subprocess.waitForExit(child)
+        guard status == 0 else {
+            Console.error("keychainctl: systemctl \(arguments.joined(separator: " ")) failed (status \(status))")
             throw ExitCode(1)
         }
     }

@@ -1,6 +1,10 @@
 #if KEYCHAINKIT_REIMPLEMENTED
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainSync
 
 /// `sync …`: synchronizable items across devices through etcd, a git remote or a shared folder

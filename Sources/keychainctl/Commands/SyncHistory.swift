@@ -1,6 +1,10 @@
 #if KEYCHAINKIT_REIMPLEMENTED
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainSync
 
 /// Which synchronized item `sync history` and `sync restore` mean.
@@ -23,10 +27,9 @@ struct SyncHistory: ParsableCommand {
 
     func run() throws {
         try runSyncCommand("history") {
-            let formatter = ISO8601DateFormatter()
             for version in try target.synchronizer().history(account: item.account, service: item.service) {
                 let what = version.isDeletion ? "deleted" : "contents"
-                Console.out("\(version.number)  \(formatter.string(from: version.date))  device \(version.device)  \(what)")
+                Console.out("\(version.number)  \(ISO8601Text.internetDateTime(version.date))  device \(version.device)  \(what)")
             }
         }
     }

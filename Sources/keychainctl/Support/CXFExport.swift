@@ -1,6 +1,17 @@
 import CredentialFiles
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 #if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
 import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
 #endif
@@ -53,7 +64,7 @@ enum CXFExport {
         if itemClass == SecItemKey.internetPassword {
             let server = item[SecItemKey.server] as? String ?? ""
             let scheme = InternetProtocolCode.scheme(for: item[SecItemKey.protocol] as? String ?? "htps")
-            let port = (item[SecItemKey.port] as? NSNumber)?.intValue ?? 0
+            let port = item[SecItemKey.port] as? Int ?? 0
             let path = item[SecItemKey.path] as? String ?? ""
             let host = server.contains(":") ? "[\(server)]" : server
             login.urls = ["\(scheme)://\(host)\(port > 0 ? ":\(port)" : "")" + (path.isEmpty ? "" : (path.hasPrefix("/") ? path : "/" + path))]

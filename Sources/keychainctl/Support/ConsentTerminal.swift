@@ -1,5 +1,16 @@
 #if os(Linux)  // the keychain service is Linux's
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainClient
 import KeychainServiceWire
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Data {
     /// Overwrites the bytes with zeros (best effort: copies Foundation made are out of reach).

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// git's credential-helper message: `key=value` lines, ended by a blank line or end of input.
 /// Keys that repeat (`capability[]`, `wwwauth[]`) keep their last value; they are not used here.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainToolSupport
 
 /// The commands scripts and git run most, recognised before ArgumentParser is asked:

@@ -1,5 +1,11 @@
 import KeychainPrimitives
+// BridgedNumber: Foundation's NSNumber, read without importing Foundation.
+import KeychainVocabulary
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Prints keychain items the way `security(1)` does (text), or as JSON objects for scripts.
 enum ItemFormatter {
@@ -50,10 +56,9 @@ enum ItemFormatter {
         case let data as Data:
             if let text = String(data: data, encoding: .utf8) { return "<blob>=" + quote(text) }
             return "<blob>=0x" + hex(data)
-        case let number as NSNumber:
-            return (flags.contains(name) ? "<sint32>=" : "<uint32>=") + number.stringValue
         default:
-            return "<blob>=<unprintable>"
+            guard let number = numberText(value) else { return "<blob>=<unprintable>" }
+            return (flags.contains(name) ? "<sint32>=" : "<uint32>=") + number
         }
     }
 
@@ -66,7 +71,8 @@ enum ItemFormatter {
             case "\n": quoted += "\\n"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7f {
-                    quoted += String(format: "\\%03o", scalar.value)
+                    let octal = String(scalar.value, radix: 8)
+                    quoted += "\\" + String(repeating: "0", count: max(0, 3 - octal.count)) + octal
                 } else {
                     quoted.unicodeScalars.append(scalar)
                 }
@@ -75,12 +81,46 @@ enum ItemFormatter {
         return quoted + "\""
     }
 
-    private static func compactDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
-        return formatter.string(from: date)
+    private static func compactDate(_ date: Date) -> String { ISO8601Text.compact(date) }
+
+    /// A number or boolean as `NSNumber.stringValue` gave it (`1`/`0` for a boolean); nil for
+    /// any other value.
+    static func numberText(_ value: Any) -> String? {
+        if let number = value as? any BridgedNumber {
+            if number.isBoolean { return number.boolValue ? "1" : "0" }
+            return number.isFloatingPoint ? floatingText(number.doubleValue) : String(number.int64Value)
+        }
+        switch value {
+        case let flag as Bool: return flag ? "1" : "0"
+        case let integer as Int: return String(integer)
+        case let integer as Int64: return String(integer)
+        case let integer as Int32: return String(integer)
+        case let integer as Int16: return String(integer)
+        case let integer as Int8: return String(integer)
+        case let integer as UInt: return String(integer)
+        case let integer as UInt64: return String(integer)
+        case let integer as UInt32: return String(integer)
+        case let integer as UInt16: return String(integer)
+        case let integer as UInt8: return String(integer)
+        case let double as Double: return floatingText(double)
+        case let float as Float: return floatingText(Double(float))
+        default: return nil
+        }
+    }
+
+    /// A floating-point number as `NSNumber.stringValue` gave it: whole numbers without `.0`.
+    private static func floatingText(_ double: Double) -> String {
+        double.isFinite && double == double.rounded() && abs(double) < 1e15 ? String(Int64(double)) : "\(double)"
+    }
+
+    /// Whether `value` is a boolean or a number (what `as? NSNumber` matched).
+    private static func isNumber(_ value: Any) -> Bool { numberText(value) != nil }
+
+    /// A boolean or number as a flag (`NSNumber.boolValue`: nonzero is true).
+    private static func flagValue(_ value: Any) -> Bool? {
+        if let number = value as? any BridgedNumber { return number.boolValue }
+        if let flag = value as? Bool { return flag }
+        return numberText(value).map { $0 != "0" }
     }
 
     private static func hex(_ data: Data) -> String { HexEncoding.string(data, uppercase: true) }
@@ -92,8 +132,8 @@ enum ItemFormatter {
     static func json(_ item: [String: Any], itemClass: String, keychainPath: String, secret: Data?) -> [String: Any] {
         var attributes: [String: Any] = [:]
         for (name, value) in item where !nonAttributes.contains(name) {
-            if flags.contains(name), let number = value as? NSNumber {
-                attributes[jsonNames[name] ?? name] = number.boolValue
+            if flags.contains(name), let flag = flagValue(value) {
+                attributes[jsonNames[name] ?? name] = flag
             } else {
                 attributes[jsonNames[name] ?? name] = jsonValue(value)
             }
@@ -112,16 +152,14 @@ enum ItemFormatter {
     private static func jsonValue(_ value: Any) -> Any {
         switch value {
         case let text as String: return text
-        case let date as Date: return ISO8601DateFormatter().string(from: date)
+        case let date as Date: return ISO8601Text.internetDateTime(date)
         case let data as Data: return String(data: data, encoding: .utf8) ?? ("0x" + hex(data))
-        case let number as NSNumber: return number
-        default: return "\(type(of: value))"
+        default: return isNumber(value) ? value : "\(type(of: value))"
         }
     }
 
     /// Serialises a JSON value (pretty, keys sorted) for standard output.
     static func serialise(_ value: Any) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        try JSONOutput.prettyPrinted(value)
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
 import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
 #endif

@@ -1,5 +1,9 @@
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
 import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
 #endif

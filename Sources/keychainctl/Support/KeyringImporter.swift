@@ -1,6 +1,18 @@
 #if os(Linux)
 import CredentialImport
+import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SecretService
 
 /// Brings gnome-keyring keyrings into the Secret Service provider's collections (the store
@@ -52,8 +64,15 @@ struct KeyringImporter {
     /// wallet (`.kwl`), or a directory (gnome-keyring's `~/.local/share/keyrings`, KWallet's
     /// `~/.local/share/kwalletd`).
     static func isKeyringPath(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return path.hasSuffix(".keyring") || KDBXFile.isDatabasePath(path) || KWalletFile.isWalletPath(path) || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        return path.hasSuffix(".keyring") || KDBXFile.isDatabasePath(path) || KWalletFile.isWalletPath(path) || isDirectory(path) == true
+    }
+
+    /// Whether `path` names a directory, following symbolic links (as
+    /// `FileManager.fileExists(atPath:isDirectory:)`); nil when nothing is there.
+    private static func isDirectory(_ path: String) -> Bool? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Reads and opens every keyring `paths` name (a directory: each `*.keyring` in it). An
@@ -62,20 +81,19 @@ struct KeyringImporter {
     static func read(_ paths: [String], passwordFile: String?) throws -> [Source] {
         var files: [String] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            guard let isDirectory = isDirectory(path) else {
                 throw UsageFailure(message: "\(path): no such file or directory. Nothing was stored.")
             }
-            if isDirectory.boolValue {
+            if isDirectory {
                 let names: [String]
                 do {
                     names = try FileManager.default.contentsOfDirectory(atPath: path)
                 } catch {
-                    throw UsageFailure(message: "\(path): cannot list it (\(error.localizedDescription)). Nothing was stored.")
+                    throw UsageFailure(message: "\(path): cannot list it (\(SystemErrorText.of(error))). Nothing was stored.")
                 }
                 let keyrings = names.filter { $0.hasSuffix(".keyring") || KWalletFile.isWalletPath($0) }.sorted()
                 guard !keyrings.isEmpty else { throw UsageFailure(message: "\(path): no *.keyring or *.kwl files in it. Nothing was stored.") }
-                files += keyrings.map { (path as NSString).appendingPathComponent($0) }
+                files += keyrings.map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
             } else {
                 files.append(path)
             }
@@ -96,7 +114,7 @@ struct KeyringImporter {
             }
             let identifier = GnomeKeyringFile.identifier(ofPath: file)
             let collection = try open(content, identifier: identifier, file: file, filePassword: filePassword)
-            let directory = (file as NSString).deletingLastPathComponent
+            let directory = FilePaths.deletingLastComponent(file)
             let isDefault = GnomeKeyringFile.defaultAlias(inDirectory: directory.isEmpty ? "." : directory) == identifier
             sources.append(Source(path: file, collection: collection, isDefault: isDefault))
         }
@@ -127,11 +145,18 @@ struct KeyringImporter {
         return Data(contents.prefix { $0 != 0x0A && $0 != 0x0D })
     }
 
+    /// A file name without its extension (the last `.` and what follows it, unless the name
+    /// starts there), as `NSString.deletingPathExtension` gives it: `Passwords.kdbx` → `Passwords`.
+    private static func withoutExtension(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
     /// Opens a KeePass/KeePassXC KDBX 4 database: its password from `--password-file` or a
     /// no-echo prompt (no empty-password attempt first: each attempt costs the database's Argon2).
     /// It goes into the collection with the database's name, created with its password.
     private static func openDatabase(_ content: Data, file: String, filePassword: Data?) throws -> ImportedCollection {
-        let identifier = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let identifier = Self.withoutExtension(PathName.lastComponent(of: file))
         func attempt(_ password: Data) throws -> ImportedCollection? {
             do throws(CredentialImportError) {
                 return try KDBXFile.read(content, identifier: identifier, password: password, keyFile: nil, file: file)

@@ -1,6 +1,10 @@
 import ArgumentParser
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
 import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
 #endif

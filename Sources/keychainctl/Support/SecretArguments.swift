@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `security(1)` convention for secret options: `-w` (or `-p`) given **last, without a value**
 /// reads the secret from a no-echo prompt (terminal) or one line of standard input; a value on

@@ -1,6 +1,10 @@
 import KeychainPrimitives
 import InternetCredentials
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if KEYCHAINKIT_REIMPLEMENTED  // mirrors the condition on the KeychainClient dependency
 import KeychainClient  // SecItemKey (on Apple platforms: SecItemKeyNames.swift)
 #endif
@@ -28,7 +32,7 @@ struct SecretReference: CustomStringConvertible {
                 throw UsageFailure(message: "\"\(text)\" is not internet:scheme://[user@]host[:port][/path]")
             }
             // parseURL drops user info (a key never holds it); here it names the account.
-            let authority = url[url.range(of: "://")!.upperBound...].prefix(while: { $0 != "/" })
+            let authority = url[url.firstRange(ofText: "://")!.upperBound...].prefix(while: { $0 != "/" })
             let account = authority.lastIndex(of: "@").map { PercentEncoding.decodeUTF8(authority[..<$0]) ?? String(authority[..<$0]) }
             // git keeps paths without the leading slash (as `keychainctl git-credential` stores them).
             let path = address.path.map { String($0.drop(while: { $0 == "/" })) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -60,7 +64,7 @@ struct SecretReference: CustomStringConvertible {
             query[SecItemKey.account] = account
             // Exact location, as the git and Docker helpers match: no port means none, not any.
             let items = try ItemSearch.items(query, in: target, all: true, withData: true).filter { item in
-                let itemPort = (item[SecItemKey.port] as? NSNumber)?.intValue ?? 0
+                let itemPort = item[SecItemKey.port] as? Int ?? 0
                 let itemPath = (item[SecItemKey.path] as? String).map { String($0.drop(while: { $0 == "/" })) } ?? ""
                 return itemPort == (port ?? 0) && itemPath == (path ?? "")
             }

@@ -1,5 +1,16 @@
 #if KEYCHAINKIT_REIMPLEMENTED && os(Linux)  // KeychainAudit is a Linux-only dependency
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainAudit
 import KeychainLinux
 import KeychainSync

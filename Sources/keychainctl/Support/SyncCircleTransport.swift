@@ -1,5 +1,9 @@
 #if KEYCHAINKIT_REIMPLEMENTED
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainSync
 
 /// Opens the transport of a circle kept in the keychain at `keychainPath`: the circle's own

@@ -1,6 +1,11 @@
 #if KEYCHAINKIT_REIMPLEMENTED
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeychainPrimitives
 import KeychainSync
 import KeychainToolSupport
 
@@ -19,7 +24,7 @@ struct SyncEtcdPasswordOption: ParsableArguments {
             do {
                 contents = try Data(contentsOf: URL(fileURLWithPath: passwordFile))
             } catch {
-                throw SyncCommandFailure(message: "cannot read the etcd password from \(passwordFile): \(error.localizedDescription)")
+                throw SyncCommandFailure(message: "cannot read the etcd password from \(passwordFile): \(SystemErrorText.of(error))")
             }
             return String(decoding: contents.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
         }
@@ -48,7 +53,7 @@ struct SyncEtcdPasswordOption: ParsableArguments {
 
     /// The password once read; the lock keeps a watch's concurrent opens from prompting twice.
     private final class PasswordCache: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = ThreadLock()
         var password: String?
     }
 }
@@ -103,7 +108,7 @@ struct SyncConnectionOptions: ParsableArguments {
 
     private static func absolute(_ path: String) -> String {
         let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return (full as NSString).standardizingPath
+        return KeychainLocationPath.standardized(full)
     }
 }
 #endif

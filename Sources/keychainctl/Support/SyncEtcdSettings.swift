@@ -1,5 +1,9 @@
 #if KEYCHAINKIT_REIMPLEMENTED
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainSync
 
 /// How a circle reaches its etcd cluster, as the circle state keeps it: the endpoints, the CA,

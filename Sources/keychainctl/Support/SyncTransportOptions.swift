@@ -1,6 +1,10 @@
 #if KEYCHAINKIT_REIMPLEMENTED
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeychainSync
 
 /// Which kind of place holds a circle's records.
@@ -122,7 +126,7 @@ struct SyncTransportOptions: ParsableArguments {
         case .folder:
             guard let folder, !folder.isEmpty else { throw ValidationError("--transport folder needs --folder PATH (for example ~/Sync/keychain)") }
             let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
-            return .folder(path: (absolute as NSString).standardizingPath)
+            return .folder(path: KeychainLocationPath.standardized(absolute))
         }
     }
 

@@ -1,5 +1,16 @@
 import KeychainPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A keychain password sealed to this machine's TPM 2.0 through Debian's tpm2-tools (over the
 /// tpm2-tss stack): a random secret that only this TPM can unseal, kept beside the keychain as
@@ -95,9 +106,9 @@ enum TPMSeal {
             let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
             text = size <= 256 ? try String(contentsOfFile: path, encoding: .utf8) : String(repeating: "?", count: 257)
         } catch {
-            throw UsageFailure(message: "\(path) cannot be read: \(error.localizedDescription)")
+            throw UsageFailure(message: "\(path) cannot be read: \(SystemErrorText.of(error))")
         }
-        let selection = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let selection = text.trimmingWhitespaceAndNewlines()
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789:,+")
         guard text.utf8.count <= 256, !selection.isEmpty, selection.allSatisfy({ allowed.contains($0) }), selection.contains(":") else {
             throw UsageFailure(message: "\(path) is not a PCR selection (e.g. sha256:0,7): it was altered; restore it from a backup. Nothing was unsealed")
@@ -118,7 +129,7 @@ enum TPMSeal {
     /// Runs `body` with a private scratch folder, flushing the TPM's transient objects and
     /// sessions around it and removing the folder afterwards.
     private static func withScratch<T>(_ body: (String) throws -> T) throws -> T {
-        var template = Array((NSTemporaryDirectory() + "/keychainctl-tpm-XXXXXX").utf8CString)
+        var template = Array((FileManager.default.temporaryDirectory.path + "/keychainctl-tpm-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw UsageFailure(message: "cannot create a scratch folder for the TPM tools") }
         let scratch = String(cString: made)
         defer {
