@@ -70,6 +70,13 @@ struct TPMSealAttackTests {
                 #expect(!run.stdout.contains("pcr-secret"))
             }
 
+            // A FIFO in its place (a read would wait for a writer forever): refused at once, unread.
+            try FileManager.default.removeItem(atPath: pcrs)
+            #expect(mkfifo(pcrs, 0o600) == 0)
+            let fifo = try sandbox.keychainctl(find, environment: env)
+            #expect(fifo.status != 0 && fifo.stderr.contains("is not a PCR selection"), "\(fifo.stderr)")
+            try FileManager.default.removeItem(atPath: pcrs)
+
             // Restored: it opens again.
             try original.write(to: URL(fileURLWithPath: pcrs))
             #expect(try sandbox.keychainctl(find, environment: env).stdout == "pcr-secret\n")

@@ -103,8 +103,12 @@ enum TPMSeal {
     private static func readSelection(_ path: String) throws -> String {
         let text: String
         do {
-            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-            text = size <= 256 ? try String(contentsOfFile: path, encoding: .utf8) : String(repeating: "?", count: 257)
+            // A regular file of at most 256 bytes is read; a larger one or a FIFO (which would
+            // block the read) is refused by the checks below without being read.
+            var info = stat()
+            guard stat(path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let readable = info.st_mode & S_IFMT == S_IFREG && info.st_size <= 256
+            text = readable ? try String(contentsOfFile: path, encoding: .utf8) : String(repeating: "?", count: 257)
         } catch {
             throw UsageFailure(message: "\(path) cannot be read: \(SystemErrorText.of(error))")
         }
