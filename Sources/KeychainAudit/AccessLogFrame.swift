@@ -54,12 +54,7 @@ struct AccessLogFrame: Equatable {
     /// Encrypts `entry`'s content as entry `sequence`, following the entry whose tag is `previousTag`.
     static func seal(_ content: AccessLogEntry.Content, sequence: UInt64, previousTag: Data,
                      key: SymmetricKey) throws(AccessLogError) -> AccessLogFrame {
-        let plaintext: Data
-        do {
-            plaintext = try JSONEncoder().encode(StoredContent(content))
-        } catch {
-            throw .encryption(reason: "the entry could not be encoded: \(error)")
-        }
+        let plaintext = try StoredContent(content).json()
         guard plaintext.count <= maximumContentSize else { throw .entryTooLarge(plaintext.count) }
         let nonce = AES.GCM.Nonce()
         var frame = AccessLogFrame(sequence: sequence, previousTag: previousTag, nonce: Data(nonce),
