@@ -137,6 +137,8 @@ class Provider:
             f.write(BUS_CONF.format(socket=self.dir + "/bus"))
         self.processes = []
         self.error = None
+        self.daemon = None
+        self.wrap = []  # put before the provider's command line (bench/secret_service_instructions.py: callgrind)
 
     def spawn(self, argv, stdin=subprocess.DEVNULL, log="log"):
         process = subprocess.Popen(argv, env=self.env, stdin=stdin, stdout=open(self.dir + "/" + log, "ab"),
@@ -150,8 +152,12 @@ class Provider:
         if not self.wait(lambda: self.bus_call("GetId").returncode == 0):
             self.error = "the private bus did not answer"
             return False
+        return self.start_provider() and self.seed()
+
+    def start_provider(self, timeout=30):
+        """Starts the provider (behind self.wrap) and waits up to timeout seconds for it to own the name."""
         if self.name == "gnome-keyring":
-            daemon = self.spawn(["/usr/bin/gnome-keyring-daemon", "--foreground", "--components=secrets", "--unlock"],
+            daemon = self.spawn(self.wrap + ["/usr/bin/gnome-keyring-daemon", "--foreground", "--components=secrets", "--unlock"],
                                 stdin=subprocess.PIPE, log="provider.log")
             daemon.stdin.write(b"bench-login-password")
             daemon.stdin.close()
@@ -159,13 +165,14 @@ class Provider:
             if not (KEYCHAINCTL and os.access(KEYCHAINCTL, os.X_OK)):
                 self.error = "no keychainctl at %r" % KEYCHAINCTL
                 return False
-            daemon = self.spawn([KEYCHAINCTL, "secret-service"], log="provider.log")
-        if self.wait(lambda: "boolean true" in self.bus_call("NameHasOwner", "string:org.freedesktop.secrets").stdout):
-            return self.seed()
+            daemon = self.spawn(self.wrap + [KEYCHAINCTL, "secret-service"], log="provider.log")
+        self.daemon = daemon
+        if self.wait(lambda: "boolean true" in self.bus_call("NameHasOwner", "string:org.freedesktop.secrets").stdout, timeout):
+            return True
         if daemon.poll() is not None:
             self.error = "%s exited with %s: %s" % (self.name, daemon.returncode, self.log()[-300:])
         else:
-            self.error = "no owner of org.freedesktop.secrets after 30 s"
+            self.error = "no owner of org.freedesktop.secrets after %d s" % timeout
         return False
 
     def bus_call(self, member, *arguments):
@@ -173,9 +180,9 @@ class Provider:
                                "/org/freedesktop/DBus", "org.freedesktop.DBus." + member] + list(arguments),
                               env=self.env, capture_output=True, text=True)
 
-    def wait(self, condition):
-        """Polls condition every 50 ms for up to 30 s; stops early if a process started here exited."""
-        deadline = time.time() + 30
+    def wait(self, condition, timeout=30):
+        """Polls condition every 50 ms for up to timeout seconds; stops early if a process started here exited."""
+        deadline = time.time() + timeout
         while time.time() < deadline:
             if condition():
                 return True

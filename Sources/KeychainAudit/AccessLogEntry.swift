@@ -87,41 +87,6 @@ struct StoredContent: Codable {
         }
     }
 
-    /// The JSON of this content as `JSONEncoder` writes it (the same members, in the same order,
-    /// each absent one left out; `JSONDecoder` reads it back), written directly: an entry is
-    /// encoded for every secret read through a long-lived writer, where `JSONEncoder` cost more
-    /// than the rest of the entry's sealing.
-    func json() throws(AccessLogError) -> [UInt8] {
-        // JSONEncoder refuses a non-finite number; so does this (a time is never one in practice).
-        guard time.isFinite else { throw .encryption(reason: "the entry could not be encoded: its time \(time) is not a finite number") }
-        var members: [(String, JSONValue)] = [("kind", .string(kind)), ("time", JSONValue(.number(String(describing: time))))]
-        members.reserveCapacity(16)
-        if let operation { members.append(("operation", .string(operation.rawValue))) }
-        if let label { members.append(("label", .string(label))) }
-        if let service { members.append(("service", .string(service))) }
-        if let account { members.append(("account", .string(account))) }
-        if let caller {
-            members.append(("caller", .array(caller.map { link in
-                var fields: [(String, JSONValue)] = [("pid", Self.number(link.pid))]
-                if let executable = link.executable { fields.append(("executable", .string(executable))) }
-                if let command = link.command { fields.append(("command", .string(command))) }
-                fields.append(("startTime", .integer(link.startTime)))
-                fields.append(("parentPID", Self.number(link.parentPID)))
-                return .object(fields)
-            })))
-        }
-        if let uid { members.append(("uid", .integer(UInt64(uid)))) }
-        if let channel { members.append(("channel", .string(channel.rawValue))) }
-        if let decision { members.append(("decision", .string(decision.rawValue))) }
-        if let discardedBytes { members.append(("discardedBytes", Self.number(discardedBytes))) }
-        if let peer { members.append(("peer", .string(peer))) }
-        if let application { members.append(("application", .string(application))) }
-        if let provider { members.append(("provider", .string(provider))) }
-        return JSONWriter.compact(.object(members))
-    }
-
-    private static func number(_ value: some BinaryInteger) -> JSONValue { JSONValue(.number(String(value))) }
-
     /// The content, or nil when the JSON (authenticated, so written by a writer of this log) has a
     /// shape this version does not know.
     var content: AccessLogEntry.Content? {

@@ -79,6 +79,28 @@ struct DBusWireTests {
         #expect(decoded.body.map(\.signature).joined() == "(oayays)v")
     }
 
+    @Test("a variant holds exactly one complete type: nested structures and dictionaries read back; two types, none or an unknown code are refused")
+    func variantSignatures() throws {
+        let nested: [DBusValue] = [
+            .variant(.structure([.string("s"), .array(elementSignature: "{sv}", [.dictEntry(key: .string("k"), value: .variant(.structure([.uint32(7), .variant(.boolean(true))])))])])),
+            .array(elementSignature: "{ov}", [.dictEntry(key: .objectPath("/o"), value: .variant(.array(elementSignature: "(yv)", [.structure([.byte(1), .variant(.string("x"))])])))]),
+        ]
+        let message = DBusMessage.call(destination: "d", path: "/p", interface: "i.f", member: "M", body: nested)
+        #expect(try DBusMessage(decoding: message.encoded(serial: 4)).body == nested)
+        // A hostile peer's variants: the signature byte count, the signature, its NUL, then a value.
+        let string: [UInt8] = [1, 0, 0, 0, UInt8(ascii: "a"), 0]
+        for bytes in [[2, UInt8(ascii: "s"), UInt8(ascii: "s"), 0] + string,  // two types
+                      [0, 0],  // no type
+                      [1, UInt8(ascii: "z"), 0, 0] + string,  // an unknown code
+                      [1, UInt8(ascii: "("), 0, 0] + string,  // an unclosed structure
+                      [2, UInt8(ascii: "a"), UInt8(ascii: "{"), 0]] {  // a truncated dictionary
+            var reader = DBusReader(bytes, littleEndian: true)
+            #expect(throws: DBusFailure.self) { try reader.readAll(signature: "v") }
+        }
+        var one = DBusReader([1, UInt8(ascii: "s"), 0, 0] + string, littleEndian: true)
+        #expect(try one.readAll(signature: "v") == [.variant(.string("a"))])
+    }
+
     @Test("a body of more values than the reader allows is refused; just under the limit it is read")
     func valueLimit() throws {
         func strings(_ count: Int) -> [UInt8] {

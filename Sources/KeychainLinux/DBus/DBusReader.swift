@@ -73,18 +73,25 @@ struct DBusReader {
         case UInt8(ascii: "o"): return .objectPath(try string())
         case UInt8(ascii: "g"): return .signature(try signature())
         case UInt8(ascii: "v"):
-            let inner = try signature()
-            let types = try DBusSignature.completeTypes(of: inner)
-            guard types.count == 1 else { throw .protocolViolation("a variant whose signature is not one type") }
-            return .variant(try read(type: Array(inner.utf8)[...], depth: depth + 1))
+            let inner = Array(try signature().utf8)[...]
+            // One complete type, walked on its bytes (no string per type: every header field is a variant).
+            guard !inner.isEmpty, try DBusSignature.endOfCompleteType(inner, from: inner.startIndex) == inner.endIndex else {
+                throw .protocolViolation("a variant whose signature is not one type")
+            }
+            return .variant(try read(type: inner, depth: depth + 1))
         case UInt8(ascii: "a"):
             return try array(elementType: type.dropFirst(), depth: depth)
         case UInt8(ascii: "("), UInt8(ascii: "{"):
             try align(8)
-            let inside = Array(type.dropFirst().dropLast())
+            // The fields' types, walked on the signature's bytes (no string per field).
+            let inside = type.dropFirst().dropLast()
+            guard inside.count <= 255 else { throw .protocolViolation("a signature longer than 255 bytes") }
             var fields: [DBusValue] = []
-            for field in try DBusSignature.completeTypes(of: String(decoding: inside, as: UTF8.self)) {
-                fields.append(try read(type: Array(field.utf8)[...], depth: depth + 1))
+            var start = inside.startIndex
+            while start < inside.endIndex {
+                let end = try DBusSignature.endOfCompleteType(inside, from: start)
+                fields.append(try read(type: inside[start..<end], depth: depth + 1))
+                start = end
             }
             if code == UInt8(ascii: "{") {
                 guard fields.count == 2 else { throw .protocolViolation("a dictionary entry without two fields") }

@@ -8,7 +8,7 @@ enum DBusSignature {
         var types: [String] = []
         var index = 0
         while index < characters.count {
-            let end = try endOfCompleteType(characters, from: index, arrays: 0, structures: 0)
+            let end = try endOfCompleteType(characters[...], from: index, arrays: 0, structures: 0)
             types.append(String(decoding: characters[index..<end], as: UTF8.self))
             index = end
         }
@@ -25,8 +25,11 @@ enum DBusSignature {
         }
     }
 
-    private static func endOfCompleteType(_ characters: [UInt8], from start: Int, arrays: Int, structures: Int) throws(DBusFailure) -> Int {
-        guard start < characters.count else { throw .protocolViolation("a truncated signature") }
+    /// Where the complete type starting at `start` of `characters` ends (the index after its last
+    /// code), as ``completeTypes(of:)`` splits a signature: for a reader that walks a signature's
+    /// bytes without making a string of each type (every header field is a `(yv)`).
+    static func endOfCompleteType(_ characters: ArraySlice<UInt8>, from start: Int, arrays: Int = 0, structures: Int = 0) throws(DBusFailure) -> Int {
+        guard start < characters.endIndex else { throw .protocolViolation("a truncated signature") }
         switch characters[start] {
         case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
              UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
@@ -34,13 +37,13 @@ enum DBusSignature {
             return start + 1
         case UInt8(ascii: "a"):
             guard arrays < 32 else { throw .protocolViolation("arrays nested too deeply") }
-            if start + 1 < characters.count, characters[start + 1] == UInt8(ascii: "{") {
+            if start + 1 < characters.endIndex, characters[start + 1] == UInt8(ascii: "{") {
                 // A dictionary entry: a basic key type and one complete value type.
-                guard start + 2 < characters.count, isBasic(characters[start + 2]) else {
+                guard start + 2 < characters.endIndex, isBasic(characters[start + 2]) else {
                     throw .protocolViolation("a dictionary entry with a non-basic key")
                 }
                 let valueEnd = try endOfCompleteType(characters, from: start + 3, arrays: arrays + 1, structures: structures + 1)
-                guard valueEnd < characters.count, characters[valueEnd] == UInt8(ascii: "}") else {
+                guard valueEnd < characters.endIndex, characters[valueEnd] == UInt8(ascii: "}") else {
                     throw .protocolViolation("a dictionary entry without its closing brace")
                 }
                 return valueEnd + 1
@@ -49,13 +52,13 @@ enum DBusSignature {
         case UInt8(ascii: "("):
             guard structures < 32 else { throw .protocolViolation("structures nested too deeply") }
             var index = start + 1
-            guard index < characters.count, characters[index] != UInt8(ascii: ")") else {
+            guard index < characters.endIndex, characters[index] != UInt8(ascii: ")") else {
                 throw .protocolViolation("an empty structure")
             }
-            while index < characters.count, characters[index] != UInt8(ascii: ")") {
+            while index < characters.endIndex, characters[index] != UInt8(ascii: ")") {
                 index = try endOfCompleteType(characters, from: index, arrays: arrays, structures: structures + 1)
             }
-            guard index < characters.count else { throw .protocolViolation("a structure without its closing parenthesis") }
+            guard index < characters.endIndex else { throw .protocolViolation("a structure without its closing parenthesis") }
             return index + 1
         default:
             throw .protocolViolation("an unknown type code in a signature")

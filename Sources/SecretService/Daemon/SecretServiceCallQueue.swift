@@ -27,6 +27,8 @@ final class SecretServiceCallQueue: @unchecked Sendable {
     /// Threads answering calls at most, in each lane.
     static let smallThreads = 32
     static let largeThreads = 4
+    /// Threads of each lane that wait for the next call rather than end when their lane is empty.
+    static let idleThreads = 2
     /// Calls waiting at most, per client and in all. libsecret sends one call per item at once
     /// (`secret-tool clear`, `search --all --unlock`), so a client may have thousands.
     static let callsPerClient = 8192
@@ -77,6 +79,8 @@ final class SecretServiceCallQueue: @unchecked Sendable {
     private var threads = [0, 0]
     /// Of those, the threads running a call now (the others are about to take the next client).
     private var busy = [0, 0]
+    /// Of those, the threads waiting for a call to come.
+    private var idle = [0, 0]
 
     private let condition = ThreadCondition()
     private var clients: [String: ClientCalls] = [:]
@@ -132,6 +136,7 @@ final class SecretServiceCallQueue: @unchecked Sendable {
     private func makeReady(_ client: String, nextCallBytes: Int) {
         let lane: Lane = nextCallBytes > Self.largeCall ? .large : .small
         ready[lane.rawValue].append(client)
+        if idle[lane.rawValue] > 0 { condition.broadcast() }
         let limit = lane == .large ? Self.largeThreads : Self.smallThreads
         let available = threads[lane.rawValue] - busy[lane.rawValue]
         guard threads[lane.rawValue] < limit, available < ready[lane.rawValue].count else { return }
@@ -146,11 +151,20 @@ final class SecretServiceCallQueue: @unchecked Sendable {
     }
 
     /// A thread's loop: takes the next ready client of its lane, runs that client's next call,
-    /// puts the client back (in the lane of its next call) if it has more; ends when its lane has
-    /// nothing ready.
+    /// puts the client back (in the lane of its next call) if it has more; when its lane has
+    /// nothing ready, waits for the next call (at most ``idleThreads`` of the lane wait) or ends.
     private func serve(_ lane: Lane) {
         condition.lock()
-        while ready[lane.rawValue].count > 0 {
+        while true {
+            if ready[lane.rawValue].count == 0 {
+                // A client's calls mostly come one after another (secretstorage's get_secret asks
+                // Locked, then GetSecret, item after item): a few threads of each lane stay for the
+                // next call instead of a thread started for every call.
+                guard idle[lane.rawValue] < Self.idleThreads else { break }
+                idle[lane.rawValue] += 1
+                while ready[lane.rawValue].count == 0 { condition.wait() }
+                idle[lane.rawValue] -= 1
+            }
             let client = ready[lane.rawValue].removeFirst()
             guard var calls = clients[client], calls.waiting.count > 0, !calls.running else { continue }
             let call = calls.waiting.removeFirst()

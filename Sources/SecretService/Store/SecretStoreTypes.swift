@@ -36,7 +36,9 @@ package struct SecretItemID: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// The id, or nil when `rawValue` is not the hex of a 20-byte persistent reference.
     package init?(rawValue: String) {
-        guard rawValue.count == 40, rawValue.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        // Checked on the UTF-8 bytes: every call on an item checks its path's id, and Character's
+        // isHexDigit and isUppercase look up Unicode properties for each of the 40.
+        guard rawValue.utf8.count == 40, rawValue.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
         self.rawValue = rawValue
     }
 
@@ -138,7 +140,9 @@ package struct SecretSearchResult: Equatable, Sendable {
 /// Which characters an id may have: those of a D-Bus object path element.
 enum SecretIdentifierSyntax {
     static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && (isAlphanumeric($0) || $0 == "_") }
+        // [A-Za-z0-9_] on the UTF-8 bytes (CharacterSet's alphanumerics within ASCII): every call
+        // checks the ids in its object path, and a CharacterSet lookup costs more than the rest.
+        !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F }
     }
 
     /// An id made from a label: every other character becomes `_`; empty → `collection`.
