@@ -4,8 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import KeychainLinux
-// JSONWriter: an entry's JSON without JSONEncoder's cost.
-import KeychainPrimitives
 
 /// One entry of the access log, as it is encrypted into the log file: an access, or the notice a
 /// writer leaves when it found (and cut off) the incomplete entry of a writer that was killed.
