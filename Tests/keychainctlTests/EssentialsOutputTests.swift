@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import keychainctl
 
-/// keychainctl prints dates, numbers and JSON with FoundationEssentials alone (issue 37): each
-/// replacement must give the bytes Foundation's `JSONSerialization`, `ISO8601DateFormatter`,
+/// keychainctl prints dates, numbers and JSON with FoundationEssentials alone (so its static binary
+/// carries no ICU data): each replacement must give the bytes Foundation's `JSONSerialization`, `ISO8601DateFormatter`,
 /// `DateFormatter`, `String(format:)` and `NSString.standardizingPath` gave, which scripts and
 /// users read. Each test compares with Foundation itself on the inputs that matter, and pins a
 /// few texts literally.
