@@ -140,22 +140,21 @@ package struct SecretSearchResult: Equatable, Sendable {
 /// Which characters an id may have: those of a D-Bus object path element.
 enum SecretIdentifierSyntax {
     static func isValid(_ text: String) -> Bool {
-        // [A-Za-z0-9_] on the UTF-8 bytes (CharacterSet's alphanumerics within ASCII): every call
-        // checks the ids in its object path, and a CharacterSet lookup costs more than the rest.
-        !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F }
+        // Checked on the UTF-8 bytes: every call checks the ids in its object path, and a
+        // CharacterSet or Character lookup costs more than the rest.
+        !text.isEmpty && text.utf8.allSatisfy(isAllowed)
     }
 
     /// An id made from a label: every other character becomes `_`; empty → `collection`.
     static func sanitize(_ label: String) -> String {
         let mapped = String(label.unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && (isAlphanumeric(scalar) || scalar == "_") ? Character(scalar) : "_"
+            scalar.isASCII && isAllowed(UInt8(scalar.value)) ? Character(scalar) : "_"
         })
         return mapped.isEmpty ? "collection" : String(mapped.prefix(64))
     }
 
-    /// Whether `scalar` is a letter or digit: within ASCII, what `CharacterSet.alphanumerics`
-    /// holds (FoundationEssentials has no `CharacterSet`).
-    private static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+    /// `[A-Za-z0-9_]`: within ASCII, `CharacterSet.alphanumerics` and the underscore.
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
     }
 }

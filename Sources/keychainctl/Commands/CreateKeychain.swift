@@ -78,9 +78,8 @@ struct CreateKeychain: KeychainCommand {
         defer { secret.wipe() }
         let status = KeychainFiles.create(at: absolute, password: secret)
         if status != StatusCode.success {
-            // Best-effort cleanup of the seal just made for a keychain that was not created: its
-            // failure is not reported, because the keychain's error below is the one the user needs.
-            try? FileManager.default.removeItem(atPath: folder)
+            // The seal just made serves no keychain: remove it. Best-effort cleanup before a more important error.
+            try? FileManager.default.removeItem(atPath: folder)  // best-effort: the keychain's error below is the one to report
         }
         try require(status, "SecKeychainCreate")
     }
