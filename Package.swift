@@ -341,7 +341,8 @@ let package = Package(
         // Test support: real Secret Service providers and clients on private buses.
         .target(name: "SecretServiceHarness", dependencies: ["PrivateBusSupport", "RequiredToolSupport", "KeychainTestSupport"], path: "Tests/Support/SecretServiceHarness"),
         .testTarget(name: "SecretServiceClientTests", dependencies: ["keychainctl", "SecretServiceHarness", "EtcdClusterSupport", "KeychainLinux",
-                                                                   "RequiredToolSupport", "PseudoTerminalSupport", "PrivateBusSupport"]),
+                                                                   "RequiredToolSupport", "PseudoTerminalSupport", "PrivateBusSupport",
+                                                                   "KeychainTestSupport"]),
         .testTarget(name: "KeychainSyncTests", dependencies: ["KeychainPrimitives", "KeychainSync", "KeychainItemCodec", "KeychainStore", "KeychainVocabulary", "EtcdClusterSupport", "RequiredToolSupport",
                                                              "PrivateBusSupport", "KeychainTestSupport", "LoopbackPortSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),

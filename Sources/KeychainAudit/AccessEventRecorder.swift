@@ -9,6 +9,11 @@ package protocol AccessEventRecorder: Sendable {
     /// Records `events` durably (a recorder on disk: in one append), or throws; then none of the
     /// accesses may be done.
     func record(_ events: [AccessEvent]) throws
+
+    /// Makes every entry recorded for the keychain at `keychainPath` durable and brings its
+    /// checkpoint up to the newest one, before that keychain locks: once it is locked, the
+    /// checkpoint (sealed under one of its items) cannot be written until the next unlock.
+    func flush(keychainPath: String) throws
 }
 
 extension AccessEventRecorder {
@@ -16,4 +21,7 @@ extension AccessEventRecorder {
     package func record(_ events: [AccessEvent]) throws {
         for event in events { try record(event) }
     }
+
+    /// Nothing to flush, by default: a recorder that keeps nothing on disk.
+    package func flush(keychainPath: String) throws {}
 }

@@ -17,4 +17,17 @@ package struct AccessEventRecorders: AccessEventRecorder {
     package func record(_ events: [AccessEvent]) throws {
         for recorder in recorders { try recorder.record(events) }
     }
+
+    /// Flushes every recorder, then throws the first failure.
+    package func flush(keychainPath: String) throws {
+        var failure: (any Error)?
+        for recorder in recorders {
+            do {
+                try recorder.flush(keychainPath: keychainPath)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+    }
 }

@@ -66,6 +66,14 @@ package final class KeychainAccessLogs: AccessEventRecorder, @unchecked Sendable
         if let failure { throw failure }
     }
 
+    /// Syncs the entries of the log of the keychain at `keychainPath` and brings its checkpoint up
+    /// to the newest one (the keychain is about to lock); nothing when no entry was recorded for it
+    /// by this process.
+    package func flush(keychainPath: String) throws {
+        guard let log = logs.withLock({ $0[keychainPath] }) else { return }
+        try log.flush()
+    }
+
     private func log(for keychainPath: String) throws(AccessLogError) -> AccessLogGroupCommit {
         try logs.withLock { logs throws(AccessLogError) -> AccessLogGroupCommit in
             if let log = logs[keychainPath] { return log }

@@ -1,5 +1,6 @@
 import Foundation
 import EtcdClusterSupport
+import KeychainTestSupport
 import SecretServiceHarness
 import Testing
 
@@ -9,6 +10,8 @@ import Testing
 /// bounded sync, the entry is written to the file (the page cache) before the secret leaves and
 /// synced later: run with a 60 s bound, the kill lands between the write and the sync, and the
 /// entries are there. With `KEYCHAINKIT_ACCESS_LOG_SYNC_MS=0` each is synced before its secret leaves.
+/// A client's `Lock` brings the checkpoint up to the newest entry before the collection locks
+/// (afterwards it could not be written until the next unlock).
 @Suite("Access log: every secret handed out is logged on disk before the provider dies",
        .integration, .tags(.external, .dbus, .gnomeKeyring, .python))
 struct AccessLogKillTests {
@@ -53,6 +56,37 @@ struct AccessLogKillTests {
             let after = try harness.keychainctl(["access-log", "--json"])
             #expect(after.status == 0 && after.stdout.split(separator: "\n").count > log.stdout.split(separator: "\n").count, "\(after)")
             #expect(harness.providerIsRunning, "the restarted provider died: \(harness.providerLog)")
+        }
+    }
+
+    @Test("a read, then Collection.Lock, then SIGKILL: the lock brought the checkpoint up to the read, so cutting the read's entry is detected")
+    func lockFlushesTheCheckpoint() async throws {
+        try await onDedicatedThread {
+            // A sync bound no test waits out, and the checkpoint is scheduled a second after the
+            // read: only the lock's flush can bring it up to the read before the kill.
+            let harness = try SecretServiceHarness(.keychainKit, providerEnvironment: ["KEYCHAINKIT_ACCESS_LOG_SYNC_MS": "60000"])
+            defer { harness.stop() }
+            let run = try harness.python("""
+                import sys, secretstorage
+                bus = secretstorage.dbus_init()
+                collection = secretstorage.get_default_collection(bus)
+                item = collection.create_item("lock flush", {"kk": "lock-flush"}, b"flushed secret")
+                print(item.get_secret().decode())
+                collection.lock()
+                print(collection.is_locked())
+                """)
+            try harness.killProvider()
+            try #require(run.status == 0 && run.stdout == "flushed secret\nTrue\n", "\(run) \(harness.providerLog)")
+
+            // The attacker cuts the read's entry, the newest, off the end of the file.
+            let path = harness.keychainPath + ".access-log"
+            let frames = AccessLogFrames.ranges(in: try Data(contentsOf: URL(fileURLWithPath: path)))
+            try #require(frames.count == 2, "expected the create and the read: \(frames)")
+            #expect(truncate(path, off_t(frames[1].lowerBound)) == 0)
+
+            let log = try harness.keychainctl(["access-log"])
+            #expect(log.status != 0, "the cut went unnoticed: the lock did not bring the checkpoint up to the read: \(log.stdout)")
+            #expect(log.stderr.contains("the newest entries were removed"), "\(log)")
         }
     }
 }

@@ -179,12 +179,24 @@ extension SecretServiceDaemon {
     private func lock(_ paths: [String]) throws(DBusError) -> [String] {
         var locked: [String] = []
         for (path, collection) in try collections(named: paths) {
+            flushAccessLog(beforeLocking: collection)
             try backend.lock(collection)
             if try backend.collection(collection).locked { locked.append(path) }
             emit(Self.serviceInterface, "CollectionChanged", from: SecretObjectPath.servicePath,
                  [.objectPath(SecretObjectPath.collection(collection).path)])
         }
         return locked
+    }
+
+    /// Makes the access log of `collection`'s keychain durable and vouched for while the keychain
+    /// can still write its checkpoint. A failure is reported and the collection locks anyway:
+    /// refusing to lock would leave the keys in memory for the sake of the log.
+    private func flushAccessLog(beforeLocking collection: String) {
+        do {
+            try recorder.flush(keychainPath: try backend.keychainPath(of: collection))
+        } catch {
+            report("the access log of collection \(collection) could not be flushed before it locked: \(error)")
+        }
     }
 
     /// Unlocks what can be unlocked without a person; the rest waits for a prompt.
