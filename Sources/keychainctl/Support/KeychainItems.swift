@@ -69,9 +69,26 @@ enum KeychainItems {
         var handle: SecKeychain?
         let opened = SecKeychainOpen(target.path, &handle)
         guard opened == errSecSuccess, let handle else { return opened == errSecSuccess ? errSecInvalidKeychain : opened }
-        var scoped = query
+        var scoped = appleKeyConstants(in: query)
         scoped[kSecUseKeychain as String] = handle
         return call(scoped)
+    }
+
+    /// `query` with a key item's class and type (which KeychainKeyItems writes as the numbers the
+    /// keychain file stores: 1 and 0, 73 and 42) as Apple's constants, which are strings.
+    private static func appleKeyConstants(in query: [String: Any]) -> [String: Any] {
+        var translated = query
+        switch query[kSecAttrKeyClass as String] as? Int {
+        case 1?: translated[kSecAttrKeyClass as String] = kSecAttrKeyClassPrivate
+        case 0?: translated[kSecAttrKeyClass as String] = kSecAttrKeyClassPublic
+        default: break
+        }
+        switch query[kSecAttrKeyType as String] as? Int {
+        case 73?: translated[kSecAttrKeyType as String] = kSecAttrKeyTypeECSECPrimeRandom
+        case 42?: translated[kSecAttrKeyType as String] = kSecAttrKeyTypeRSA
+        default: break
+        }
+        return translated
     }
     #endif
 }
