@@ -81,7 +81,13 @@ final class ProcessFiles {
     }
 
     /// The whole file of `descriptor`, read from its start (at most ``ProcessFile/maximumBytes``).
-    private func contents(_ descriptor: Int32, name: String) throws(PeerIdentification.Failure) -> [UInt8] {
+    ///
+    /// `status` and `stat` are single-record `seq_file`s: the kernel builds the whole file for a
+    /// read at offset 0 and hands out as much of it as fits, so a read that leaves room in the
+    /// buffer has returned all of it. Reading on to the end (a second `pread` at a nonzero offset)
+    /// would make the kernel build the file a second time per request for the empty answer; the
+    /// buffer grows and reading goes on only when a read filled it.
+    func contents(_ descriptor: Int32, name: String) throws(PeerIdentification.Failure) -> [UInt8] {
         var length = 0
         while true {
             if length == buffer.count {
@@ -97,6 +103,7 @@ final class ProcessFiles {
                 throw Self.failure("cannot read /proc/\(pid)/\(name)")
             }
             length += count
+            if length < buffer.count { break }
         }
         return Array(buffer[..<length])
     }

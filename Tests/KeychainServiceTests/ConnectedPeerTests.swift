@@ -44,6 +44,29 @@ struct ConnectedPeerTests {
         #expect(throws: PeerIdentification.Failure.self) { try ProcessStatus.parse("Name:\tx\nTracerPid:\t0\n", pid: 1) }
     }
 
+    @Test("a file is read whole with one read when it fits, and on past a read that fills the buffer")
+    func wholeFileReads() throws {
+        let files = try ProcessFiles(pid: getpid())
+        // Longer than the first buffer (4 KiB), and exactly as long as it: each is read to its end.
+        for size in [10_000, 4_096, 17] {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("process-files-\(UUID().uuidString)").path
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            defer { _ = unlink(path) }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            #expect(descriptor >= 0)
+            defer { close(descriptor) }
+            let read = try files.contents(descriptor, name: "test")
+            #expect(read.count == size && read == bytes)
+        }
+        // The live status file, read once, holds every line the checks act on, to its last line.
+        let status = try files.status()
+        #expect(status.last == UInt8(ascii: "\n"))
+        let parsed = try ProcessStatus.parse(bytes: status, pid: getpid())
+        #expect(parsed.uid == getuid() && parsed.tracerPID == 0 && !parsed.executableCodeSize.isEmpty)
+        #expect(String(decoding: status, as: UTF8.self).contains("\nvoluntary_ctxt_switches:"))
+    }
+
     @Test("this process over a socket pair: identified once, then each request's check passes while nothing changed")
     func liveProcess() throws {
         var pair: [Int32] = [0, 0]
