@@ -54,13 +54,19 @@ enum TokenKeyCalls {
                              value: [TokenKeyRequest.publicKeyKey: publicKey, TokenKeyRequest.handleKey: handle])
     }
 
-    /// The query that finds the token key `handle` names, in the caller's groups, with its
-    /// attributes (and, for a use, its data, which only the service sees).
+    /// The query that finds the item `handle` names, in the caller's groups, with its attributes
+    /// (and, for a use, its data, which only the service sees). A persistent reference names one
+    /// item and takes no attribute beside it: whether it is a token key is checked on the item.
     static func itemQuery(handle: Data, withData: Bool) -> [String: Any] {
-        var query: [String: Any] = [KeyItemAttributeName.itemClass: KeyItemAttributeName.keyClass, "v_PersistentRef": handle,
-                                    KeyItemAttributeName.tokenID: secureEnclaveToken, "r_Attributes": true]
+        var query: [String: Any] = ["v_PersistentRef": handle, "r_Attributes": true]
         if withData { query["r_Data"] = true }
         return query
+    }
+
+    /// Whether `item` (attributes as a search returns them) is the private half of a token key.
+    private static func isPrivateTokenKey(_ item: [String: Any]) -> Bool {
+        (item[KeyItemAttributeName.tokenID] as? String) == secureEnclaveToken
+            && (item[KeyItemAttributeName.keyClassAttribute] as? Int) == KeyItemAttributeName.privateKeyClass
     }
 
     /// The signature or shared secret of the request's primitive with the key its handle names,
@@ -116,6 +122,11 @@ enum TokenKeyCalls {
         guard var item = found.value as? [String: Any], var privateBytes = item.removeValue(forKey: KeyItemAttributeName.valueData) as? Data else {
             return .failure(SecItemResultFailure(SecItemResult(failure: KeychainStoreError(.notAvailable("the key item could not be read"),
                                                                                            status: .internalComponent))))
+        }
+        guard isPrivateTokenKey(item) else {
+            privateBytes.resetBytes(in: 0..<privateBytes.count)
+            return .failure(SecItemResultFailure(SecItemResult(failure: .invalidParameter(
+                "that handle names an item that is not a token-bound private key: the service uses only keys it generated"))))
         }
         defer { privateBytes.resetBytes(in: 0..<privateBytes.count) }
         do {

@@ -27,8 +27,11 @@ struct ServedTokenKeyTests {
         elif kind == 'huge-frame':
             connection = socket.socket(socket.AF_UNIX)
             connection.connect(os.environ['KEYCHAINKIT_SERVICE_SOCKET'])
-            connection.sendall(struct.pack('>I', 1 << 30) + bytes(1024))
-            print('closed' if not connection.recv(64) else 'answered')
+            try:
+                connection.sendall(struct.pack('>I', 1 << 30) + bytes(1024))
+                print('closed' if not connection.recv(64) else 'answered')
+            except ConnectionError:
+                print('closed')
         """#
 
     /// The value of the probe's line starting with `name ` (its first word after the name).

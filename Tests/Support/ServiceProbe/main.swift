@@ -147,25 +147,29 @@ func accessControl() {
 /// and the key's handle and group in hex, for the test to verify and to attack with.
 func tokenKey() {
     func hex(_ data: Data?) -> String { data.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "none" }
-    func code(_ error: Unmanaged<CFError>?) -> Int { error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? 0 }
+    // Each error is taken (released) once, and the variable cleared for the next call.
+    func code(_ error: inout Unmanaged<CFError>?) -> Int {
+        defer { error = nil }
+        return error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? 0
+    }
     var error: Unmanaged<CFError>?
     let created = SecKeyCreateRandomKey([kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256,
                                          kSecAttrTokenID: kSecAttrTokenIDSecureEnclave,
                                          kSecPrivateKeyAttrs: [kSecAttrIsPermanent: true, kSecAttrApplicationTag: Data("token".utf8),
                                                                kSecAttrLabel: "token key"]] as CFDictionary, &error)
-    say("create created=\(created != nil) error=\(code(error))")
+    say("create created=\(created != nil) error=\(code(&error))")
     guard let key = created, let publicKey = SecKeyCopyPublicKey(key) else { return }
     say("public-key \(hex(SecKeyCopyExternalRepresentation(publicKey, nil) as Data?))")
     let message = Data("a message the service signs".utf8)
     say("message \(hex(message))")
     let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message as CFData, &error) as Data?
-    say("signature \(hex(signature)) error=\(code(error))")
+    say("signature \(hex(signature)) error=\(code(&error))")
     say("verified=\(signature.map { SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message as CFData, $0 as CFData, nil) } ?? false)")
     let digest = Data(SHA256.hash(data: message))
     let digestSignature = SecKeyCreateSignature(key, .ecdsaSignatureDigestX962SHA256, digest as CFData, nil) as Data?
     say("digest-verified=\(digestSignature.map { SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message as CFData, $0 as CFData, nil) } ?? false)")
     let exported = SecKeyCopyExternalRepresentation(key, &error)
-    say("export-private exported=\(exported != nil) error=\(code(error))")
+    say("export-private exported=\(exported != nil) error=\(code(&error))")
     let query: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: Data("token".utf8)]
     var result: CFTypeRef?
     var status = SecItemCopyMatching(query.merging([kSecReturnData: true]) { $1 } as CFDictionary, &result)
@@ -178,7 +182,7 @@ func tokenKey() {
     status = SecItemCopyMatching(query.merging([kSecReturnRef: true]) { $1 } as CFDictionary, &result)
     if status == errSecSuccess, let found = result, CFGetTypeID(found) == SecKeyGetTypeID() {
         let foundKey = found as! SecKey
-        let again = SecKeyCreateSignature(foundKey, .ecdsaSignatureMessageX962SHA256, message as CFData, &error) as Data?
+        let again = SecKeyCreateSignature(foundKey, .ecdsaSignatureMessageX962SHA256, message as CFData, nil) as Data?
         say("find-ref status=0 same-public=\(SecKeyCopyPublicKey(foundKey) == publicKey) "
             + "verified=\(again.map { SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message as CFData, $0 as CFData, nil) } ?? false)")
     } else {
@@ -190,14 +194,14 @@ func tokenKey() {
     let size = [SecKeyKeyExchangeParameter.requestedSize.rawValue as String: 32] as CFDictionary
     let ours = SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandardX963SHA256, peerPublic, size, &error) as Data?
     let theirs = SecKeyCopyKeyExchangeResult(peer, .ecdhKeyExchangeStandardX963SHA256, publicKey, size, nil) as Data?
-    say("ecdh equal=\(ours != nil && ours == theirs) error=\(code(error))")
+    say("ecdh equal=\(ours != nil && ours == theirs) error=\(code(&error))")
     let oursRaw = SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandard, peerPublic, [:] as CFDictionary, nil) as Data?
     let theirsRaw = SecKeyCopyKeyExchangeResult(peer, .ecdhKeyExchangeStandard, publicKey, [:] as CFDictionary, nil) as Data?
     say("ecdh-raw equal=\(oursRaw != nil && oursRaw == theirsRaw)")
     let plaintext = Data("for the key's eyes only".utf8)
     let ciphertext = SecKeyCreateEncryptedData(publicKey, .eciesEncryptionStandardVariableIVX963SHA256AESGCM, plaintext as CFData, nil)
     let opened = ciphertext.flatMap { SecKeyCreateDecryptedData(key, .eciesEncryptionStandardVariableIVX963SHA256AESGCM, $0, &error) } as Data?
-    say("ecies equal=\(opened == plaintext) error=\(code(error))")
+    say("ecies equal=\(opened == plaintext) error=\(code(&error))")
 }
 
 /// The client's kept connections: calls from several threads at once, a forked child's call (it
