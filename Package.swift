@@ -105,7 +105,7 @@ let package = Package(
         // The keychain service: one process serving several users' keychains, each configured by value.
         // KeychainAudit, KeychainLinux: the one access log the service writes for every front end.
         // FoundationEssentials only: KeychainPrimitives stands in for what it lacks (locks, threads, Subprocess).
-        .target(name: "KeychainServiceCore", dependencies: ["KeychainPrimitives", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainEngine", "KeychainVocabulary", "KeychainAudit", "KeychainLinux",
+        .target(name: "KeychainServiceCore", dependencies: ["KeychainPrimitives", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainEngine", "KeychainVocabulary", "KeychainAudit", "KeychainLinux", "KeychainKeyItems",
                                                             .product(name: "Crypto", package: "swift-crypto")]),
         // Apple's four SecItem calls on Swift dictionaries, for the tools: the one place that routes
         // a call to the keychain service or the embedded engine (Apple's API bridges onto it), the
@@ -347,10 +347,11 @@ let package = Package(
                                                              "PrivateBusSupport", "KeychainTestSupport", "LoopbackPortSupport",
                                                              .product(name: "Crypto", package: "swift-crypto")]),
         // Identity and key calls, embedded and through the service, for the service tests.
-        .executableTarget(name: "keychainkit-service-probe", dependencies: ["KeychainServices"], path: "Tests/Support/ServiceProbe"),
+        .executableTarget(name: "keychainkit-service-probe", dependencies: ["KeychainServices", .product(name: "Crypto", package: "swift-crypto")],
+                          path: "Tests/Support/ServiceProbe"),
         .testTarget(name: "KeychainServiceTests", dependencies: ["KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainServiceCore", "KeychainEngine", "KeychainVocabulary",
                                                                 "KeychainTestSupport", "RequiredToolSupport", "PseudoTerminalSupport", "keychainctl",
-                                                                "keychainkit-service-probe"]),
+                                                                "keychainkit-service-probe", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "KeychainStore", "KeychainVocabulary", "KeychainServices", "KeychainTestSupport"]),
         .testTarget(name: "KeychainLinuxTests", dependencies: ["KeychainLinux", "PrivateBusSupport", "RequiredToolSupport"]),
         .testTarget(name: "SecretServiceModelTests", dependencies: ["SecretService", "KeychainServices", "KeychainEngine", "keychainctl",

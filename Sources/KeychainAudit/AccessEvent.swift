@@ -28,6 +28,9 @@ package struct AccessEvent: Sendable, Equatable {
         /// `sync restore` wrote an earlier version of the item back into this keychain, as a new
         /// change (``AccessEvent/peer``: the device whose version it was).
         case syncRestore = "sync-restore"
+        /// A token-bound key held by the keychain service signed or made a shared secret for the
+        /// caller (its private bytes stayed in the service).
+        case keyUse = "key-use"
     }
 
     /// The way the request reached the keychain.

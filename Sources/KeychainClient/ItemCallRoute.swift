@@ -55,7 +55,7 @@ extension ItemEdge {
                          in keychain: KeychainLifecycle.ItemKeychain) -> SecItemResult {
         switch ItemCallRoute.current {
         case .service(let socketPath):
-            if let refusal = ServiceItemCall.keychainRefusal(keychain) ?? ServiceItemCall.unservedRequest(query) {
+            if let refusal = ServiceItemCall.keychainRefusal(keychain) ?? (operation == .add ? ServiceItemCall.unservedRequest(query) : nil) {
                 return SecItemResult(failure: refusal)
             }
             return ServiceItemCall.send(operation.serviceOperation, query, changes: changes, socketPath: socketPath,

@@ -50,7 +50,8 @@ enum LoginKeychainCalls {
                 try perform { () throws(KeychainStoreError) in try LockOnSleepSetting.set(lockOnSleep, for: keychain) }
             case .add, .copyMatching, .update, .delete, .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent,
                  .importItems, .exportItems, .readAccessLog, .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete,
-                 .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy:
+                 .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy,
+                 .createTokenKey, .useTokenKey, .tokenPublicKey:
                 return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "not a keychain call")
             }
             return ServiceReply(status: 0)

@@ -37,6 +37,8 @@ enum ServiceAccessRecording {
         case .add: operation = .create; items = [item(named: query)]
         case .update: operation = .update; items = (changedItems ?? [query]).map(item(named:))
         case .delete: operation = .delete; items = (changedItems ?? [query]).map(item(named:))
+        case .createTokenKey: operation = .create; items = [item(named: query)]
+        case .useTokenKey: operation = .keyUse; items = (changedItems ?? [query]).map(item(named:))
         default: return []
         }
         if items.isEmpty { items = [item(named: query)] }

@@ -240,7 +240,8 @@ final class ServiceRequestHandler: Sendable {
         guard !events.isEmpty else { return outcome }
         let log = accessLogs.log(of: peer.uid, keychain: keychain)
         guard case .failure(let error) = Result(catching: { () throws(AccessLogError) in try log.recordTogether(events) }) else { return outcome }
-        let what = request.operation == .copyMatching ? "the secret was not given out because the access could not be logged"
+        let what = request.operation == .copyMatching || request.operation == .useTokenKey
+            ? "the secret was not given out because the access could not be logged"
             : "the change was made, but the access log could not record it"
         return SecItemResult(failure: KeychainStoreError(.notAvailable("\(what): \(error)"),
                                                          status: KeychainStatus(rawValue: ServiceAccessLogs.status(of: error))))
@@ -284,7 +285,7 @@ final class ServiceRequestHandler: Sendable {
                 return SecItemResult(failure: KeychainStoreError(.notAvailable("the access group \(AccessLog.keyAccessGroup) holds the access "
                                                                                + "log's key and is granted to no program"), status: .missingEntitlement))
             }
-            let creating = request.operation == .add
+            let creating = request.operation == .add || request.operation == .createTokenKey
             let keychain = try keychains.keychain(of: peer.uid, creating: creating)
             let engine = try keychain.engine(accessGroups: groups, creatingKeychain: creating)
             let outcome: SecItemResult
@@ -310,6 +311,15 @@ final class ServiceRequestHandler: Sendable {
                 }
             case .update: outcome = engine.updateOutcome(query, changes)
             case .delete: outcome = engine.deleteOutcome(query)
+            case .createTokenKey: outcome = TokenKeyCalls.create(query, engine: engine)
+            case .useTokenKey:
+                let used = TokenKeyCalls.use(query, engine: engine)
+                if used.outcome.status == KeychainStatus.itemNotFound.rawValue, let refusal = tokenKeyOfAnotherApplication(query, keychain, groups) {
+                    return refusal
+                }
+                outcome = used.outcome
+                changedItems = used.item.map { [$0] }
+            case .tokenPublicKey: outcome = TokenKeyCalls.publicKey(handle: query[TokenKeyRequest.handleKey] as? Data ?? Data(), engine: engine)
             case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .changePassword, .setSettings,
                  .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent, .importItems, .exportItems, .readAccessLog,
                  .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete, .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy:
@@ -320,6 +330,19 @@ final class ServiceRequestHandler: Sendable {
         } catch {
             return SecItemResult(failure: error)
         }
+    }
+
+    /// The refusal of a use of a token key that is another application's (its handle names an
+    /// item outside the caller's groups): `errSecInteractionNotAllowed`, as a read of it without
+    /// consent; nil when no item has that handle (the use stays "not found"). Nothing is used.
+    private func tokenKeyOfAnotherApplication(_ query: [String: Any], _ keychain: ServedKeychain, _ groups: AccessGroups) -> SecItemResult? {
+        guard let handle = query[TokenKeyRequest.handleKey] as? Data,
+              let match = ConsentPrompt.match(TokenKeyCalls.itemQuery(handle: handle, withData: false), in: keychain, outside: groups) else {
+            return nil
+        }
+        return SecItemResult(failure: KeychainStoreError(.notAvailable(
+            "that key belongs to \(match.group): using another application's key needs a grant of its group (keychainctl app grant)"),
+            status: .interactionNotAllowed))
     }
 
     /// When a read that found nothing in the caller's groups matches an item of another group:

@@ -62,12 +62,24 @@ package struct ServiceRequest: Equatable, Sendable {
         /// The policy of that access alone (``SecretServiceAccessRequest/policyKey``), without the
         /// items: what the provider needs for the decisions it makes itself (its `session` collection).
         case readSecretServicePolicy = 62
+        /// Generate a token-bound (`kSecAttrTokenIDSecureEnclave`) P-256 key in the service and store
+        /// it with the query's attributes; the reply holds its public key and handle, never its
+        /// private bytes (see ``TokenKeyRequest``).
+        case createTokenKey = 66
+        /// Sign a digest or make an ECDH shared secret with a token-bound key the service holds,
+        /// after the access checks of a read of its item (see ``TokenKeyRequest``).
+        case useTokenKey = 67
+        /// The public key of a token-bound key the service holds, by its handle.
+        case tokenPublicKey = 68
 
         /// Whether this is a call on the keychain itself rather than on its items.
         package var isKeychainCall: Bool { (Self.unlockKeychain.rawValue..<Self.grantApplication.rawValue).contains(rawValue) }
 
         /// Whether this is a call on the user's grants or an answer to a consent prompt.
         package var isGrantOrConsentCall: Bool { (Self.grantApplication.rawValue..<50).contains(rawValue) }
+
+        /// Whether this is a call on a token-bound key the service holds (``TokenKeyRequest``).
+        package var isTokenKeyCall: Bool { self == .createTokenKey || self == .useTokenKey || self == .tokenPublicKey }
 
         /// Whether this is a call on the Secret Service's per-application access.
         package var isSecretServiceAccessCall: Bool {
@@ -191,6 +203,7 @@ package struct ServiceRequest: Equatable, Sendable {
         if operation.isKeychainCall { try checkKeychainCall(operation, query) }
         if operation.isGrantOrConsentCall { try UserGrantRequest.check(operation, query) }
         if operation.isSecretServiceAccessCall { try SecretServiceAccessRequest.check(operation, query) }
+        if operation.isTokenKeyCall { try TokenKeyRequest.check(operation, query) }
         return ServiceRequest(operation: operation, claimedApplicationIdentifier: applicationIdentifier,
                               claimedAccessGroups: groups, query: query, changes: changes)
     }

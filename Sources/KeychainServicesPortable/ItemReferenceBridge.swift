@@ -103,6 +103,10 @@ enum ItemReferenceBridge {
                 return (nil, errSecDecode)
             }
             object = certificate
+        } else if !request.ref, ServiceHeldKeys.isServiceHeld(item) {
+            // A key the keychain service holds: its data reads as empty, and no reference is asked.
+            data = Data()
+            object = NSNull()
         } else {
             guard let key = key(from: item, keyUse: request.defersPrivateKeyUsage ? request.keyUse : nil) else {
                 return (nil, errSecDecode)
@@ -130,6 +134,10 @@ enum ItemReferenceBridge {
     /// operation (the engine returned it without authentication).
     static func key(from item: [String: Any],
                     keyUse: (engine: SecItemEngine, context: AuthenticationContextConvertible?)? = nil) -> SecKey? {
+        if ServiceHeldKeys.isServiceHeld(item) {
+            let tag = item[kSecAttrApplicationTag as String] as? Data ?? (item[kSecAttrApplicationTag as String] as? String).map { Data($0.utf8) }
+            return ServiceHeldKeys.reference(to: item, applicationTag: tag, label: item[kSecAttrLabel as String] as? String)
+        }
         guard let data = item[kSecValueData as String] as? Data,
               let keyClass = integer(item[kSecAttrKeyClass as String]),
               let keyType = integer(item[kSecAttrKeyType as String]),

@@ -11,10 +11,10 @@ import KeychainVocabulary
 /// Keys and certificates go as the embedded edge hands them to its engine: a `SecKey` or
 /// `SecCertificate` becomes attributes and data here, and returned references are rebuilt here.
 /// An identity call is made of calls on its certificate and its private key
-/// (``ServiceIdentityItemStore``), as the embedded edge makes it of engine calls. Token-bound
-/// (Secure Enclave) keys and access control that asks for user presence are refused with
-/// `errSecUnimplemented` and the reason: the service would have to use the key and ask the user
-/// itself.
+/// (``ServiceIdentityItemStore``), as the embedded edge makes it of engine calls. A token-bound
+/// (Secure Enclave) key found through the service comes back as a key the service holds
+/// (``ServiceHeldKeys``); storing one made in this process is refused with `errSecUnimplemented`,
+/// as is access control that asks for user presence: the service would have to ask the user.
 enum SecItemServiceRoute {
     /// One call naming Apple objects (an item reference, or a class other than the password
     /// classes), sent to the service at `socketPath`.
@@ -27,7 +27,7 @@ enum SecItemServiceRoute {
            let status = identityCall(operation, dictionary, changes: changes, result: result, socketPath: socketPath) {
             return status
         }
-        if let refusal = unservedKeyRequest(dictionary) { return refuse(refusal) }
+        if operation == .add, let refusal = unservedKeyRequest(dictionary) { return refuse(refusal) }
         // Keys and certificates travel as the embedded edge hands them to its engine: a SecKey or
         // SecCertificate becomes its attributes and data here, and a returned reference is rebuilt
         // here from the item's data; the service never sees an object.
@@ -36,9 +36,6 @@ enum SecItemServiceRoute {
         var keyReturn: ItemReferenceBridge.ReturnRequest?
         if operation == .add || operation == .copyMatching { keyReturn = ItemReferenceBridge.prepareReturnRef(&dictionary) }
         let outcome = send(operation.serviceOperation, dictionary, changes: changes, socketPath: socketPath)
-        if keyReturn != nil, outcome.status == errSecSuccess, ServiceItemCall.containsTokenBoundKey(outcome.value) {
-            return refuse(ServiceItemCall.tokenBoundRefusal)
-        }
         return SecItemCall.deliver(outcome, keyReturn: keyReturn, into: result)
     }
 
@@ -73,7 +70,7 @@ enum SecItemServiceRoute {
         ServiceItemCall.send(operation, query, changes: changes, socketPath: socketPath, accessControlObject: ItemEdge.apple.accessControlObject)
     }
 
-    /// The refusal of a call the service cannot serve: storing or generating a token-bound key.
+    /// The refusal of an add the service cannot serve: storing a token-bound key made elsewhere.
     private static func unservedKeyRequest(_ dictionary: [String: Any]) -> KeychainStoreError? {
         if let refusal = ServiceItemCall.unservedRequest(dictionary) { return refusal }
         if let key = dictionary[kSecValueRef as String] as? SecKey, key.isTokenBound { return ServiceItemCall.tokenBoundRefusal }

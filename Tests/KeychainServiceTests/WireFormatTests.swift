@@ -247,6 +247,46 @@ struct WireFormatTests {
         }
     }
 
+    @Test("a token-key call: a use holds a handle, a known primitive and a short input; a creation no key bytes; nothing else")
+    func tokenKeyCalls() throws {
+        func request(_ operation: ServiceRequest.Operation, _ entries: [(String, WireValue)]) -> ServiceRequest {
+            ServiceRequest(operation: operation, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                           query: entries.map { WireEntry(key: $0.0, value: $0.1) })
+        }
+        let handle = (TokenKeyRequest.handleKey, WireValue.data(Data("keys".utf8) + Data(repeating: 1, count: 16)))
+        let sign = (TokenKeyRequest.primitiveKey, WireValue.string(TokenKeyRequest.signDigest))
+        let digest = (TokenKeyRequest.inputKey, WireValue.data(Data(repeating: 2, count: 32)))
+        let accepted = [
+            request(.useTokenKey, [handle, sign, digest]),
+            request(.useTokenKey, [handle, (TokenKeyRequest.primitiveKey, .string(TokenKeyRequest.keyExchange)),
+                                   (TokenKeyRequest.inputKey, .data(Data(repeating: 4, count: 65)))]),
+            request(.tokenPublicKey, [handle]),
+            request(.createTokenKey, [("atag", .data(Data("tag".utf8))), ("labl", .string("key")), ("pdmn", .string("ak"))]),
+        ]
+        for request in accepted {
+            #expect(request.operation.isTokenKeyCall && !request.operation.isKeychainCall && !request.operation.isGrantOrConsentCall)
+            #expect(try ServiceRequest.decode(request.encoded()) == request)
+        }
+        #expect([66, 67, 68].allSatisfy { ServiceRequest.Operation(rawValue: UInt8($0))?.isTokenKeyCall == true })
+        let refused: [(String, ServiceRequest)] = [
+            ("a use without its input", request(.useTokenKey, [handle, sign])),
+            ("a use without its handle", request(.useTokenKey, [sign, digest])),
+            ("an unknown primitive", request(.useTokenKey, [handle, (TokenKeyRequest.primitiveKey, .string("export")), digest])),
+            ("the handle as text", request(.useTokenKey, [(TokenKeyRequest.handleKey, .string("keys")), sign, digest])),
+            ("an empty handle", request(.useTokenKey, [(TokenKeyRequest.handleKey, .data(Data())), sign, digest])),
+            ("an oversized handle", request(.useTokenKey, [(TokenKeyRequest.handleKey, .data(Data(count: 65))), sign, digest])),
+            ("an empty input", request(.useTokenKey, [handle, sign, (TokenKeyRequest.inputKey, .data(Data()))])),
+            ("an oversized input", request(.useTokenKey, [handle, sign, (TokenKeyRequest.inputKey, .data(Data(count: TokenKeyRequest.maximumInputBytes + 1)))])),
+            ("an item attribute in a use", request(.useTokenKey, [handle, sign, digest, ("v_Data", .data(Data(count: 97)))])),
+            ("a public-key call with a primitive", request(.tokenPublicKey, [handle, sign])),
+            ("key bytes chosen by the caller", request(.createTokenKey, [("atag", .data(Data("tag".utf8))), ("v_Data", .data(Data(count: 97)))])),
+            ("a handle in a creation", request(.createTokenKey, [handle])),
+        ]
+        for (name, request) in refused {
+            #expect(throws: WireFailure.self, "\(name)") { try ServiceRequest.decode(request.encoded()) }
+        }
+    }
+
     @Test("nesting deeper than the limit is refused before it can exhaust the stack")
     func deepNesting() throws {
         var value = WireValue.string("x")

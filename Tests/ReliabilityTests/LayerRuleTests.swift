@@ -50,8 +50,10 @@ struct LayerRuleTests {
         // The keychain service: its wire format (what clients and the service share), and the service.
         "KeychainServiceWire": ["KeychainPrimitives"],
         "KeychainServiceWireDictionaries": ["KeychainServiceWire", "KeychainVocabulary"],
-        // The service also keeps each user's access log (KeychainAudit) and names callers' process chains (KeychainLinux).
-        "KeychainServiceCore": ["KeychainPrimitives", "KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainAudit", "KeychainLinux"],
+        // The service also keeps each user's access log (KeychainAudit) and names callers' process chains (KeychainLinux);
+        // it stores the token-bound keys it generates as key items (KeychainKeyItems).
+        "KeychainServiceCore": ["KeychainPrimitives", "KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries", "KeychainAudit", "KeychainLinux",
+                                "KeychainKeyItems"],
         // Apple's SecItem calls on Swift dictionaries for the tools, and the one routing of them
         // (service or embedded) that Apple's CF-typed API bridges onto.
         "KeychainClient": ["KeychainVocabulary", "KeychainEngine", "KeychainServiceWire", "KeychainServiceWireDictionaries"],

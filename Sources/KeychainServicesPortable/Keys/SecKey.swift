@@ -32,14 +32,18 @@ public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertibl
     /// For a stored key with `.privateKeyUsage` access control: the check each private-key
     /// operation passes first (nil: operations need no authentication).
     let usageGuard: PrivateKeyUseGuard?
+    /// For the private half of a token-bound key the keychain service holds: where to ask for its
+    /// operations (``material`` is then its public key: the private bytes are the service's).
+    let serviceHandle: ServiceKeyHandle?
 
     init(_ material: Material, applicationTag: Data? = nil, label: String? = nil, isTokenBound: Bool = false,
-         usageGuard: PrivateKeyUseGuard? = nil) {
+         usageGuard: PrivateKeyUseGuard? = nil, serviceHandle: ServiceKeyHandle? = nil) {
         self.material = material
         self.applicationTag = applicationTag
         self.label = label
-        self.isTokenBound = isTokenBound
+        self.isTokenBound = isTokenBound || serviceHandle != nil
         self.usageGuard = usageGuard
+        self.serviceHandle = serviceHandle
     }
 
     /// Runs the access-control check of a `.privateKeyUsage` key before a private-key operation.
@@ -49,9 +53,10 @@ public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertibl
 
     /// Whether this is the private half of a key pair.
     var isPrivate: Bool {
+        if serviceHandle != nil { return true }
         switch material {
-        case .ecPrivate, .rsaPrivate: true
-        case .ecPublic, .rsaPublic: false
+        case .ecPrivate, .rsaPrivate: return true
+        case .ecPublic, .rsaPublic: return false
         }
     }
 

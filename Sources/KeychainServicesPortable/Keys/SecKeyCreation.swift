@@ -4,6 +4,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import KeychainClient
 import KeychainKeyItems
 import KeychainVocabulary
 
@@ -21,14 +22,19 @@ import KeychainVocabulary
 /// for a key with the same primary key).
 ///
 /// `kSecAttrTokenIDSecureEnclave` gives a P-256 key whose private half cannot be exported
-/// (`SecKeyCopyExternalRepresentation` fails), only used. Linux has no Secure Enclave: the key
-/// is software-bound — kept inside the keychain's encryption, refused for export by this library.
+/// (`SecKeyCopyExternalRepresentation` fails), only used. Linux has no Secure Enclave: in the
+/// embedded mode the key is software-bound — kept inside the keychain's encryption, refused for
+/// export by this library. Through the keychain service the service generates and keeps it
+/// (it must be permanent there): its private bytes never enter this process, which asks the
+/// service for each signature, decryption or key exchange.
 @discardableResult
 public func SecKeyCreateRandomKey(
     _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> SecKey in
         let request = try KeyParameters(parameters)
+        // Through the keychain service, the service generates and keeps a token-bound key.
+        if request.isSecureEnclave, let socketPath = ItemCallRoute.socketPath { return try ServiceHeldKeys.create(request, socketPath: socketPath) }
         guard let bits = request.sizeInBits ?? (request.isSecureEnclave ? 256 : nil) else {
             throw .parameter("kSecAttrKeySizeInBits is missing")
         }

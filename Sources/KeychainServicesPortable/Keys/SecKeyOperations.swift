@@ -55,6 +55,17 @@ public func SecKeyCreateSignature(
         let spec = try spec(algorithm, key, .sign)
         try key.authorizePrivateKeyUse()
         let data = Data(copyingBytesOf: dataToSign)
+        if let held = key.serviceHandle {
+            // The service signs the digest; the hashing and the encoding are this process's.
+            guard case .ecdsa(let hash, let isDigest, let rawRS) = spec else { throw .unsupported(algorithm, key) }
+            let raw = try held.signature(ofDigest: try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm))
+            if rawRS { return raw as NSData }
+            do {
+                return try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation as NSData
+            } catch {
+                throw SecKeyFailure(status: errSecDecode, message: "the keychain service sent a signature that does not parse")
+            }
+        }
         switch (key.material, spec) {
         case (.ecPrivate(let ecKey), .ecdsa(let hash, let isDigest, let rawRS)):
             let digest = try ecdsaDigest(data, hash: hash, isDigest: isDigest, algorithm)
@@ -160,6 +171,9 @@ public func SecKeyCreateDecryptedData(
             }
         case (.ecPrivate(let ecKey), .ecies(let hash, let variableIV)):
             return try ECIES(hash: hash, variableIV: variableIV).open(data, with: ecKey) as NSData
+        case (.ecPublic(let publicKey), .ecies(let hash, let variableIV)) where key.serviceHandle != nil:
+            // A key the keychain service holds: the service makes the shared secret.
+            return try ECIES(hash: hash, variableIV: variableIV).open(data, heldBy: key.serviceHandle!, curve: publicKey.curve) as NSData
         default:
             throw .unsupported(algorithm, key)
         }
@@ -177,6 +191,17 @@ public func SecKeyCopyKeyExchangeResult(
 ) -> CFData? {
     reportingSecKeyFailure(error) { () throws(SecKeyFailure) -> CFData in
         let spec = try spec(algorithm, privateKey, .keyExchange)
+        if let held = privateKey.serviceHandle {
+            // A key the keychain service holds: the service makes the shared secret, this process derives.
+            guard case .ecdh(let hash) = spec, case .ecPublic(let ownKey) = privateKey.material else { throw .unsupported(algorithm, privateKey) }
+            guard case .ecPublic(let peerKey) = publicKey.publicMaterial, peerKey.curve == ownKey.curve else {
+                throw .parameter("key exchange needs a public key on the same curve")
+            }
+            let secret = try held.sharedSecret(with: peerKey)
+            guard let hash else { return secret as NSData }
+            let (size, sharedInfo) = try keyExchangeDerivation(parameters)
+            return hash.x963Derive(rawSecret: secret, sharedInfo: sharedInfo, outputByteCount: size) as NSData
+        }
         guard case .ecPrivate(let ownKey) = privateKey.material, case .ecdh(let hash) = spec else {
             throw .unsupported(algorithm, privateKey)
         }
@@ -191,17 +216,21 @@ public func SecKeyCopyKeyExchangeResult(
             throw .parameter("ECDH key exchange failed")
         }
         guard let hash else { return secret.withUnsafeBytes { Data($0) } as NSData }
-        let options = parameters as? [String: Any] ?? [:]
-        guard let size = (options[SecKeyKeyExchangeParameter.requestedSize.rawValue as String] as? NSNumber)?.intValue, size > 0 else {
-            throw .parameter("SecKeyKeyExchangeParameter.requestedSize is missing")
-        }
-        let sharedInfo: Data
-        switch options[SecKeyKeyExchangeParameter.sharedInfo.rawValue as String] {
-        case nil: sharedInfo = Data()
-        case let data as Data: sharedInfo = data
-        default: throw .parameter("SecKeyKeyExchangeParameter.sharedInfo must be data")
-        }
+        let (size, sharedInfo) = try keyExchangeDerivation(parameters)
         return hash.x963Derive(secret, sharedInfo: sharedInfo, outputByteCount: size) as NSData
+    }
+}
+
+/// The X9.63 KDF's output size and shared info from a key exchange's `parameters`.
+private func keyExchangeDerivation(_ parameters: CFDictionary) throws(SecKeyFailure) -> (size: Int, sharedInfo: Data) {
+    let options = parameters as? [String: Any] ?? [:]
+    guard let size = (options[SecKeyKeyExchangeParameter.requestedSize.rawValue as String] as? NSNumber)?.intValue, size > 0 else {
+        throw .parameter("SecKeyKeyExchangeParameter.requestedSize is missing")
+    }
+    switch options[SecKeyKeyExchangeParameter.sharedInfo.rawValue as String] {
+    case nil: return (size, Data())
+    case let data as Data: return (size, data)
+    default: throw .parameter("SecKeyKeyExchangeParameter.sharedInfo must be data")
     }
 }
 

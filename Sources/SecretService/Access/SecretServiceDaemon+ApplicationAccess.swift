@@ -178,6 +178,7 @@ extension SecretServiceDaemon {
         switch access.operation {
         case .read: what = "read the secret of"
         case .delete: what = "delete"
+        case .keyUse: what = "use the key of"
         case .create, .update, .syncPull, .syncPullDelete, .syncPublish, .syncRestore: what = "change"
         }
         let item = eventItem(access.address)

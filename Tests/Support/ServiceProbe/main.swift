@@ -11,7 +11,10 @@
 //     access-control                 store a password with access control (a protection class
 //                                    alone, then one asking for the user) and a permanent
 //                                    Secure Enclave key; print each status
+//     token-key                      make a permanent Secure Enclave key, sign with it, find it
+//                                    again (data, attributes, reference), try to export it
 
+import Crypto
 import Foundation
 import KeychainServices
 
@@ -139,6 +142,68 @@ func accessControl() {
     say("secure-enclave-key created=\(key != nil) error=\(error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? 0)")
 }
 
+/// A Secure Enclave key through the service (or embedded): made, used for each private-key
+/// operation, found again, and never exported. Prints the public key, the message, a signature
+/// and the key's handle and group in hex, for the test to verify and to attack with.
+func tokenKey() {
+    func hex(_ data: Data?) -> String { data.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "none" }
+    // Each error is taken (released) once, and the variable cleared for the next call.
+    func code(_ error: inout Unmanaged<CFError>?) -> Int {
+        defer { error = nil }
+        return error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? 0
+    }
+    var error: Unmanaged<CFError>?
+    let created = SecKeyCreateRandomKey([kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256,
+                                         kSecAttrTokenID: kSecAttrTokenIDSecureEnclave,
+                                         kSecPrivateKeyAttrs: [kSecAttrIsPermanent: true, kSecAttrApplicationTag: Data("token".utf8),
+                                                               kSecAttrLabel: "token key"]] as CFDictionary, &error)
+    say("create created=\(created != nil) error=\(code(&error))")
+    guard let key = created, let publicKey = SecKeyCopyPublicKey(key) else { return }
+    say("public-key \(hex(SecKeyCopyExternalRepresentation(publicKey, nil) as Data?))")
+    let message = Data("a message the service signs".utf8)
+    say("message \(hex(message))")
+    let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message as CFData, &error) as Data?
+    say("signature \(hex(signature)) error=\(code(&error))")
+    say("verified=\(signature.map { SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message as CFData, $0 as CFData, nil) } ?? false)")
+    let digest = Data(SHA256.hash(data: message))
+    let digestSignature = SecKeyCreateSignature(key, .ecdsaSignatureDigestX962SHA256, digest as CFData, nil) as Data?
+    say("digest-verified=\(digestSignature.map { SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message as CFData, $0 as CFData, nil) } ?? false)")
+    let exported = SecKeyCopyExternalRepresentation(key, &error)
+    say("export-private exported=\(exported != nil) error=\(code(&error))")
+    let query: [CFString: Any] = [kSecClass: kSecClassKey, kSecAttrApplicationTag: Data("token".utf8)]
+    var result: CFTypeRef?
+    var status = SecItemCopyMatching(query.merging([kSecReturnData: true]) { $1 } as CFDictionary, &result)
+    say("find-data status=\(status) bytes=\((result as? Data)?.count ?? -1)")
+    status = SecItemCopyMatching(query.merging([kSecReturnAttributes: true, kSecReturnPersistentRef: true]) { $1 } as CFDictionary, &result)
+    let attributes = result as? [String: Any] ?? [:]
+    say("find-attributes status=\(status) tkid=\(attributes[kSecAttrTokenID as String] ?? "-") kcls=\(attributes[kSecAttrKeyClass as String] ?? "-")")
+    say("handle \(hex(attributes[kSecValuePersistentRef as String] as? Data))")
+    say("group \(attributes[kSecAttrAccessGroup as String] ?? "-")")
+    status = SecItemCopyMatching(query.merging([kSecReturnRef: true]) { $1 } as CFDictionary, &result)
+    if status == errSecSuccess, let found = result, CFGetTypeID(found) == SecKeyGetTypeID() {
+        let foundKey = found as! SecKey
+        let again = SecKeyCreateSignature(foundKey, .ecdsaSignatureMessageX962SHA256, message as CFData, nil) as Data?
+        say("find-ref status=0 same-public=\(SecKeyCopyPublicKey(foundKey) == publicKey) "
+            + "verified=\(again.map { SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message as CFData, $0 as CFData, nil) } ?? false)")
+    } else {
+        say("find-ref status=\(status) result=\(typeName(result))")
+    }
+    // Key exchange with a software key of this process, both ways, raw and through the X9.63 KDF.
+    guard let peer = SecKeyCreateRandomKey([kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256] as CFDictionary, nil),
+          let peerPublic = SecKeyCopyPublicKey(peer) else { return say("peer-key created=false") }
+    let size = [SecKeyKeyExchangeParameter.requestedSize.rawValue as String: 32] as CFDictionary
+    let ours = SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandardX963SHA256, peerPublic, size, &error) as Data?
+    let theirs = SecKeyCopyKeyExchangeResult(peer, .ecdhKeyExchangeStandardX963SHA256, publicKey, size, nil) as Data?
+    say("ecdh equal=\(ours != nil && ours == theirs) error=\(code(&error))")
+    let oursRaw = SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandard, peerPublic, [:] as CFDictionary, nil) as Data?
+    let theirsRaw = SecKeyCopyKeyExchangeResult(peer, .ecdhKeyExchangeStandard, publicKey, [:] as CFDictionary, nil) as Data?
+    say("ecdh-raw equal=\(oursRaw != nil && oursRaw == theirsRaw)")
+    let plaintext = Data("for the key's eyes only".utf8)
+    let ciphertext = SecKeyCreateEncryptedData(publicKey, .eciesEncryptionStandardVariableIVX963SHA256AESGCM, plaintext as CFData, nil)
+    let opened = ciphertext.flatMap { SecKeyCreateDecryptedData(key, .eciesEncryptionStandardVariableIVX963SHA256AESGCM, $0, &error) } as Data?
+    say("ecies equal=\(opened == plaintext) error=\(code(&error))")
+}
+
 /// The client's kept connections: calls from several threads at once, a forked child's call (it
 /// must not use its parent's connection), and a call after the service went away and came back
 /// (the test restarts it when this prints `waiting`, then writes a line). Lines are written
@@ -181,6 +246,7 @@ final class FailureCount: @unchecked Sendable {
 switch arguments.first {
 case "connections" where arguments.count == 1: connections()
 case "access-control" where arguments.count == 1: accessControl()
+case "token-key" where arguments.count == 1: tokenKey()
 case "identities" where arguments.count == 3: identities(identity(from: arguments[1], password: arguments[2]))
 case "keys" where arguments.count == 3: keys(identity(from: arguments[1], password: arguments[2]))
 default:
