@@ -50,7 +50,7 @@ enum LoginKeychainCalls {
                 try perform { () throws(KeychainStoreError) in try LockOnSleepSetting.set(lockOnSleep, for: keychain) }
             case .add, .copyMatching, .update, .delete, .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent,
                  .importItems, .exportItems, .readAccessLog, .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete,
-                 .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy:
+                 .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy, .answerAuthentication:
                 return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "not a keychain call")
             }
             return ServiceReply(status: 0)

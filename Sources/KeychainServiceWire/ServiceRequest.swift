@@ -62,6 +62,9 @@ package struct ServiceRequest: Equatable, Sendable {
         /// The policy of that access alone (``SecretServiceAccessRequest/policyKey``), without the
         /// items: what the provider needs for the decisions it makes itself (its `session` collection).
         case readSecretServicePolicy = 62
+        /// The answer to the ``AuthenticationChallenge`` this connection was sent: the passwords
+        /// a constrained item's access control asks for (see ``AuthenticationRequest``).
+        case answerAuthentication = 63
 
         /// Whether this is a call on the keychain itself rather than on its items.
         package var isKeychainCall: Bool { (Self.unlockKeychain.rawValue..<Self.grantApplication.rawValue).contains(rawValue) }
@@ -191,6 +194,7 @@ package struct ServiceRequest: Equatable, Sendable {
         if operation.isKeychainCall { try checkKeychainCall(operation, query) }
         if operation.isGrantOrConsentCall { try UserGrantRequest.check(operation, query) }
         if operation.isSecretServiceAccessCall { try SecretServiceAccessRequest.check(operation, query) }
+        if operation == .answerAuthentication { try AuthenticationRequest.check(query) }
         return ServiceRequest(operation: operation, claimedApplicationIdentifier: applicationIdentifier,
                               claimedAccessGroups: groups, query: query, changes: changes)
     }

@@ -11,6 +11,11 @@
 //     access-control                 store a password with access control (a protection class
 //                                    alone, then one asking for the user) and a permanent
 //                                    Secure Enclave key; print each status
+//     asking                         store passwords guarded by .devicePasscode, .userPresence and
+//                                    .applicationPassword, read their attributes and (without a
+//                                    prompt) their secrets in every way that needs no prompt
+//     asking-read ACCOUNT            read the secret of ACCOUNT's guarded password (the prompt
+//                                    program asks); print its status and secret
 
 import Foundation
 import KeychainServices
@@ -178,9 +183,79 @@ final class FailureCount: @unchecked Sendable {
     var count: Int { lock.withLock { failed } }
 }
 
+/// Guarded passwords stored and read without a prompt: what needs none works, what needs one
+/// fails as Apple says (UI Fail, Skip, no prompt program, an application password in a context).
+func asking() {
+    func add(_ account: String, _ flags: SecAccessControlCreateFlags, context: LAContext? = nil) -> OSStatus {
+        let control = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil)!
+        var item: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account,
+                                     kSecValueData: Data("secret-\(account)".utf8), kSecAttrAccessControl: control]
+        if let context { item[kSecUseAuthenticationContext] = context }
+        return SecItemAdd(item as CFDictionary, nil)
+    }
+    func read(_ label: String, _ account: String, _ extra: [CFString: Any] = [:]) {
+        var query: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account,
+                                      kSecReturnData: true]
+        query.merge(extra) { $1 }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        say("\(label) status=\(status) data=\((result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "none")")
+    }
+    say("add-passcode status=\(add("passcode", .devicePasscode))")
+    say("add-presence status=\(add("presence", .userPresence))")
+    let writer = LAContext()
+    writer.setCredential(Data("app-password".utf8), type: .applicationPassword)
+    say("add-app-password status=\(add("app", .applicationPassword, context: writer))")
+    say("add-app-password-no-prompt status=\(add("app2", .applicationPassword))")
+    say("add-either status=\(add("either", [.devicePasscode, .or, .applicationPassword], context: writer))")
+    say("add-biometry status=\(add("finger", .biometryAny))")
+    var attributes: CFTypeRef?
+    let found = SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: "passcode",
+                                     kSecReturnAttributes: true] as CFDictionary, &attributes)
+    let control = (attributes as? [String: Any])?[kSecAttrAccessControl as String]
+    say("attributes-passcode status=\(found) accc=\(control.map { $0 as! SecAccessControl == SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .devicePasscode, nil)! } ?? false)")
+    read("read-passcode-no-prompt", "passcode")
+    read("read-presence-no-prompt", "presence")
+    read("read-passcode-ui-fail", "passcode", [kSecUseAuthenticationUI: kSecUseAuthenticationUIFail])
+    read("read-passcode-ui-skip", "passcode", [kSecUseAuthenticationUI: kSecUseAuthenticationUISkip])
+    let quiet = LAContext()
+    quiet.interactionNotAllowed = true
+    read("read-passcode-context-no-interaction", "passcode", [kSecUseAuthenticationContext: quiet])
+    let right = LAContext()
+    right.setCredential(Data("app-password".utf8), type: .applicationPassword)
+    read("read-app-right", "app", [kSecUseAuthenticationContext: right])
+    read("read-either-right", "either", [kSecUseAuthenticationContext: right])
+    let wrong = LAContext()
+    wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
+    read("read-app-wrong", "app", [kSecUseAuthenticationContext: wrong])
+    read("read-app-no-prompt", "app")
+    let invalidated = LAContext()
+    invalidated.setCredential(Data("app-password".utf8), type: .applicationPassword)
+    invalidated.invalidate()
+    read("read-app-invalidated", "app", [kSecUseAuthenticationContext: invalidated])
+    var all: CFTypeRef?
+    let skipped = SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecReturnData: true,
+                                       kSecMatchLimit: kSecMatchLimitAll, kSecUseAuthenticationUI: kSecUseAuthenticationUISkip] as CFDictionary, &all)
+    say("read-all-skip status=\(skipped) count=\((all as? [Any])?.count ?? 0)")
+    say("delete-passcode status=\(SecItemDelete([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "passcode"] as CFDictionary))")
+}
+
+/// Reads the secret of the guarded password `account` (stored by ``asking()``); the prompt
+/// program named by the environment asks for what it needs.
+func askingRead(_ account: String) {
+    let context = LAContext()
+    context.localizedReason = "Probe reads \(account)"
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account,
+                                      kSecReturnData: true, kSecUseAuthenticationContext: context] as CFDictionary, &result)
+    print("read status=\(status) data=\((result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "none")")
+}
+
 switch arguments.first {
 case "connections" where arguments.count == 1: connections()
 case "access-control" where arguments.count == 1: accessControl()
+case "asking" where arguments.count == 1: asking()
+case "asking-read" where arguments.count == 2: askingRead(arguments[1])
 case "identities" where arguments.count == 3: identities(identity(from: arguments[1], password: arguments[2]))
 case "keys" where arguments.count == 3: keys(identity(from: arguments[1], password: arguments[2]))
 default:
