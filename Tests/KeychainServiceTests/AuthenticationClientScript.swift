@@ -5,7 +5,8 @@ import Foundation
 /// challenge with what it chooses (a wrong password, the nonce on another connection or after
 /// another request, a nonce never given, the keychain password for an application password).
 /// Run as `python3 -I auth.py MODE ACCOUNT [ARGUMENTS]`; the item is the generic password
-/// (`asking`, ACCOUNT). Prints `status S` per reply, `needs K A` for a challenge (whether it asks
+/// (`asking`, ACCOUNT); `setup` stores the script's own (`presence`: `.userPresence`, `app`:
+/// `.applicationPassword`), so the reads are of its own items, in its own group. Prints `status S` per reply, `needs K A` for a challenge (whether it asks
 /// for the keychain and the application password) and `data D` for a secret.
 enum AuthenticationClientScript {
     static let source = ServiceClientScripts.pythonWireEncoding + #"""
@@ -59,10 +60,22 @@ enum AuthenticationClientScript {
             print('status %d' % status)
             if status == 0 and isinstance(result, bytes): print('data ' + result.decode())
             if isinstance(result, dict) and result.get('authenticate'):
-                print('needs %s %s' % (result['keychainPassword'], result['applicationPassword']))
+                print('needs %s %s' % (str(result['keychainPassword']).lower(), str(result['applicationPassword']).lower()))
             return result
+        def dictionary(d):
+            out = b'\x08' + struct.pack('>I', len(d))
+            for k in sorted(d): out += field(k.encode()) + d[k]
+            return out
         mode, account = sys.argv[1], sys.argv[2]
         a = connect()
+        if mode == 'setup':
+            # The script's own guarded items, in its own group: user presence, and an application password.
+            for name, flags, extra in (('presence', 1, {}), ('app', 1 << 31, {'kk_ApplicationPassword': data(b'app-password')})):
+                q = {'class': string('genp'), 'svce': string('asking'), 'acct': string(name), 'v_Data': data(('secret-' + name).encode()),
+                     'accc': dictionary({'pdmn': string('ak'), 'flags': integer(flags)})}
+                q.update(extra)
+                print('add %s status %d' % (name, call(a, 1, q)[0]))
+            sys.exit(0)
         if mode == 'direct':
             show(*call(a, 2, item(account, False))); sys.exit(0)
         if mode == 'forged':

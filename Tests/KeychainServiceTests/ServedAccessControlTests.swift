@@ -83,7 +83,7 @@ struct ServedAccessControlTests {
         let (fixture, probe, _) = try Self.prepared()
         defer { fixture.stop() }
         let terminal = try PseudoTerminal()
-        #expect(chown(terminal.devicePath, try fixture.uid(fixture.alice), gid_t(-1)) == 0)
+        #expect(chown(terminal.devicePath, try fixture.uid(fixture.alice), gid_t.max) == 0)
 
         let right = try Self.readWithPrompt(fixture, probe: probe, account: "presence", terminal: terminal) {
             terminal.answer(after: "Password:", with: Self.password + "\r")
@@ -122,6 +122,7 @@ struct ServedAccessControlTests {
             #expect(!run.output.contains("secret-") || arguments.first == "answer" || arguments.first == "twice", "\(run.output)")
             return run.output.split(separator: "\n").map(String.init)
         }
+        #expect(try client(["setup", "-"]) == ["add presence status 0", "add app status 0"])
         // Asking for the secret without saying it can prompt: refused, as with no prompt program.
         #expect(try client(["direct", "presence"]) == ["status -25308"])
         #expect(try client(["direct", "app"]) == ["status -25308"])
