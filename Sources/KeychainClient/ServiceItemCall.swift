@@ -61,7 +61,7 @@ package enum ServiceItemCall {
         let configuration = ProcessKeychains.registry.configuration
         var authentication: ServiceAuthentication
         do {
-            authentication = try ServiceAuthentication(operation, query: &query, authenticator: configuration.authenticator)
+            authentication = try ServiceAuthentication(operation, query: &query, socketPath: socketPath, authenticator: configuration.authenticator)
         } catch {
             return SecItemResult(failure: error)
         }
@@ -110,6 +110,7 @@ package enum ServiceItemCall {
                                               WireEntry(key: UserGrantRequest.passwordKey, value: .data(answer.password)),
                                               WireEntry(key: UserGrantRequest.alwaysKey, value: .bool(answer.always))])
             }
+            authentication.keepProof(after: reply)
             if let failure = authentication.promptFailure, AuthenticationChallenge(reply.result) != nil {
                 reply = ServiceReply(status: failure.osStatus, failureReason: failure == .notInteractive
                                      ? "this item's access control asks for a password, and no prompt can be shown (set KEYCHAINKIT_PINENTRY or run on a terminal)"

@@ -21,9 +21,13 @@ struct PendingAuthentication {
     let application: String
     let needsKeychainPassword: Bool
     let needsApplicationPassword: Bool
+    /// Whether the call's context proof already proved the keychain password.
+    let ownerProved: Bool
     /// The application password the call itself carried (from its `LAContext`), if any.
     let sentApplicationPassword: Data?
     let contextInvalidated: Bool
+    /// The token the challenge offered, activated for the caller once its password is verified.
+    let proof: Data
     /// Wrong keychain passwords answered so far (three end the call).
     let failedAttempts: Int
     let expires: ContinuousClock.Instant
@@ -35,20 +39,26 @@ struct AuthenticationFields {
     var canAuthenticate = false
     var applicationPassword: Data?
     var contextInvalidated = false
+    /// The context's proof token, if it sent one.
+    var proof: Data?
+    /// Whether that token proves the keychain password for this caller (checked by the service).
+    var ownerProved = false
 
     /// The fields of `query`, removed from it.
     init(removingFrom query: inout [String: Any]) {
         canAuthenticate = query.removeValue(forKey: AuthenticationRequest.canAuthenticateKey) as? Bool == true
         applicationPassword = query.removeValue(forKey: AuthenticationRequest.applicationPasswordKey) as? Data
         contextInvalidated = query.removeValue(forKey: AuthenticationRequest.contextInvalidatedKey) as? Bool == true
+        proof = query.removeValue(forKey: AuthenticationRequest.proofKey) as? Data
     }
 
-    /// `query` with the context the engine evaluates access control against: nothing proved yet
-    /// (the keychain password is asked through a challenge), the application password sent.
+    /// `query` with the context the engine evaluates access control against: the keychain
+    /// password proved only by a context's proof the service checked (else it is asked through a
+    /// challenge), the application password sent.
     func engineQuery(_ query: [String: Any]) -> [String: Any] {
-        guard applicationPassword != nil || contextInvalidated else { return query }
+        guard applicationPassword != nil || contextInvalidated || ownerProved else { return query }
         var withContext = query
-        withContext["u_AuthCtx"] = ServiceAuthenticationContext(ownerVerified: false, applicationPassword: applicationPassword,
+        withContext["u_AuthCtx"] = ServiceAuthenticationContext(ownerVerified: ownerProved, applicationPassword: applicationPassword,
                                                                 invalidated: contextInvalidated)
         return withContext
     }
@@ -74,18 +84,26 @@ extension ServiceRequestHandler {
         guard found.status == KeychainStatus.success.rawValue, let items = found.value as? [[String: Any]] else { return nil }
         var flags = items.compactMap { ($0[ServiceAccessControl.attributeKey] as? AccessControlPolicy)?.flags }
         if let changed = changes[ServiceAccessControl.attributeKey] as? AccessControlPolicy { flags.append(changed.flags) }
-        let needsKeychain = flags.contains { $0 & (AccessControlPolicy.devicePasscode | AccessControlPolicy.userPresence) != 0 }
+        let needsKeychain = !fields.ownerProved && flags.contains { $0 & (AccessControlPolicy.devicePasscode | AccessControlPolicy.userPresence) != 0 }
         let needsApplication = fields.applicationPassword == nil && flags.contains { $0 & AccessControlPolicy.applicationPassword != 0 }
         guard needsKeychain || needsApplication else { return nil }
         let pending = PendingAuthentication(nonce: ConsentPrompt.nonce(), request: request, query: query, changes: changes, groups: groups,
                                             application: application, needsKeychainPassword: needsKeychain,
-                                            needsApplicationPassword: needsApplication, sentApplicationPassword: fields.applicationPassword,
-                                            contextInvalidated: fields.contextInvalidated, failedAttempts: 0,
+                                            needsApplicationPassword: needsApplication, ownerProved: fields.ownerProved,
+                                            sentApplicationPassword: fields.applicationPassword,
+                                            contextInvalidated: fields.contextInvalidated, proof: ContextProofs.token(), failedAttempts: 0,
                                             expires: .now + .seconds(ConsentPrompt.answerSeconds))
         session.pendingAuthentication = pending
         return SecItemResult(status: UserGrantRequest.interactionRequiredStatus,
-                             value: AuthenticationChallenge(nonce: pending.nonce, needsKeychainPassword: needsKeychain,
-                                                            needsApplicationPassword: needsApplication))
+                             value: Self.challenge(for: pending, retryMessage: nil))
+    }
+
+    /// The challenge that stands for `pending`.
+    static func challenge(for pending: PendingAuthentication, retryMessage: String?) -> AuthenticationChallenge {
+        var challenge = AuthenticationChallenge(nonce: pending.nonce, needsKeychainPassword: pending.needsKeychainPassword,
+                                                needsApplicationPassword: pending.needsApplicationPassword, retryMessage: retryMessage)
+        if pending.needsKeychainPassword { challenge.proof = pending.proof }
+        return challenge
     }
 
     /// The reply carrying `challenge`.
@@ -123,20 +141,20 @@ extension ServiceRequestHandler {
                 let retry = PendingAuthentication(nonce: ConsentPrompt.nonce(), request: pending.request, query: pending.query,
                                                   changes: pending.changes, groups: pending.groups, application: pending.application,
                                                   needsKeychainPassword: true, needsApplicationPassword: pending.needsApplicationPassword,
+                                                  ownerProved: false,
                                                   sentApplicationPassword: pending.sentApplicationPassword,
-                                                  contextInvalidated: pending.contextInvalidated, failedAttempts: attempts,
+                                                  contextInvalidated: pending.contextInvalidated, proof: pending.proof, failedAttempts: attempts,
                                                   expires: .now + .seconds(ConsentPrompt.answerSeconds))
                 session.pendingAuthentication = retry
-                return Self.challengeReply(AuthenticationChallenge(nonce: retry.nonce, needsKeychainPassword: true,
-                                                                   needsApplicationPassword: retry.needsApplicationPassword,
-                                                                   retryMessage: "Wrong password, try again."), reason: Self.reason(failure))
+                return Self.challengeReply(Self.challenge(for: retry, retryMessage: "Wrong password, try again."), reason: Self.reason(failure))
             }
+            contextProofs.activate(pending.proof, for: peer)
         }
         if pending.needsApplicationPassword, applicationPassword == nil {
             return ServiceReply(status: KeychainStatus.authFailed.rawValue, failureReason: "the answer carries no application password: nothing was read")
         }
         var query = pending.query
-        query["u_AuthCtx"] = ServiceAuthenticationContext(ownerVerified: pending.needsKeychainPassword, applicationPassword: applicationPassword,
+        query["u_AuthCtx"] = ServiceAuthenticationContext(ownerVerified: pending.needsKeychainPassword || pending.ownerProved, applicationPassword: applicationPassword,
                                                           invalidated: pending.contextInvalidated)
         do {
             let keychain = try keychains.keychain(of: peer.uid, creating: false)

@@ -18,6 +18,8 @@ final class ServiceRequestHandler: Sendable {
     private let passwordDelay: WrongPasswordDelay
     private let userGrants: UserGrants
     let proofs: PasswordProof
+    /// The tokens that let an `LAContext` skip the prompt after the service verified its password.
+    let contextProofs = ContextProofs()
     /// Each user's access log: every secret read and write through the service, whoever the front end.
     let accessLogs: ServiceAccessLogs
     /// The calls the Secret Service provider forwards for its D-Bus clients.
@@ -268,7 +270,8 @@ final class ServiceRequestHandler: Sendable {
         var wireQuery = WireEntry.dictionary(request.query)
         // Whether the client can show the consent prompt: a request flag, never an item attribute.
         let canPrompt = wireQuery.removeValue(forKey: UserGrantRequest.canPromptKey) as? Bool == true
-        let authentication = AuthenticationFields(removingFrom: &wireQuery)
+        var authentication = AuthenticationFields(removingFrom: &wireQuery)
+        if let proof = authentication.proof { authentication.ownerProved = contextProofs.proves(proof, for: peer) }
         let query: [String: Any], changes: [String: Any]
         do {
             query = try AccessControlWireForm.decodingPolicy(in: wireQuery)

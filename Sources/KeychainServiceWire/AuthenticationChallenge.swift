@@ -22,6 +22,9 @@ package enum AuthenticationRequest {
     package static let applicationPasswordKey = "kk_ApplicationPassword"
     /// The request flag (a boolean, true) saying the call's `LAContext` was invalidated.
     package static let contextInvalidatedKey = "kk_ContextInvalidated"
+    /// The request entry holding a context's proof (data): the token of an earlier challenge
+    /// whose keychain password the service verified for this same process (see ``AuthenticationChallenge/proof``).
+    package static let proofKey = "kk_AuthenticationProof"
     /// The answer's nonce (data), the challenge's.
     package static let nonceKey = "nonce"
     /// The answer's keychain password (data), when the challenge asked for it.
@@ -57,6 +60,10 @@ package struct AuthenticationChallenge: Equatable, Sendable {
     package var needsApplicationPassword: Bool
     /// The text to show again after a wrong password ("Wrong password, try again."), or nil.
     package var retryMessage: String?
+    /// A token the service makes valid, for this process only, once it verifies the keychain
+    /// password answered: the client keeps it in the call's `LAContext` and sends it with the
+    /// context's later calls, which then need no prompt (empty: none).
+    package var proof: Data = Data()
 
     /// A challenge.
     package init(nonce: Data, needsKeychainPassword: Bool, needsApplicationPassword: Bool, retryMessage: String? = nil) {
@@ -72,6 +79,7 @@ package struct AuthenticationChallenge: Equatable, Sendable {
                        WireEntry(key: "keychainPassword", value: .bool(needsKeychainPassword)),
                        WireEntry(key: "applicationPassword", value: .bool(needsApplicationPassword))]
         if let retryMessage { entries.append(WireEntry(key: "retry", value: .string(retryMessage))) }
+        if !proof.isEmpty { entries.append(WireEntry(key: "proof", value: .data(proof))) }
         return .dictionary(entries)
     }
 
@@ -79,7 +87,7 @@ package struct AuthenticationChallenge: Equatable, Sendable {
     package init?(_ value: WireValue?) {
         guard case .dictionary(let entries)? = value, entries.contains(where: { $0.key == "authenticate" && $0.value == .bool(true) })
         else { return nil }
-        var nonce: Data?, keychain = false, application = false, retry: String?
+        var nonce: Data?, keychain = false, application = false, retry: String?, proof = Data()
         for entry in entries {
             switch (entry.key, entry.value) {
             case ("authenticate", .bool): break
@@ -87,10 +95,12 @@ package struct AuthenticationChallenge: Equatable, Sendable {
             case ("keychainPassword", .bool(let flag)): keychain = flag
             case ("applicationPassword", .bool(let flag)): application = flag
             case ("retry", .string(let text)): retry = text
+            case ("proof", .data(let bytes)): proof = bytes
             default: return nil
             }
         }
         guard let nonce else { return nil }
         self.init(nonce: nonce, needsKeychainPassword: keychain, needsApplicationPassword: application, retryMessage: retry)
+        self.proof = proof
     }
 }

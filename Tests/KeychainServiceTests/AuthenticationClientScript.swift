@@ -91,6 +91,18 @@ enum AuthenticationClientScript {
             show(*answer(connect(), nonce, sys.argv[3]))
         elif mode == 'switch':
             show(*call(a, 2, item(sys.argv[3], False))); show(*answer(a, nonce, sys.argv[4]))
+        elif mode == 'proof':
+            show(*answer(a, nonce, sys.argv[3]))
+            def with_proof(token, label):
+                q = item(account, True); q['kk_AuthenticationProof'] = data(token)
+                print(label, end=' '); sys.stdout.flush(); show(*call(connect(), 2, q))
+            with_proof(challenge['proof'], 'same process')
+            sys.stdout.flush()
+            child = os.fork()
+            if child == 0:
+                with_proof(challenge['proof'], 'child'); sys.stdout.flush(); os._exit(0)
+            os.waitpid(child, 0)
+            with_proof(os.urandom(32), 'made up')
         elif mode == 'wrong':
             for guess in sys.argv[3:]:
                 result = show(*answer(a, nonce, guess))

@@ -56,12 +56,12 @@ struct ServedAccessControlTests {
 
     /// Runs the probe's `asking-read ACCOUNT` as Alice with pinentry-tty on `terminal`; `typing`
     /// answers its prompts. Returns the probe's line.
-    static func readWithPrompt(_ fixture: ServiceFixture, probe: String, account: String, terminal: PseudoTerminal,
+    static func readWithPrompt(_ fixture: ServiceFixture, probe: String, account: String, terminal: PseudoTerminal, command: String = "asking-read",
                                typing: @escaping @Sendable () -> Bool) throws -> (line: String, typed: Bool) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=\(fixture.alice.name)", "--regid=\(fixture.alice.name)", "--init-groups", "--",
-                             "/usr/bin/setsid", "-w", probe, "asking-read", account]
+                             "/usr/bin/setsid", "-w", probe, command, account]
         process.environment = ["HOME": fixture.alice.home, "PATH": "/usr/bin:/bin", "KEYCHAINKIT_SERVICE_SOCKET": fixture.socket,
                                "KEYCHAINKIT_PINENTRY": RequiredTool.pinentryTTY.path, "KEYCHAINKIT_PINENTRY_TTY": terminal.devicePath,
                                "TERM": "xterm"]
@@ -102,8 +102,16 @@ struct ServedAccessControlTests {
         }
         #expect(cancelled.typed && cancelled.line == "read status=-128 data=none", "\(cancelled.line)\n\(terminal.text)")
 
+        // A context that authenticated through the service reads again without a prompt, until invalidated.
+        let reused = try Self.readWithPrompt(fixture, probe: probe, account: "presence", terminal: terminal, command: "asking-reuse") {
+            terminal.answer(after: "Password:", occurrence: 4, with: Self.password + "\r")
+        }
+        #expect(reused.typed && reused.line == "first status=0 data=secret-presence\nsecond status=0 data=secret-presence\n"
+                + "invalidated status=-25293 data=none", "\(reused.line)\n\(terminal.text)")
+        #expect(terminal.text.components(separatedBy: "Password:").count - 1 == 4, "one prompt for two reads: \(terminal.text)")
+
         let wrong = try Self.readWithPrompt(fixture, probe: probe, account: "presence", terminal: terminal) {
-            (1...3).allSatisfy { attempt in terminal.answer(after: "Password:", occurrence: 3 + attempt, with: "nope\r") }
+            (1...3).allSatisfy { attempt in terminal.answer(after: "Password:", occurrence: 4 + attempt, with: "nope\r") }
         }
         #expect(wrong.typed && wrong.line == "read status=-25293 data=none", "\(wrong.line)\n\(terminal.text)\n\(fixture.log)")
         #expect(terminal.text.contains("Wrong password, try again."), "\(terminal.text)")
@@ -119,7 +127,7 @@ struct ServedAccessControlTests {
         func client(_ arguments: [String], as user: ServiceFixture.User? = nil) throws -> [String] {
             let run = try fixture.run(as: user ?? fixture.alice, [Self.python, "-I", script] + arguments)
             #expect(run.status == 0, "\(run.error)")
-            #expect(!run.output.contains("secret-") || arguments.first == "answer" || arguments.first == "twice", "\(run.output)")
+            #expect(!run.output.contains("secret-") || ["answer", "twice", "proof"].contains(arguments.first ?? ""), "\(run.output)")
             return run.output.split(separator: "\n").map(String.init)
         }
         #expect(try client(["setup", "-"]) == ["add presence status 0", "add app status 0"])
@@ -139,6 +147,12 @@ struct ServedAccessControlTests {
                                                                      "status -25293"])
         // Bob's connection cannot answer for Alice, nor read her item.
         #expect(try client(["direct", "presence"], as: fixture.bob) == ["status -25300"])
+        // The proof the service gives a context holds only for the process that answered: another
+        // connection of that process reads without a new password; a forked child, or a made-up token, is asked again.
+        #expect(try client(["proof", "presence", Self.password]) == ["status -25315", "needs true false", "status 0", "data secret-presence",
+                                                                     "same process status 0", "data secret-presence",
+                                                                     "child status -25315", "needs true false",
+                                                                     "made up status -25315", "needs true false"])
         // Wrong guesses: asked again twice, then -25293; the service counts them toward its wait.
         let guesses = try client(["wrong", "presence", "guess1", "guess2", "guess3"])
         #expect(guesses == ["status -25315", "needs true false", "status -25315", "needs true false", "status -25315", "needs true false",

@@ -16,6 +16,8 @@
 //                                    prompt) their secrets in every way that needs no prompt
 //     asking-read ACCOUNT            read the secret of ACCOUNT's guarded password (the prompt
 //                                    program asks); print its status and secret
+//     asking-reuse ACCOUNT           read it twice with one LAContext (one prompt), then once
+//                                    more after invalidate(); print each status
 
 import Foundation
 import KeychainServices
@@ -251,11 +253,28 @@ func askingRead(_ account: String) {
     print("read status=\(status) data=\((result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "none")")
 }
 
+/// One context, two reads of a guarded secret (the second needs no prompt), then one after `invalidate()`.
+func askingReuse(_ account: String) {
+    let context = LAContext()
+    context.localizedReason = "Probe reads \(account) again"
+    func read(_ label: String) {
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account,
+                                          kSecReturnData: true, kSecUseAuthenticationContext: context] as CFDictionary, &result)
+        print("\(label) status=\(status) data=\((result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "none")")
+    }
+    read("first")
+    read("second")
+    context.invalidate()
+    read("invalidated")
+}
+
 switch arguments.first {
 case "connections" where arguments.count == 1: connections()
 case "access-control" where arguments.count == 1: accessControl()
 case "asking" where arguments.count == 1: asking()
 case "asking-read" where arguments.count == 2: askingRead(arguments[1])
+case "asking-reuse" where arguments.count == 2: askingReuse(arguments[1])
 case "identities" where arguments.count == 3: identities(identity(from: arguments[1], password: arguments[2]))
 case "keys" where arguments.count == 3: keys(identity(from: arguments[1], password: arguments[2]))
 default:
