@@ -8,9 +8,10 @@ import KeychainPrimitives
 /// What lets an `LAContext` that authenticated once through the service read passcode-guarded
 /// secrets again without a new prompt, as a context does in the embedded mode, without the
 /// service trusting the client: a random token the service made and activated itself when it
-/// verified the keychain password, bound to the process that answered — its uid, pid and start
-/// time, which the service reads from the kernel for every connection, never from the client.
-/// A token copied to another process (another pid, or the same pid reused) proves nothing; it
+/// verified the keychain password, bound to the process that answered — its uid, pid, start
+/// time and executable (device and inode: an exec keeps the pid), which the service reads from
+/// the kernel for every connection, never from the client. A token copied to another process
+/// (another pid, the same pid reused, or another program exec'd in it) proves nothing; it
 /// lapses after ``lifetime``, and the client forgets it when the context is invalidated.
 final class ContextProofs: @unchecked Sendable {
     /// How long a proof spares the prompt.
@@ -22,6 +23,8 @@ final class ContextProofs: @unchecked Sendable {
         let uid: UInt32
         let pid: Int32
         let startTime: UInt64
+        let device: UInt64
+        let inode: UInt64
         let expires: ContinuousClock.Instant
     }
 
@@ -37,7 +40,8 @@ final class ContextProofs: @unchecked Sendable {
             holders = holders.filter { $0.value.expires > now }
             let own = holders.filter { $0.value.uid == peer.uid }.sorted { $0.value.expires < $1.value.expires }
             for (stale, _) in own.prefix(max(0, own.count - Self.perUser + 1)) { holders.removeValue(forKey: stale) }
-            holders[token] = Holder(uid: peer.uid, pid: peer.pid, startTime: peer.startTime, expires: now + Self.lifetime)
+            holders[token] = Holder(uid: peer.uid, pid: peer.pid, startTime: peer.startTime, device: peer.device, inode: peer.inode,
+                                   expires: now + Self.lifetime)
         }
     }
 
@@ -46,6 +50,7 @@ final class ContextProofs: @unchecked Sendable {
         lock.withLock {
             guard let holder = holders[token], holder.expires > now else { return false }
             return holder.uid == peer.uid && holder.pid == peer.pid && holder.startTime == peer.startTime
+                && holder.device == peer.device && holder.inode == peer.inode
         }
     }
 }

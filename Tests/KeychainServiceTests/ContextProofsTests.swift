@@ -13,7 +13,7 @@ struct ContextProofsTests {
         return peer
     }()
 
-    @Test("a proof holds for the process that answered only: not before activation, not for another pid, start time or uid, not after its lifetime")
+    @Test("a proof holds for the process that answered only: not before activation, not for another pid, start time, uid or program, not after its lifetime")
     func boundToTheProcess() {
         let proofs = ContextProofs()
         let token = ContextProofs.token()
@@ -27,8 +27,10 @@ struct ContextProofsTests {
         reused.startTime = 99_999
         var other = Self.answered
         other.uid = 1001
+        var execed = Self.answered
+        execed.inode = 3
         #expect(!proofs.proves(token, for: child, now: now) && !proofs.proves(token, for: reused, now: now)
-                && !proofs.proves(token, for: other, now: now))
+                && !proofs.proves(token, for: other, now: now) && !proofs.proves(token, for: execed, now: now))
         #expect(!proofs.proves(ContextProofs.token(), for: Self.answered, now: now), "a made-up token")
         #expect(!proofs.proves(token, for: Self.answered, now: now + ContextProofs.lifetime), "lapsed")
     }
