@@ -69,7 +69,7 @@ package enum ServiceItemCall {
         guard let queryEntries = WireEntry.entries(query), let changeEntries = WireEntry.entries(changes) else {
             let key = WireEntry.firstUnsendableKey(query) ?? WireEntry.firstUnsendableKey(changes) ?? "?"
             return SecItemResult(failure: KeychainStoreError(.notAvailable("the value of \(key) is an object the keychain service does not "
-                                                                           + "take yet (authentication contexts)"), status: .unimplemented))
+                                                                           + "take"), status: .unimplemented))
         }
         let request: ServiceRequest
         // A read outside the program's groups needs the user's consent: say whether this process can ask.

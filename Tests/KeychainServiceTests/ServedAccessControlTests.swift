@@ -77,7 +77,7 @@ struct ServedAccessControlTests {
         return (printed.trimmingCharacters(in: .whitespacesAndNewlines), typed)
     }
 
-    @Test("reading a guarded secret asks for the keychain password in pinentry and the service verifies it: right → the secret, cancel → -128, three wrong → -25293; an application password opens its item")
+    @Test("reading a guarded secret asks for the keychain password in pinentry and the service verifies it: right → the secret, cancel → -128, three wrong → -25293; an application password opens its item; a context is reused; an update asks too")
     func withPrompt() throws {
         try RequiredTool.pinentryTTY.require()
         let (fixture, probe, _) = try Self.prepared()
@@ -110,8 +110,14 @@ struct ServedAccessControlTests {
                 + "invalidated status=-25293 data=none", "\(reused.line)\n\(terminal.text)")
         #expect(terminal.text.components(separatedBy: "Password:").count - 1 == 4, "one prompt for two reads: \(terminal.text)")
 
+        // An update of a guarded item needs its constraint first, as in the embedded mode: asked the same way.
+        let updated = try Self.readWithPrompt(fixture, probe: probe, account: "presence", terminal: terminal, command: "asking-update") {
+            terminal.answer(after: "Password:", occurrence: 5, with: Self.password + "\r")
+        }
+        #expect(updated.typed && updated.line == "update status=0\nlabel status=0 label=relabelled", "\(updated.line)\n\(terminal.text)")
+
         let wrong = try Self.readWithPrompt(fixture, probe: probe, account: "presence", terminal: terminal) {
-            (1...3).allSatisfy { attempt in terminal.answer(after: "Password:", occurrence: 4 + attempt, with: "nope\r") }
+            (1...3).allSatisfy { attempt in terminal.answer(after: "Password:", occurrence: 5 + attempt, with: "nope\r") }
         }
         #expect(wrong.typed && wrong.line == "read status=-25293 data=none", "\(wrong.line)\n\(terminal.text)\n\(fixture.log)")
         #expect(terminal.text.contains("Wrong password, try again."), "\(terminal.text)")

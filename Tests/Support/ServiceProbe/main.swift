@@ -16,6 +16,8 @@
 //                                    prompt) their secrets in every way that needs no prompt
 //     asking-read ACCOUNT            read the secret of ACCOUNT's guarded password (the prompt
 //                                    program asks); print its status and secret
+//     asking-update ACCOUNT          relabel it (its constraint is asked for first), then read
+//                                    the label; print each status
 //     asking-reuse ACCOUNT           read it twice with one LAContext (one prompt), then once
 //                                    more after invalidate(); print each status
 
@@ -253,6 +255,15 @@ func askingRead(_ account: String) {
     print("read status=\(status) data=\((result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "none")")
 }
 
+/// Relabels the guarded password `account` (the prompt program asks for its constraint), then reads the label.
+func askingUpdate(_ account: String) {
+    let query: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account]
+    print("update status=\(SecItemUpdate(query as CFDictionary, [kSecAttrLabel: "relabelled"] as CFDictionary))")
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query.merging([kSecReturnAttributes: true]) { $1 } as CFDictionary, &result)
+    print("label status=\(status) label=\((result as? [String: Any])?[kSecAttrLabel as String] as? String ?? "none")")
+}
+
 /// One context, two reads of a guarded secret (the second needs no prompt), then one after `invalidate()`.
 func askingReuse(_ account: String) {
     let context = LAContext()
@@ -275,6 +286,7 @@ case "access-control" where arguments.count == 1: accessControl()
 case "asking" where arguments.count == 1: asking()
 case "asking-read" where arguments.count == 2: askingRead(arguments[1])
 case "asking-reuse" where arguments.count == 2: askingReuse(arguments[1])
+case "asking-update" where arguments.count == 2: askingUpdate(arguments[1])
 case "identities" where arguments.count == 3: identities(identity(from: arguments[1], password: arguments[2]))
 case "keys" where arguments.count == 3: keys(identity(from: arguments[1], password: arguments[2]))
 default:
