@@ -9,9 +9,9 @@ import KeychainVocabulary
 
 /// The client's half of sending `kSecAttrAccessControl` to the keychain service: a
 /// `SecAccessControl` that only sets a protection class travels as ``ServiceAccessControl`` and
-/// the service makes it a policy again. One whose flags ask for the user (presence, biometry,
-/// passcode, an application password, private key usage) is refused with
-/// `errSecUnimplemented` and the reason: the service cannot ask the user at each use yet.
+/// the service makes it a policy again, flags included: the service evaluates them when the
+/// secret is read (``ServiceAuthentication``). Flags it does not serve yet (biometry, private key
+/// usage) are refused with `errSecUnimplemented` and the reason.
 package enum AccessControlRequest {
     /// Replaces the access control in `dictionary` by its wire form; the refusal when it cannot go.
     package static func encode(_ dictionary: inout [String: Any]) -> KeychainStoreError? {
@@ -19,13 +19,10 @@ package enum AccessControlRequest {
         guard let policy = (value as? AccessControlConvertible)?.accessControlPolicy else {
             return .invalidParameter("kSecAttrAccessControl must be a SecAccessControl")
         }
-        guard policy.flags == 0 else {
-            return KeychainStoreError(.notAvailable("access control that asks for the user (SecAccessControlCreateFlags "
-                                                    + "0x\(String(policy.flags, radix: 16))) is not served by the keychain service yet; "
-                                                    + "use kSecAttrAccessible, or unset \(KeychainVariable.serviceSocket) to keep the item "
-                                                    + "in the embedded keychain"), status: .unimplemented)
+        if let refusal = ServiceAccessControl.unservedFlagsReason(policy.flags) {
+            return KeychainStoreError(.notAvailable(refusal), status: .unimplemented)
         }
-        dictionary[ServiceAccessControl.attributeKey] = ServiceAccessControl(protection: policy.protection.rawValue, flags: 0).dictionary
+        dictionary[ServiceAccessControl.attributeKey] = ServiceAccessControl(protection: policy.protection.rawValue, flags: policy.flags).dictionary
         return nil
     }
 }

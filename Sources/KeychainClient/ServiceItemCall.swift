@@ -52,13 +52,19 @@ package enum ServiceItemCall {
     package static func send(_ operation: ServiceRequest.Operation, _ query: [String: Any], changes: [String: Any] = [:],
                              socketPath: String, accessControlObject: (AccessControlPolicy) -> Any) -> SecItemResult {
         var query = query, changes = changes
+        let configuration = ProcessKeychains.registry.configuration
+        var authentication: ServiceAuthentication
+        do {
+            authentication = try ServiceAuthentication(operation, query: &query, socketPath: socketPath, authenticator: configuration.authenticator)
+        } catch {
+            return SecItemResult(failure: error)
+        }
         if let refusal = AccessControlRequest.encode(&query) ?? AccessControlRequest.encode(&changes) { return SecItemResult(failure: refusal) }
         guard let queryEntries = WireEntry.entries(query), let changeEntries = WireEntry.entries(changes) else {
             let key = WireEntry.firstUnsendableKey(query) ?? WireEntry.firstUnsendableKey(changes) ?? "?"
             return SecItemResult(failure: KeychainStoreError(.notAvailable("the value of \(key) is an object the keychain service does not "
-                                                                           + "take yet (authentication contexts)"), status: .unimplemented))
+                                                                           + "take"), status: .unimplemented))
         }
-        let configuration = ProcessKeychains.registry.configuration
         let request: ServiceRequest
         // A read outside the program's groups needs the user's consent: say whether this process can ask.
         // For the Secret Service provider's D-Bus client, the service identifies the client and runs
@@ -79,7 +85,9 @@ package enum ServiceItemCall {
         }
         var reply: ServiceReply
         do {
-            reply = try ServiceClient.send(request, to: socketPath) { first in
+            // A password an item's access control asks for, then again after a wrong one (three in all).
+            reply = try ServiceClient.send(request, to: socketPath, rounds: 4) { first in
+                if let answer = authentication.answer(to: first) { return answer }
                 guard let prompter, first.status == UserGrantRequest.interactionRequiredStatus,
                       let challenge = ConsentChallenge(first.result) else { return nil }
                 guard var answer = prompter(challenge) else {
@@ -96,7 +104,12 @@ package enum ServiceItemCall {
                                               WireEntry(key: UserGrantRequest.passwordKey, value: .data(answer.password)),
                                               WireEntry(key: UserGrantRequest.alwaysKey, value: .bool(answer.always))])
             }
-            if reply.status == UserGrantRequest.interactionRequiredStatus {
+            authentication.keepProof(after: reply)
+            if let failure = authentication.promptFailure, AuthenticationChallenge(reply.result) != nil {
+                reply = ServiceReply(status: failure.osStatus, failureReason: failure == .notInteractive
+                                     ? "this item's access control asks for a password, and no prompt can be shown (set KEYCHAINKIT_PINENTRY or run on a terminal)"
+                                     : "the password prompt failed")
+            } else if reply.status == UserGrantRequest.interactionRequiredStatus {
                 // The user was asked and denied it (the challenge was not answered).
                 reply = ServiceReply(status: KeychainStatus.userCanceled.rawValue, failureReason: "you denied the program access to that item")
             }

@@ -11,23 +11,24 @@ import KeychainVocabulary
 /// ``AccessControlPolicy`` under `accc` in every attributes dictionary (Apple synthesises one for
 /// items stored without access control), which has no wire form of its own. It travels as
 /// ``ServiceAccessControl`` and becomes a `SecAccessControl` again in the client. A client's
-/// add or update sends one the same way; the service takes only a protection class (no flags),
-/// as it cannot ask the user at each use.
+/// add or update sends one the same way; the service takes its flags too, except those it cannot
+/// honour yet (``ServiceAccessControl/unservedFlagsReason(_:)``), and evaluates them when a
+/// secret is read (``ServiceRequestHandler/answerAuthentication(_:to:from:session:)``).
 enum AccessControlWireForm {
     /// `dictionary` with its `accc` wire dictionary made a policy again; a form that is not
-    /// ``ServiceAccessControl``, an unknown class or any flag is refused.
+    /// ``ServiceAccessControl``, an unknown class or a flag the service does not serve is refused.
     static func decodingPolicy(in dictionary: [String: Any]) throws(KeychainStoreError) -> [String: Any] {
         guard let sent = dictionary[ServiceAccessControl.attributeKey] else { return dictionary }
         guard let wire = ServiceAccessControl(sent), let protection = ProtectionClass(rawValue: wire.protection) else {
             throw .invalidParameter("kSecAttrAccessControl (accc) must be a protection class and flags")
         }
-        guard wire.flags == 0 else {
-            throw KeychainStoreError(.notAvailable("access control that asks for the user is not served by the keychain service yet"),
-                                     status: .unimplemented)
+        // Checked here too: a client of its own could skip the library's refusal.
+        if let refusal = ServiceAccessControl.unservedFlagsReason(wire.flags) {
+            throw KeychainStoreError(.notAvailable(refusal), status: .unimplemented)
         }
         var decoded = dictionary
         do {
-            decoded[ServiceAccessControl.attributeKey] = try AccessControlPolicy(protection: protection, flags: 0)
+            decoded[ServiceAccessControl.attributeKey] = try AccessControlPolicy(protection: protection, flags: wire.flags)
         } catch {
             throw .invalidParameter("kSecAttrAccessControl (accc): \(error)")
         }

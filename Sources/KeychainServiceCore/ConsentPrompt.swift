@@ -143,6 +143,8 @@ enum ConsentPrompt {
 final class ConsentSession {
     /// The challenge sent on this connection and not answered yet.
     var pending: ConsentPrompt.Pending?
+    /// The constrained read or update sent on this connection that waits for its passwords.
+    var pendingAuthentication: PendingAuthentication?
 
     /// A session with nothing pending.
     init() {}

@@ -51,7 +51,7 @@ enum LoginKeychainCalls {
             case .add, .copyMatching, .update, .delete, .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent,
                  .importItems, .exportItems, .readAccessLog, .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete,
                  .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy,
-                 .createTokenKey, .useTokenKey, .tokenPublicKey:
+                 .createTokenKey, .useTokenKey, .tokenPublicKey, .answerAuthentication:
                 return ServiceReply(status: KeychainStatus.param.rawValue, failureReason: "not a keychain call")
             }
             return ServiceReply(status: 0)

@@ -18,6 +18,8 @@ final class ServiceRequestHandler: Sendable {
     private let passwordDelay: WrongPasswordDelay
     private let userGrants: UserGrants
     let proofs: PasswordProof
+    /// The tokens that let an `LAContext` skip the prompt after the service verified its password.
+    let contextProofs = ContextProofs()
     /// Each user's access log: every secret read and write through the service, whoever the front end.
     let accessLogs: ServiceAccessLogs
     /// The calls the Secret Service provider forwards for its D-Bus clients.
@@ -48,6 +50,11 @@ final class ServiceRequestHandler: Sendable {
         let pending = session.pending
         session.pending = nil
         if request.operation != .answerConsent, let forwarded = pending?.forwarded { logUnanswered(forwarded) }
+        let pendingAuthentication = session.pendingAuthentication
+        session.pendingAuthentication = nil
+        if request.operation == .answerAuthentication {
+            return answerAuthentication(request, to: pendingAuthentication, from: peer, session: session)
+        }
         if request.operation == .importItems || request.operation == .exportItems {
             // A migration crosses every program's groups: the keychain password proves the user
             // asks, and a traced caller (whose password its tracer reads) is refused outright.
@@ -99,6 +106,9 @@ final class ServiceRequestHandler: Sendable {
             return keychainCallReply(to: request, uid: peer.uid)
         }
         let outcome = perform(request, from: peer, session: session)
+        if outcome.status == UserGrantRequest.interactionRequiredStatus, let challenge = outcome.value as? AuthenticationChallenge {
+            return Self.challengeReply(challenge, reason: "a password is needed to read this item's secret")
+        }
         return Self.reply(outcome, consent: session.pending)
     }
 
@@ -229,7 +239,7 @@ final class ServiceRequestHandler: Sendable {
     /// `outcome`, once the access log holds its record: a secret read that cannot be logged is
     /// refused (the secret does not leave), a write that cannot be logged is reported as failed
     /// with what happened (it was made).
-    private func record(_ outcome: SecItemResult, of request: ServiceRequest, from peer: PeerIdentity, as application: String,
+    func record(_ outcome: SecItemResult, of request: ServiceRequest, from peer: PeerIdentity, as application: String,
                         in keychain: ServedKeychain, forwardedBy provider: PeerIdentity? = nil,
                         changedItems: [[String: Any]]? = nil, decision: AccessEvent.Decision = .trusted,
                         decodedQuery: [String: Any]? = nil) -> SecItemResult {
@@ -261,6 +271,8 @@ final class ServiceRequestHandler: Sendable {
         var wireQuery = WireEntry.dictionary(request.query)
         // Whether the client can show the consent prompt: a request flag, never an item attribute.
         let canPrompt = wireQuery.removeValue(forKey: UserGrantRequest.canPromptKey) as? Bool == true
+        var authentication = AuthenticationFields(removingFrom: &wireQuery)
+        if let proof = authentication.proof { authentication.ownerProved = contextProofs.proves(proof, for: peer) }
         let query: [String: Any], changes: [String: Any]
         do {
             query = try AccessControlWireForm.decodingPolicy(in: wireQuery)
@@ -298,10 +310,11 @@ final class ServiceRequestHandler: Sendable {
                 names["m_Limit"] = "m_LimitAll"
                 changedItems = engine.copyMatching(names).value as? [[String: Any]]
             }
+            let engineQuery = authentication.engineQuery(query)
             switch request.operation {
-            case .add: outcome = engine.add(query)
+            case .add: outcome = engine.add(engineQuery)
             case .copyMatching:
-                outcome = engine.copyMatching(query)
+                outcome = engine.copyMatching(engineQuery)
                 // Nothing found in the caller's groups: another application's item may need consent
                 // (a challenge or a refusal; nothing is read, so nothing is logged).
                 if provider == nil, outcome.status == KeychainStatus.itemNotFound.rawValue, request.claimedAccessGroups.isEmpty,
@@ -309,7 +322,7 @@ final class ServiceRequestHandler: Sendable {
                    let asked = try consent(for: query, request: request, from: peer, groups: groups, canPrompt: canPrompt, session: session) {
                     return asked
                 }
-            case .update: outcome = engine.updateOutcome(query, changes)
+            case .update: outcome = engine.updateOutcome(engineQuery, changes)
             case .delete: outcome = engine.deleteOutcome(query)
             case .createTokenKey: outcome = TokenKeyCalls.create(query, engine: engine)
             case .useTokenKey:
@@ -322,8 +335,14 @@ final class ServiceRequestHandler: Sendable {
             case .tokenPublicKey: outcome = TokenKeyCalls.publicKey(handle: query[TokenKeyRequest.handleKey] as? Data ?? Data(), engine: engine)
             case .unlockKeychain, .lockKeychain, .createKeychain, .keychainStatus, .changePassword, .setSettings,
                  .grantApplication, .revokeApplication, .listApplicationGrants, .answerConsent, .importItems, .exportItems, .readAccessLog,
-                 .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete, .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy:
+                 .forwardedAdd, .forwardedCopyMatching, .forwardedUpdate, .forwardedDelete, .readSecretServiceAccess, .changeSecretServiceAccess, .readSecretServicePolicy, .answerAuthentication:
                 return SecItemResult(failure: .invalidParameter("not a SecItem call"))
+            }
+            // A read or update whose items ask for a password the caller can be asked for: a challenge.
+            if provider == nil, let challenge = authenticationChallenge(
+                after: outcome, request: request, query: query, changes: changes, fields: authentication, engine: engine,
+                groups: groups, application: entitlements.applicationIdentifier, session: session) {
+                return challenge
             }
             return record(outcome, of: request, from: peer, as: entitlements.applicationIdentifier, in: keychain, forwardedBy: provider,
                           changedItems: changedItems, decision: decision, decodedQuery: query)

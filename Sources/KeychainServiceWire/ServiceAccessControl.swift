@@ -19,3 +19,21 @@ package struct ServiceAccessControl: Equatable, Sendable {
         self.flags = flags
     }
 }
+
+extension ServiceAccessControl {
+    /// The refusal of `flags` the keychain service cannot honour yet (nil: all served): biometry
+    /// (`.biometryAny`, `.biometryCurrentSet`: the service has no fingerprint reader of the
+    /// user's session) and `.privateKeyUsage` (the service would have to use the key itself).
+    /// `.devicePasscode`, `.userPresence` (the keychain password), `.applicationPassword`,
+    /// `.companion`, `.or` and `.and` are served.
+    package static func unservedFlagsReason(_ flags: UInt64) -> String? {
+        let unserved: [(bit: UInt64, name: String, workaround: String)] = [
+            (1 << 1, ".biometryAny", "use .userPresence or .devicePasscode (the keychain password)"),
+            (1 << 3, ".biometryCurrentSet", "use .userPresence or .devicePasscode (the keychain password)"),
+            (1 << 30, ".privateKeyUsage", "the service would have to use the key itself"),
+        ]
+        guard let refused = unserved.first(where: { flags & $0.bit != 0 }) else { return nil }
+        return "access control with \(refused.name) is not served by the keychain service yet (\(refused.workaround)); "
+            + "unset KEYCHAINKIT_SERVICE_SOCKET to keep the item in the embedded keychain"
+    }
+}

@@ -37,6 +37,23 @@ package enum ServiceClient {
         }
     }
 
+    /// The reply of the service at `socketPath` to `request`, then to each request `followUp`
+    /// makes from the latest reply (at most `rounds` of them; a password asked again after a
+    /// wrong one), all on the same connection: the service binds a challenge to its connection.
+    package static func send(_ request: ServiceRequest, to socketPath: String, rounds: Int,
+                             followUps followUp: (ServiceReply) -> ServiceRequest?) throws(WireFailure) -> ServiceReply {
+        try ServiceConnectionPool.pool(for: socketPath).withConnection { (connection) throws(WireFailure) in
+            try connection.send(request)
+            var reply = try connection.receive()
+            for _ in 0..<rounds {
+                guard let next = followUp(reply) else { break }
+                try connection.send(next)
+                reply = try connection.receive()
+            }
+            return reply
+        }
+    }
+
     /// A new stream socket connected to `path`, closed on exec (`SOCK_CLOEXEC`).
     package static func connect(to path: String) throws(WireFailure) -> Int32 {
         var address = sockaddr_un()

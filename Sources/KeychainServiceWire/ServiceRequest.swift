@@ -62,6 +62,9 @@ package struct ServiceRequest: Equatable, Sendable {
         /// The policy of that access alone (``SecretServiceAccessRequest/policyKey``), without the
         /// items: what the provider needs for the decisions it makes itself (its `session` collection).
         case readSecretServicePolicy = 62
+        /// The answer to the ``AuthenticationChallenge`` this connection was sent: the passwords
+        /// a constrained item's access control asks for (see ``AuthenticationRequest``).
+        case answerAuthentication = 63
         /// Generate a token-bound (`kSecAttrTokenIDSecureEnclave`) P-256 key in the service and store
         /// it with the query's attributes; the reply holds its public key and handle, never its
         /// private bytes (see ``TokenKeyRequest``).
@@ -203,6 +206,7 @@ package struct ServiceRequest: Equatable, Sendable {
         if operation.isKeychainCall { try checkKeychainCall(operation, query) }
         if operation.isGrantOrConsentCall { try UserGrantRequest.check(operation, query) }
         if operation.isSecretServiceAccessCall { try SecretServiceAccessRequest.check(operation, query) }
+        if operation == .answerAuthentication { try AuthenticationRequest.check(query) }
         if operation.isTokenKeyCall { try TokenKeyRequest.check(operation, query) }
         return ServiceRequest(operation: operation, claimedApplicationIdentifier: applicationIdentifier,
                               claimedAccessGroups: groups, query: query, changes: changes)

@@ -287,6 +287,50 @@ struct WireFormatTests {
         }
     }
 
+    @Test("the answer to a password challenge (operation 63) is strict: a nonce, passwords as data, cancel as a boolean, nothing else")
+    func authenticationAnswer() throws {
+        func request(_ entries: [(String, WireValue)], changes: [WireEntry] = []) -> ServiceRequest {
+            ServiceRequest(operation: .answerAuthentication, claimedApplicationIdentifier: nil, claimedAccessGroups: [],
+                           query: entries.map { WireEntry(key: $0.0, value: $0.1) }, changes: changes)
+        }
+        let nonce = (AuthenticationRequest.nonceKey, WireValue.data(Data(repeating: 7, count: 32)))
+        let password = (AuthenticationRequest.passwordKey, WireValue.data(Data("pw".utf8)))
+        let application = (AuthenticationRequest.answerApplicationPasswordKey, WireValue.data(Data("app".utf8)))
+        #expect(ServiceRequest.Operation(rawValue: 63) == .answerAuthentication)
+        #expect(!ServiceRequest.Operation.answerAuthentication.isKeychainCall && !ServiceRequest.Operation.answerAuthentication.isGrantOrConsentCall)
+        for accepted in [request([nonce, password]), request([nonce, application]), request([nonce, password, application]),
+                         request([nonce, (AuthenticationRequest.cancelKey, .bool(true))])] {
+            #expect(try ServiceRequest.decode(accepted.encoded()) == accepted)
+        }
+        let refused: [(String, ServiceRequest)] = [
+            ("no nonce", request([password])),
+            ("the nonce as text", request([(AuthenticationRequest.nonceKey, .string("n")), password])),
+            ("the password as text", request([nonce, (AuthenticationRequest.passwordKey, .string("pw"))])),
+            ("the password twice", request([nonce, password, password])),
+            ("an item attribute", request([nonce, password, ("svce", .string("api"))])),
+            ("changes", request([nonce, password], changes: [WireEntry(key: "labl", value: .string("x"))])),
+        ]
+        for (name, request) in refused {
+            #expect(throws: WireFailure.self, "\(name)") { try ServiceRequest.decode(request.encoded()) }
+        }
+        let challenge = AuthenticationChallenge(nonce: Data([1, 2, 3]), needsKeychainPassword: true, needsApplicationPassword: false,
+                                                retryMessage: "Wrong password, try again.")
+        #expect(AuthenticationChallenge(challenge.wireValue) == challenge)
+        // A consent challenge is not a password challenge, and the other way round.
+        let consent = ConsentChallenge(nonce: Data([1]), prompt: "p", canAlwaysAllow: false)
+        #expect(AuthenticationChallenge(consent.wireValue) == nil && ConsentChallenge(challenge.wireValue) == nil)
+    }
+
+    @Test("access control flags the service does not serve are named with a way out; the ones it serves pass")
+    func unservedFlags() {
+        #expect(ServiceAccessControl.unservedFlagsReason(1 << 1)?.contains(".biometryAny") == true)
+        #expect(ServiceAccessControl.unservedFlagsReason(1 << 3 | 1 << 14 | 1 << 4)?.contains(".biometryCurrentSet") == true)
+        #expect(ServiceAccessControl.unservedFlagsReason(1 << 30)?.contains(".privateKeyUsage") == true)
+        for served: UInt64 in [0, 1 << 0, 1 << 4, 1 << 5, 1 << 31, 1 << 4 | 1 << 14 | 1 << 31, 1 << 0 | 1 << 15 | 1 << 31] {
+            #expect(ServiceAccessControl.unservedFlagsReason(served) == nil, "\(served)")
+        }
+    }
+
     @Test("nesting deeper than the limit is refused before it can exhaust the stack")
     func deepNesting() throws {
         var value = WireValue.string("x")

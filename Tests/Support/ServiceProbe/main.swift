@@ -13,6 +13,15 @@
 //                                    Secure Enclave key; print each status
 //     token-key                      make a permanent Secure Enclave key, sign with it, find it
 //                                    again (data, attributes, reference), try to export it
+//     asking                         store passwords guarded by .devicePasscode, .userPresence and
+//                                    .applicationPassword, read their attributes and (without a
+//                                    prompt) their secrets in every way that needs no prompt
+//     asking-read ACCOUNT            read the secret of ACCOUNT's guarded password (the prompt
+//                                    program asks); print its status and secret
+//     asking-update ACCOUNT          relabel it (its constraint is asked for first), then read
+//                                    the label; print each status
+//     asking-reuse ACCOUNT           read it twice with one LAContext (one prompt), then once
+//                                    more after invalidate(); print each status
 
 import Crypto
 import Foundation
@@ -243,10 +252,107 @@ final class FailureCount: @unchecked Sendable {
     var count: Int { lock.withLock { failed } }
 }
 
+/// Guarded passwords stored and read without a prompt: what needs none works, what needs one
+/// fails as Apple says (UI Fail, Skip, no prompt program, an application password in a context).
+func asking() {
+    func add(_ account: String, _ flags: SecAccessControlCreateFlags, context: LAContext? = nil) -> OSStatus {
+        let control = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil)!
+        var item: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account,
+                                     kSecValueData: Data("secret-\(account)".utf8), kSecAttrAccessControl: control]
+        if let context { item[kSecUseAuthenticationContext] = context }
+        return SecItemAdd(item as CFDictionary, nil)
+    }
+    func read(_ label: String, _ account: String, _ extra: [CFString: Any] = [:]) {
+        var query: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account,
+                                      kSecReturnData: true]
+        query.merge(extra) { $1 }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        say("\(label) status=\(status) data=\((result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "none")")
+    }
+    say("add-passcode status=\(add("passcode", .devicePasscode))")
+    say("add-presence status=\(add("presence", .userPresence))")
+    let writer = LAContext()
+    writer.setCredential(Data("app-password".utf8), type: .applicationPassword)
+    say("add-app-password status=\(add("app", .applicationPassword, context: writer))")
+    say("add-app-password-no-prompt status=\(add("app2", .applicationPassword))")
+    say("add-either status=\(add("either", [.devicePasscode, .or, .applicationPassword], context: writer))")
+    say("add-biometry status=\(add("finger", .biometryAny))")
+    var attributes: CFTypeRef?
+    let found = SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: "passcode",
+                                     kSecReturnAttributes: true] as CFDictionary, &attributes)
+    let control = (attributes as? [String: Any])?[kSecAttrAccessControl as String]
+    say("attributes-passcode status=\(found) accc=\(control.map { $0 as! SecAccessControl == SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .devicePasscode, nil)! } ?? false)")
+    read("read-passcode-no-prompt", "passcode")
+    read("read-presence-no-prompt", "presence")
+    read("read-passcode-ui-fail", "passcode", [kSecUseAuthenticationUI: kSecUseAuthenticationUIFail])
+    read("read-passcode-ui-skip", "passcode", [kSecUseAuthenticationUI: kSecUseAuthenticationUISkip])
+    let quiet = LAContext()
+    quiet.interactionNotAllowed = true
+    read("read-passcode-context-no-interaction", "passcode", [kSecUseAuthenticationContext: quiet])
+    let right = LAContext()
+    right.setCredential(Data("app-password".utf8), type: .applicationPassword)
+    read("read-app-right", "app", [kSecUseAuthenticationContext: right])
+    read("read-either-right", "either", [kSecUseAuthenticationContext: right])
+    let wrong = LAContext()
+    wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
+    read("read-app-wrong", "app", [kSecUseAuthenticationContext: wrong])
+    read("read-app-no-prompt", "app")
+    let invalidated = LAContext()
+    invalidated.setCredential(Data("app-password".utf8), type: .applicationPassword)
+    invalidated.invalidate()
+    read("read-app-invalidated", "app", [kSecUseAuthenticationContext: invalidated])
+    var all: CFTypeRef?
+    let skipped = SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecReturnData: true,
+                                       kSecMatchLimit: kSecMatchLimitAll, kSecUseAuthenticationUI: kSecUseAuthenticationUISkip] as CFDictionary, &all)
+    say("read-all-skip status=\(skipped) count=\((all as? [Any])?.count ?? 0)")
+    say("delete-passcode status=\(SecItemDelete([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "passcode"] as CFDictionary))")
+}
+
+/// Reads the secret of the guarded password `account` (stored by ``asking()``); the prompt
+/// program named by the environment asks for what it needs.
+func askingRead(_ account: String) {
+    let context = LAContext()
+    context.localizedReason = "Probe reads \(account)"
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account,
+                                      kSecReturnData: true, kSecUseAuthenticationContext: context] as CFDictionary, &result)
+    print("read status=\(status) data=\((result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "none")")
+}
+
+/// Relabels the guarded password `account` (the prompt program asks for its constraint), then reads the label.
+func askingUpdate(_ account: String) {
+    let query: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account]
+    print("update status=\(SecItemUpdate(query as CFDictionary, [kSecAttrLabel: "relabelled"] as CFDictionary))")
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query.merging([kSecReturnAttributes: true]) { $1 } as CFDictionary, &result)
+    print("label status=\(status) label=\((result as? [String: Any])?[kSecAttrLabel as String] as? String ?? "none")")
+}
+
+/// One context, two reads of a guarded secret (the second needs no prompt), then one after `invalidate()`.
+func askingReuse(_ account: String) {
+    let context = LAContext()
+    context.localizedReason = "Probe reads \(account) again"
+    func read(_ label: String) {
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: "asking", kSecAttrAccount: account,
+                                          kSecReturnData: true, kSecUseAuthenticationContext: context] as CFDictionary, &result)
+        print("\(label) status=\(status) data=\((result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "none")")
+    }
+    read("first")
+    read("second")
+    context.invalidate()
+    read("invalidated")
+}
+
 switch arguments.first {
 case "connections" where arguments.count == 1: connections()
 case "access-control" where arguments.count == 1: accessControl()
 case "token-key" where arguments.count == 1: tokenKey()
+case "asking" where arguments.count == 1: asking()
+case "asking-read" where arguments.count == 2: askingRead(arguments[1])
+case "asking-reuse" where arguments.count == 2: askingReuse(arguments[1])
+case "asking-update" where arguments.count == 2: askingUpdate(arguments[1])
 case "identities" where arguments.count == 3: identities(identity(from: arguments[1], password: arguments[2]))
 case "keys" where arguments.count == 3: keys(identity(from: arguments[1], password: arguments[2]))
 default:
