@@ -197,8 +197,10 @@ let package = Package(
         // Its key item through KeychainClient's SecItem calls (no CF layer in the tools).
         .target(name: "KeychainAudit", dependencies: ["KeychainPrimitives", "KeychainLinux", "KeychainClient", "KeychainVocabulary",
                                                       .product(name: "Crypto", package: "swift-crypto")]),
-        // The system OpenSSL, for TLS to etcd (Debian: libssl-dev).
-        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // The system OpenSSL's headers, for TLS to etcd (Debian: libssl-dev). Not linked: KeychainSync opens
+        // libssl with dlopen at its first TLS connection (COpenSSL/shim.h), so no pkg-config `-lssl -lcrypto`
+        // here; that saves every keychainctl start the loader's work on them (docs/PERFORMANCE.md, "Start-up").
+        .systemLibrary(name: "COpenSSL"),
         // Synchronizable items across devices (etcd, git, a shared folder), beside the engine: it works on a
         // keychain through SyncableKeychain (KeychainVocabulary), which the store implements; a record's
         // body is an item payload (KeychainItemCodec).

@@ -18,36 +18,40 @@ import Darwin
 final class TLSContext: @unchecked Sendable {
     // SSL_CTX is safe to share between threads once configured; nothing changes it after init.
     let pointer: OpaquePointer
+    /// OpenSSL's calls (OpenSSLLibrary), for this context and its connections.
+    let ssl: UnsafePointer<kk_openssl>
     let caFile: String
     let hasClientCertificate: Bool
 
     init(caFile: String, certificateFile: String?, keyFile: String?) throws(EtcdError) {
-        guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw .invalidConfiguration("OpenSSL cannot create a TLS context: \(openSSLErrors())")
+        let ssl = try OpenSSLLibrary.calls()
+        self.ssl = ssl
+        guard let context = ssl.pointee.SSL_CTX_new(ssl.pointee.TLS_client_method()) else {
+            throw .invalidConfiguration("OpenSSL cannot create a TLS context: \(openSSLErrors(ssl))")
         }
         pointer = context
         self.caFile = caFile
         hasClientCertificate = certificateFile != nil
-        guard kk_SSL_CTX_set_min_proto_version(context, kk_TLS1_2_VERSION()) == 1 else {
-            throw .invalidConfiguration("OpenSSL refuses TLS 1.2 as the minimum version: \(openSSLErrors())")
+        guard kk_SSL_CTX_set_min_proto_version(ssl, context, kk_TLS1_2_VERSION()) == 1 else {
+            throw .invalidConfiguration("OpenSSL refuses TLS 1.2 as the minimum version: \(openSSLErrors(ssl))")
         }
-        ERR_clear_error()
-        guard FileManager.default.isReadableFile(atPath: caFile), SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-            throw .invalidConfiguration("cannot read CA certificates (PEM) from \(caFile): \(openSSLErrors())")
+        ssl.pointee.ERR_clear_error()
+        guard FileManager.default.isReadableFile(atPath: caFile), ssl.pointee.SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
+            throw .invalidConfiguration("cannot read CA certificates (PEM) from \(caFile): \(openSSLErrors(ssl))")
         }
-        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-        kk_SSL_CTX_allow_moving_partial_writes(context)
+        ssl.pointee.SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        kk_SSL_CTX_allow_moving_partial_writes(ssl, context)
         switch (certificateFile, keyFile) {
         case (nil, nil):
             break
         case (let certificate?, let key?):
-            guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
-                throw .invalidConfiguration("cannot read a client certificate (PEM) from \(certificate): \(openSSLErrors())")
+            guard ssl.pointee.SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
+                throw .invalidConfiguration("cannot read a client certificate (PEM) from \(certificate): \(openSSLErrors(ssl))")
             }
-            guard SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1 else {
-                throw .invalidConfiguration("cannot read the client key (PEM, unencrypted) from \(key): \(openSSLErrors())")
+            guard ssl.pointee.SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1 else {
+                throw .invalidConfiguration("cannot read the client key (PEM, unencrypted) from \(key): \(openSSLErrors(ssl))")
             }
-            guard SSL_CTX_check_private_key(context) == 1 else {
+            guard ssl.pointee.SSL_CTX_check_private_key(context) == 1 else {
                 throw .invalidConfiguration("the key in \(key) is not the key of the certificate in \(certificate)")
             }
         default:
@@ -56,7 +60,7 @@ final class TLSContext: @unchecked Sendable {
     }
 
     deinit {
-        SSL_CTX_free(pointer)
+        ssl.pointee.SSL_CTX_free(pointer)
     }
 }
 
@@ -67,24 +71,26 @@ final class TLSStream: ByteStream {
     private let tcp: TCPStream
     private let connection: OpaquePointer
     private let context: TLSContext
+    private let ssl: UnsafePointer<kk_openssl>
     private let endpoint: String
     private let timeout: Duration
 
     init(host: String, port: UInt16, context: TLSContext, timeout: Duration) throws(EtcdError) {
         tcp = try TCPStream(host: host, port: port, timeout: timeout)
-        guard let connection = SSL_new(context.pointer) else { throw .unavailable("OpenSSL cannot create a connection: \(openSSLErrors())") }
+        ssl = context.ssl
+        guard let connection = ssl.pointee.SSL_new(context.pointer) else { throw .unavailable("OpenSSL cannot create a connection: \(openSSLErrors(ssl))") }
         self.connection = connection
         self.context = context
         self.timeout = timeout
         endpoint = "\(host):\(port)"
-        guard SSL_set_fd(connection, tcp.descriptor) == 1 else { throw .unavailable("OpenSSL cannot use the socket: \(openSSLErrors())") }
+        guard ssl.pointee.SSL_set_fd(connection, tcp.descriptor) == 1 else { throw .unavailable("OpenSSL cannot use the socket: \(openSSLErrors(ssl))") }
         // The certificate must name the host we asked for: its IP address, or its DNS name (also sent as SNI).
         if Self.isIPAddress(host) {
-            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(connection), host) == 1 else {
+            guard ssl.pointee.X509_VERIFY_PARAM_set1_ip_asc(ssl.pointee.SSL_get0_param(connection), host) == 1 else {
                 throw .invalidConfiguration("OpenSSL cannot check certificates for the address \(host)")
             }
         } else {
-            guard SSL_set1_host(connection, host) == 1, kk_SSL_set_tlsext_host_name(connection, host) == 1 else {
+            guard ssl.pointee.SSL_set1_host(connection, host) == 1, kk_SSL_set_tlsext_host_name(ssl, connection, host) == 1 else {
                 throw .invalidConfiguration("OpenSSL cannot check certificates for the name \(host)")
             }
         }
@@ -92,13 +98,13 @@ final class TLSStream: ByteStream {
     }
 
     deinit {
-        SSL_free(connection)
+        ssl.pointee.SSL_free(connection)
     }
 
     private func handshake(deadline: ContinuousClock.Instant) throws(EtcdError) {
         while true {
-            ERR_clear_error()
-            let result = SSL_connect(connection)
+            ssl.pointee.ERR_clear_error()
+            let result = ssl.pointee.SSL_connect(connection)
             if result == 1 { return }
             try waitOrFail(result, deadline: deadline, during: "the TLS handshake")
         }
@@ -108,10 +114,10 @@ final class TLSStream: ByteStream {
         let deadline = ContinuousClock.now + timeout
         var offset = 0
         while offset < data.count {
-            ERR_clear_error()
+            ssl.pointee.ERR_clear_error()
             let written = data.withUnsafeBytes { buffer -> Int32 in
                 guard let base = buffer.baseAddress else { return 0 }
-                return SSL_write(connection, base + offset, Int32(clamping: buffer.count - offset))
+                return ssl.pointee.SSL_write(connection, base + offset, Int32(clamping: buffer.count - offset))
             }
             if written > 0 {
                 offset += Int(written)
@@ -125,15 +131,15 @@ final class TLSStream: ByteStream {
         let limit = deadline ?? .now + timeout
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            ERR_clear_error()
-            let count = buffer.withUnsafeMutableBytes { SSL_read(connection, $0.baseAddress, Int32($0.count)) }
+            ssl.pointee.ERR_clear_error()
+            let count = buffer.withUnsafeMutableBytes { ssl.pointee.SSL_read(connection, $0.baseAddress, Int32($0.count)) }
             if count > 0 { return Data(buffer[0..<Int(count)]) }
-            let code = SSL_get_error(connection, count)
+            let code = ssl.pointee.SSL_get_error(connection, count)
             // A clean close_notify, or the peer closing the socket without one: the end of the
             // stream. The HTTP framing above notices a response cut short.
             if code == SSL_ERROR_ZERO_RETURN || (code == SSL_ERROR_SYSCALL && errno == 0) { return Data() }
             if code == SSL_ERROR_SSL {
-                let reasons = Self.reasons()
+                let reasons = self.reasons()
                 if reasons.contains(where: { $0.contains("unexpected eof") }) { return Data() }
                 throw failure(code, reasons: reasons, during: "reading")
             }
@@ -144,7 +150,7 @@ final class TLSStream: ByteStream {
     /// Waits for the socket when OpenSSL asks to (until `deadline`), or throws why it failed.
     private func waitOrFail(_ result: Int32, deadline: ContinuousClock.Instant, during step: String,
                             timeoutError: EtcdError? = nil) throws(EtcdError) {
-        let code = SSL_get_error(connection, result)
+        let code = ssl.pointee.SSL_get_error(connection, result)
         let events: Int16
         switch code {
         case SSL_ERROR_WANT_READ: events = Int16(POLLIN)
@@ -158,9 +164,9 @@ final class TLSStream: ByteStream {
 
     /// Why the connection failed, in words that name the fix.
     private func failure(_ code: Int32, reasons queued: [String]? = nil, during step: String) -> EtcdError {
-        let verification = SSL_get_verify_result(connection)
+        let verification = ssl.pointee.SSL_get_verify_result(connection)
         if verification != X509_V_OK {
-            let reason = String(cString: X509_verify_cert_error_string(verification))
+            let reason = ssl.pointee.X509_verify_cert_error_string(verification).map { String(cString: $0) } ?? "verification error \(verification)"
             if verification == X509_V_ERR_HOSTNAME_MISMATCH || verification == X509_V_ERR_IP_ADDRESS_MISMATCH {
                 return .refused("""
                     the certificate of \(endpoint) is not for that host (\(reason)): connect by a name or address its \
@@ -172,7 +178,7 @@ final class TLSStream: ByteStream {
                 CA that signed etcd's server certificate
                 """)
         }
-        let reasons = queued ?? Self.reasons()
+        let reasons = queued ?? self.reasons()
         let summary = reasons.isEmpty ? (code == SSL_ERROR_SYSCALL ? "the connection closed" : "OpenSSL error \(code)") : reasons.joined(separator: "; ")
         if reasons.contains(where: { $0.contains("wrong version number") || $0.contains("packet length too long") }) {
             return .refused("\(endpoint) does not speak TLS (\(summary)): is it an http:// endpoint?")
@@ -196,12 +202,12 @@ final class TLSStream: ByteStream {
     }
 
     /// OpenSSL's queued error reasons for this thread, oldest first (the queue is emptied).
-    private static func reasons() -> [String] {
+    private func reasons() -> [String] {
         var reasons: [String] = []
         while true {
-            let code = ERR_get_error()
+            let code = ssl.pointee.ERR_get_error()
             guard code != 0 else { return reasons }
-            if let text = ERR_reason_error_string(code) { reasons.append(String(cString: text)) } else { reasons.append("error \(code)") }
+            if let text = ssl.pointee.ERR_reason_error_string(code) { reasons.append(String(cString: text)) } else { reasons.append("error \(code)") }
         }
     }
 
@@ -213,13 +219,13 @@ final class TLSStream: ByteStream {
 }
 
 /// OpenSSL's queued errors as one line (emptying the queue), for configuration errors.
-func openSSLErrors() -> String {
+func openSSLErrors(_ ssl: UnsafePointer<kk_openssl>) -> String {
     var reasons: [String] = []
     while true {
-        let code = ERR_get_error()
+        let code = ssl.pointee.ERR_get_error()
         guard code != 0 else { break }
         var buffer = [CChar](repeating: 0, count: 256)
-        buffer.withUnsafeMutableBufferPointer { ERR_error_string_n(code, $0.baseAddress, $0.count) }
+        buffer.withUnsafeMutableBufferPointer { ssl.pointee.ERR_error_string_n(code, $0.baseAddress, $0.count) }
         reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
     return reasons.isEmpty ? "no detail from OpenSSL" : reasons.joined(separator: "; ")
