@@ -15,7 +15,7 @@ let reimplementedDefine: SwiftSetting = .define("KEYCHAINKIT_REIMPLEMENTED", .wh
 /// relocations into a DT_RELR table (glibc 2.36+: Debian 12, Ubuntu 24.04): 2.5 MB less stripped,
 /// every feature kept (docs/PERFORMANCE.md, "Binary size"). SwiftPM already passes --gc-sections.
 /// `--no-export-dynamic` leaves out the dynamic symbol table the toolchain exports from every static
-/// executable (`-export-dynamic`): 1.8 MB in keychainctl, 1.1 MB in the Docker helper. Nothing
+/// executable (`-export-dynamic`): 1.8 MB in keychainctl, 1.2 MB in the Docker helper. Nothing
 /// loads symbols from either tool; their `dlsym(RTLD_DEFAULT, …)` look-ups are of the C library's
 /// functions, and Swift's crash backtracer names frames from `.symtab` and DWARF (in the binary or
 /// a separate debug file through `.gnu_debuglink`), never from that table.
