@@ -14,15 +14,13 @@ let reimplementedDefine: SwiftSetting = .define("KEYCHAINKIT_REIMPLEMENTED", .wh
 /// rejects the next flag) and `-z pack-relative-relocs`, which packs the ~96,000 relative
 /// relocations into a DT_RELR table (glibc 2.36+: Debian 12, Ubuntu 24.04): 2.5 MB less stripped,
 /// every feature kept (docs/PERFORMANCE.md, "Binary size"). SwiftPM already passes --gc-sections.
+/// `--no-export-dynamic` leaves out the dynamic symbol table the toolchain exports from every static
+/// executable (`-export-dynamic`): 1.8 MB in keychainctl, 1.2 MB in the Docker helper. Nothing
+/// loads symbols from either tool; their `dlsym(RTLD_DEFAULT, …)` look-ups are of the C library's
+/// functions, and Swift's crash backtracer names frames from `.symtab` and DWARF (in the binary or
+/// a separate debug file through `.gnu_debuglink`), never from that table.
 let shippedToolLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux], configuration: .release)),
-]
-/// The Docker helper's release link also leaves out the dynamic symbol table the toolchain exports
-/// from every static executable (`-export-dynamic`): 1.1 MB, and nothing loads symbols from the
-/// helper. Swift's crash backtracer names frames from `.symtab` and DWARF (in the binary or a
-/// separate debug file through `.gnu_debuglink`), never from that table (docs/PERFORMANCE.md,
-/// "Binary size").
-let dockerHelperLinkerSettings: [LinkerSetting] = shippedToolLinkerSettings + [
     .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release)),
 ]
 
@@ -283,7 +281,7 @@ let package = Package(
             "KeychainPrimitives",
             // The access log: the helper records each credential it hands out, stores or erases.
             .target(name: "KeychainAudit", condition: .when(platforms: [.linux])),
-        ], linkerSettings: dockerHelperLinkerSettings),
+        ], linkerSettings: shippedToolLinkerSettings),
         // The reliability suite's writer, reader and stress processes (they torture the store itself).
         .executableTarget(name: "keychainkit-torture", dependencies: ["KeychainPrimitives", "KeychainStore", "KeychainVocabulary", "KeychainTestSupport"]),
         // Test support: temporary keychains, torture values, built products, the process registry's setup.
