@@ -14,9 +14,13 @@
 #         one), each call timed with its query; median per call. Reads at 100, 1,000 and 100,000
 #         items, misses at 1,000, on copies of the benchmarks' templates; and the app's own part
 #         alone (`query`: the literal and `as CFDictionary`, no keychain call).
-#   floor interleaved_reads_floor.py: Python sqlite3 + cryptography AESGCM, the table, query and
-#         decrypt of ../shared/bench/anchors/sqlite_aesgcm_bench.py (s_get), 1,000 rows, synchronous
-#         FULL, WAL; median per get, hits and misses.
+#   floors interleaved_reads_floor.py, both in one process (Python sqlite3 + cryptography, 1,000
+#         rows, synchronous FULL, WAL; median per get, hits and misses):
+#         - SQLite + one GCM: the table, query and decrypt of
+#           ../shared/bench/anchors/sqlite_aesgcm_bench.py (s_get), plain-text columns;
+#         - the iOS model: what iOS's keychain must do per read, an HMAC-SHA-256 blind index per
+#           queried attribute (service, account), the indexed SELECT on them, two AES-GCM opens
+#           (the item's metadata, then its secret); a miss is the HMACs and the SELECT.
 # Then, per target, the median over rounds of each round's ratio, and the range.
 #
 # env: PROFILE (default Benchmarks/.build-bench/release/keychain-bench-profile), DIR (default /tmp,
@@ -46,11 +50,12 @@ rows=$WORK/rounds.tsv
 for round in $(seq 1 "$ROUNDS"); do
   hit100=$(ours read 100)
   hit1k=$(ours read 1000)
-  read -r floor_hit floor_miss < <(python3 "$HERE/interleaved_reads_floor.py" "$WORK/floor-$round.db" "$CALLS")
+  read -r floor_hit floor_miss ios_hit ios_miss < <(python3 "$HERE/interleaved_reads_floor.py" "$WORK/floor-$round.db" "$CALLS")
   miss1k=$(ours miss 1000)
   hit100k=$(ours read 100000)
   query=$(ours query 1000)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$hit1k" "$floor_hit" "$miss1k" "$floor_miss" "$hit100" "$hit100k" "$query" | tee -a "$rows"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$hit1k" "$floor_hit" "$miss1k" "$floor_miss" "$hit100" "$hit100k" "$query" \
+    "$ios_hit" "$ios_miss" | tee -a "$rows"
 done
 
 python3 - "$rows" "${OUT:-}" "$CALLS" <<'PY'
@@ -60,8 +65,10 @@ calls = int(sys.argv[3])
 def column(i): return [row[i] for row in rows]
 # (name, ours, compared with, goal); each a column of per-round medians.
 targets = [
-    ("read hit vs the floor's hit (1,000 rows)", 1, 2, "≤ 2×"),
-    ("read miss vs the floor's miss (1,000 rows)", 3, 4, "≤ 2×"),
+    ("read hit vs the iOS-model floor's hit (1,000 rows)", 1, 8, "≤ 1.5×"),
+    ("read miss vs the iOS-model floor's miss (1,000 rows)", 3, 9, "≤ 1.5×"),
+    ("read hit vs the SQLite + one-GCM floor's hit (1,000 rows)", 1, 2, "≤ 2×"),
+    ("read miss vs the SQLite + one-GCM floor's miss (1,000 rows)", 3, 4, "≤ 2×"),
     ("read at 100,000 items vs at 100", 6, 5, "≤ 1.2×"),
 ]
 lines = [f"{len(rows)} interleaved rounds; per round and side the median of {calls:,} calls (µs). "
@@ -77,8 +84,8 @@ for name, ours, theirs, goal in targets:
 query = statistics.median(column(7))
 lines += ["", f"The app's own part of each read (its 5-key literal and `as CFDictionary`, timed alone): "
           f"{query:.2f} µs, median of rounds (fastest round {min(column(7)):.2f} µs); that is "
-          f"{query / (2 * statistics.median(column(2))):.0%} of the hit's 2× budget and "
-          f"{query / (2 * statistics.median(column(4))):.0%} of the miss's."]
+          f"{query / (1.5 * statistics.median(column(8))):.0%} of the hit's 1.5× iOS-model budget and "
+          f"{query / (1.5 * statistics.median(column(9))):.0%} of the miss's."]
 text = "\n".join(lines)
 print(text)
 if sys.argv[2]:

@@ -22,12 +22,12 @@ package enum ItemCallRoute: Equatable, Sendable {
 
     /// The route of this process's calls (read once per process, with the rest of the configuration).
     package static var current: ItemCallRoute {
-        ProcessKeychains.registry.configuration.serviceSocketPath.map { .service(socketPath: $0) } ?? .embedded
+        ProcessKeychains.registry.serviceSocketPath.map { .service(socketPath: $0) } ?? .embedded
     }
 
     /// The service's socket, or nil for the embedded mode.
     package static var socketPath: String? {
-        ProcessKeychains.registry.configuration.serviceSocketPath
+        ProcessKeychains.registry.serviceSocketPath
     }
 }
 

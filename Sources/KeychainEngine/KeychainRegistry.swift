@@ -77,6 +77,16 @@ package final class KeychainRegistry: @unchecked Sendable {
         lock.withLock { loadedConfiguration() }
     }
 
+    /// The configuration's keychain-service socket (`KEYCHAINKIT_SERVICE_SOCKET`), or nil for the
+    /// embedded mode: what every SecItem call reads to pick its route (``configuration``'s, read
+    /// without copying the whole configuration out of the lock).
+    package var serviceSocketPath: String? {
+        lock.withLock {
+            loadConfigurationIfNeeded()
+            return environmentConfiguration?.serviceSocketPath
+        }
+    }
+
     /// Forgets the configuration read from the environment, so that the next call reads it again.
     /// For test suites that change `KEYCHAINKIT_*` variables in their own process; a program sets
     /// its variables before its first keychain call instead.
@@ -85,6 +95,14 @@ package final class KeychainRegistry: @unchecked Sendable {
             environmentConfiguration = nil
             generation &+= 1
         }
+    }
+
+    /// Reads the environment's configuration if not read yet, so that one setting can be read
+    /// from it in place: a copy of the whole configuration (its strings, access groups and
+    /// authenticator retained and released) for one setting was twice on every SecItem call's
+    /// path. Call with `lock` held.
+    private func loadConfigurationIfNeeded() {
+        if environmentConfiguration == nil { environmentConfiguration = readConfiguration() }
     }
 
     /// The environment's configuration, reading it if not read yet. Call with `lock` held.
@@ -270,7 +288,10 @@ package final class KeychainRegistry: @unchecked Sendable {
     /// through the kernel keyring: its configuration allows it (`KEYCHAINKIT_SESSION_KEYRING`),
     /// and the kernel keyring's system calls exist here.
     package var sharesUnlockWithSession: Bool {
-        SystemFacilities.Keyring.isAvailable && configuration.sharesUnlockWithSession
+        SystemFacilities.Keyring.isAvailable && lock.withLock {
+            loadConfigurationIfNeeded()
+            return environmentConfiguration?.sharesUnlockWithSession == true
+        }
     }
 
     /// Registers a keychain opened or created elsewhere (e.g. `SecKeychainCreate`).

@@ -29,8 +29,11 @@ struct ResultBuilder {
         return item.data
     }
 
+    /// How many of the four kSecReturn… keys are true. Counted without an array: a literal and
+    /// its `filter` were two allocations on every read.
     private var requestedCount: Int {
-        [request.returnData, request.returnAttributes, request.returnRef, request.returnPersistentRef].filter { $0 }.count
+        (request.returnData ? 1 : 0) + (request.returnAttributes ? 1 : 0) + (request.returnRef ? 1 : 0)
+            + (request.returnPersistentRef ? 1 : 0)
     }
 
     /// The value for one item; nil when nothing (or only an unsupported ref) was requested.

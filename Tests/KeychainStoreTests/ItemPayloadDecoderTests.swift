@@ -57,6 +57,24 @@ struct ItemPayloadDecoderTests {
         #expect(undecodable([version] + flags + flags) == "an item payload (two access controls)")
     }
 
+    @Test("a tampered length never reads past the payload: each is a truncated record, or refused padding")
+    func hostileLengths() {
+        let version = ItemPayload.version
+        let name: [UInt8] = [UInt8(ascii: "A"), 4] + Array("acct".utf8)
+        let huge: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF]
+        #expect(undecodable([version] + name + [UInt8(ascii: "s")] + huge + [0x61]) == "a truncated record")
+        #expect(undecodable([version] + name + [UInt8(ascii: "d"), 0, 0, 0, 2, 0x61]) == "a truncated record")
+        #expect(undecodable([version] + name + [UInt8(ascii: "s"), 0, 0]) == "a truncated record")  // length cut short
+        #expect(undecodable([version, UInt8(ascii: "A"), 200] + Array("acct".utf8)) == "a truncated record")
+        #expect(undecodable([version, UInt8(ascii: "D")] + huge + [1, 2, 3]) == "a truncated record")
+        #expect(undecodable([version, UInt8(ascii: "C"), 0, 0, 0]) == "a truncated record")
+        #expect(undecodable([version, UInt8(ascii: "B"), 255, 1, 2]) == "a truncated record")
+        #expect(undecodable([version, UInt8(ascii: "P")] + huge + [0, 0]) == "a truncated record")
+        #expect(undecodable([version, UInt8(ascii: "P"), 0, 0, 0, 2, 0, 1]) == "an item payload (padding)")  // not zeros
+        let data: [UInt8] = [UInt8(ascii: "D"), 0, 0, 0, 1, 0x61]
+        #expect(undecodable([version, UInt8(ascii: "P"), 0, 0, 0, 1, 0] + data) == "an item payload (padding)")  // not last
+    }
+
     @Test("a text that begins with a byte order mark decodes as Foundation's UTF-8 decoding gives it")
     func byteOrderMark() throws {
         let bytes = Array("\u{FEFF}x".utf8)
