@@ -70,7 +70,7 @@ for round in $(seq 1 "$ROUNDS"); do
   read -r floor_mean floor_median < <(floor "$round")
   echo "$round  $ours_median  $floor_median  $(python3 -c "print(f'{$ours_median / $floor_median:.2f}')")  $ours_mean  $floor_mean  $(python3 -c "print(f'{$ours_mean / $floor_mean:.2f}')")$baseline"
 done | tee "$WORK/rounds.txt"
-# The target's figure: the median over rounds of each round's ratio of medians (goal ≤ 1.1×, issue 37).
+# The target's figure: the median over rounds of each round's ratio of medians (goal ≤ 1.1× the floor's durable insert).
 python3 - "$WORK/rounds.txt" <<'PY'
 import statistics, sys
 ratios = [float(line.split()[3]) for line in open(sys.argv[1]) if line.strip()]
