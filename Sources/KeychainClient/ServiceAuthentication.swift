@@ -28,8 +28,10 @@ package struct ServiceAuthentication {
 
     /// Adds the request flags for `operation` to `query`, taking the call's `LAContext` out of it;
     /// for an add that seals its secret under an application password the context has not set,
-    /// asks for that password first. Returns the failure of that prompt, if any.
-    package init(_ operation: ServiceRequest.Operation, query: inout [String: Any], socketPath: String,
+    /// asks for that password first. Returns the failure of that prompt, if any. A call forwarded
+    /// for a D-Bus client (`forwarded`) carries no flags: the service never challenges such a call,
+    /// and its forwarded form takes item attributes only.
+    package init(_ operation: ServiceRequest.Operation, forwarded: Bool = false, query: inout [String: Any], socketPath: String,
                  authenticator: OwnerAuthenticator) throws(KeychainStoreError) {
         self.authenticator = authenticator
         self.socketPath = socketPath
@@ -40,6 +42,7 @@ package struct ServiceAuthentication {
         }
         self.context = context
         reason = context?.authenticationReason ?? ""
+        guard !forwarded else { return }
         if let context {
             if context.forbidsInteraction, query["u_AuthUI"] == nil { query["u_AuthUI"] = "u_AuthUIF" }
             if context.isInvalidated { query[AuthenticationRequest.contextInvalidatedKey] = true }

@@ -54,8 +54,10 @@ package enum ServiceItemCall {
         var query = query, changes = changes
         let configuration = ProcessKeychains.registry.configuration
         var authentication: ServiceAuthentication
+        let forwarding = ServiceForwarding.client.flatMap { client in operation.forwarded.map { (client, $0) } }
         do {
-            authentication = try ServiceAuthentication(operation, query: &query, socketPath: socketPath, authenticator: configuration.authenticator)
+            authentication = try ServiceAuthentication(operation, forwarded: forwarding != nil, query: &query, socketPath: socketPath,
+                                                       authenticator: configuration.authenticator)
         } catch {
             return SecItemResult(failure: error)
         }
@@ -70,7 +72,6 @@ package enum ServiceItemCall {
         // For the Secret Service provider's D-Bus client, the service identifies the client and runs
         // the call in the Secret Service's group, claiming nothing; what the service cannot decide
         // without the user (a client an item does not trust) is asked through the provider's prompter.
-        let forwarding = ServiceForwarding.client.flatMap { client in operation.forwarded.map { (client, $0) } }
         let prompter = forwarding != nil ? ServiceForwarding.prompter : operation == .copyMatching ? ServiceConsent.prompter : nil
         if let (client, forwarded) = forwarding {
             let entries = [WireEntry(key: ServiceRequest.forwardedProcessKey, value: .integer(Int64(client.pid))),
